@@ -1,0 +1,1 @@
+# examples/bench/local.mk - placeholder

@@ -1,0 +1,1 @@
+int idlc_dummy_context(void); int idlc_dummy_context(void){return 0;}

@@ -1,0 +1,1 @@
+int idlc_dummy_cpp(void); int idlc_dummy_cpp(void){return 0;}

@@ -1,0 +1,1 @@
+int idlc_dummy_diag(void); int idlc_dummy_diag(void){return 0;}

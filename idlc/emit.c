@@ -1,0 +1,1 @@
+int idlc_dummy_emit(void); int idlc_dummy_emit(void){return 0;}

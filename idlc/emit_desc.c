@@ -1,0 +1,1 @@
+int idlc_dummy_emit_desc(void); int idlc_dummy_emit_desc(void){return 0;}

@@ -1,0 +1,1 @@
+int idlc_dummy_emit_header(void); int idlc_dummy_emit_header(void){return 0;}

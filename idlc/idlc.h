@@ -1,0 +1,116 @@
+/*
+ * idlc.h - the compiler as a library: one context, no globals.
+ *
+ *     ctx = idlc_create(&opts, sink, sink_data);
+ *     idlc_parse_file(ctx, "foo.defs");    (runs cpp, then lexer and parser)
+ *     idlc_check(ctx);                     (sema, then layout)
+ *     idlc_generate(ctx);                  (emitters into temporaries, renamed on success)
+ *     idlc_destroy(ctx);
+ *
+ * Each step returns 0, or the count of errors so far (> 0); later steps do nothing once an
+ * error was reported, so a caller may run them all and look at the result of the last. All
+ * diagnostics go through the sink, one complete line each ("foo.defs:3:7: error: ...\n").
+ * Nothing is written when there are errors, and a failed write leaves no partial file.
+ *
+ * A context is used by one thread at a time; separate contexts are independent.
+ */
+#ifndef IDLC_IDLC_H
+#define IDLC_IDLC_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "ast.h"
+#include "strbuf.h"
+
+struct idlc_ctx;
+
+/* Receives one diagnostic line, NUL-terminated, ending in '\n'. */
+typedef void (*idlc_diag_fn)(void *data, const char *line);
+
+/* The outputs, as MIG names them. */
+enum idlc_output {
+	IDLC_OUT_HEADER = 0, /* -header: <sub>.h */
+	IDLC_OUT_USER, /* -user: <sub>User.c */
+	IDLC_OUT_SERVER, /* -server: <sub>Server.c */
+	IDLC_OUT_SHEADER, /* -sheader: only when asked */
+	IDLC_OUT_IHEADER, /* -iheader: only when asked ([dialect]) */
+	IDLC_OUT_LIST, /* -list: only when asked ([dialect]) */
+	IDLC_OUT_COUNT
+};
+
+struct idlc_options {
+	/* Output file names; NULL: the default (subsystem-derived, or none for the ones only
+	 * written when asked); "/dev/null": do not write. */
+	const char *out[IDLC_OUT_COUNT];
+	bool no_defaults; /* -n: write only the outputs named */
+	const char *prefix; /* -prefix: prepended to user and server function names */
+	const char *subrprefix; /* -subrprefix ([dialect]) */
+
+	/* The preprocessor: argv-style command (NULL: "cpp"), extra arguments (-I, -D, -U ...),
+	 * and whether to run it at all (false for in-memory input in tests and fuzzing). */
+	const char *cpp;
+	const char *const *cpp_args;
+	size_t ncpp_args;
+	bool no_stdinc; /* -nostdinc: skip idlkit's own include directory */
+	const char *include_dir; /* idlkit's installed .defs directory; NULL: none */
+
+	bool quiet; /* -q: no warnings */
+	bool werror; /* warnings count as errors */
+	unsigned max_errors; /* stop after this many errors; 0: 20 */
+	const char *version; /* for the banner; NULL: PACKAGE_VERSION */
+};
+
+struct idlc_ctx *idlc_create(const struct idlc_options *opts, idlc_diag_fn sink, void *sink_data);
+void idlc_destroy(struct idlc_ctx *ctx);
+
+/* Preprocesses and parses a file ("-" reads stdin). */
+int idlc_parse_file(struct idlc_ctx *ctx, const char *path);
+/* Parses text as if it were cpp's output for a file called `name` (no cpp is run). */
+int idlc_parse_string(struct idlc_ctx *ctx, const char *name, const char *text, size_t len);
+/* Semantic checks, then layout. */
+int idlc_check(struct idlc_ctx *ctx);
+/* Writes every output the options select. */
+int idlc_generate(struct idlc_ctx *ctx);
+/* Emits one output into memory (tests, the fuzzer). Returns 0 or an error count. */
+int idlc_generate_to(struct idlc_ctx *ctx, enum idlc_output which, struct strbuf *out);
+
+/* The model built so far (read only); valid until idlc_destroy(). */
+const struct idlc_module *idlc_module(const struct idlc_ctx *ctx);
+unsigned idlc_error_count(const struct idlc_ctx *ctx);
+const struct idlc_options *idlc_options(const struct idlc_ctx *ctx);
+
+/*
+ * For the stages inside the compiler.
+ */
+
+/* Diagnostics. The message is printf-style and says what is wrong in one sentence without a
+ * trailing period. A note attaches to the diagnostic before it ("previous definition of
+ * 'x' is here"). Errors past the cap are counted but not printed. */
+void idlc_error(struct idlc_ctx *ctx, struct idlc_loc loc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void idlc_warning(struct idlc_ctx *ctx, struct idlc_loc loc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void idlc_note(struct idlc_ctx *ctx, struct idlc_loc loc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Arena allocation: zeroed, aligned for any type, freed with the context. On exhaustion the
+ * context reports one "out of memory" error and these return NULL. */
+void *idlc_alloc(struct idlc_ctx *ctx, size_t size);
+char *idlc_strdup(struct idlc_ctx *ctx, const char *s);
+char *idlc_strndup(struct idlc_ctx *ctx, const char *s, size_t n);
+char *idlc_printf(struct idlc_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The module being built (writable by the stages). */
+struct idlc_module *idlc_module_mut(struct idlc_ctx *ctx);
+
+/* Stages (each file's entry point). */
+int idlc_sema(struct idlc_ctx *ctx, struct idlc_module *m); /* sema.c */
+int idlc_layout(struct idlc_ctx *ctx, struct idlc_module *m); /* layout.c */
+uint64_t idlc_sig_hash(const struct idlc_routine *rt); /* sighash.c */
+/* emit_header.c, emit_user.c, emit_server.c, emit_sheader.c: one output into `out`. */
+int idlc_emit(struct idlc_ctx *ctx, const struct idlc_module *m, enum idlc_output which,
+	      struct strbuf *out);
+
+#endif /* IDLC_IDLC_H */

@@ -1,0 +1,1 @@
+int idlc_dummy_layout(void); int idlc_dummy_layout(void){return 0;}

@@ -1,0 +1,32 @@
+# idlc/local.mk - the compiler: libidlc.a (the compiler as a library, for idlc, the tests,
+# the fuzzer and the tools) and the thin CLI idlc.
+noinst_LIBRARIES += idlc/libidlc.a
+idlc_libidlc_a_SOURCES = \
+	idlc/idlc.h \
+	idlc/ast.h \
+	idlc/strbuf.h idlc/strbuf.c \
+	idlc/context.c \
+	idlc/diag.c \
+	idlc/cpp.c \
+	idlc/lexer.l \
+	idlc/parser.y \
+	idlc/types.c \
+	idlc/sema.c \
+	idlc/layout.c \
+	idlc/sighash.c \
+	idlc/emit.h idlc/emit.c \
+	idlc/emit_header.c \
+	idlc/emit_user.c \
+	idlc/emit_server.c \
+	idlc/emit_desc.c \
+	idlc/output.c
+# The lexer and parser are generated code: they include the parser header and use flex's
+# and bison's own idioms, so they get a few warnings relaxed (never -Werror relaxed).
+idlc_libidlc_a_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/idlc -I$(top_builddir)/idlc \
+	-DIDLC_PKGINCLUDEDIR='"$(pkgdatadir)/include"'
+BUILT_SOURCES += idlc/parser.h
+
+bin_PROGRAMS += idlc/idlc
+idlc_idlc_SOURCES = idlc/main.c
+idlc_idlc_CPPFLAGS = $(idlc_libidlc_a_CPPFLAGS)
+idlc_idlc_LDADD = idlc/libidlc.a

@@ -1,0 +1,7 @@
+%{
+int yylex(void); void yyerror(const char*);
+%}
+%token X
+%%
+s: X ;
+%%

@@ -1,0 +1,1 @@
+int idlc_dummy_sema(void); int idlc_dummy_sema(void){return 0;}

@@ -1,0 +1,1 @@
+int idlc_dummy_types(void); int idlc_dummy_types(void){return 0;}

@@ -1,0 +1,81 @@
+/*
+ * idl_error.h - the one table of idlkit error codes.
+ *
+ * Every fallible runtime function returns an int: 0 (KERN_SUCCESS) on success, or one of the
+ * negative codes below. Positive values are never produced by the runtime; they belong to
+ * server routines (KERN_* codes, errno values as the Hurd uses them, or the user's own), and
+ * travel back to the client unchanged in the reply's return code.
+ *
+ * The numbers are stable: they are part of the wire format (a server may send any of them in
+ * a reply) and of the ABI. MIG's codes keep MIG's values (-300 ... -309, GNU meanings);
+ * idlkit's own codes live in -400 ... -499; a system error is wrapped as
+ * IDL_ESYSERR_BASE - errno, so that idl_strerror() can still name it.
+ */
+#ifndef IDL_ERROR_H
+#define IDL_ERROR_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* XX(name, value, message). The table is the single source of truth for the enum,
+ * idl_errname() and idl_strerror(). */
+#define IDL_ERRNO_MAP(XX)                                                                  \
+	XX(OK, 0, "success")                                                               \
+	XX(MIG_TYPE_ERROR, -300, "reply failed its type check")                            \
+	XX(MIG_REPLY_MISMATCH, -301, "reply does not match the request")                   \
+	XX(MIG_REMOTE_ERROR, -302, "server detected an error")                             \
+	XX(MIG_BAD_ID, -303, "request id is not in the server's subsystems")               \
+	XX(MIG_BAD_ARGUMENTS, -304, "request failed the server's checks")                  \
+	XX(MIG_NO_REPLY, -305, "server routine sends no reply")                            \
+	XX(MIG_EXCEPTION, -306, "server raised an exception")                              \
+	XX(MIG_ARRAY_TOO_LARGE, -307, "array larger than the caller's buffer or bound")    \
+	XX(MIG_SERVER_DIED, -308, "server died before replying")                           \
+	XX(MIG_DESTROY_REQUEST, -309, "server destroyed the request without replying")     \
+	XX(ETIMEDOUT, -400, "call deadline expired")                                       \
+	XX(EADDRINVAL, -401, "invalid address")                                            \
+	XX(ENOTSUP, -402, "operation not supported by this transport")                     \
+	XX(ENOSCHEME, -403, "no transport registered for the address scheme")              \
+	XX(ECONNREFUSED, -404, "connection refused: no server at the address")             \
+	XX(ECLOSED, -405, "port or server is closed")                                      \
+	XX(EMSGSIZE, -406, "message larger than the limit")                                \
+	XX(EPROTO, -407, "protocol violation by the peer")                                 \
+	XX(EBYTEORDER, -408, "peer uses the other byte order")                             \
+	XX(ESIGNATURE, -409, "routine signature differs between client and server")        \
+	XX(ENOMEM, -410, "out of memory")                                                  \
+	XX(EINVAL, -411, "invalid argument")                                               \
+	XX(EBUSY, -412, "resource busy")                                                   \
+	XX(EADDRINUSE, -413, "address already in use")                                     \
+	XX(EACCES, -414, "permission denied")                                              \
+	XX(ELIMIT, -415, "a configured limit was reached")
+
+enum idl_err {
+#define IDL__ERR_ENUM(name, value, msg) IDL_##name = (value),
+	IDL_ERRNO_MAP(IDL__ERR_ENUM)
+#undef IDL__ERR_ENUM
+};
+
+/* System errors: IDL_ESYSERR_BASE - errno. IDL_ESYSERR(EPIPE) is a valid return code. */
+#define IDL_ESYSERR_BASE (-0x10000)
+#define IDL_ESYSERR(e) (IDL_ESYSERR_BASE - (e))
+#define IDL_IS_SYSERR(r) ((r) <= IDL_ESYSERR_BASE && (r) > IDL_ESYSERR_BASE - 0x10000)
+#define IDL_SYSERR_ERRNO(r) (IDL_ESYSERR_BASE - (r))
+
+/* A static English message for any code: table codes, wrapped errno values, and positive
+ * (server-defined) codes alike. Never NULL; thread-safe. */
+const char *idl_strerror(int err);
+
+/* The symbolic name, e.g. "MIG_BAD_ID", "ETIMEDOUT", "ESYSERR(EPIPE)". Never NULL.
+ * Unknown codes give "UNKNOWN". The returned string is static. */
+const char *idl_errname(int err);
+
+/* The calling thread's detail for the last error the runtime returned to it, naming what
+ * failed, e.g. "unix:/run/x.sock: connect: No such file or directory" or
+ * "bench.add: signature differs from the server's". Empty string when none. The string is
+ * owned by the thread and valid until its next runtime call. */
+const char *idl_errdetail(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* IDL_ERROR_H */

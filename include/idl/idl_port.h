@@ -1,0 +1,79 @@
+/*
+ * idl_port.h - the client side: ports, calls and deadlines.
+ *
+ * A port (idl_port_t, what a `.defs` file calls mach_port_t) is a client's handle to a
+ * server address such as "unix:/run/foo.sock". Generated client stubs take the port as
+ * their first argument and call idl_call() or idl_send(); users only open and close ports.
+ *
+ * Thread safety: a port may be used by any number of threads at once. Calls in flight on
+ * one port share its connection; each carries its own sequence number and its reply is
+ * matched by it, so concurrent calls complete in any order. idl_port_close() must not race
+ * with calls on the same port (the caller ends its calls first).
+ *
+ * Deadlines: every call has one. A routine's `waittime` (milliseconds) is used when it has
+ * one; otherwise the port's default (IDL_PORT_DEFAULT_TIMEOUT_MS unless set). When the
+ * deadline passes the call fails with IDL_ETIMEDOUT; a reply that arrives later is dropped.
+ *
+ * Peer death: if the server goes away, every call in flight on the port fails with
+ * MIG_SERVER_DIED within its deadline, and the next call reconnects.
+ */
+#ifndef IDL_PORT_H
+#define IDL_PORT_H
+
+#include <stdint.h>
+
+#include <idl/idl_msg.h>
+#include <idl/idl_subsystem.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct idl_port *idl_port_t;
+
+#define IDL_PORT_NULL ((idl_port_t)0)
+#define IDL_PORT_DEFAULT_TIMEOUT_MS 30000
+/* Pass as timeout_ms to use the routine's waittime or, failing that, the port's default. */
+#define IDL_TIMEOUT_DEFAULT (-1)
+
+/* Opens a port to `address` and connects to it, waiting at most the default timeout.
+ * On success *portp is a new port the caller owns (release with idl_port_close()).
+ * Errors: IDL_ENOSCHEME, IDL_EADDRINVAL, IDL_ECONNREFUSED, IDL_ETIMEDOUT, IDL_ESYSERR(e). */
+int idl_port_open(const char *address, idl_port_t *portp);
+
+/* Closes the connection and frees the port. NULL is allowed. */
+void idl_port_close(idl_port_t port);
+
+/* Sets the port's default deadline for calls, in milliseconds (> 0). */
+int idl_port_set_timeout(idl_port_t port, int timeout_ms);
+int idl_port_timeout(idl_port_t port);
+
+/* The address the port was opened with; owned by the port. */
+const char *idl_port_address(idl_port_t port);
+
+/*
+ * Used by generated stubs.
+ *
+ * idl_call() sends the request `req` (req->size bytes, the arguments filled in by the stub)
+ * as routine `number` of subsystem `ss` and waits for the reply in `rep`, a buffer of
+ * rep_max bytes aligned to 8. The runtime fills the request header's magic, order, kind,
+ * id and seqno. On the first call of a subsystem on a connection it exchanges the hello.
+ *
+ * Returns KERN_SUCCESS when a well-formed reply with retcode KERN_SUCCESS arrived (the stub
+ * then checks the reply's size and arguments); the server's return code when it was not
+ * KERN_SUCCESS (and the reply was a bare header); or a runtime error: IDL_ETIMEDOUT,
+ * MIG_SERVER_DIED, MIG_REPLY_MISMATCH, MIG_TYPE_ERROR (reply malformed or larger than
+ * rep_max), IDL_ESIGNATURE (the server's routine has another signature), IDL_EBYTEORDER,
+ * IDL_ESYSERR(e). No byte of `rep` beyond the header is meaningful unless KERN_SUCCESS.
+ */
+int idl_call(idl_port_t port, const struct idl_subsystem *ss, uint32_t number,
+	     idl_msg_header_t *req, idl_msg_header_t *rep, uint32_t rep_max, int timeout_ms);
+
+/* Sends a simpleroutine's request; no reply is awaited. The deadline bounds the send. */
+int idl_send(idl_port_t port, const struct idl_subsystem *ss, uint32_t number,
+	     idl_msg_header_t *req, int timeout_ms);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* IDL_PORT_H */

@@ -1,0 +1,126 @@
+/*
+ * idl_transport.h - the contract between the runtime and a transport.
+ *
+ * A transport is one file under transports/ that fills one `struct idl_transport` and
+ * registers it by scheme; the stubs and the runtime core never change for a new one. The
+ * core allocates endpoint and connection state (ep_size, conn_size bytes, zeroed, aligned
+ * to 16) and passes it to the ops as `void *`; the transport initialises and finalises it.
+ *
+ * There are two kinds of endpoints:
+ *   - connection endpoints (unix, tcp, shm) fill ep_accept: the server accepts a connection
+ *     and receives from it with conn_recv and replies with conn_send;
+ *   - message endpoints (udp, port) fill ep_recv and ep_reply: every client's messages
+ *     arrive on the endpoint, each with an opaque peer address to reply to.
+ *
+ * Blocking and deadlines: conn_recv, conn_send, conn_call and ep_recv block until done,
+ * until the absolute CLOCK_MONOTONIC `deadline` (nanoseconds, see idl_now_ns()) passes
+ * (IDL_ETIMEDOUT), or until close is called on the object from another thread (IDL_ECLOSED).
+ * IDL_DEADLINE_NONE blocks without limit. A fast path must make one send and one receive
+ * system call per message and no others (no poll before a blocking read).
+ *
+ * Ownership: the data of a send belongs to the caller and may be reused when the op
+ * returns. Received file descriptors ([dialect]) belong to the receiver.
+ *
+ * Close and fini: *_close is idempotent, never blocks, and wakes any thread blocked in an
+ * op on the object; *_fini frees what init or connect/listen/accept made and must be safe
+ * after any of them failed half-way (the state is zeroed before the first op).
+ */
+#ifndef IDL_TRANSPORT_H
+#define IDL_TRANSPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <idl/idl_server.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define IDL_DEADLINE_NONE INT64_MAX
+
+/* CLOCK_MONOTONIC now, in nanoseconds. */
+int64_t idl_now_ns(void);
+/* now + ms milliseconds, saturating; a negative ms gives IDL_DEADLINE_NONE. */
+int64_t idl_deadline_ms(int ms);
+
+/* One message in transit. */
+struct idl_xmsg {
+	void *data; /* header + arguments */
+	size_t len; /* send: bytes to send; recv: bytes received */
+	size_t cap; /* recv: room in data */
+	int *fds; /* descriptors carried with the message ([dialect]); NULL if none */
+	unsigned nfds; /* send: count; recv: received */
+	unsigned fds_cap; /* recv: room in fds */
+};
+
+/* A message endpoint's reply address, filled by ep_recv; opaque to the core. */
+struct idl_peer {
+	uint32_t len;
+	unsigned char addr[124];
+};
+
+/* Listening options. */
+struct idl_listen_opts {
+	unsigned mode; /* permission bits for filesystem-visible endpoints; 0600 by default */
+};
+
+/* Transport flags. */
+#define IDL_TRF_STREAM 0x01 /* byte stream: the transport frames messages itself */
+#define IDL_TRF_DGRAM 0x02 /* unreliable datagrams */
+#define IDL_TRF_FDPASS 0x04 /* can carry file descriptors */
+#define IDL_TRF_ZEROCOPY 0x08 /* out-of-line data without a copy */
+#define IDL_TRF_CRED 0x10 /* knows the peer's credentials */
+
+struct idl_transport {
+	const char *scheme; /* "unix", "tcp", ...: the part of an address before ':' */
+	unsigned flags; /* IDL_TRF_* */
+	size_t ep_size; /* bytes of endpoint state */
+	size_t conn_size; /* bytes of connection state */
+
+	int (*tr_init)(void); /* once per process, before any other op; may be NULL */
+	void (*tr_fini)(void); /* may be NULL */
+
+	/* Server side. `rest` is the address without "scheme:". */
+	int (*ep_listen)(void *ep, const char *rest, const struct idl_listen_opts *opts);
+	int (*ep_fd)(void *ep); /* readable when ep_accept or ep_recv would not block */
+	int (*ep_accept)(void *ep, void *conn); /* connection endpoints; else NULL */
+	int (*ep_recv)(void *ep, struct idl_xmsg *m, struct idl_peer *from, int64_t deadline);
+	int (*ep_reply)(void *ep, const struct idl_peer *to, const struct idl_xmsg *m);
+	void (*ep_close)(void *ep);
+	void (*ep_fini)(void *ep);
+
+	/* Connections (client side, and server side for connection endpoints). */
+	int (*conn_connect)(void *conn, const char *rest, int64_t deadline);
+	int (*conn_send)(void *conn, const struct idl_xmsg *m, int64_t deadline);
+	int (*conn_recv)(void *conn, struct idl_xmsg *m, int64_t deadline);
+	/* Optional: send then receive as one operation, where the transport can do it in fewer
+	 * steps than the two ops apart (shm). NULL: the core calls conn_send then conn_recv. */
+	int (*conn_call)(void *conn, const struct idl_xmsg *req, struct idl_xmsg *rep,
+			 int64_t deadline);
+	int (*conn_cred)(void *conn, struct idl_cred *cred); /* NULL: IDL_ENOTSUP */
+	void (*conn_close)(void *conn);
+	void (*conn_fini)(void *conn);
+};
+
+/*
+ * Receive-size rule: when a message does not fit in m->cap, conn_recv and ep_recv set m->len
+ * to its true size when known, discard it (closing a stream connection, whose framing is
+ * then lost) and return IDL_EMSGSIZE.
+ */
+
+/* Registers a transport; its scheme must be new. The table must outlive the process.
+ * Returns IDL_EINVAL for a table missing a required op, IDL_EBUSY for a taken scheme. */
+int idl_transport_register(const struct idl_transport *t);
+
+/* The transport for an address ("unix:/x" -> unix), or NULL. *rest gets the part after
+ * the scheme's colon. Registers the built-in transports on first use. */
+const struct idl_transport *idl_transport_find(const char *address, const char **rest);
+
+/* Calls fn for each registered transport, in registration order. */
+void idl_transport_foreach(void (*fn)(const struct idl_transport *t, void *arg), void *arg);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* IDL_TRANSPORT_H */
