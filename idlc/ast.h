@@ -45,6 +45,8 @@ enum idlc_type_kind {
 	IDLC_T_CSTRING_FIXED, /* c_string[N] */
 	IDLC_T_CSTRING_VAR, /* c_string[*:N] */
 	IDLC_T_POINTER, /* ^T: out-of-line */
+	IDLC_T_NATIVE, /* Apple PointerTo(C), PointerToIfNot(C, D), ValueOf(C): `native` names the
+			* form, `ref` holds C and `native_alt` D ([dialect]) */
 };
 
 /* The IPC type names MIG knows (MACH_MSG_TYPE_*), by what they mean for us. */
@@ -82,8 +84,9 @@ struct idlc_field; /* GNU struct { } members */
 
 struct idlc_type {
 	enum idlc_type_kind kind;
-	struct idlc_loc loc;
+	struct idlc_loc loc; /* where the type expression starts */
 	const char *name; /* a declared type's name; NULL for an anonymous expression */
+	struct idlc_loc name_loc; /* a declared type: where its name is */
 
 	/* Syntax. */
 	enum idlc_ipc ipc; /* IDLC_T_IPC, IDLC_T_LONGFORM */
@@ -100,6 +103,10 @@ struct idlc_type {
 	const char *intran, *intran_type; /* intran: TYPE FN(...) ([dialect]) */
 	const char *outtran, *outtran_type; /* outtran: TYPE FN(...) ([dialect]) */
 	const char *destructor; /* destructor: FN(...) ([dialect]) */
+	const char *intran_arg, *outtran_arg, *destructor_arg; /* the type in their (...) */
+	const char *intranpayload, *intranpayload_type; /* GNU intranpayload: TYPE FN */
+	unsigned flags; /* IDLC_T_LONGFORM: IPC flags after the size (IDLC_AF_*) */
+	const char *native, *native_alt; /* IDLC_T_NATIVE */
 
 	/* Resolution (sema). */
 	struct idlc_type *target; /* IDLC_T_NAMED: the declared type */
@@ -115,6 +122,10 @@ struct idlc_type {
 			     * of an inline-declared array) */
 	const char *c_server; /* C type on the server side */
 	const char *c_elem; /* C type of one element, for _Static_assert on sizes */
+	const char *unsupported; /* sema: what an argument of this type would need that the
+				  * foundation lacks ("out-of-line data (^)"), or NULL; using
+				  * such a type in a routine is an error, declaring it is not */
+	bool broken; /* an error was reported for this type; its uses stay quiet */
 
 	struct idlc_type *next; /* the module's list of declared types */
 };
@@ -176,7 +187,9 @@ struct idlc_arg {
 
 	/* Sema. */
 	enum idl_arg_dir dir; /* the meaning: requestport, in, out, inout, ... */
-	struct idlc_type *rtype; /* the resolved type (type itself or its target chain's end) */
+	struct idlc_type *rtype; /* the resolved type: `type` itself, or for an anonymous reference
+				  * (`x : int`) the declared type it names; its wire facts and C
+				  * types are complete (NULL after an error) */
 
 	/* Layout. For a variable array the offset is that of its uint32_t count. */
 	uint32_t req_offset; /* IDL_NO_OFFSET when not in the request */

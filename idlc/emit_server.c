@@ -1,1 +1,499 @@
-int idlc_dummy_emit_server(void); int idlc_dummy_emit_server(void){return 0;}
+/*
+ * emit_server.c - <sub>Server.c: one unpacker per routine, the routine table and the demux
+ * (docs/generated-code.md).
+ *
+ * An unpacker trusts nothing in the request: the size covers the fixed part, every count is
+ * within its bound and within the bytes received, the variable parts end exactly at the
+ * message's end, every string has its NUL. Only then does user code run. Out data is
+ * written straight into the reply (no staging on the stack); the reply's fixed part is
+ * cleared first when the routine could leave bytes of an earlier reply in it.
+ */
+#include <config.h>
+
+#include <inttypes.h>
+#include <string.h>
+
+#include "emit.h"
+
+struct srv_stub {
+	struct emit_out *o;
+	const struct idlc_routine *rt;
+	const char *in, *out, *off, *len; /* local names */
+	bool goto_bad; /* refusals jump to `bad` (more than one check) */
+};
+
+static bool
+srv_any(const struct idlc_routine *rt, bool (*pred)(const struct idlc_arg *))
+{
+	for (const struct idlc_arg *a = rt->args; a != NULL; a = a->next)
+		if (pred(a))
+			return true;
+	return false;
+}
+
+static bool
+srv_var_in(const struct idlc_arg *a)
+{
+	return emit_in_request(a) && emit_is_var(a);
+}
+
+static bool
+srv_var_out(const struct idlc_arg *a)
+{
+	return emit_in_reply(a) && emit_is_var(a);
+}
+
+static bool
+srv_fixed_string_in(const struct idlc_arg *a)
+{
+	return emit_in_request(a) && a->rtype->arg_kind == IDL_ARG_CSTRING_FIXED;
+}
+
+/* Out and inout arguments that live in a local during the call: scalars (the C type and
+ * the wire type may differ) and records; in records too, to be passed by value. */
+static bool
+srv_local(const struct idlc_arg *a)
+{
+	if (emit_is_record(a))
+		return true;
+	return emit_in_reply(a) && a->rtype->arg_kind == IDL_ARG_SCALAR;
+}
+
+static const char *
+srv_bytes(struct srv_stub *s, const char *count, uint32_t elem_size)
+{
+	const char *r;
+
+	if (elem_size == 1)
+		return count;
+	r = idlc_printf(s->o->ctx, "(size_t)%s * %" PRIu32, count, elem_size);
+	return r != NULL ? r : count;
+}
+
+static void
+srv_refuse(struct srv_stub *s, const char *cond)
+{
+	if (s->goto_bad)
+		emit(s->o, "if (%s)\n\tgoto bad;\n", cond);
+	else
+		emit(s->o, "if (%s) {\n\tOutHeadP->retcode = MIG_BAD_ARGUMENTS;\n\treturn;\n}\n",
+		     cond);
+}
+
+static void
+srv_too_large(struct srv_stub *s, const char *cond)
+{
+	emit(s->o, "if (%s) {\n\tOutHeadP->retcode = MIG_ARRAY_TOO_LARGE;\n\treturn;\n}\n", cond);
+}
+
+/* Whether bytes of the reply's fixed part could go out unwritten: padding, or arrays and
+ * strings the routine fills itself. */
+static bool
+srv_reply_needs_clear(const struct idlc_routine *rt)
+{
+	uint64_t covered = IDL_MSG_HEADER_SIZE;
+
+	for (const struct idlc_arg *a = rt->args; a != NULL; a = a->next) {
+		if (!emit_in_reply(a))
+			continue;
+		if (emit_is_var(a)) {
+			covered += 4;
+			continue;
+		}
+		if (a->rtype->arg_kind != IDL_ARG_SCALAR && !emit_is_record(a))
+			return true;
+		covered += emit_data_size(a);
+	}
+	return covered != rt->rep_fixed;
+}
+
+static void
+srv_declare(struct srv_stub *s)
+{
+	struct emit_out *o = s->o;
+	const struct idlc_routine *rt = s->rt;
+	bool reply = rt->kind == IDLC_RT_ROUTINE && rt->rep_fixed > IDL_MSG_HEADER_SIZE;
+	bool var = rt->req_max != rt->req_fixed || (reply && rt->rep_max != rt->rep_fixed);
+
+	emit(o, "struct %s_%s_request *%s = (struct %s_%s_request *)InHeadP;\n", o->m->subsystem,
+	     rt->name, s->in, o->m->subsystem, rt->name);
+	if (reply)
+		emit(o, "struct %s_%s_reply *%s = (struct %s_%s_reply *)OutHeadP;\n",
+		     o->m->subsystem, rt->name, s->out, o->m->subsystem, rt->name);
+	if (var) {
+		if (rt->req_max != rt->req_fixed)
+			emit(o, "size_t %s = sizeof *%s;\n", s->off, s->in);
+		else
+			emit(o, "size_t %s;\n", s->off);
+		emit(o, "size_t %s;\n", s->len);
+	}
+	for (const struct idlc_arg *a = rt->args; a != NULL; a = a->next) {
+		bool elem;
+
+		if (emit_is_var(a)) {
+			if (a->rtype->arg_kind == IDL_ARG_CSTRING_VAR)
+				emit(o, "char *%s;\n", a->name);
+			else
+				emit(o, "void *%s;\n", a->name);
+			if (emit_in_reply(a) && a->rtype->arg_kind == IDL_ARG_VAR_ARRAY)
+				emit(o, "mach_msg_type_number_t %sCnt;\n", a->name);
+		} else if (srv_local(a)) {
+			emit(o, "%s %s;\n", emit_arg_ctype(a, EMIT_SERVER, &elem), a->name);
+		}
+	}
+	emit(o, "\n");
+}
+
+static void
+srv_check_request(struct srv_stub *s)
+{
+	struct emit_out *o = s->o;
+	const char *in = s->in;
+	bool var = s->rt->req_max != s->rt->req_fixed;
+
+	srv_refuse(s, idlc_printf(o->ctx, "InHeadP->size %s sizeof *%s", var ? "<" : "!=", in));
+	for (const struct idlc_arg *a = s->rt->args; a != NULL; a = a->next) {
+		const char *field = emit_field_name(o, a);
+		const char *cond;
+
+		if (!srv_fixed_string_in(a))
+			continue;
+		cond = idlc_printf(o->ctx, "memchr(%s->%s, '\\0', sizeof %s->%s) == NULL", in,
+				   field, in, field);
+		srv_refuse(s, cond);
+	}
+	if (!var)
+		return;
+	for (const struct idlc_arg *a = s->rt->args; a != NULL; a = a->next) {
+		const char *cnt, *cond;
+		uint32_t bound = a->rtype->wire_count;
+		bool str;
+
+		if (!srv_var_in(a))
+			continue;
+		str = a->rtype->arg_kind == IDL_ARG_CSTRING_VAR;
+		cnt = idlc_printf(o->ctx, "%s->%sCnt", in, emit_field_name(o, a));
+		if (str)
+			cond = idlc_printf(o->ctx, "%s == 0 || %s > %" PRIu32, cnt, cnt, bound);
+		else
+			cond = idlc_printf(o->ctx, "%s > %" PRIu32, cnt, bound);
+		srv_refuse(s, cond);
+		emit(o, "%s = IDL_MSG_ROUND(%s);\n", s->len,
+		     srv_bytes(s, cnt, a->rtype->elem_size));
+		srv_refuse(s, idlc_printf(o->ctx, "%s > InHeadP->size - %s", s->len, s->off));
+		emit(o, "%s = (char *)InHeadP + %s;\n", a->name, s->off);
+		if (str)
+			srv_refuse(s, idlc_printf(o->ctx, "%s[%s - 1] != '\\0'", a->name, cnt));
+		emit(o, "%s += %s;\n", s->off, s->len);
+	}
+	srv_refuse(s, idlc_printf(o->ctx, "%s != InHeadP->size", s->off));
+}
+
+/* Before the call: clear the reply, copy inout values in, point out arrays at the reply. */
+static void
+srv_prepare(struct srv_stub *s)
+{
+	struct emit_out *o = s->o;
+	const struct idlc_routine *rt = s->rt;
+	const char *in = s->in, *out = s->out;
+	uint64_t slot = 0; /* bytes of variable part before the next variable out argument */
+	bool any = false;
+
+	if (rt->kind != IDLC_RT_ROUTINE)
+		return;
+	if (rt->rep_fixed > IDL_MSG_HEADER_SIZE && srv_reply_needs_clear(rt)) {
+		emit(o, "memset((char *)OutHeadP + IDL_MSG_HEADER_SIZE, 0, sizeof *%s - "
+			"IDL_MSG_HEADER_SIZE);\n",
+		     out);
+		any = true;
+	}
+	for (const struct idlc_arg *a = rt->args; a != NULL; a = a->next) {
+		const char *field = emit_field_name(o, a);
+		const char *at;
+
+		if (emit_is_record(a) && emit_in_request(a)) {
+			emit(o, "memcpy(&%s, %s->%s, sizeof %s);\n", a->name, in, field, a->name);
+			any = true;
+			continue;
+		}
+		if (!emit_in_reply(a))
+			continue;
+		if (!emit_is_var(a)) {
+			if (a->dir != IDL_DIR_INOUT || emit_is_record(a))
+				continue;
+			if (a->rtype->arg_kind == IDL_ARG_SCALAR)
+				emit(o, "%s = %s->%s;\n", a->name, in, field);
+			else
+				emit(o, "memcpy(%s->%s, %s->%s, sizeof %s->%s);\n", out, field, in,
+				     field, out, field);
+			any = true;
+			continue;
+		}
+		/* The first variable out argument lies where it will be sent; later ones at
+		 * their largest offset, moved down after the call. */
+		if (slot == 0)
+			at = idlc_printf(o->ctx, "(char *)OutHeadP + sizeof *%s", out);
+		else
+			at = idlc_printf(o->ctx, "(char *)OutHeadP + sizeof *%s + %" PRIu64, out,
+					 slot);
+		if (a->dir == IDL_DIR_INOUT) {
+			const char *cnt = idlc_printf(o->ctx, "%s->%sCnt", in, field);
+
+			emit(o, "memcpy(%s, %s, %s);\n", at, a->name,
+			     srv_bytes(s, cnt, a->rtype->elem_size));
+			if (a->rtype->arg_kind == IDL_ARG_VAR_ARRAY)
+				emit(o, "%sCnt = %s;\n", a->name, cnt);
+		} else if (a->rtype->arg_kind == IDL_ARG_VAR_ARRAY) {
+			emit(o, "%sCnt = %" PRIu32 ";\n", a->name, a->rtype->wire_count);
+		}
+		emit(o, "%s = %s;\n", a->name, at);
+		slot += (emit_data_size(a) + IDL_MSG_ALIGN - 1) / IDL_MSG_ALIGN * IDL_MSG_ALIGN;
+		any = true;
+	}
+	if (any)
+		emit(o, "\n");
+}
+
+/* The server routine's arguments, as the demux passes them. */
+static void
+srv_call_item(struct emit_list *l, const struct idlc_arg *a, const void *data)
+{
+	const struct srv_stub *s = data;
+	struct emit_out *o = s->o;
+	const char *field = emit_field_name(o, a);
+	const char *msg = emit_in_reply(a) ? s->out : s->in;
+	const char *elem, *wire;
+
+	if (a->dir == IDL_DIR_REQUESTPORT) {
+		emit_item(l, "idl_request_port()");
+		return;
+	}
+	if (srv_local(a)) {
+		emit_item(l, "%s%s", emit_in_reply(a) ? "&" : "", a->name);
+		return;
+	}
+	switch (a->rtype->arg_kind) {
+	case IDL_ARG_VAR_ARRAY:
+		emit_item(l, "%s", a->name);
+		if (emit_in_reply(a))
+			emit_item(l, "&%sCnt", a->name);
+		else
+			emit_item(l, "%s->%sCnt", s->in, field);
+		return;
+	case IDL_ARG_CSTRING_VAR:
+		emit_item(l, "%s", a->name);
+		return;
+	case IDL_ARG_FIXED_ARRAY:
+	case IDL_ARG_CSTRING_FIXED:
+		/* The routine sees the message's bytes; a cast when the C element type is spelt
+		 * differently from the wire's (sizes are asserted equal). */
+		elem = emit_elem_ctype(a);
+		wire = emit_wire_ctype(a);
+		if (elem != NULL && strcmp(elem, wire) != 0)
+			emit_item(l, "(%s *)%s->%s", elem, msg, field);
+		else
+			emit_item(l, "%s->%s", msg, field);
+		return;
+	default:
+		emit_item(l, "%s->%s", s->in, field);
+		return;
+	}
+}
+
+static bool
+srv_call_pred(const struct idlc_arg *a, const void *data)
+{
+	return emit_is_param(a, EMIT_SERVER);
+}
+
+static void
+srv_finish_var(struct srv_stub *s, const struct idlc_arg *a, bool first)
+{
+	struct emit_out *o = s->o;
+	const char *field = emit_field_name(o, a);
+	const char *dst = idlc_printf(o->ctx, "(char *)OutHeadP + %s", s->off);
+
+	if (a->rtype->arg_kind == IDL_ARG_CSTRING_VAR) {
+		emit(o, "%s = strlen(%s) + 1;\n", s->len, a->name);
+		emit(o, "%s->%sCnt = (uint32_t)%s;\n", s->out, field, s->len);
+	} else {
+		emit(o, "%s->%sCnt = %sCnt;\n", s->out, field, a->name);
+		emit(o, "%s = %s;\n", s->len, srv_bytes(s, idlc_printf(o->ctx, "%sCnt", a->name),
+							a->rtype->elem_size));
+	}
+	if (!first)
+		emit(o, "memmove(%s, %s, %s);\n", dst, a->name, s->len);
+	emit(o, "memset(%s + %s, 0, IDL_MSG_ROUND(%s) - %s);\n", dst, s->len, s->len, s->len);
+	emit(o, "%s += IDL_MSG_ROUND(%s);\n", s->off, s->len);
+}
+
+/* After a successful call: check what the routine returned, then complete the reply. */
+static void
+srv_finish(struct srv_stub *s)
+{
+	struct emit_out *o = s->o;
+	const struct idlc_routine *rt = s->rt;
+	const char *out = s->out;
+	const struct idlc_arg *a;
+	bool first = true;
+
+	for (a = rt->args; a != NULL; a = a->next) {
+		const char *field = emit_field_name(o, a);
+		uint32_t bound = a->rtype->wire_count;
+		const char *cond;
+
+		if (!emit_in_reply(a))
+			continue;
+		if (a->rtype->arg_kind == IDL_ARG_CSTRING_FIXED)
+			cond = idlc_printf(o->ctx, "memchr(%s->%s, '\\0', sizeof %s->%s) == NULL",
+					   out, field, out, field);
+		else if (a->rtype->arg_kind == IDL_ARG_CSTRING_VAR)
+			cond = idlc_printf(o->ctx, "memchr(%s, '\\0', %" PRIu32 ") == NULL",
+					   a->name, bound);
+		else if (a->rtype->arg_kind == IDL_ARG_VAR_ARRAY)
+			cond = idlc_printf(o->ctx, "%sCnt > %" PRIu32, a->name, bound);
+		else
+			continue;
+		srv_too_large(s, cond);
+	}
+	for (a = rt->args; a != NULL; a = a->next) {
+		const char *field = emit_field_name(o, a);
+
+		if (!emit_in_reply(a) || !srv_local(a))
+			continue;
+		if (emit_is_record(a))
+			emit(o, "memcpy(%s->%s, &%s, sizeof %s->%s);\n", out, field, a->name, out,
+			     field);
+		else
+			emit(o, "%s->%s = %s;\n", out, field, a->name);
+	}
+	if (!srv_any(rt, srv_var_out)) {
+		emit(o, "OutHeadP->size = sizeof *%s;\n", out);
+		return;
+	}
+	emit(o, "%s = sizeof *%s;\n", s->off, out);
+	for (a = rt->args; a != NULL; a = a->next) {
+		if (!srv_var_out(a))
+			continue;
+		srv_finish_var(s, a, first);
+		first = false;
+	}
+	emit(o, "OutHeadP->size = (uint32_t)%s;\n", s->off);
+}
+
+static void
+srv_unpacker(struct emit_out *o, const struct idlc_routine *rt)
+{
+	struct srv_stub s;
+	unsigned checks = 1;
+	bool reply;
+
+	s.o = o;
+	s.rt = rt;
+	s.in = emit_local(o, rt, "In0P");
+	s.out = emit_local(o, rt, "OutP");
+	s.off = emit_local(o, rt, "off");
+	s.len = emit_local(o, rt, "len");
+	for (const struct idlc_arg *a = rt->args; a != NULL; a = a->next)
+		if (srv_fixed_string_in(a) || srv_var_in(a))
+			checks++;
+	s.goto_bad = checks > 1;
+	reply = rt->kind == IDLC_RT_ROUTINE && rt->rep_fixed > IDL_MSG_HEADER_SIZE;
+
+	emit(o, "static void\n_X%s(idl_msg_header_t *InHeadP, idl_msg_header_t *OutHeadP)\n{\n",
+	     rt->name);
+	emit_indent(o, 1);
+	srv_declare(&s);
+	srv_check_request(&s);
+	emit(o, "\n");
+	srv_prepare(&s);
+	emit(o, "OutHeadP->retcode = %s(", emit_server_name(o, rt));
+	emit_list(o, rt->args, srv_call_pred, srv_call_item, &s, ", ", "", ");\n");
+	if (reply) {
+		emit(o, "if (OutHeadP->retcode != KERN_SUCCESS)\n\treturn;\n\n");
+		srv_finish(&s);
+	}
+	if (s.goto_bad) {
+		emit(o, "return;\n");
+		emit_indent(o, -1);
+		emit(o, "\nbad:\n");
+		emit_indent(o, 1);
+		emit(o, "OutHeadP->retcode = MIG_BAD_ARGUMENTS;\n");
+	}
+	emit_indent(o, -1);
+	emit(o, "}\n");
+}
+
+static void
+srv_dispatch(struct emit_out *o)
+{
+	const struct idlc_module *m = o->m;
+	const char *demux = emit_demux_name(o);
+	const char **items;
+	unsigned i = 0;
+
+	if (m->nroutines > 0) {
+		items = idlc_alloc(o->ctx, m->nroutines * sizeof *items);
+		if (items == NULL)
+			return;
+		for (const struct idlc_routine *rt = m->routines; rt != NULL; rt = rt->next, i++)
+			items[i] = rt->kind == IDLC_RT_SKIP ? "NULL"
+							    : idlc_printf(o->ctx, "_X%s", rt->name);
+		emit(o, "\nstatic const idl_routine_t %s_routines[] = {\n", demux);
+		emit_indent(o, 1);
+		emit_strings(o, items, i, ", ", "", ",\n");
+		emit_indent(o, -1);
+		emit(o, "};\n");
+	}
+	emit(o, "\nidl_routine_t\n%s_routine(const idl_msg_header_t *InHeadP)\n{\n", demux);
+	if (m->nroutines > 0) {
+		emit(o, "\tuint32_t n = (uint32_t)InHeadP->id - %" PRIu32 "u;\n\n",
+		     (uint32_t)m->base);
+		emit(o, "\tif (n >= %u)\n\t\treturn NULL;\n", m->nroutines);
+		emit(o, "\treturn %s_routines[n];\n", demux);
+	} else {
+		emit(o, "\t(void)InHeadP;\n\treturn NULL;\n");
+	}
+	emit(o, "}\n");
+	emit(o, "\nint\n%s(idl_msg_header_t *InHeadP, idl_msg_header_t *OutHeadP)\n{\n", demux);
+	emit(o, "\tidl_routine_t routine;\n\n");
+	emit(o, "\tidl_reply_init(InHeadP, OutHeadP);\n");
+	emit(o, "\troutine = %s_routine(InHeadP);\n", demux);
+	emit(o, "\tif (routine == NULL) {\n");
+	emit(o, "\t\tOutHeadP->retcode = MIG_BAD_ID;\n");
+	emit(o, "\t\treturn 0;\n");
+	emit(o, "\t}\n");
+	emit(o, "\troutine(InHeadP, OutHeadP);\n");
+	emit(o, "\treturn 1;\n");
+	emit(o, "}\n");
+}
+
+void
+emit_server(struct emit_out *o)
+{
+	const char *demux = emit_demux_name(o);
+
+	emit_banner(o);
+	emit(o, "#include <stddef.h>\n");
+	emit(o, "#include <stdint.h>\n");
+	emit(o, "#include <string.h>\n");
+	emit(o, "\n#include <idl/idl.h>\n");
+	emit_imports(o, EMIT_SERVER);
+	emit(o, "\n");
+	emit_ctype_asserts(o);
+	emit_descriptor(o);
+	emit_prototypes(o, EMIT_SERVER);
+	emit(o, "\n/* The demux and its routine lookup. */\n");
+	emit(o, "int %s(idl_msg_header_t *InHeadP, idl_msg_header_t *OutHeadP);\n", demux);
+	emit(o, "idl_routine_t %s_routine(const idl_msg_header_t *InHeadP);\n", demux);
+	for (const struct idlc_routine *rt = o->m->routines; rt != NULL; rt = rt->next) {
+		if (rt->kind == IDLC_RT_SKIP)
+			continue;
+		emit(o, "\n/* %s %s */\n",
+		     rt->kind == IDLC_RT_ROUTINE ? "Routine" : "SimpleRoutine", rt->name);
+		emit_message_structs(o, rt);
+		emit(o, "\n");
+		srv_unpacker(o, rt);
+	}
+	srv_dispatch(o);
+}

@@ -1,1 +1,196 @@
-int main(void){return 0;}
+/*
+ * main.c - the idlc command: MIG's options, then the library does the work.
+ *
+ * Exit status: 0 success, 1 errors in the input (or writing outputs), 2 a bad command line.
+ * This is the only place in the compiler that exits.
+ */
+#include <config.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "idlc.h"
+
+#ifndef IDLC_PKGINCLUDEDIR
+#define IDLC_PKGINCLUDEDIR NULL
+#endif
+
+static const char usage_text[] =
+	"usage: idlc [options] file.defs\n"
+	"Compiles a MIG .defs interface into C client and server stubs.\n"
+	"\n"
+	"Outputs (named after the subsystem unless given; /dev/null writes nothing):\n"
+	"  -header FILE      the client header (SUB.h)\n"
+	"  -user FILE        the client stubs (SUBUser.c)\n"
+	"  -server FILE      the server stubs (SUBServer.c)\n"
+	"  -sheader FILE     the server header (only when asked)\n"
+	"  -iheader FILE     the internal header (only when asked)\n"
+	"  -list FILE        the message id list (only when asked)\n"
+	"  -n                write only the outputs named\n"
+	"  -prefix P         prefix for user and server function names\n"
+	"  -subrprefix P     prefix for server subroutine names\n"
+	"\n"
+	"Preprocessing (the input goes through the C preprocessor first):\n"
+	"  -cc CMD           the preprocessor command (default: $IDLC_CPP, else " IDLC_DEFAULT_CPP
+	")\n"
+	"  -I DIR, -D NAME[=VAL], -U NAME, -imacros FILE, -isystem DIR\n"
+	"                    passed to the preprocessor\n"
+	"  -nostdinc         no system directories, and not idlkit's own include directory\n"
+	"\n"
+	"Diagnostics:\n"
+	"  -q                no warnings\n"
+	"  -Q                warnings (the default)\n"
+	"  -Werror           warnings are errors\n"
+	"  -v, -V            verbose (accepted; no effect yet)\n"
+	"\n"
+	"  -                 read the interface from standard input\n"
+	"  --help            this text\n"
+	"  --version         the version\n";
+
+struct cli {
+	struct idlc_options opts;
+	const char **cpp_args;
+	size_t ncpp_args;
+	const char *input;
+};
+
+static void
+cli_diag(void *data, const char *line)
+{
+	(void)data;
+	fputs(line, stderr);
+}
+
+static void __attribute__((noreturn))
+cli_usage_error(const char *fmt, const char *arg)
+{
+	fputs("idlc: ", stderr);
+	fprintf(stderr, fmt, arg);
+	fputs("\nTry 'idlc --help' for more information.\n", stderr);
+	exit(2);
+}
+
+static void
+cli_cpp_arg(struct cli *c, const char *arg)
+{
+	c->cpp_args[c->ncpp_args++] = arg;
+}
+
+/* The value of an option that takes one: the next argument. */
+static const char *
+cli_value(int argc, char **argv, int *i)
+{
+	if (*i + 1 >= argc)
+		cli_usage_error("option '%s' needs a value", argv[*i]);
+	return argv[++*i];
+}
+
+static void
+cli_parse(struct cli *c, int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		enum idlc_output out;
+	} outs[] = {
+		{ "-header", IDLC_OUT_HEADER }, { "-user", IDLC_OUT_USER },
+		{ "-server", IDLC_OUT_SERVER }, { "-sheader", IDLC_OUT_SHEADER },
+		{ "-iheader", IDLC_OUT_IHEADER }, { "-list", IDLC_OUT_LIST },
+	};
+	const char *a;
+	size_t k;
+	int i;
+
+	/* At most every argument (or its pair) goes to cpp. */
+	c->cpp_args = calloc((size_t)argc * 2 + 1, sizeof *c->cpp_args);
+	if (c->cpp_args == NULL) {
+		fputs("idlc: out of memory\n", stderr);
+		exit(1);
+	}
+	for (i = 1; i < argc; i++) {
+		a = argv[i];
+		if (strcmp(a, "--help") == 0 || strcmp(a, "-help") == 0) {
+			fputs(usage_text, stdout);
+			exit(0);
+		}
+		if (strcmp(a, "--version") == 0 || strcmp(a, "-version") == 0) {
+			printf("idlc (idlkit) %s\n", PACKAGE_VERSION);
+			exit(0);
+		}
+		if (a[0] != '-' || strcmp(a, "-") == 0) {
+			if (c->input != NULL)
+				cli_usage_error("more than one input file ('%s')", a);
+			c->input = a;
+			continue;
+		}
+		for (k = 0; k < sizeof outs / sizeof outs[0]; k++)
+			if (strcmp(a, outs[k].name) == 0)
+				break;
+		if (k < sizeof outs / sizeof outs[0]) {
+			c->opts.out[outs[k].out] = cli_value(argc, argv, &i);
+		} else if (strcmp(a, "-prefix") == 0) {
+			c->opts.prefix = cli_value(argc, argv, &i);
+		} else if (strcmp(a, "-subrprefix") == 0) {
+			c->opts.subrprefix = cli_value(argc, argv, &i);
+		} else if (strcmp(a, "-n") == 0) {
+			c->opts.no_defaults = true;
+		} else if (strcmp(a, "-q") == 0) {
+			c->opts.quiet = true;
+		} else if (strcmp(a, "-Q") == 0) {
+			c->opts.quiet = false;
+		} else if (strcmp(a, "-v") == 0 || strcmp(a, "-V") == 0) {
+			/* Verbose listings are for later; accepted so MIG command lines work. */
+		} else if (strcmp(a, "-Werror") == 0) {
+			c->opts.werror = true;
+		} else if (strcmp(a, "-cc") == 0) {
+			c->opts.cpp = cli_value(argc, argv, &i);
+		} else if (strcmp(a, "-nostdinc") == 0) {
+			c->opts.no_stdinc = true;
+			cli_cpp_arg(c, a);
+		} else if (strcmp(a, "-imacros") == 0 || strcmp(a, "-isystem") == 0) {
+			cli_cpp_arg(c, a);
+			cli_cpp_arg(c, cli_value(argc, argv, &i));
+		} else if (a[1] == 'I' || a[1] == 'D' || a[1] == 'U') {
+			/* -IDIR as one argument, -I DIR as two: cpp takes both forms. */
+			cli_cpp_arg(c, a);
+			if (a[2] == '\0')
+				cli_cpp_arg(c, cli_value(argc, argv, &i));
+		} else {
+			cli_usage_error("unknown option '%s'", a);
+		}
+	}
+	if (c->input == NULL)
+		cli_usage_error("%s", "no input file");
+	c->opts.cpp_args = c->cpp_args;
+	c->opts.ncpp_args = c->ncpp_args;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct cli c;
+	struct idlc_ctx *ctx;
+	const char *env;
+	int rc;
+
+	memset(&c, 0, sizeof c);
+	c.opts.include_dir = IDLC_PKGINCLUDEDIR;
+	env = getenv("IDLC_CPP");
+	if (env != NULL && env[0] != '\0')
+		c.opts.cpp = env;
+	cli_parse(&c, argc, argv);
+
+	ctx = idlc_create(&c.opts, cli_diag, NULL);
+	if (ctx == NULL) {
+		fputs("idlc: out of memory\n", stderr);
+		return 1;
+	}
+	rc = idlc_parse_file(ctx, c.input);
+	if (rc == 0)
+		rc = idlc_check(ctx);
+	if (rc == 0)
+		rc = idlc_generate(ctx);
+	idlc_destroy(ctx);
+	free(c.cpp_args);
+	return rc == 0 ? 0 : 1;
+}

@@ -1,7 +1,714 @@
-%{
-int yylex(void); void yyerror(const char*);
-%}
-%token X
+/*
+ * parser.y - the .defs grammar: the union of GNU MIG's and Apple MIG's (see
+ * docs of the language in mig-language.md, section 3).
+ *
+ * The actions only build nodes in the context's arena and append statements in order; every
+ * meaning is sema's. Constant arithmetic (IntExp) is folded here, with overflow and division
+ * by zero reported where they happen. After a syntax error the parser skips to the next ';'
+ * and goes on, so one run reports several errors.
+ */
+%code top {
+#include <config.h>
+}
+
+%code requires {
+#include "front.h"
+
+/* A location carries its file, so diagnostics name the file cpp's line markers gave. Not
+ * "trivial" for bison: %initial-action sets every field. */
+typedef struct IDLC_YYLTYPE {
+	int first_line;
+	int first_column;
+	int last_line;
+	int last_column;
+	const char *file;
+} IDLC_YYLTYPE;
+#define IDLC_YYLTYPE_IS_DECLARED 1
+
+#define YYLLOC_DEFAULT(Cur, Rhs, N)						\
+	do {									\
+		if (N) {							\
+			(Cur).file = YYRHSLOC(Rhs, 1).file;			\
+			(Cur).first_line = YYRHSLOC(Rhs, 1).first_line;		\
+			(Cur).first_column = YYRHSLOC(Rhs, 1).first_column;	\
+			(Cur).last_line = YYRHSLOC(Rhs, N).last_line;		\
+			(Cur).last_column = YYRHSLOC(Rhs, N).last_column;	\
+		} else {							\
+			(Cur).file = YYRHSLOC(Rhs, 0).file;			\
+			(Cur).first_line = (Cur).last_line =			\
+				YYRHSLOC(Rhs, 0).last_line;			\
+			(Cur).first_column = (Cur).last_column =		\
+				YYRHSLOC(Rhs, 0).last_column;			\
+		}								\
+	} while (0)
+
+/* An argument list under construction. */
+struct idlc_arglist {
+	struct idlc_arg *head, *tail;
+	unsigned n;
+};
+
+/* Routine keywords: the two MIG still has and the CMU ones GNU's lexer kept. */
+enum idlc_rtkw {
+	IDLC_RK_ROUTINE = 1,
+	IDLC_RK_SIMPLEROUTINE,
+	IDLC_RK_PROCEDURE,
+	IDLC_RK_SIMPLEPROCEDURE,
+};
+}
+
+%code provides {
+int idlc_yylex(IDLC_YYSTYPE *lval, IDLC_YYLTYPE *lloc, void *scanner);
+}
+
+%code {
+#include <stdlib.h>
+#include <string.h>
+
+static void idlc_yyerror(IDLC_YYLTYPE *loc, struct idlc_ctx *ctx, void *scanner,
+			 const char *msg);
+
+/* The parser's stack is bounded: deep nesting is an error, not a crash. */
+#define YYMAXDEPTH 5000
+
+static struct idlc_loc
+ploc(const IDLC_YYLTYPE *l)
+{
+	struct idlc_loc loc = { l->file, l->first_line, l->first_column };
+
+	return loc;
+}
+
+static struct idlc_type *
+ptype(struct idlc_ctx *ctx, enum idlc_type_kind kind, const IDLC_YYLTYPE *l)
+{
+	struct idlc_type *t = idlc_alloc(ctx, sizeof *t);
+
+	t->kind = kind;
+	t->loc = ploc(l);
+	return t;
+}
+
+static struct idlc_type *
+parray(struct idlc_ctx *ctx, enum idlc_type_kind kind, const IDLC_YYLTYPE *l,
+       struct idlc_num n, struct idlc_type *elem)
+{
+	struct idlc_type *t = ptype(ctx, kind, l);
+
+	t->count = n.v;
+	t->broken = n.bad;
+	t->elem = elem;
+	return t;
+}
+
+/* Folds one operation of a constant expression; results stay within 0 .. UINT32_MAX. */
+static struct idlc_num
+parith(struct idlc_ctx *ctx, const IDLC_YYLTYPE *l, struct idlc_num a, char op,
+       struct idlc_num b)
+{
+	struct idlc_num r = { 1, true };
+	uint64_t v = 0;
+
+	if (a.bad || b.bad)
+		return r;
+	switch (op) {
+	case '+':
+		v = (uint64_t)a.v + b.v;
+		break;
+	case '-':
+		if (b.v > a.v) {
+			idlc_error(ctx, ploc(l), "constant expression %u - %u is negative", a.v,
+				   b.v);
+			return r;
+		}
+		v = (uint64_t)a.v - b.v;
+		break;
+	case '*':
+		v = (uint64_t)a.v * b.v;
+		break;
+	case '/':
+		if (b.v == 0) {
+			idlc_error(ctx, ploc(l), "division by zero in constant expression");
+			return r;
+		}
+		v = a.v / b.v;
+		break;
+	}
+	if (v > UINT32_MAX) {
+		idlc_error(ctx, ploc(l), "constant expression %u %c %u overflows 32 bits", a.v, op,
+			   b.v);
+		return r;
+	}
+	r.v = (uint32_t)v;
+	r.bad = false;
+	return r;
+}
+
+static const char *
+pjoin(struct idlc_ctx *ctx, const char *a, const char *sep, const char *b)
+{
+	return idlc_printf(ctx, "%s%s%s", a, sep, b);
+}
+
+static void
+punsupported(struct idlc_ctx *ctx, const IDLC_YYLTYPE *l, const char *what)
+{
+	struct idlc_stmt *st = idlc_stmt_new(ctx, IDLC_ST_UNSUPPORTED, ploc(l));
+
+	st->what = what;
+}
+}
+
+%define api.pure full
+%define api.prefix {idlc_yy}
+%define parse.error custom
+%locations
+%parse-param {struct idlc_ctx *ctx} {void *scanner}
+%lex-param {void *scanner}
+%initial-action {
+	@$.file = idlc_lex_file(scanner);
+	@$.first_line = @$.last_line = 1;
+	@$.first_column = @$.last_column = 1;
+}
+
+%union {
+	const char *str;
+	struct idlc_num num;
+	int ival;
+	unsigned flags;
+	struct idlc_type *type;
+	struct idlc_arg *arg;
+	struct idlc_arglist args;
+	struct idlc_routine *rt;
+	struct {
+		int in, out;
+		uint32_t number;
+	} ipc;
+	struct {
+		bool user, server;
+		IDLC_YYLTYPE loc;
+		bool any;
+	} mods;
+}
+
+%token <str> IDENT "identifier"
+%token <num> NUMBER "number"
+%token <str> STRING "waittime or msgoption value"
+%token <str> FILENAME "file name"
+%token <str> QSTRING "quoted string"
+%token <ival> IPCNAME "IPC type name"
+%token <ival> DIRECTION "argument direction"
+%token <flags> IPCFLAG "argument flag"
+%token <ival> KW_IMPORT "import"
+%token <ival> KW_ROUTINE "routine"
+%token KW_FUNCTION "function"
+%token KW_SUBSYSTEM "subsystem"
+%token KW_KERNELUSER "KernelUser"
+%token KW_KERNELSERVER "KernelServer"
+%token KW_WAITTIME "waittime"
+%token KW_NOWAITTIME "nowaittime"
+%token KW_MSGOPTION "msgoption"
+%token KW_SENDTIME "sendtime"
+%token KW_NOSENDTIME "nosendtime"
+%token KW_ERROR "error"
+%token KW_SERVERPREFIX "serverprefix"
+%token KW_USERPREFIX "userprefix"
+%token KW_SERVERDEMUX "serverdemux"
+%token KW_RCSID "rcsid"
+%token KW_TYPE "type"
+%token KW_ARRAY "array"
+%token KW_OF "of"
+%token KW_STRUCT "struct"
+%token KW_CSTRING "c_string"
+%token KW_INTRAN "intran"
+%token KW_INTRANPAYLOAD "intranpayload"
+%token KW_OUTTRAN "outtran"
+%token KW_DESTRUCTOR "destructor"
+%token KW_CTYPE "ctype"
+%token KW_CUSERTYPE "cusertype"
+%token KW_CSERVERTYPE "cservertype"
+%token KW_SKIP "skip"
+%token KW_USESPECIALREPLYPORT "UseSpecialReplyPort"
+%token KW_CONSUMEONSENDERROR "ConsumeOnSendError"
+%token KW_USERTYPELIMIT "UserTypeLimit"
+%token KW_ONSTACKLIMIT "OnStackLimit"
+%token KW_POINTERTO "PointerTo"
+%token KW_POINTERTOIFNOT "PointerToIfNot"
+%token KW_VALUEOF "ValueOf"
+
+%left '+' '-'
+%left '*' '/'
+
+%type <num> int_exp
+%type <type> named_type trans_type type_spec basic_type native_type arg_type
+%type <ipc> ipc_type prim_ipc
+%type <flags> ipc_flags
+%type <str> type_phrase
+%type <args> arguments arg_list
+%type <arg> argument
+%type <ival> direction
+%type <mods> sub_mods
+%type <type> struct_fields struct_field
+
 %%
-s: X ;
+
+file:
+	  /* empty */
+	| file statement
+	;
+
+statement:
+	  subsystem ';'
+	| KW_WAITTIME look_string STRING ';'
+		{ idlc_stmt_new(ctx, IDLC_ST_WAITTIME, ploc(&@1))->text = $3; }
+	| KW_NOWAITTIME ';'
+		{ idlc_stmt_new(ctx, IDLC_ST_WAITTIME, ploc(&@1)); }
+	| KW_MSGOPTION look_string STRING ';'
+		{ idlc_stmt_new(ctx, IDLC_ST_MSGOPTION, ploc(&@1))->text = $3; }
+	| KW_SENDTIME look_string STRING ';'
+		{ punsupported(ctx, &@1, "the 'sendtime' statement"); }
+	| KW_NOSENDTIME ';'
+		{ punsupported(ctx, &@1, "the 'nosendtime' statement"); }
+	| KW_ERROR IDENT ';'
+		{ punsupported(ctx, &@1, "the 'error' statement"); }
+	| KW_SERVERPREFIX IDENT ';'
+		{ idlc_stmt_new(ctx, IDLC_ST_SERVERPREFIX, ploc(&@1))->text = $2; }
+	| KW_USERPREFIX IDENT ';'
+		{ idlc_stmt_new(ctx, IDLC_ST_USERPREFIX, ploc(&@1))->text = $2; }
+	| KW_SERVERDEMUX IDENT ';'
+		{ idlc_stmt_new(ctx, IDLC_ST_SERVERDEMUX, ploc(&@1))->text = $2; }
+	| KW_TYPE named_type ';'
+		{ idlc_stmt_new(ctx, IDLC_ST_TYPE, ploc(&@1))->type = $2; }
+	| routine_decl ';'
+	| KW_SKIP ';'
+		{ idlc_stmt_new(ctx, IDLC_ST_SKIP, ploc(&@1))->number = 1; }
+	| KW_SKIP NUMBER ';'
+		{
+			struct idlc_stmt *st = idlc_stmt_new(ctx, IDLC_ST_SKIP, ploc(&@1));
+
+			st->number = $2.v;
+			st->bad_number = $2.bad;
+		}
+	| KW_IMPORT look_filename FILENAME ';'
+		{
+			struct idlc_stmt *st = idlc_stmt_new(ctx, IDLC_ST_IMPORT, ploc(&@1));
+
+			st->import_kind = (enum idlc_import_kind)$1;
+			st->text = $3;
+		}
+	| KW_RCSID look_qstring QSTRING ';'
+		{ idlc_stmt_new(ctx, IDLC_ST_RCSID, ploc(&@1))->text = $3; }
+	| KW_USESPECIALREPLYPORT NUMBER ';'
+		{ punsupported(ctx, &@1, "the 'UseSpecialReplyPort' statement"); }
+	| KW_CONSUMEONSENDERROR look_string STRING ';'
+		{ punsupported(ctx, &@1, "the 'ConsumeOnSendError' statement"); }
+	| KW_USERTYPELIMIT NUMBER ';'
+		{ punsupported(ctx, &@1, "the 'UserTypeLimit' statement"); }
+	| KW_ONSTACKLIMIT NUMBER ';'
+		{ punsupported(ctx, &@1, "the 'OnStackLimit' statement"); }
+	| ';'
+	/* After an error, skip to the next ';'. Without yyerrok bison stays quiet until
+	 * three tokens have been shifted, which hides the cascade when that ';' was inside
+	 * an argument list. */
+	| error ';'
+	;
+
+/* The lexer reads the next token in a special start state (MIG's LookString and friends).
+ * Each of these follows a keyword in a state with no other choice, so bison reduces it
+ * without reading a lookahead first. */
+look_string:
+	  /* empty */ { idlc_lex_expect(scanner, IDLC_LEX_STRING); }
+	;
+look_filename:
+	  /* empty */ { idlc_lex_expect(scanner, IDLC_LEX_FILENAME); }
+	;
+look_qstring:
+	  /* empty */ { idlc_lex_expect(scanner, IDLC_LEX_QSTRING); }
+	;
+
+subsystem:
+	  KW_SUBSYSTEM sub_mods IDENT NUMBER
+		{
+			struct idlc_stmt *st = idlc_stmt_new(ctx, IDLC_ST_SUBSYSTEM, ploc(&@1));
+
+			st->text = $3;
+			st->number = $4.v;
+			st->bad_number = $4.bad;
+			st->kernel_user = $2.user;
+			st->kernel_server = $2.server;
+			if ($2.any)
+				st->mod_loc = ploc(&$2.loc);
+		}
+	;
+
+sub_mods:
+	  /* empty */
+		{ $$.user = $$.server = $$.any = false; }
+	| sub_mods KW_KERNELUSER
+		{
+			$$ = $1;
+			$$.user = true;
+			if (!$$.any)
+				$$.loc = @2;
+			$$.any = true;
+		}
+	| sub_mods KW_KERNELSERVER
+		{
+			$$ = $1;
+			$$.server = true;
+			if (!$$.any)
+				$$.loc = @2;
+			$$.any = true;
+		}
+	;
+
+named_type:
+	  IDENT '=' trans_type
+		{
+			$$ = $3;
+			$$->name = $1;
+			$$->name_loc = ploc(&@1);
+		}
+	;
+
+trans_type:
+	  type_spec
+	| trans_type KW_INTRAN ':' IDENT IDENT '(' IDENT ')'
+		{ $$ = $1; $$->intran_type = $4; $$->intran = $5; $$->intran_arg = $7; }
+	| trans_type KW_INTRANPAYLOAD ':' IDENT IDENT
+		{ $$ = $1; $$->intranpayload_type = $4; $$->intranpayload = $5; }
+	| trans_type KW_OUTTRAN ':' IDENT IDENT '(' IDENT ')'
+		{ $$ = $1; $$->outtran_type = $4; $$->outtran = $5; $$->outtran_arg = $7; }
+	| trans_type KW_DESTRUCTOR ':' IDENT '(' IDENT ')'
+		{ $$ = $1; $$->destructor = $4; $$->destructor_arg = $6; }
+	| trans_type KW_CTYPE ':' IDENT
+		{ $$ = $1; $$->ctype = $4; }
+	| trans_type KW_CUSERTYPE ':' IDENT
+		{ $$ = $1; $$->cusertype = $4; }
+	| trans_type KW_CSERVERTYPE ':' IDENT
+		{ $$ = $1; $$->cservertype = $4; }
+	;
+
+type_spec:
+	  basic_type
+	| IDENT
+		{ $$ = ptype(ctx, IDLC_T_NAMED, &@1); $$->ref = $1; }
+	| KW_ARRAY '[' ']' KW_OF type_spec
+		{ $$ = ptype(ctx, IDLC_T_ARRAY_UNBOUNDED, &@1); $$->elem = $5; }
+	| KW_ARRAY '[' '*' ']' KW_OF type_spec
+		{ $$ = ptype(ctx, IDLC_T_ARRAY_UNBOUNDED, &@1); $$->elem = $6; }
+	| KW_ARRAY '[' '*' ':' int_exp ']' KW_OF type_spec
+		{ $$ = parray(ctx, IDLC_T_ARRAY_VAR, &@1, $5, $8); }
+	| KW_ARRAY '[' int_exp ']' KW_OF type_spec
+		{ $$ = parray(ctx, IDLC_T_ARRAY_FIXED, &@1, $3, $6); }
+	| '^' type_spec
+		{ $$ = ptype(ctx, IDLC_T_POINTER, &@1); $$->elem = $2; }
+	| KW_STRUCT '[' int_exp ']' KW_OF type_spec
+		{ $$ = parray(ctx, IDLC_T_STRUCT_ARRAY, &@1, $3, $6); }
+	| KW_STRUCT '{' struct_fields '}'
+		{ $$ = ptype(ctx, IDLC_T_STRUCT_FIELDS, &@1); $$->fields = $3->fields; }
+	| KW_CSTRING '[' int_exp ']'
+		{ $$ = parray(ctx, IDLC_T_CSTRING_FIXED, &@1, $3, NULL); }
+	| KW_CSTRING '[' '*' ':' int_exp ']'
+		{ $$ = parray(ctx, IDLC_T_CSTRING_VAR, &@1, $5, NULL); }
+	| native_type
+	;
+
+/* GNU struct { T a; U b; }: a carrier type whose `fields` list grows at the tail. */
+struct_fields:
+	  struct_field
+	| struct_fields struct_field
+		{
+			struct idlc_field *f = $1->fields;
+
+			while (f->next != NULL)
+				f = f->next;
+			f->next = $2->fields;
+			$$ = $1;
+		}
+	;
+
+struct_field:
+	  IDENT IDENT ';'
+		{
+			struct idlc_field *f = idlc_alloc(ctx, sizeof *f);
+
+			f->type_name = $1;
+			f->name = $2;
+			f->loc = ploc(&@1);
+			$$ = ptype(ctx, IDLC_T_STRUCT_FIELDS, &@1);
+			$$->fields = f;
+		}
+	;
+
+basic_type:
+	  ipc_type
+		{
+			$$ = ptype(ctx, IDLC_T_IPC, &@1);
+			$$->ipc = (enum idlc_ipc)$1.in;
+			$$->ipc_out = (enum idlc_ipc)$1.out;
+			$$->ipc_number = $1.number;
+		}
+	| '(' ipc_type ',' int_exp ipc_flags ')'
+		{
+			$$ = ptype(ctx, IDLC_T_LONGFORM, &@1);
+			$$->ipc = (enum idlc_ipc)$2.in;
+			$$->ipc_out = (enum idlc_ipc)$2.out;
+			$$->ipc_number = $2.number;
+			$$->size_bits = $4.v;
+			$$->broken = $4.bad;
+			$$->flags = $5;
+		}
+	;
+
+ipc_flags:
+	  /* empty */
+		{ $$ = 0; }
+	| ipc_flags ',' IPCFLAG
+		{ $$ = $1 | $3; }
+	| ipc_flags ',' IPCFLAG '[' ']'
+		{ $$ = $1 | ($3 == IDLC_AF_DEALLOC ? IDLC_AF_DEALLOC_RT : $3); }
+	;
+
+ipc_type:
+	  prim_ipc
+		{ $$ = $1; $$.out = IDLC_IPC_NONE; }
+	| prim_ipc '|' prim_ipc
+		{ $$ = $1; $$.out = $3.in; }
+	;
+
+prim_ipc:
+	  NUMBER
+		{ $$.in = IDLC_IPC_NUMBER; $$.out = IDLC_IPC_NONE; $$.number = $1.v; }
+	| IPCNAME
+		{ $$.in = $1; $$.out = IDLC_IPC_NONE; $$.number = 0; }
+	;
+
+native_type:
+	  KW_POINTERTO '(' type_phrase ')'
+		{ $$ = ptype(ctx, IDLC_T_NATIVE, &@1); $$->native = "PointerTo"; $$->ref = $3; }
+	| KW_POINTERTOIFNOT '(' type_phrase ',' type_phrase ')'
+		{
+			$$ = ptype(ctx, IDLC_T_NATIVE, &@1);
+			$$->native = "PointerToIfNot";
+			$$->ref = $3;
+			$$->native_alt = $5;
+		}
+	| KW_VALUEOF '(' type_phrase ')'
+		{ $$ = ptype(ctx, IDLC_T_NATIVE, &@1); $$->native = "ValueOf"; $$->ref = $3; }
+	;
+
+type_phrase:
+	  IDENT
+	| type_phrase IDENT
+		{ $$ = pjoin(ctx, $1, " ", $2); }
+	| type_phrase '*'
+		{ $$ = pjoin(ctx, $1, " ", "*"); }
+	;
+
+int_exp:
+	  int_exp '+' int_exp
+		{ $$ = parith(ctx, &@2, $1, '+', $3); }
+	| int_exp '-' int_exp
+		{ $$ = parith(ctx, &@2, $1, '-', $3); }
+	| int_exp '*' int_exp
+		{ $$ = parith(ctx, &@2, $1, '*', $3); }
+	| int_exp '/' int_exp
+		{ $$ = parith(ctx, &@2, $1, '/', $3); }
+	| NUMBER
+	| '(' int_exp ')'
+		{ $$ = $2; }
+	;
+
+routine_decl:
+	  KW_ROUTINE IDENT arguments
+		{
+			struct idlc_stmt *st = idlc_stmt_new(ctx, IDLC_ST_ROUTINE, ploc(&@1));
+			struct idlc_routine *rt = idlc_alloc(ctx, sizeof *rt);
+
+			rt->name = $2;
+			rt->loc = ploc(&@2);
+			rt->args = $3.head;
+			rt->nargs = $3.n;
+			rt->waittime = -1;
+			switch ($1) {
+			case IDLC_RK_SIMPLEROUTINE:
+				rt->kind = IDLC_RT_SIMPLEROUTINE;
+				break;
+			case IDLC_RK_PROCEDURE:
+				rt->kind = IDLC_RT_ROUTINE;
+				st->what = "'procedure' (an obsolete CMU MIG routine kind)";
+				break;
+			case IDLC_RK_SIMPLEPROCEDURE:
+				rt->kind = IDLC_RT_SIMPLEROUTINE;
+				st->what = "'simpleprocedure' (an obsolete CMU MIG routine kind)";
+				break;
+			default:
+				rt->kind = IDLC_RT_ROUTINE;
+				break;
+			}
+			st->routine = rt;
+		}
+	| KW_FUNCTION IDENT arguments arg_type
+		{
+			struct idlc_stmt *st = idlc_stmt_new(ctx, IDLC_ST_ROUTINE, ploc(&@1));
+			struct idlc_routine *rt = idlc_alloc(ctx, sizeof *rt);
+
+			rt->kind = IDLC_RT_ROUTINE;
+			rt->name = $2;
+			rt->loc = ploc(&@2);
+			rt->args = $3.head;
+			rt->nargs = $3.n;
+			rt->waittime = -1;
+			st->routine = rt;
+			st->what = "'function' (an obsolete CMU MIG routine kind)";
+		}
+	;
+
+arguments:
+	  '(' ')'
+		{ $$.head = $$.tail = NULL; $$.n = 0; }
+	| '(' arg_list ')'
+		{ $$ = $2; }
+	;
+
+arg_list:
+	  argument
+		{ $$.head = $$.tail = $1; $$.n = 1; }
+	| arg_list ';' argument
+		{
+			$$ = $1;
+			$$.tail->next = $3;
+			$$.tail = $3;
+			$$.n++;
+		}
+	;
+
+argument:
+	  direction IDENT arg_type ipc_flags
+		{
+			$$ = idlc_alloc(ctx, sizeof *$$);
+			$$->name = $2;
+			$$->loc = ploc(&@2);
+			$$->dir_written = (enum idlc_dir)$1;
+			$$->type = $3;
+			$$->flags = $4;
+		}
+	;
+
+direction:
+	  /* empty */
+		{ $$ = IDLC_DIR_NONE; }
+	| DIRECTION
+	| KW_WAITTIME
+		{ $$ = IDLC_DIR_WAITTIME; }
+	| KW_MSGOPTION
+		{ $$ = IDLC_DIR_MSGOPTION; }
+	| KW_SENDTIME
+		{ $$ = IDLC_DIR_SENDTIME; }
+	;
+
+arg_type:
+	  ':' IDENT
+		{ $$ = ptype(ctx, IDLC_T_NAMED, &@2); $$->ref = $2; }
+	| ':' named_type
+		{ $$ = $2; }
+	;
+
 %%
+
+static const char *
+psym_name(yysymbol_kind_t sym)
+{
+	switch (sym) {
+	case YYSYMBOL_YYEOF:
+		return "end of file";
+	case YYSYMBOL_IDENT:
+		return "identifier";
+	case YYSYMBOL_NUMBER:
+		return "number";
+	case YYSYMBOL_STRING:
+		return "waittime or msgoption value";
+	case YYSYMBOL_FILENAME:
+		return "file name";
+	case YYSYMBOL_QSTRING:
+		return "quoted string";
+	case YYSYMBOL_IPCNAME:
+		return "IPC type name";
+	case YYSYMBOL_DIRECTION:
+		return "argument direction";
+	case YYSYMBOL_IPCFLAG:
+		return "argument flag";
+	default:
+		return NULL;
+	}
+}
+
+/* Appends a token's name for a message: keywords and punctuation in quotes, classes of
+ * tokens by what they are. */
+static void
+psym_put(struct strbuf *sb, yysymbol_kind_t sym)
+{
+	const char *name = psym_name(sym);
+	size_t len;
+
+	if (name != NULL) {
+		strbuf_puts(sb, name);
+		return;
+	}
+	name = yysymbol_name(sym);
+	len = strlen(name);
+	if (len >= 2 && (name[0] == '"' || name[0] == '\'') && name[len - 1] == name[0]) {
+		name++;
+		len -= 2;
+	}
+	strbuf_putc(sb, '\'');
+	strbuf_append(sb, name, len);
+	strbuf_putc(sb, '\'');
+}
+
+/* "syntax error: unexpected identifier 'x', expecting ';' or ','": the expected list only
+ * when it is short enough to help. */
+static int
+yyreport_syntax_error(const yypcontext_t *pctx, struct idlc_ctx *ctx, void *scanner)
+{
+	enum { MAX_EXPECTED = 4 };
+	yysymbol_kind_t expected[MAX_EXPECTED + 1];
+	yysymbol_kind_t tok = yypcontext_token(pctx);
+	struct strbuf sb = STRBUF_INIT;
+	int n, i;
+
+	strbuf_puts(&sb, "syntax error");
+	if (tok != YYSYMBOL_YYEMPTY) {
+		strbuf_puts(&sb, ": unexpected ");
+		if (tok == YYSYMBOL_YYEOF || tok == YYSYMBOL_YYerror || tok == YYSYMBOL_YYUNDEF)
+			psym_put(&sb, tok);
+		else if (psym_name(tok) != NULL)
+			strbuf_printf(&sb, "%s '%s'", psym_name(tok), idlc_lex_last_text(scanner));
+		else
+			strbuf_printf(&sb, "'%s'", idlc_lex_last_text(scanner));
+		n = yypcontext_expected_tokens(pctx, expected, MAX_EXPECTED + 1);
+		if (n > 0 && n <= MAX_EXPECTED) {
+			strbuf_puts(&sb, ", expecting ");
+			for (i = 0; i < n; i++) {
+				if (i > 0)
+					strbuf_puts(&sb, i == n - 1 ? " or " : ", ");
+				psym_put(&sb, expected[i]);
+			}
+		}
+	}
+	idlc_error(ctx, ploc(yypcontext_location(pctx)), "%s",
+		   sb.failed ? "syntax error" : strbuf_str(&sb));
+	strbuf_fini(&sb);
+	return 0;
+}
+
+static void
+idlc_yyerror(IDLC_YYLTYPE *loc, struct idlc_ctx *ctx, void *scanner, const char *msg)
+{
+	(void)scanner;
+	if (strcmp(msg, "memory exhausted") == 0)
+		idlc_error(ctx, ploc(loc), "input nested too deeply (the parser's stack is full)");
+	else
+		idlc_error(ctx, ploc(loc), "%s", msg);
+}

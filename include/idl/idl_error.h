@@ -66,7 +66,9 @@ enum idl_err {
 const char *idl_strerror(int err);
 
 /* The symbolic name, e.g. "MIG_BAD_ID", "ETIMEDOUT", "ESYSERR(EPIPE)". Never NULL.
- * Unknown codes give "UNKNOWN". The returned string is static. */
+ * Unknown codes give "UNKNOWN". The returned string is static, except for formatted names
+ * (positive codes, unknown errno values), which live in a per-thread buffer valid until the
+ * thread's next call. */
 const char *idl_errname(int err);
 
 /* The calling thread's detail for the last error the runtime returned to it, naming what

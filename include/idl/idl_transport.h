@@ -18,6 +18,16 @@
  * IDL_DEADLINE_NONE blocks without limit. A fast path must make one send and one receive
  * system call per message and no others (no poll before a blocking read).
  *
+ * Errors: a peer that went away (end of file, reset, broken pipe) is MIG_SERVER_DIED on
+ * either side; an op woken by close on the object is IDL_ECLOSED; a message over the
+ * transport's own size limit is IDL_EMSGSIZE; other system errors are IDL_ESYSERR(errno).
+ * ep_accept never blocks (the core calls it when ep_fd is readable); when no connection
+ * is pending after all it returns IDL_ESYSERR(EAGAIN).
+ *
+ * Concurrency: on one connection the core makes at most one conn_send and at most one
+ * conn_recv at a time, but a send and a receive may run at once in two threads, and close
+ * may come from any thread at any time. ep_recv runs in one thread per endpoint.
+ *
  * Ownership: the data of a send belongs to the caller and may be reused when the op
  * returns. Received file descriptors ([dialect]) belong to the receiver.
  *

@@ -33,6 +33,26 @@ typedef uintptr_t vm_offset_t;
 typedef uintptr_t vm_address_t;
 typedef uintptr_t vm_size_t;
 
+/* The integer types std_types.defs and machine_types.defs name. */
+typedef natural_t mach_port_right_t;
+typedef natural_t mach_port_type_t;
+typedef natural_t mach_port_urefs_t;
+typedef natural_t mach_port_seqno_t;
+typedef integer_t mach_port_delta_t;
+typedef unsigned mach_port_mscount_t;
+typedef unsigned mach_port_msgcount_t;
+typedef unsigned mach_port_rights_t;
+#if UINTPTR_MAX > 0xffffffffu
+typedef uint64_t rpc_long_natural_t;
+typedef int64_t rpc_long_integer_t;
+#else
+typedef uint32_t rpc_long_natural_t;
+typedef int32_t rpc_long_integer_t;
+#endif
+typedef uint64_t rpc_phys_addr_t;
+typedef rpc_long_natural_t long_natural_t;
+typedef rpc_long_integer_t long_integer_t;
+
 /* Every port type of std_types.defs and mach_types.defs is an idl_port_t in C. */
 typedef idl_port_t mach_port_t;
 typedef idl_port_t mach_port_name_t;

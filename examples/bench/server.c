@@ -1,0 +1,122 @@
+/*
+ * server.c - bench-server: serves bench.defs on one address.
+ *
+ *     bench-server [-c CONCURRENCY] ADDRESS
+ *
+ * Prints "ready ADDRESS" on stdout once clients may connect, serves until SIGTERM or SIGINT,
+ * then removes what it created and exits 0. The routines are in bench_impl.c.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <idl/idl.h>
+
+#include "bench_types.h"
+#include "benchServer.h"
+
+/* The server the signal handler stops; set once before the handlers are installed. */
+static idl_server_t *bench_srv;
+
+static void
+bench_on_signal(int sig)
+{
+	idl_server_stop(bench_srv);
+}
+
+static void
+bench_usage(void)
+{
+	fprintf(stderr, "usage: bench-server [-c CONCURRENCY] ADDRESS\n");
+	exit(2);
+}
+
+static void
+bench_fail(const char *what, const char *address, int err)
+{
+	const char *detail = idl_errdetail();
+
+	fprintf(stderr, "bench-server: %s%s%s: %s (%s)%s%s\n", address ? address : "",
+		address ? ": " : "", what, idl_strerror(err), idl_errname(err),
+		*detail ? ": " : "", detail);
+}
+
+static int
+bench_install_handlers(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = bench_on_signal;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGTERM, &sa, NULL) != 0 || sigaction(SIGINT, &sa, NULL) != 0) {
+		perror("bench-server: sigaction");
+		return -1;
+	}
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	unsigned long concurrency = 1;
+	const char *address;
+	char *end;
+	int opt, err;
+
+	while ((opt = getopt(argc, argv, "c:h")) != -1) {
+		switch (opt) {
+		case 'c':
+			concurrency = strtoul(optarg, &end, 10);
+			if (*optarg == '\0' || *end != '\0' || concurrency > 1024) {
+				fprintf(stderr, "bench-server: -c wants a number from 0 to 1024\n");
+				return 2;
+			}
+			break;
+		default:
+			bench_usage();
+		}
+	}
+	if (optind != argc - 1)
+		bench_usage();
+	address = argv[optind];
+
+	if ((err = idl_server_create(&bench_srv)) != 0) {
+		bench_fail("create", NULL, err);
+		return 1;
+	}
+	if ((err = idl_server_add_subsystem(bench_srv, &bench_subsystem, bench_server)) != 0) {
+		bench_fail("add subsystem bench", NULL, err);
+		goto fail;
+	}
+	if ((err = idl_server_set_concurrency(bench_srv, (unsigned)concurrency)) != 0) {
+		bench_fail("set concurrency", NULL, err);
+		goto fail;
+	}
+	if ((err = idl_server_listen(bench_srv, address)) != 0) {
+		bench_fail("listen", address, err);
+		goto fail;
+	}
+	if (bench_install_handlers() != 0)
+		goto fail;
+
+	/* The address accepts connections from here on (idl_server_listen's promise). */
+	printf("ready %s\n", address);
+	if (fflush(stdout) != 0) {
+		perror("bench-server: stdout");
+		goto fail;
+	}
+
+	if ((err = idl_server_run(bench_srv)) != 0) {
+		bench_fail("run", address, err);
+		goto fail;
+	}
+	idl_server_destroy(bench_srv);
+	return 0;
+
+fail:
+	idl_server_destroy(bench_srv);
+	return 1;
+}

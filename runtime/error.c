@@ -1,0 +1,149 @@
+/*
+ * error.c - names and messages for every idlkit error code, and the per-thread detail.
+ *
+ * The codes come from IDL_ERRNO_MAP in <idl/idl_error.h>; wrapped system errors are named
+ * after their errno ("ESYSERR(EPIPE)"); positive codes belong to server routines and are
+ * only numbered.
+ */
+#include <config.h>
+
+/* strerrorname_np, accept4, struct ucred: GNU and Linux interfaces. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* Highest errno we name statically; Linux stops at 133 (EHWPOISON). */
+#define ERR_SYS_MAX 160
+#define ERR_DETAIL_MAX 256
+
+static _Thread_local char err_detail[ERR_DETAIL_MAX];
+/* Formatted names and messages for codes outside the table (positive codes, unknown
+ * errno values) live in a per-thread buffer: valid until the thread's next such call. */
+static _Thread_local char err_scratch[64];
+
+static pthread_once_t err_once = PTHREAD_ONCE_INIT;
+static char err_sysnames[ERR_SYS_MAX][32];
+
+/* A small fallback for C libraries without strerrorname_np (glibc < 2.32, musl). */
+static const char *
+err_errno_name(int e)
+{
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 32))
+	return strerrorname_np(e);
+#else
+	switch (e) {
+	case EPIPE: return "EPIPE";
+	case ECONNRESET: return "ECONNRESET";
+	case ECONNREFUSED: return "ECONNREFUSED";
+	case ENOENT: return "ENOENT";
+	case EACCES: return "EACCES";
+	case EAGAIN: return "EAGAIN";
+	case EINTR: return "EINTR";
+	case EMFILE: return "EMFILE";
+	case ENFILE: return "ENFILE";
+	case ENOMEM: return "ENOMEM";
+	case EINVAL: return "EINVAL";
+	case EBADF: return "EBADF";
+	case EMSGSIZE: return "EMSGSIZE";
+	case ENOTCONN: return "ENOTCONN";
+	case ETIMEDOUT: return "ETIMEDOUT";
+	default: return NULL;
+	}
+#endif
+}
+
+static void
+err_init_sysnames(void)
+{
+	for (int e = 1; e < ERR_SYS_MAX; e++) {
+		const char *n = err_errno_name(e);
+
+		if (n != NULL)
+			snprintf(err_sysnames[e], sizeof err_sysnames[e], "ESYSERR(%s)", n);
+	}
+}
+
+const char *
+idl_errname(int err)
+{
+	switch (err) {
+#define ERR_NAME_CASE(name, value, msg) \
+	case (value): return #name;
+		IDL_ERRNO_MAP(ERR_NAME_CASE)
+#undef ERR_NAME_CASE
+	default: break;
+	}
+	if (err > 0) {
+		snprintf(err_scratch, sizeof err_scratch, "server-defined code %d", err);
+		return err_scratch;
+	}
+	if (IDL_IS_SYSERR(err)) {
+		int e = IDL_SYSERR_ERRNO(err);
+
+		pthread_once(&err_once, err_init_sysnames);
+		if (e > 0 && e < ERR_SYS_MAX && err_sysnames[e][0] != '\0')
+			return err_sysnames[e];
+		snprintf(err_scratch, sizeof err_scratch, "ESYSERR(%d)", e);
+		return err_scratch;
+	}
+	return "UNKNOWN";
+}
+
+const char *
+idl_strerror(int err)
+{
+	switch (err) {
+#define ERR_MSG_CASE(name, value, msg) \
+	case (value): return msg;
+		IDL_ERRNO_MAP(ERR_MSG_CASE)
+#undef ERR_MSG_CASE
+	default: break;
+	}
+	if (err > 0) {
+		snprintf(err_scratch, sizeof err_scratch, "server-defined code %d", err);
+		return err_scratch;
+	}
+	if (IDL_IS_SYSERR(err)) {
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 32))
+		/* strerrordesc_np gives the untranslated, static text: thread-safe. */
+		const char *d = strerrordesc_np(IDL_SYSERR_ERRNO(err));
+
+		if (d != NULL)
+			return d;
+#endif
+		snprintf(err_scratch, sizeof err_scratch, "system error %d",
+			 IDL_SYSERR_ERRNO(err));
+		return err_scratch;
+	}
+	return "unknown error";
+}
+
+const char *
+idl_errdetail(void)
+{
+	return err_detail;
+}
+
+int
+idl__fail(int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err_detail, sizeof err_detail, fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+void
+idl__clear_detail(void)
+{
+	err_detail[0] = '\0';
+}

@@ -1,0 +1,216 @@
+/*
+ * port.c - opening and closing client ports, and the life of their connections.
+ *
+ * A port holds at most one live connection. When the peer dies the connection is marked
+ * dead and detached from the port at once, so the next call makes a new one (and exchanges
+ * its hellos again); the old one is freed when the last call that used it has left.
+ */
+#include <config.h>
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "client.h"
+
+static pthread_once_t port_once = PTHREAD_ONCE_INIT;
+static pthread_condattr_t port_condattr;
+
+static void
+port_init_condattr(void)
+{
+	/* Deadlines are CLOCK_MONOTONIC; condition waits must measure the same clock. */
+	pthread_condattr_init(&port_condattr);
+	pthread_condattr_setclock(&port_condattr, CLOCK_MONOTONIC);
+}
+
+void
+idl__cl_cond_init(pthread_cond_t *cv)
+{
+	pthread_once(&port_once, port_init_condattr);
+	pthread_cond_init(cv, &port_condattr);
+}
+
+int
+idl__cl_wait(pthread_cond_t *cv, pthread_mutex_t *m, int64_t deadline)
+{
+	struct timespec ts;
+
+	if (deadline == IDL_DEADLINE_NONE)
+		return pthread_cond_wait(cv, m);
+	ts.tv_sec = (time_t)(deadline / 1000000000);
+	ts.tv_nsec = (long)(deadline % 1000000000);
+	return pthread_cond_timedwait(cv, m, &ts);
+}
+
+int
+idl_port_open(const char *address, idl_port_t *portp)
+{
+	struct idl_port *p;
+	struct cl_conn *c;
+	const char *rest;
+	const struct idl_transport *tr;
+	int err;
+
+	idl__clear_detail();
+	if (portp == NULL || address == NULL)
+		return idl__fail(IDL_EINVAL, "idl_port_open: NULL argument");
+	*portp = NULL;
+	if (strchr(address, ':') == NULL)
+		return idl__fail(IDL_EADDRINVAL, "%s: no scheme (expected e.g. unix:/path)",
+				 address);
+	tr = idl_transport_find(address, &rest);
+	if (tr == NULL)
+		return idl__fail(IDL_ENOSCHEME, "%s: no transport for this scheme", address);
+	if ((p = calloc(1, sizeof *p)) == NULL || (p->head.address = strdup(address)) == NULL) {
+		free(p);
+		return idl__fail(IDL_ENOMEM, "%s: out of memory", address);
+	}
+	p->head.kind = IDL__PORT_CLIENT;
+	p->tr = tr;
+	p->rest = p->head.address + (rest - address);
+	atomic_init(&p->timeout_ms, IDL_PORT_DEFAULT_TIMEOUT_MS);
+	atomic_init(&p->seqno, 1);
+	pthread_mutex_init(&p->lock, NULL);
+
+	pthread_mutex_lock(&p->lock);
+	err = idl__cl_conn_get(p, idl_deadline_ms(IDL_PORT_DEFAULT_TIMEOUT_MS), &c);
+	if (err == 0)
+		idl__cl_conn_unref(p, c);
+	pthread_mutex_unlock(&p->lock);
+	if (err != 0) {
+		idl_port_close(p);
+		return err;
+	}
+	*portp = p;
+	return 0;
+}
+
+void
+idl_port_close(idl_port_t p)
+{
+	if (p == NULL || p->head.kind != IDL__PORT_CLIENT)
+		return;
+	pthread_mutex_lock(&p->lock);
+	if (p->conn != NULL)
+		idl__cl_conn_dead(p, p->conn, IDL_ECLOSED);
+	pthread_mutex_unlock(&p->lock);
+	pthread_mutex_destroy(&p->lock);
+	free(p->head.address);
+	free(p);
+}
+
+int
+idl_port_set_timeout(idl_port_t p, int timeout_ms)
+{
+	idl__clear_detail();
+	if (p == NULL || p->head.kind != IDL__PORT_CLIENT || timeout_ms <= 0)
+		return idl__fail(IDL_EINVAL, "idl_port_set_timeout: bad port or timeout %d",
+				 timeout_ms);
+	atomic_store_explicit(&p->timeout_ms, timeout_ms, memory_order_relaxed);
+	return 0;
+}
+
+int
+idl_port_timeout(idl_port_t p)
+{
+	if (p == NULL || p->head.kind != IDL__PORT_CLIENT)
+		return IDL_EINVAL;
+	return atomic_load_explicit(&p->timeout_ms, memory_order_relaxed);
+}
+
+const char *
+idl_port_address(idl_port_t p)
+{
+	/* Client ports and server endpoint handles both start with the head. */
+	if (p == NULL)
+		return NULL;
+	return ((const struct idl__port_head *)p)->address;
+}
+
+static void
+port_conn_free(struct idl_port *p, struct cl_conn *c)
+{
+	p->tr->conn_fini(c->tr_state);
+	free(c->tr_state);
+	for (size_t i = 0; i < c->nhellos; i++)
+		free(c->hellos[i].verdicts);
+	free(c->hellos);
+	free(c->scratch);
+	pthread_cond_destroy(&c->hello_cv);
+	pthread_mutex_destroy(&c->send_lock);
+	free(c);
+}
+
+/* Returns the port's connection, making one if there is none, with a reference taken. */
+int
+idl__cl_conn_get(struct idl_port *p, int64_t deadline, struct cl_conn **cp)
+{
+	struct cl_conn *c = p->conn;
+	int err;
+
+	if (c != NULL) {
+		c->refs++;
+		*cp = c;
+		return 0;
+	}
+	/* Connecting holds the port's lock: every other caller needs this connection too.
+	 * The connect is bounded by the deadline of the call that makes it. */
+	if ((c = calloc(1, sizeof *c)) == NULL ||
+	    (c->tr_state = idl__zalloc(p->tr->conn_size)) == NULL) {
+		free(c);
+		return idl__fail(IDL_ENOMEM, "%s: out of memory", p->head.address);
+	}
+	idl__cl_cond_init(&c->hello_cv);
+	pthread_mutex_init(&c->send_lock, NULL);
+	idl__clear_detail();
+	err = p->tr->conn_connect(c->tr_state, p->rest, deadline);
+	if (err != 0) {
+		/* Keep the transport's detail when it gave one. */
+		if (idl_errdetail()[0] == '\0')
+			idl__fail(err, "%s: connect: %s", p->head.address, idl_strerror(err));
+		port_conn_free(p, c);
+		return err;
+	}
+	c->refs = 2; /* the port's, and the caller's */
+	p->conn = c;
+	*cp = c;
+	return 0;
+}
+
+void
+idl__cl_conn_unref(struct idl_port *p, struct cl_conn *c)
+{
+	if (--c->refs == 0)
+		port_conn_free(p, c);
+}
+
+/*
+ * The connection is unusable (the peer died, or the port is closing): fail every call
+ * waiting on it, wake the thread blocked in the transport, and detach it from the port so
+ * that the next call reconnects.
+ */
+void
+idl__cl_conn_dead(struct idl_port *p, struct cl_conn *c, int err)
+{
+	if (!c->dead) {
+		c->dead = 1;
+		c->dead_err = err;
+		for (struct cl_waiter *w = c->waiters; w != NULL; w = w->next) {
+			if (!w->done) {
+				w->done = 1;
+				w->result = err;
+				w->why = err == MIG_SERVER_DIED ? "the server went away"
+							       : "the connection failed";
+				pthread_cond_signal(&w->cv);
+			}
+		}
+		pthread_cond_broadcast(&c->hello_cv);
+		p->tr->conn_close(c->tr_state);
+	}
+	if (p->conn == c) {
+		p->conn = NULL;
+		idl__cl_conn_unref(p, c);
+	}
+}

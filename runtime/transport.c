@@ -1,0 +1,170 @@
+/*
+ * transport.c - the registry of transports, looked up by the scheme of an address, and the
+ * clock every deadline is measured on.
+ */
+#include <config.h>
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "internal.h"
+
+#define TR_MAX 16
+
+static pthread_mutex_t tr_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t tr_once = PTHREAD_ONCE_INIT;
+static const struct idl_transport *tr_table[TR_MAX];
+static unsigned tr_count;
+
+static void
+tr_builtins(void)
+{
+#if HAVE_TRANSPORT_UNIX
+	idl__unix_register();
+#endif
+#if HAVE_TRANSPORT_TCP
+	idl__tcp_register();
+#endif
+#if HAVE_TRANSPORT_UDP
+	idl__udp_register();
+#endif
+#if HAVE_TRANSPORT_SHM
+	idl__shm_register();
+#endif
+#if HAVE_TRANSPORT_PORT
+	idl__port_register();
+#endif
+}
+
+/* A table is complete when it has every op the core calls unconditionally, and one of the
+ * two ways for a server to receive. */
+static int
+tr_complete(const struct idl_transport *t)
+{
+	if (t->scheme == NULL || t->scheme[0] == '\0' || strchr(t->scheme, ':') != NULL)
+		return 0;
+	if (t->ep_listen == NULL || t->ep_close == NULL || t->ep_fini == NULL)
+		return 0;
+	if (t->conn_connect == NULL || t->conn_send == NULL || t->conn_recv == NULL ||
+	    t->conn_close == NULL || t->conn_fini == NULL)
+		return 0;
+	if (t->ep_accept != NULL)
+		return t->ep_fd != NULL;
+	return t->ep_recv != NULL && t->ep_reply != NULL;
+}
+
+int
+idl_transport_register(const struct idl_transport *t)
+{
+	int err = 0;
+
+	idl__clear_detail();
+	if (t == NULL || !tr_complete(t)) {
+		return idl__fail(IDL_EINVAL, "transport %s: table lacks a required op",
+				 t != NULL && t->scheme != NULL ? t->scheme : "(null)");
+	}
+	pthread_mutex_lock(&tr_lock);
+	for (unsigned i = 0; i < tr_count; i++) {
+		if (strcmp(tr_table[i]->scheme, t->scheme) == 0) {
+			err = idl__fail(IDL_EBUSY, "transport %s: scheme already registered",
+					t->scheme);
+			goto out;
+		}
+	}
+	if (tr_count == TR_MAX) {
+		err = idl__fail(IDL_ELIMIT, "transport %s: registry full", t->scheme);
+		goto out;
+	}
+	if (t->tr_init != NULL && (err = t->tr_init()) != 0)
+		goto out;
+	tr_table[tr_count++] = t;
+out:
+	pthread_mutex_unlock(&tr_lock);
+	return err;
+}
+
+const struct idl_transport *
+idl_transport_find(const char *address, const char **rest)
+{
+	const struct idl_transport *found = NULL;
+	const char *colon;
+	size_t n;
+
+	pthread_once(&tr_once, tr_builtins);
+	if (address == NULL || (colon = strchr(address, ':')) == NULL)
+		return NULL;
+	n = (size_t)(colon - address);
+	pthread_mutex_lock(&tr_lock);
+	for (unsigned i = 0; i < tr_count; i++) {
+		if (strncmp(tr_table[i]->scheme, address, n) == 0 &&
+		    tr_table[i]->scheme[n] == '\0') {
+			found = tr_table[i];
+			break;
+		}
+	}
+	pthread_mutex_unlock(&tr_lock);
+	if (found != NULL && rest != NULL)
+		*rest = colon + 1;
+	return found;
+}
+
+void
+idl_transport_foreach(void (*fn)(const struct idl_transport *t, void *arg), void *arg)
+{
+	const struct idl_transport *copy[TR_MAX];
+	unsigned n;
+
+	/* Call outside the lock, so that fn may itself use the registry. */
+	pthread_once(&tr_once, tr_builtins);
+	pthread_mutex_lock(&tr_lock);
+	n = tr_count;
+	memcpy(copy, tr_table, n * sizeof copy[0]);
+	pthread_mutex_unlock(&tr_lock);
+	for (unsigned i = 0; i < n; i++)
+		fn(copy[i], arg);
+}
+
+int64_t
+idl_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+int64_t
+idl_deadline_ms(int ms)
+{
+	int64_t now;
+
+	if (ms < 0)
+		return IDL_DEADLINE_NONE;
+	now = idl_now_ns();
+	/* An int of milliseconds is at most ~2.1e15 ns: only a clock near INT64_MAX could
+	 * overflow, but saturate anyway rather than wrap. */
+	if (now > IDL_DEADLINE_NONE - (int64_t)ms * 1000000)
+		return IDL_DEADLINE_NONE;
+	return now + (int64_t)ms * 1000000;
+}
+
+void *
+idl__zalloc(size_t size)
+{
+	void *p;
+
+	if (size == 0)
+		size = 16;
+	if (posix_memalign(&p, 16, size) != 0)
+		return NULL;
+	memset(p, 0, size);
+	return p;
+}
+
+const char *
+idl_version(void)
+{
+	return PACKAGE_VERSION;
+}

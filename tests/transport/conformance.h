@@ -1,0 +1,78 @@
+/*
+ * conformance.h - the transport conformance suite: one CUnit suite per registered transport,
+ * each running the same cases against a real bench-server process on a fresh address of
+ * that transport (docs/testing.md).
+ */
+#ifndef IDL_TESTS_CONFORMANCE_H
+#define IDL_TESTS_CONFORMANCE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <idl/idl.h>
+#include <idl/idl_transport.h>
+
+/* What the suite of one scheme works on; set up by the suite's init, one suite at a time. */
+struct tt_ctx {
+	const struct idl_transport *tr;
+	const struct tt_scheme *scheme;
+	char dir[256]; /* a fresh 0700 directory, removed afterwards */
+	char address[512];
+	pid_t server; /* the bench-server process, or 0 */
+	int server_out; /* the read end of its stdout, or -1 */
+};
+extern struct tt_ctx tt;
+
+/* One row of the address table (addr.c): how to test a scheme. */
+struct tt_scheme {
+	const char *scheme;
+	/* Writes a fresh address of the scheme to buf; `dir` is a fresh private directory. */
+	int (*make_address)(const char *dir, char *buf, size_t len);
+	/* After the server was killed: removes what a dead server leaves at its address, so
+	 * that a new one can listen there. NULL when nothing is left behind. */
+	void (*reclaim)(const char *address);
+	/* After a clean stop: returns 0 if the server left nothing behind at the address. */
+	int (*left_nothing)(const char *address);
+};
+const struct tt_scheme *tt_scheme_find(const char *scheme);
+
+/* The bench-server process (spawn.c). */
+int tt_server_start(void); /* starts it on tt.address and waits for "ready" */
+int tt_server_signal_wait(int sig); /* SIGSTOP/SIGCONT/SIGKILL, waiting for the effect */
+int tt_server_stop(int *status); /* SIGTERM, then waits (10 s at most) for the exit */
+void tt_server_reap(void); /* kills and reaps whatever is left, quietly */
+int tt_rmtree(const char *dir);
+
+/* Helpers for the cases. */
+int64_t tt_ms_since(int64_t t0_ns);
+idl_port_t tt_open(void); /* a new port to tt.address, or NULL after a CUnit failure */
+int tt_is_conn_error(int kr); /* what a call may return when the server died */
+/* Runs the calls of one client: `calls` mixed, checked calls on port; 0 if all were right. */
+int tt_client_calls(idl_port_t port, unsigned seed, unsigned calls, int notifies);
+
+/* Checks a return code; on a mismatch says what came back, with the runtime's detail. */
+#define TT_CHECK_KR(kr, want)                                                              \
+	do {                                                                               \
+		int tt_k_ = (kr), tt_w_ = (want);                                          \
+		if (tt_k_ != tt_w_)                                                        \
+			fprintf(stderr, "conformance: %s:%d: got %s (%d) [%s], want %s\n",  \
+				__FILE__, __LINE__, idl_errname(tt_k_), tt_k_, idl_errdetail(), \
+				idl_errname(tt_w_));                                       \
+		CU_ASSERT_EQUAL(tt_k_, tt_w_);                                             \
+	} while (0)
+
+/* The cases: every suite runs each of them, in this order. */
+struct tt_case {
+	const char *name;
+	void (*fn)(void);
+};
+extern const struct tt_case tt_call_cases[];
+extern const struct tt_case tt_fault_cases[];
+extern const struct tt_case tt_malformed_cases[];
+
+/* The mode in which the suite re-executes itself as a client process (main.c). */
+#define TT_CHILD_FLAG "--client"
+int tt_child_main(int argc, char **argv);
+
+#endif /* IDL_TESTS_CONFORMANCE_H */

@@ -1,0 +1,14 @@
+/*
+ * suites.h - the unit suites, one IDL_SUITE(name) per tests/unit/test_*.c.
+ *
+ * Each test file defines one `CU_SuiteInfo idl_suite_<name>`; main.c expands this list into
+ * the declarations and the table it registers. Adding a suite is one line here and one
+ * source in tests/local.mk. The suites run in this order.
+ */
+IDL_SUITE(idlc_front)
+IDL_SUITE(idlc_back)
+IDL_SUITE(rt_error)
+IDL_SUITE(rt_transport)
+IDL_SUITE(rt_subsystem)
+IDL_SUITE(rt_wire)
+IDL_SUITE(rt_unix)

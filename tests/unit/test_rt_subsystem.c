@@ -1,0 +1,148 @@
+/*
+ * test_rt_subsystem.c - routine lookup by id and the signature hash's canonical form.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include <CUnit/CUnit.h>
+
+#include "internal.h"
+#include "rt_fixture.h"
+
+/* FNV-1a 64 of a string, written out again here so the test does not trust the runtime's. */
+static uint64_t
+sub_fnv(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (; *s != '\0'; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return h;
+}
+
+static const struct idl_arg_desc sub_add_args[] = {
+	{ "server", "mach_port_t", IDL_DIR_REQUESTPORT, IDL_ARG_PORT, IDL_WT_PORT, 0, 0, 1,
+	  IDL_NO_OFFSET, IDL_NO_OFFSET },
+	{ "a", "int", IDL_DIR_IN, IDL_ARG_SCALAR, IDL_WT_INT32, IDL_ARGF_SIGNED, 4, 1, 24,
+	  IDL_NO_OFFSET },
+	{ "wait", "natural_t", IDL_DIR_WAITTIME, IDL_ARG_IMPLICIT, IDL_WT_INT32, 0, 4, 1,
+	  IDL_NO_OFFSET, IDL_NO_OFFSET },
+	{ "b", "int", IDL_DIR_IN, IDL_ARG_SCALAR, IDL_WT_INT32, IDL_ARGF_SIGNED, 4, 1, 28,
+	  IDL_NO_OFFSET },
+	{ "sum", "int", IDL_DIR_OUT, IDL_ARG_SCALAR, IDL_WT_INT32, IDL_ARGF_SIGNED, 4, 1,
+	  IDL_NO_OFFSET, 24 },
+};
+
+static void
+test_sig_hash(void)
+{
+	static const char canon[] = "1 add routine(requestport port port 0 1;in scalar int32 4 1;"
+				    "in scalar int32 4 1;out scalar int32 4 1;)";
+	struct idl_routine_desc rt = {
+		"add", 1, IDL_RT_ROUTINE, 5, 0, 0, -1, 32, 32, 32, 32, sub_add_args,
+	};
+	struct idl_arg_desc renamed[5];
+	uint64_t h;
+
+	/* The example of idl_subsystem.h; the implicit waittime argument is left out. */
+	h = idl_routine_sig_hash(&rt);
+	CU_ASSERT_EQUAL(h, sub_fnv(canon));
+	CU_ASSERT_EQUAL(h, 0x88664010dee7139aull);
+	/* Argument names are not part of it; bounds, types and the routine name are. */
+	memcpy(renamed, sub_add_args, sizeof renamed);
+	renamed[1].name = "x";
+	rt.args = renamed;
+	CU_ASSERT_EQUAL(idl_routine_sig_hash(&rt), h);
+	renamed[1].wire_type = IDL_WT_INT64;
+	CU_ASSERT_NOT_EQUAL(idl_routine_sig_hash(&rt), h);
+	renamed[1] = sub_add_args[1];
+	renamed[4].count = 2;
+	CU_ASSERT_NOT_EQUAL(idl_routine_sig_hash(&rt), h);
+	rt.args = sub_add_args;
+	rt.name = "plus";
+	CU_ASSERT_NOT_EQUAL(idl_routine_sig_hash(&rt), h);
+	rt.name = "add";
+	rt.kind = IDL_RT_SIMPLEROUTINE;
+	CU_ASSERT_NOT_EQUAL(idl_routine_sig_hash(&rt), h);
+	/* A skip's hash is 0. */
+	rt.kind = IDL_RT_SKIP;
+	CU_ASSERT_EQUAL(idl_routine_sig_hash(&rt), 0);
+	/* The fixture's constants (computed outside C) agree with the runtime. */
+	for (uint32_t i = 0; i < rtt_subsystem.nroutines; i++)
+		CU_ASSERT_EQUAL(idl_routine_sig_hash(&rtt_subsystem.routines[i]),
+				rtt_subsystem.routines[i].sig_hash);
+}
+
+static void
+test_routine_lookup(void)
+{
+	const struct idl_subsystem *ss = &rtt_subsystem;
+
+	CU_ASSERT_PTR_EQUAL(idl_subsystem_routine(ss, RTT_BASE), &ss->routines[0]);
+	CU_ASSERT_PTR_EQUAL(idl_subsystem_routine(ss, RTT_BASE + 6), &ss->routines[6]);
+	CU_ASSERT_PTR_NULL(idl_subsystem_routine(ss, RTT_BASE + RTT_SKIP));
+	CU_ASSERT_PTR_NULL(idl_subsystem_routine(ss, RTT_BASE - 1));
+	CU_ASSERT_PTR_NULL(idl_subsystem_routine(ss, RTT_BASE + 7));
+	CU_ASSERT_PTR_NULL(idl_subsystem_routine(ss, INT32_MAX));
+	CU_ASSERT_PTR_NULL(idl_subsystem_routine(ss, INT32_MIN));
+	CU_ASSERT_PTR_NULL(idl_subsystem_routine(ss, RTT_BASE + 100));
+}
+
+static void
+test_hello_layout(void)
+{
+	static union {
+		idl_msg_header_t h;
+		unsigned char b[IDL_HELLO_MAX];
+	} u;
+	const struct idl__hello_body *b;
+	const char *name;
+	int n = idl__hello_build(&rtt_subsystem, &u.h);
+
+	/* 40 bytes, 7 hashes, "rtt\0" padded to 8. */
+	CU_ASSERT_EQUAL_FATAL(n, 40 + 7 * 8 + 8);
+	CU_ASSERT_EQUAL(u.h.kind, IDL_KIND_HELLO);
+	CU_ASSERT_EQUAL(u.h.size, (uint32_t)n);
+	CU_ASSERT_EQUAL(u.h.id, RTT_BASE);
+	CU_ASSERT_EQUAL(idl__hello_parse(&u.h, (size_t)n, &name, &b), 0);
+	CU_ASSERT_STRING_EQUAL(name, "rtt");
+	CU_ASSERT_EQUAL(b->base, RTT_BASE);
+	CU_ASSERT_EQUAL(b->nroutines, 7);
+	CU_ASSERT_EQUAL(b->namelen, 4);
+	CU_ASSERT_EQUAL(b->hashes[1], rtt_subsystem.routines[1].sig_hash);
+	CU_ASSERT_EQUAL(memcmp(u.b + 40 + 56, "rtt\0\0\0\0\0", 8), 0);
+	/* A name without its NUL, and a size that disagrees with the counts. */
+	u.b[40 + 56 + 3] = 'x';
+	CU_ASSERT_EQUAL(idl__hello_parse(&u.h, (size_t)n, &name, &b), IDL_EPROTO);
+	u.b[40 + 56 + 3] = '\0';
+	CU_ASSERT_EQUAL(idl__hello_parse(&u.h, (size_t)n - 8, &name, &b), IDL_EPROTO);
+	CU_ASSERT_EQUAL(idl__hello_parse(&u.h, 32, &name, &b), IDL_EPROTO);
+}
+
+static void
+test_verdicts(void)
+{
+	uint64_t peer[7];
+	uint8_t v[7];
+
+	for (unsigned i = 0; i < 7; i++)
+		peer[i] = rtt_subsystem.routines[i].sig_hash;
+	peer[1] ^= 1;
+	/* The peer knows 6 routines: the 7th is absent on its side. */
+	idl__hello_compare(&rtt_subsystem, peer, 6, v);
+	CU_ASSERT_EQUAL(v[0], IDL__SIG_OK);
+	CU_ASSERT_EQUAL(v[1], IDL__SIG_MISMATCH);
+	CU_ASSERT_EQUAL(v[4], IDL__SIG_OK); /* skips agree: both hash 0 */
+	CU_ASSERT_EQUAL(v[5], IDL__SIG_OK);
+	CU_ASSERT_EQUAL(v[6], IDL__SIG_ABSENT);
+}
+
+static CU_TestInfo sub_tests[] = {
+	{ "sig_hash", test_sig_hash },
+	{ "routine_lookup", test_routine_lookup },
+	{ "hello_layout", test_hello_layout },
+	{ "verdicts", test_verdicts },
+	CU_TEST_INFO_NULL,
+};
+
+CU_SuiteInfo idl_suite_rt_subsystem = { "rt_subsystem", NULL, NULL, NULL, NULL, sub_tests };

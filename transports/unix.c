@@ -1,0 +1,397 @@
+/*
+ * unix.c - the unix: transport, "unix:/run/foo.sock" or "unix:relative/path".
+ *
+ * AF_UNIX SOCK_SEQPACKET: the kernel keeps message boundaries, so a message is one sendmsg
+ * and one recvmsg, with no framing of our own (docs/runtime.md has the measurements that
+ * chose it over SOCK_STREAM). Deadlines use SO_RCVTIMEO/SO_SNDTIMEO, whose value is cached
+ * per socket and changed only when a call needs a shorter or much longer wait, so a call
+ * makes no setsockopt (and no poll) on its fast path. Send and receive go through
+ * sendmsg/recvmsg so that descriptor passing ([dialect]) fits in later.
+ */
+#include <config.h>
+
+/* strerrorname_np, accept4, struct ucred: GNU and Linux interfaces. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
+
+#include <assert.h>
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+struct unix_ep {
+	int fd;
+	int open; /* fd is ours to close (the state starts zeroed, and 0 is a valid fd) */
+	int created; /* we bound the file below and may unlink it */
+	dev_t dev; /* the file we created, so that we never remove another's */
+	ino_t ino;
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+};
+
+struct unix_conn {
+	int fd;
+	int open;
+	atomic_int closed; /* conn_close was called: errors after it are IDL_ECLOSED */
+	int64_t rcvtimeo_us; /* the socket's SO_RCVTIMEO as last set; 0: none (blocks) */
+	int64_t sndtimeo_us;
+	struct idl_cred cred; /* the peer's, from SO_PEERCRED at connect or accept */
+};
+
+static int
+unix_sysfail(int e, const char *what, const char *path)
+{
+	return idl__fail(IDL_ESYSERR(e), "unix:%s: %s: %s", path, what, strerror(e));
+}
+
+static int
+unix_addr(const char *rest, struct sockaddr_un *sa)
+{
+	size_t n = strlen(rest);
+
+	memset(sa, 0, sizeof *sa);
+	sa->sun_family = AF_UNIX;
+	/* Abstract sockets ("@name") have no permission checks at all: refused. */
+	if (n == 0 || rest[0] == '@')
+		return idl__fail(IDL_EADDRINVAL, "unix:%s: expected a socket file path", rest);
+	if (n >= sizeof sa->sun_path)
+		return idl__fail(IDL_EADDRINVAL, "unix:%s: path longer than %zu bytes", rest,
+				 sizeof sa->sun_path - 1);
+	memcpy(sa->sun_path, rest, n + 1);
+	return 0;
+}
+
+/*
+ * Makes the socket's timeout for `opt` fit the deadline. The cached value may stay when it
+ * is no longer than what is left (the wait never overshoots the deadline) and at least half
+ * of it (a long wait is not cut into many short ones); otherwise it is set to 15/16 of what
+ * is left, so that the next calls with a similar deadline keep it. A wait cut short by the
+ * timeout returns EAGAIN, and the caller checks the deadline and waits again.
+ * Returns 0, 1 when the deadline has passed (try once without blocking), or an error.
+ */
+static int
+unix_timeo(int fd, int opt, int64_t *cached, int64_t deadline)
+{
+	int64_t left, want;
+	struct timeval tv;
+
+	if (deadline == IDL_DEADLINE_NONE) {
+		want = 0;
+	} else {
+		left = (deadline - idl_now_ns()) / 1000;
+		if (left <= 0)
+			return 1;
+		if (*cached != 0 && *cached <= left && *cached >= left / 2)
+			return 0;
+		want = left - left / 16;
+		if (want <= 0)
+			want = 1;
+	}
+	if (want == *cached)
+		return 0;
+	tv.tv_sec = (time_t)(want / 1000000);
+	tv.tv_usec = (suseconds_t)(want % 1000000);
+	if (setsockopt(fd, SOL_SOCKET, opt, &tv, sizeof tv) != 0)
+		return IDL_ESYSERR(errno);
+	*cached = want;
+	return 0;
+}
+
+static void
+unix_peercred(int fd, struct idl_cred *cred)
+{
+	struct ucred uc;
+	socklen_t len = sizeof uc;
+
+	memset(cred, 0, sizeof *cred);
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &len) == 0 && len == sizeof uc) {
+		cred->valid = 1;
+		cred->pid = uc.pid;
+		cred->uid = uc.uid;
+		cred->gid = uc.gid;
+	}
+}
+
+/* Whether a live server answers at the path (a stale file refuses connections). */
+static int
+unix_live(const struct sockaddr_un *sa)
+{
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	int live;
+
+	if (fd < 0)
+		return 1; /* cannot tell: assume live, never remove what may be in use */
+	live = connect(fd, (const struct sockaddr *)sa, sizeof *sa) == 0 ||
+	       (errno != ECONNREFUSED && errno != ENOENT);
+	close(fd);
+	return live;
+}
+
+static int
+unix_ep_listen(void *vep, const char *rest, const struct idl_listen_opts *opts)
+{
+	struct unix_ep *ep = vep;
+	struct sockaddr_un sa;
+	struct stat st;
+	int err;
+
+	if ((err = unix_addr(rest, &sa)) != 0)
+		return err;
+	ep->fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (ep->fd < 0)
+		return unix_sysfail(errno, "socket", rest);
+	ep->open = 1;
+	/* Linux gives the socket file the mode of the socket's inode (less the umask), so
+	 * setting it before bind creates the file with it: no window with a wider mode. */
+	if (fchmod(ep->fd, opts != NULL && opts->mode != 0 ? opts->mode : 0600) != 0)
+		return unix_sysfail(errno, "fchmod", rest);
+	if (bind(ep->fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
+		if (errno != EADDRINUSE)
+			return errno == EACCES ? idl__fail(IDL_EACCES, "unix:%s: bind: %s", rest,
+							   strerror(errno))
+					       : unix_sysfail(errno, "bind", rest);
+		/* A socket file left by a dead server is replaced; a live one, or anything
+		 * that is not a socket, is not ours to remove. */
+		if (lstat(sa.sun_path, &st) != 0 || !S_ISSOCK(st.st_mode) || unix_live(&sa))
+			return idl__fail(IDL_EADDRINUSE, "unix:%s: address in use", rest);
+		if (unlink(sa.sun_path) != 0 && errno != ENOENT)
+			return unix_sysfail(errno, "unlink stale socket", rest);
+		if (bind(ep->fd, (struct sockaddr *)&sa, sizeof sa) != 0)
+			return errno == EADDRINUSE
+				       ? idl__fail(IDL_EADDRINUSE, "unix:%s: address in use", rest)
+				       : unix_sysfail(errno, "bind", rest);
+	}
+	ep->created = 1;
+	memcpy(ep->path, sa.sun_path, sizeof ep->path);
+	if (stat(ep->path, &st) == 0) {
+		ep->dev = st.st_dev;
+		ep->ino = st.st_ino;
+	}
+	if (listen(ep->fd, SOMAXCONN) != 0)
+		return unix_sysfail(errno, "listen", rest);
+	return 0;
+}
+
+static int
+unix_ep_fd(void *vep)
+{
+	return ((struct unix_ep *)vep)->fd;
+}
+
+static int
+unix_ep_accept(void *vep, void *vconn)
+{
+	struct unix_ep *ep = vep;
+	struct unix_conn *c = vconn;
+
+	/* The listening socket is non-blocking, so a connection that went away between
+	 * epoll and here costs an EAGAIN, not a stuck accept loop. */
+	c->fd = accept4(ep->fd, NULL, NULL, SOCK_CLOEXEC);
+	if (c->fd < 0)
+		return IDL_ESYSERR(errno);
+	c->open = 1;
+	unix_peercred(c->fd, &c->cred);
+	return 0;
+}
+
+static void
+unix_ep_close(void *vep)
+{
+	struct unix_ep *ep = vep;
+
+	if (ep->open)
+		shutdown(ep->fd, SHUT_RDWR);
+}
+
+static void
+unix_ep_fini(void *vep)
+{
+	struct unix_ep *ep = vep;
+	struct stat st;
+
+	if (ep->created && stat(ep->path, &st) == 0 && st.st_dev == ep->dev &&
+	    st.st_ino == ep->ino)
+		unlink(ep->path);
+	ep->created = 0;
+	if (ep->open)
+		close(ep->fd);
+	ep->open = 0;
+}
+
+static int
+unix_conn_connect(void *vconn, const char *rest, int64_t deadline)
+{
+	struct unix_conn *c = vconn;
+	struct sockaddr_un sa;
+	int err;
+
+	if ((err = unix_addr(rest, &sa)) != 0)
+		return err;
+	c->fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (c->fd < 0)
+		return unix_sysfail(errno, "socket", rest);
+	c->open = 1;
+	/* connect on a unix socket waits for room in the listener's backlog, bounded by the
+	 * send timeout. */
+	if ((err = unix_timeo(c->fd, SO_SNDTIMEO, &c->sndtimeo_us, deadline)) != 0)
+		return err == 1 ? idl__fail(IDL_ETIMEDOUT, "unix:%s: connect: deadline passed",
+					    rest)
+				: err;
+	while (connect(c->fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
+		int e = errno;
+
+		if (e == EINTR)
+			continue;
+		if (e == ECONNREFUSED || e == ENOENT)
+			return idl__fail(IDL_ECONNREFUSED, "unix:%s: connect: %s", rest,
+					 strerror(e));
+		if (e == EACCES || e == EPERM)
+			return idl__fail(IDL_EACCES, "unix:%s: connect: %s", rest, strerror(e));
+		if (e == EAGAIN || e == EINPROGRESS)
+			return idl__fail(IDL_ETIMEDOUT, "unix:%s: connect: the server's backlog "
+					 "stayed full", rest);
+		return unix_sysfail(e, "connect", rest);
+	}
+	unix_peercred(c->fd, &c->cred);
+	return 0;
+}
+
+/* Maps an errno from a send or receive on a connection. */
+static int
+unix_conn_err(struct unix_conn *c, int e)
+{
+	if (atomic_load_explicit(&c->closed, memory_order_relaxed))
+		return IDL_ECLOSED;
+	if (e == EPIPE || e == ECONNRESET || e == ENOTCONN)
+		return MIG_SERVER_DIED;
+	return IDL_ESYSERR(e);
+}
+
+static int
+unix_conn_send(void *vconn, const struct idl_xmsg *m, int64_t deadline)
+{
+	struct unix_conn *c = vconn;
+	struct iovec iov = { .iov_base = m->data, .iov_len = m->len };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+
+	for (;;) {
+		int t = unix_timeo(c->fd, SO_SNDTIMEO, &c->sndtimeo_us, deadline);
+		ssize_t n;
+
+		if (t < 0)
+			return t;
+		n = sendmsg(c->fd, &mh, MSG_NOSIGNAL | (t == 1 ? MSG_DONTWAIT : 0));
+		if (n >= 0)
+			return 0; /* a seqpacket send is all or nothing */
+		if (errno == EINTR)
+			continue;
+		if (errno == EAGAIN) {
+			if (t == 1 || idl_now_ns() >= deadline)
+				return IDL_ETIMEDOUT;
+			continue;
+		}
+		if (errno == EMSGSIZE)
+			return IDL_EMSGSIZE;
+		return unix_conn_err(c, errno);
+	}
+}
+
+static int
+unix_conn_recv(void *vconn, struct idl_xmsg *m, int64_t deadline)
+{
+	struct unix_conn *c = vconn;
+	struct iovec iov = { .iov_base = m->data, .iov_len = m->cap };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+
+	m->nfds = 0;
+	for (;;) {
+		int t = unix_timeo(c->fd, SO_RCVTIMEO, &c->rcvtimeo_us, deadline);
+		ssize_t n;
+
+		if (t < 0)
+			return t;
+		/* MSG_TRUNC makes recvmsg return the message's true length. */
+		n = recvmsg(c->fd, &mh, MSG_TRUNC | MSG_CMSG_CLOEXEC | (t == 1 ? MSG_DONTWAIT : 0));
+		if (n > 0) {
+			m->len = (size_t)n;
+			return (size_t)n > m->cap ? IDL_EMSGSIZE : 0;
+		}
+		if (n == 0) /* end of file: the peer closed (or we shut the socket down) */
+			return unix_conn_err(c, EPIPE);
+		if (errno == EINTR)
+			continue;
+		if (errno == EAGAIN) {
+			if (t == 1 || idl_now_ns() >= deadline)
+				return IDL_ETIMEDOUT;
+			continue;
+		}
+		return unix_conn_err(c, errno);
+	}
+}
+
+static int
+unix_conn_cred(void *vconn, struct idl_cred *cred)
+{
+	struct unix_conn *c = vconn;
+
+	*cred = c->cred;
+	return c->cred.valid ? 0 : IDL_ENOTSUP;
+}
+
+static void
+unix_conn_close(void *vconn)
+{
+	struct unix_conn *c = vconn;
+
+	/* shutdown, not close: it wakes a thread blocked in recvmsg on this socket, and the
+	 * descriptor stays valid (not reused) until conn_fini. */
+	atomic_store(&c->closed, 1);
+	if (c->open)
+		shutdown(c->fd, SHUT_RDWR);
+}
+
+static void
+unix_conn_fini(void *vconn)
+{
+	struct unix_conn *c = vconn;
+
+	if (c->open)
+		close(c->fd);
+	c->open = 0;
+}
+
+static const struct idl_transport unix_transport = {
+	.scheme = "unix",
+	.flags = IDL_TRF_FDPASS | IDL_TRF_CRED,
+	.ep_size = sizeof(struct unix_ep),
+	.conn_size = sizeof(struct unix_conn),
+	.ep_listen = unix_ep_listen,
+	.ep_fd = unix_ep_fd,
+	.ep_accept = unix_ep_accept,
+	.ep_close = unix_ep_close,
+	.ep_fini = unix_ep_fini,
+	.conn_connect = unix_conn_connect,
+	.conn_send = unix_conn_send,
+	.conn_recv = unix_conn_recv,
+	.conn_cred = unix_conn_cred,
+	.conn_close = unix_conn_close,
+	.conn_fini = unix_conn_fini,
+};
+
+void
+idl__unix_register(void)
+{
+	int err = idl_transport_register(&unix_transport);
+
+	/* The built-in table is complete and registered first: failing is a bug here. */
+	assert(err == 0);
+	(void)err;
+}
