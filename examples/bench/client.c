@@ -120,7 +120,8 @@ bench_bigout_1(struct bench_ctx *ctx, unsigned i)
 	if ((kr = bench_bigout(ctx->port, data)) != 0)
 		return bench_fail("bigout", i, kr);
 	if ((bad = bench_mismatch(data, sizeof data, BENCH_SALT_OUT)) != sizeof data)
-		return bench_wrong("bigout", i, "byte %zu is 0x%02x", bad, (unsigned char)data[bad]);
+		return bench_wrong("bigout", i, "byte %zu is 0x%02x", bad,
+				   (unsigned char)data[bad]);
 	return 0;
 }
 

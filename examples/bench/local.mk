@@ -7,7 +7,8 @@ dist_pkgdata_DATA += examples/bench/bench.defs examples/bench/bench_types.h
 # idlc writes the four files in one run. The stamp is the one target that runs it, so that
 # make -j never starts two idlc runs; it is touched before idlc starts, so it is never newer
 # than the files it stands for. Depending on idlc itself rebuilds the stubs whenever the
-# compiler changes.
+# compiler changes. idlc runs in the directory of bench.defs so that the generated banner
+# names "bench.defs", not a path that depends on where the tree was built.
 bench_gen = \
 	examples/bench/bench.h \
 	examples/bench/benchUser.c \
@@ -18,10 +19,12 @@ examples/bench/bench.stamp: $(srcdir)/examples/bench/bench.defs idlc/idlc$(EXEEX
 	@$(MKDIR_P) examples/bench
 	@rm -f examples/bench/bench.stamp.tmp
 	@touch examples/bench/bench.stamp.tmp
-	$(AM_V_GEN)idlc/idlc$(EXEEXT) \
-		-sheader examples/bench/benchServer.h -header examples/bench/bench.h \
-		-user examples/bench/benchUser.c -server examples/bench/benchServer.c \
-		$(srcdir)/examples/bench/bench.defs
+	$(AM_V_GEN)cd $(srcdir)/examples/bench && $(abs_top_builddir)/idlc/idlc$(EXEEXT) \
+		-sheader $(abs_builddir)/examples/bench/benchServer.h \
+		-header $(abs_builddir)/examples/bench/bench.h \
+		-user $(abs_builddir)/examples/bench/benchUser.c \
+		-server $(abs_builddir)/examples/bench/benchServer.c \
+		bench.defs
 	@mv -f examples/bench/bench.stamp.tmp $@
 
 # If a generated file was removed by hand, run idlc again.

@@ -33,6 +33,13 @@ tt_no_address_case(void)
 }
 
 static int
+tt_suite_cleanup(void)
+{
+	tt_server_reap();
+	return tt_rmtree(tt.dir);
+}
+
+static int
 tt_suite_init(void)
 {
 	const char *scheme = CU_get_current_suite()->pName + strlen(TT_SUITE_PREFIX);
@@ -51,22 +58,20 @@ tt_suite_init(void)
 	}
 	if (tt.scheme->make_address(tt.dir, tt.address, sizeof tt.address) != 0) {
 		fprintf(stderr, "conformance: %s: cannot make a test address\n", scheme);
-		return -1;
+		goto fail;
 	}
 	tt.tr = idl_transport_find(tt.address, &rest);
 	if (tt.tr == NULL || strcmp(tt.tr->scheme, scheme) != 0) {
 		fprintf(stderr, "conformance: %s: the address belongs to no transport\n",
 			tt.address);
-		return -1;
+		goto fail;
 	}
-	return tt_server_start();
-}
-
-static int
-tt_suite_cleanup(void)
-{
-	tt_server_reap();
-	return tt_rmtree(tt.dir);
+	if (tt_server_start() == 0)
+		return 0;
+fail:
+	/* CUnit runs no cleanup after a failed init. */
+	tt_suite_cleanup();
+	return -1;
 }
 
 static void
@@ -186,7 +191,8 @@ tt_child_main(int argc, char **argv)
 	int err, rc = 0;
 
 	if (argc != 7 || (nthreads = (unsigned)atoi(argv[4])) < 1 || nthreads > 16) {
-		fprintf(stderr, "usage: conformance --client ADDRESS SEED THREADS CALLS NOTIFIES\n");
+		fprintf(stderr, "usage: conformance %s ADDRESS SEED THREADS CALLS NOTIFIES\n",
+			TT_CHILD_FLAG);
 		return 2;
 	}
 	if ((err = idl_port_open(argv[2], &port)) != 0) {

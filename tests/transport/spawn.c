@@ -54,6 +54,7 @@ tt_wait_ready(void)
 	size_t len = 0;
 	int64_t t0 = idl_now_ns();
 	struct pollfd pfd = { .fd = tt.server_out, .events = POLLIN };
+	size_t alen;
 	ssize_t n;
 	int left;
 
@@ -78,8 +79,9 @@ tt_wait_ready(void)
 		len += (size_t)n;
 	}
 	line[len] = '\0';
-	if (strncmp(line, "ready ", 6) != 0 || strncmp(line + 6, tt.address, strlen(tt.address)) != 0
-	    || line[6 + strlen(tt.address)] != '\n') {
+	alen = strlen(tt.address);
+	if (len < 7 + alen || strncmp(line, "ready ", 6) != 0 ||
+	    strncmp(line + 6, tt.address, alen) != 0 || line[6 + alen] != '\n') {
 		fprintf(stderr, "conformance: bench-server said '%s', not 'ready %s'\n", line,
 			tt.address);
 		return -1;
@@ -196,7 +198,8 @@ tt_server_reap(void)
 		kill(tt.server, SIGKILL);
 		kill(tt.server, SIGCONT);
 		if (tt_reap_within(TT_STOP_MS, &status) != 1)
-			fprintf(stderr, "conformance: cannot reap bench-server %d\n", (int)tt.server);
+			fprintf(stderr, "conformance: cannot reap bench-server %d\n",
+				(int)tt.server);
 		tt.server = 0;
 	}
 	if (tt.server_out >= 0) {

@@ -1,0 +1,1 @@
+# data/integrate.mk - automake fragment (included from Makefile.am); filled by the part of the tree it names.
