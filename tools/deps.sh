@@ -5,6 +5,11 @@ set -eu
 packages="
 	build-essential autoconf automake libtool pkg-config
 	flex bison libffi-dev libcunit1-dev
+	clang-14 libclang-rt-14-dev
+	gnumach-dev mig-x86-64-gnu
+	iproute2 nftables
+	libtirpc-dev rpcsvc-proto gnuplot-nox
+	cmake man-db groff-base
 "
 missing=""
 for p in $packages; do

@@ -69,6 +69,41 @@ typedef struct IDL_ALIGN8 idl_msg_header {
 } idl_msg_header_t;
 
 #define IDL_MSG_HEADER_SIZE 24u
+
+/*
+ * Descriptors: out-of-line data and ports ([dialect]).
+ *
+ * A message with IDL_MSGF_DESC set carries `ndesc` descriptors at the start of its body,
+ * right after the header, one per out-of-line or port argument of that direction in
+ * declaration order, before the fixed part of the other arguments (Apple MIG's "complex
+ * message" order). The transports alone know what a descriptor's `addr` holds on the wire
+ * (a file-descriptor index on unix:, an offset into the message on tcp:/udp:, an offset into
+ * the shared region on shm:); in memory - what a stub writes before idl_call() and reads
+ * after it, and what a demux gets - `addr` is always a pointer (OOL data) or an idl_port_t
+ * (ports), and the transport converts at send and receive.
+ *
+ * Ownership (MIG's rule): a sender's OOL data stays the sender's unless IDL_DESCF_DEALLOC is
+ * set, in which case the runtime frees it with idl_ool_free() once it is sent. Received OOL
+ * data belongs to the receiver: the client stub hands it to its caller; a server routine
+ * that returns KERN_SUCCESS (or MIG_NO_REPLY) owns it; on any other return the runtime frees
+ * it. Free received data with idl_ool_free().
+ */
+enum idl_desc_type {
+	IDL_DESC_OOL = 1, /* out-of-line data: addr, size */
+	IDL_DESC_PORT = 2, /* a port: addr is an idl_port_t in memory */
+};
+
+#define IDL_DESCF_DEALLOC 0x01 /* free the sender's data (or port) once sent */
+
+typedef struct IDL_ALIGN8 idl_desc {
+	uint64_t addr; /* see above */
+	uint32_t size; /* OOL: bytes of data; PORT: 0 */
+	uint8_t type; /* enum idl_desc_type */
+	uint8_t flags; /* IDL_DESCF_* */
+	uint16_t aux; /* PORT: MIG's disposition (MACH_MSG_TYPE_*), informational */
+} idl_desc_t;
+
+#define IDL_DESC_SIZE 16u
 #define IDL_REPLY_ID_OFFSET 100u
 
 /*

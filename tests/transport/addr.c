@@ -5,6 +5,8 @@
  * new transport cannot go untested by accident. A new transport adds one row to
  * tt_schemes[] below (and nothing else in this suite).
  */
+#include <config.h>
+
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -45,19 +47,35 @@ tt_unix_left_nothing(const char *address)
  * ---- The table: one row per scheme. ----
  *
  * make_address gets a fresh 0700 directory for the suite; a network transport ignores it and
- * picks a free loopback port instead (bind port 0, read it back, close). Rows to come:
- * "udp", "tcp" (loopback ports), "shm" (a rendezvous socket in dir), "port" (a queue name
- * made unique with the pid).
+ * picks a free loopback port instead (bind port 0, read it back, close). Each other
+ * transport keeps its row in its own file, tests/transport/addr_<scheme>.c, built when the
+ * transport is (its automake fragment, transports/<scheme>.mk, lists it).
  */
-static const struct tt_scheme tt_schemes[] = {
-	{ "unix", tt_unix_address, tt_unix_reclaim, tt_unix_left_nothing },
+static const struct tt_scheme tt_unix = {
+	"unix", tt_unix_address, tt_unix_reclaim, tt_unix_left_nothing,
+};
+
+static const struct tt_scheme *const tt_schemes[] = {
+	&tt_unix,
+#if HAVE_TRANSPORT_TCP
+	&tt_scheme_tcp,
+#endif
+#if HAVE_TRANSPORT_UDP
+	&tt_scheme_udp,
+#endif
+#if HAVE_TRANSPORT_SHM
+	&tt_scheme_shm,
+#endif
+#if HAVE_TRANSPORT_PORT
+	&tt_scheme_port,
+#endif
 };
 
 const struct tt_scheme *
 tt_scheme_find(const char *scheme)
 {
 	for (size_t i = 0; i < sizeof tt_schemes / sizeof tt_schemes[0]; i++)
-		if (strcmp(tt_schemes[i].scheme, scheme) == 0)
-			return &tt_schemes[i];
+		if (strcmp(tt_schemes[i]->scheme, scheme) == 0)
+			return tt_schemes[i];
 	return NULL;
 }

@@ -37,6 +37,12 @@ struct tt_scheme {
 };
 const struct tt_scheme *tt_scheme_find(const char *scheme);
 
+/* The rows kept beside each transport (tests/transport/addr_<scheme>.c). */
+extern const struct tt_scheme tt_scheme_tcp;
+extern const struct tt_scheme tt_scheme_udp;
+extern const struct tt_scheme tt_scheme_shm;
+extern const struct tt_scheme tt_scheme_port;
+
 /* The bench-server process (spawn.c). */
 int tt_server_start(void); /* starts it on tt.address and waits for "ready" */
 int tt_server_signal_wait(int sig); /* SIGSTOP/SIGCONT/SIGKILL, waiting for the effect */
