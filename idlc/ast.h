@@ -122,9 +122,18 @@ struct idlc_type {
 			     * of an inline-declared array) */
 	const char *c_server; /* C type on the server side */
 	const char *c_elem; /* C type of one element, for _Static_assert on sizes */
-	const char *unsupported; /* sema: what an argument of this type would need that the
-				  * foundation lacks ("out-of-line data (^)"), or NULL; using
-				  * such a type in a routine is an error, declaring it is not */
+	enum idlc_ipc port_ipc; /* ports (and arrays of them): the disposition a sender names,
+				 * written into a descriptor's aux */
+	bool poly_in; /* ports: the sender names the disposition at run time (`polymorphic`,
+		       * MACH_MSG_TYPE_PORT_SEND ... as the in-name): an <arg>Poly argument */
+	bool poly_out; /* ports: the receiver is told the disposition (`polymorphic` as the
+			* out-name of an `in|out` pair): an <arg>Poly argument */
+	bool ool_fixed; /* IDL_ARG_OOL: the size is fixed (^array[N] of T, ^T): no count */
+	bool ool_inline; /* IDL_ARG_OOL: an inline array of ports (array[*:N] of a port),
+			  * which travels as an array of ports: in arguments only */
+	const char *unsupported; /* sema: why an argument of this type cannot travel ("an
+				  * inline array of ports"), or NULL; using such a type in a
+				  * routine is an error, declaring it is not */
 	bool broken; /* an error was reported for this type; its uses stay quiet */
 
 	struct idlc_type *next; /* the module's list of declared types */
@@ -187,11 +196,15 @@ struct idlc_arg {
 
 	/* Sema. */
 	enum idl_arg_dir dir; /* the meaning: requestport, in, out, inout, ... */
+	unsigned desc_flags; /* IDLC_AF_DEALLOC or IDLC_AF_DEALLOC_RT when it applies, after the
+			      * type's long-form flags are merged in */
 	struct idlc_type *rtype; /* the resolved type: `type` itself, or for an anonymous reference
 				  * (`x : int`) the declared type it names; its wire facts and C
 				  * types are complete (NULL after an error) */
 
-	/* Layout. For a variable array the offset is that of its uint32_t count. */
+	/* Layout. For a variable array the offset is that of its uint32_t count; for out-of-line
+	 * data and ports, that of its descriptor; for a `countinout` out array, the request
+	 * offset is that of the caller's capacity. */
 	uint32_t req_offset; /* IDL_NO_OFFSET when not in the request */
 	uint32_t rep_offset; /* IDL_NO_OFFSET when not in the reply */
 
@@ -212,8 +225,12 @@ struct idlc_routine {
 	unsigned nargs;
 	uint32_t number; /* sema: 0-based, skips included */
 	int32_t waittime; /* sema: ms from a global `waittime N`, or -1 */
+	const char *waittime_expr; /* sema: a global `waittime` that is not a number: the C
+				    * expression (ms) the client stub passes; waittime is -1 */
 
 	/* Layout. */
+	uint32_t req_ndesc; /* descriptors in the request (out-of-line data and ports) */
+	uint32_t rep_ndesc; /* descriptors in the reply */
 	uint32_t req_fixed; /* header + fixed part, padded to 8 */
 	uint32_t req_max; /* req_fixed + every variable array at its bound, padded */
 	uint32_t rep_fixed;
@@ -254,6 +271,7 @@ struct idlc_module {
 	const char *waittime; /* global `waittime` text, or NULL */
 	const char *msgoption; /* global `msgoption` text, or NULL */
 	const char *rcsid;
+	const char *sendtime; /* Apple's global `sendtime` text, or NULL (ignored) */
 
 	struct idlc_import *imports;
 	struct idlc_type *types; /* declared types, built-ins first */

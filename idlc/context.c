@@ -158,6 +158,37 @@ idlc_intern_file(struct idlc_ctx *ctx, const char *name, size_t len)
 	return f->name;
 }
 
+void
+idlc_note_file(struct idlc_ctx *ctx, const char *name)
+{
+	const char **grown;
+	size_t i;
+
+	/* cpp's own pseudo-files are not files. */
+	if (name[0] == '<' || name[0] == '\0')
+		return;
+	for (i = 0; i < ctx->nfiles; i++)
+		if (ctx->files[i] == name)
+			return;
+	if (ctx->nfiles == ctx->files_cap) {
+		ctx->files_cap = ctx->files_cap != 0 ? ctx->files_cap * 2 : 16;
+		grown = idlc_alloc(ctx, ctx->files_cap * sizeof *grown);
+		if (grown == NULL)
+			return;
+		if (ctx->nfiles != 0)
+			memcpy(grown, ctx->files, ctx->nfiles * sizeof *grown);
+		ctx->files = grown;
+	}
+	ctx->files[ctx->nfiles++] = name;
+}
+
+size_t
+idlc_input_files(const struct idlc_ctx *ctx, const char *const **files)
+{
+	*files = ctx->files;
+	return ctx->nfiles;
+}
+
 struct idlc_stmt *
 idlc_stmt_new(struct idlc_ctx *ctx, enum idlc_stmt_kind kind, struct idlc_loc loc)
 {

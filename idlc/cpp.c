@@ -2,10 +2,13 @@
  * cpp.c - runs the C preprocessor over the input, as MIG does, and captures its output.
  *
  * The command is an argument vector, never a shell line: the preprocessor command's words
- * (split on blanks, like $CPP in make), the user's -I/-D/-U/... in order, idlkit's own
- * include directory after them, and the input. Its standard error goes straight to ours, so
- * its messages keep their own file:line. A preprocessor that fails is an error: GNU MIG's
- * pipeline lost cpp's status and produced stubs from truncated input.
+ * (split on blanks, like $CPP in make), the user's -I/-D/-U/... in order, and the input.
+ * idlkit's own include directory reaches the preprocessor through CPATH, which gcc and clang
+ * search after every -I and before the system's directories: an option would break MIG
+ * command lines whose "preprocessor" is `cat` (GNU Mach's build runs `mig -cc cat - ...`).
+ * Its standard error goes straight to ours, so its messages keep their own file:line. A
+ * preprocessor that fails is an error: GNU MIG's pipeline lost cpp's status and produced
+ * stubs from truncated input.
  */
 #include <config.h>
 
@@ -18,6 +21,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -64,13 +68,6 @@ cpp_argv(struct idlc_ctx *ctx, const char *cmd, const char *path, const char **a
 			argv[n] = o->cpp_args[i];
 		n++;
 	}
-	if (!o->no_stdinc && o->include_dir != NULL && o->include_dir[0] != '\0') {
-		if (argv != NULL) {
-			argv[n] = "-I";
-			argv[n + 1] = o->include_dir;
-		}
-		n += 2;
-	}
 	if (argv != NULL) {
 		argv[n] = path;
 		argv[n + 1] = NULL;
@@ -95,6 +92,34 @@ cpp_read_all(int fd, struct strbuf *out)
 		/* On allocation failure keep reading, so the child is not left blocked. */
 		strbuf_append(out, buf, (size_t)r);
 	}
+}
+
+/* The environment for the preprocessor: ours, with idlkit's include directory appended to
+ * CPATH unless -nostdinc. */
+static char **
+cpp_env(struct idlc_ctx *ctx)
+{
+	const struct idlc_options *o = &ctx->opts;
+	const char *old = getenv("CPATH");
+	size_t n = 0, k = 0;
+	char **env;
+
+	if (o->no_stdinc || o->include_dir == NULL || o->include_dir[0] == '\0')
+		return environ;
+	while (environ[n] != NULL)
+		n++;
+	env = idlc_alloc(ctx, (n + 2) * sizeof *env);
+	if (env == NULL)
+		return environ;
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(environ[i], "CPATH=", 6) != 0)
+			env[k++] = environ[i];
+	if (old != NULL && old[0] != '\0')
+		env[k++] = idlc_printf(ctx, "CPATH=%s:%s", old, o->include_dir);
+	else
+		env[k++] = idlc_printf(ctx, "CPATH=%s", o->include_dir);
+	env[k] = NULL;
+	return env;
 }
 
 int
@@ -127,7 +152,7 @@ idlc_cpp_run(struct idlc_ctx *ctx, const char *path, struct strbuf *out)
 	if (rc == 0)
 		rc = posix_spawn_file_actions_adddup2(&fa, fds[1], STDOUT_FILENO);
 	if (rc == 0)
-		rc = posix_spawnp(&pid, argv[0], &fa, NULL, (char *const *)argv, environ);
+		rc = posix_spawnp(&pid, argv[0], &fa, NULL, (char *const *)argv, cpp_env(ctx));
 	posix_spawn_file_actions_destroy(&fa);
 	close(fds[1]);
 	if (rc != 0) {

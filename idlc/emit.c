@@ -312,7 +312,7 @@ emit_header_include(struct emit_out *o)
  * Arguments.
  */
 
-static bool
+bool
 emit_travels(const struct idlc_arg *a)
 {
 	return a->dir == IDL_DIR_IN || a->dir == IDL_DIR_OUT || a->dir == IDL_DIR_INOUT;
@@ -369,8 +369,95 @@ emit_is_param(const struct idlc_arg *a, enum emit_side side)
 		/* Client-side only, as in MIG: they steer the call, they do not travel. */
 		return side == EMIT_USER;
 	default:
+		break;
+	}
+	switch (a->dir_written) {
+	case IDLC_DIR_REPLYPORT:
+	case IDLC_DIR_SECTOKEN:
+	case IDLC_DIR_AUDITTOKEN:
+		return true;
+	case IDLC_DIR_SREPLYPORT:
+	case IDLC_DIR_MSGSEQNO:
+	case IDLC_DIR_SERVERSECTOKEN:
+	case IDLC_DIR_SERVERAUDITTOKEN:
+		return side == EMIT_SERVER;
+	case IDLC_DIR_UREPLYPORT:
+	case IDLC_DIR_SENDTIME:
+	case IDLC_DIR_USERSECTOKEN:
+	case IDLC_DIR_USERAUDITTOKEN:
+		return side == EMIT_USER;
+	default:
 		return false;
 	}
+}
+
+bool
+emit_needs_ool(const struct idlc_module *m)
+{
+	for (const struct idlc_routine *rt = m->routines; rt != NULL; rt = rt->next)
+		for (const struct idlc_arg *a = rt->args; a != NULL; a = a->next)
+			if (a->rtype != NULL &&
+			    (emit_is_desc(a) || emit_is_reply_handle(a) || emit_is_token(a)))
+				return true;
+	return false;
+}
+
+bool
+emit_is_desc(const struct idlc_arg *a)
+{
+	return emit_travels(a) &&
+	       (a->rtype->arg_kind == IDL_ARG_OOL || a->rtype->arg_kind == IDL_ARG_PORT);
+}
+
+bool
+emit_is_reply_handle(const struct idlc_arg *a)
+{
+	return a->dir_written == IDLC_DIR_REPLYPORT || a->dir_written == IDLC_DIR_SREPLYPORT;
+}
+
+bool
+emit_is_token(const struct idlc_arg *a)
+{
+	return a->dir_written >= IDLC_DIR_SECTOKEN && a->dir_written <= IDLC_DIR_USERAUDITTOKEN;
+}
+
+bool
+emit_has_poly(const struct idlc_arg *a, enum emit_side side)
+{
+	const struct idlc_type *t = a->rtype;
+
+	if ((t->arg_kind != IDL_ARG_PORT && t->wire_type != IDL_WT_PORT) ||
+	    !emit_is_param(a, side))
+		return false;
+	switch (a->dir) {
+	case IDL_DIR_IN:
+		return side == EMIT_USER ? t->poly_in : t->poly_out;
+	case IDL_DIR_OUT:
+		return side == EMIT_USER ? t->poly_out : t->poly_in;
+	case IDL_DIR_INOUT:
+		return t->poly_in || t->poly_out;
+	case IDL_DIR_REQUESTPORT:
+		return side == EMIT_USER && t->poly_in;
+	default:
+		/* Reply ports: the client names what it sends, the server is told. */
+		return side == EMIT_USER ? t->poly_in : t->poly_out;
+	}
+}
+
+bool
+emit_has_dealloc_param(const struct idlc_arg *a, enum emit_side side)
+{
+	if (!(a->desc_flags & IDLC_AF_DEALLOC_RT) || !emit_travels(a))
+		return false;
+	/* The sender decides: the client for what it sends, the server for its reply. */
+	return side == EMIT_USER ? emit_in_request(a) : emit_in_reply(a);
+}
+
+bool
+emit_has_count(const struct idlc_arg *a)
+{
+	return emit_travels(a) && (a->rtype->arg_kind == IDL_ARG_VAR_ARRAY ||
+				   (a->rtype->arg_kind == IDL_ARG_OOL && !a->rtype->ool_fixed));
 }
 
 const char *
@@ -381,7 +468,8 @@ emit_arg_ctype(const struct idlc_arg *a, enum emit_side side, bool *elem)
 	const struct idlc_type *t = a->rtype;
 	const char *c = side == EMIT_USER ? t->c_user : t->c_server;
 	bool array = t->arg_kind == IDL_ARG_FIXED_ARRAY || t->arg_kind == IDL_ARG_VAR_ARRAY ||
-		     t->arg_kind == IDL_ARG_CSTRING_FIXED || t->arg_kind == IDL_ARG_CSTRING_VAR;
+		     t->arg_kind == IDL_ARG_CSTRING_FIXED || t->arg_kind == IDL_ARG_CSTRING_VAR ||
+		     t->arg_kind == IDL_ARG_OOL;
 
 	if (c == NULL)
 		c = side == EMIT_USER ? t->c_server : t->c_user;
@@ -389,6 +477,16 @@ emit_arg_ctype(const struct idlc_arg *a, enum emit_side side, bool *elem)
 		c = t->name != NULL ? t->name : "int";
 	*elem = array && !emit_is_record(a) && t->name == NULL && t->ctype == NULL &&
 		(side == EMIT_USER ? t->cusertype : t->cservertype) == NULL;
+	/* The server routine sees the translated type: intran's for what it receives,
+	 * outtran's argument for what it returns. */
+	if (side == EMIT_SERVER) {
+		if (a->dir == IDL_DIR_OUT && t->outtran != NULL)
+			c = t->outtran_arg;
+		else if (t->intran != NULL)
+			c = t->intran_type;
+		else if (emit_in_reply(a) && t->outtran != NULL)
+			c = t->outtran_arg;
+	}
 	return c;
 }
 
@@ -417,8 +515,20 @@ emit_param_item(struct emit_list *l, const struct idlc_arg *a, const void *sidep
 	bool by_ref = emit_in_reply(a);
 	const char *ptr;
 
+	if (emit_is_reply_handle(a) && side == EMIT_SERVER) {
+		emit_item(l, "idl_reply_t %s", a->name);
+		if (emit_has_poly(a, side))
+			emit_item(l, "mach_msg_type_name_t %sPoly", a->name);
+		return;
+	}
+	if (emit_is_token(a)) {
+		emit_item(l, "struct idl_cred %s%s", side == EMIT_USER ? "*" : "", a->name);
+		return;
+	}
 	if (!emit_travels(a)) {
 		emit_item(l, "%s %s", c, a->name);
+		if (emit_has_poly(a, side))
+			emit_item(l, "mach_msg_type_name_t %sPoly", a->name);
 		return;
 	}
 	switch (a->rtype->arg_kind) {
@@ -431,13 +541,25 @@ emit_param_item(struct emit_list *l, const struct idlc_arg *a, const void *sidep
 		else
 			ptr = elem ? "*" : "";
 		break;
+	case IDL_ARG_OOL:
+		/* Out-of-line data is a pointer (or a pointer typedef): out ones are returned
+		 * through a pointer to it. */
+		ptr = by_ref ? (elem ? "**" : "*") : (elem ? "*" : "");
+		break;
 	default:
 		ptr = by_ref ? "*" : "";
 		break;
 	}
 	emit_item(l, "%s %s%s", c, ptr, a->name);
-	if (a->rtype->arg_kind == IDL_ARG_VAR_ARRAY)
+	/* GNU MIG's order: the disposition, then the count. */
+	if (emit_has_poly(a, side))
+		emit_item(l, "mach_msg_type_name_t %s%sPoly", by_ref ? "*" : "", a->name);
+	if (emit_has_count(a))
 		emit_item(l, "mach_msg_type_number_t %s%sCnt", by_ref ? "*" : "", a->name);
+	if (emit_has_dealloc_param(a, side))
+		emit_item(l, "boolean_t %s%sDealloc", side == EMIT_SERVER ? "*" : "", a->name);
+	if (side == EMIT_SERVER && (a->flags & IDLC_AF_SERVERCOPY))
+		emit_item(l, "boolean_t %sSCopy", a->name);
 }
 
 const char *
@@ -491,6 +613,12 @@ emit_wire_field(const struct idlc_arg *a, struct emit_field *f)
 {
 	const struct idlc_type *t = a->rtype;
 
+	if (emit_is_desc(a)) {
+		f->type = "idl_desc_t";
+		f->units = 0;
+		f->align8 = false;
+		return;
+	}
 	if (emit_is_var(a)) {
 		f->type = "uint32_t";
 		f->units = 0;
@@ -532,7 +660,9 @@ emit_clashes(const struct idlc_routine *rt, const char *name)
 
 		if (strcmp(a->name, name) == 0)
 			return true;
-		if (n == an + 3 && strncmp(name, a->name, an) == 0 && strcmp(name + an, "Cnt") == 0)
+		if (n > an && strncmp(name, a->name, an) == 0 &&
+		    (strcmp(name + an, "Cnt") == 0 || strcmp(name + an, "Poly") == 0 ||
+		     strcmp(name + an, "Dealloc") == 0 || strcmp(name + an, "SCopy") == 0))
 			return true;
 	}
 	return false;
@@ -546,111 +676,4 @@ emit_local(struct emit_out *o, const struct idlc_routine *rt, const char *want)
 	while (name != NULL && emit_clashes(rt, name))
 		name = idlc_printf(o->ctx, "%s_", name);
 	return name != NULL ? name : want;
-}
-
-/*
- * Message structs and their assertions.
- */
-
-static void
-emit_struct(struct emit_out *o, const struct idlc_routine *rt, bool reply)
-{
-	const char *lit = emit_input_literal(o);
-	const char *what = reply ? "reply" : "request";
-	uint32_t size = reply ? rt->rep_fixed : rt->req_fixed;
-	const struct idlc_arg *a;
-	const char *items[2];
-
-	emit(o, "struct %s_%s_%s {\n", o->m->subsystem, rt->name, what);
-	emit_indent(o, 1);
-	emit(o, "idl_msg_header_t head;\n");
-	for (a = rt->args; a != NULL; a = a->next) {
-		struct emit_field f;
-
-		if (!(reply ? emit_in_reply(a) : emit_in_request(a)))
-			continue;
-		emit_wire_field(a, &f);
-		emit(o, "%s %s%s", f.type, emit_field_name(o, a), emit_is_var(a) ? "Cnt" : "");
-		if (f.units != 0)
-			emit(o, "[%" PRIu32 "]", f.units);
-		emit(o, "%s;\n", f.align8 ? " IDL_ALIGN8" : "");
-	}
-	emit_indent(o, -1);
-	emit(o, "};\n");
-	for (a = rt->args; a != NULL; a = a->next) {
-		uint32_t off;
-
-		if (!(reply ? emit_in_reply(a) : emit_in_request(a)))
-			continue;
-		off = reply ? a->rep_offset : a->req_offset;
-		items[0] = idlc_printf(o->ctx, "offsetof(struct %s_%s_%s, %s%s) == %" PRIu32,
-				       o->m->subsystem, rt->name, what, emit_field_name(o, a),
-				       emit_is_var(a) ? "Cnt" : "", off);
-		items[1] = idlc_printf(o->ctx, "\"%s: %s: layout of %s\"", lit, rt->name, a->name);
-		emit(o, "_Static_assert(");
-		emit_strings(o, items, 2, ", ", "", ");\n");
-	}
-	items[0] = idlc_printf(o->ctx, "sizeof(struct %s_%s_%s) == %" PRIu32, o->m->subsystem,
-			       rt->name, what, size);
-	items[1] = idlc_printf(o->ctx, "\"%s: %s: %s size\"", lit, rt->name, what);
-	emit(o, "_Static_assert(");
-	emit_strings(o, items, 2, ", ", "", ");\n");
-}
-
-void
-emit_message_structs(struct emit_out *o, const struct idlc_routine *rt)
-{
-	emit_struct(o, rt, false);
-	if (rt->kind == IDLC_RT_ROUTINE) {
-		emit(o, "\n");
-		emit_struct(o, rt, true);
-	}
-}
-
-void
-emit_ctype_asserts(struct emit_out *o)
-{
-	const char *lit = emit_input_literal(o);
-	struct strbuf seen = STRBUF_INIT;
-	bool any = false;
-
-	for (const struct idlc_routine *rt = o->m->routines; rt != NULL; rt = rt->next) {
-		if (rt->kind == IDLC_RT_SKIP)
-			continue;
-		for (const struct idlc_arg *a = rt->args; a != NULL; a = a->next) {
-			const char *c;
-			uint64_t size;
-			char key[512];
-			bool elem;
-
-			if (!emit_in_request(a) && !emit_in_reply(a))
-				continue;
-			if (emit_is_record(a)) {
-				c = emit_arg_ctype(a, o->which == IDLC_OUT_SERVER ? EMIT_SERVER
-										 : EMIT_USER,
-						   &elem);
-				size = emit_data_size(a);
-			} else if (a->rtype->arg_kind != IDL_ARG_SCALAR) {
-				c = emit_elem_ctype(a);
-				size = a->rtype->elem_size;
-			} else {
-				continue;
-			}
-			if (c == NULL)
-				continue;
-			snprintf(key, sizeof key, "\n%s=%" PRIu64 "\n", c, size);
-			if (strstr(strbuf_str(&seen), key) != NULL)
-				continue;
-			strbuf_puts(&seen, key);
-			if (!any)
-				emit(o, "/* The C types of array elements and records must have "
-					"their wire sizes. */\n");
-			any = true;
-			emit(o, "_Static_assert(sizeof(%s) == %" PRIu64 ", \"%s: C type %s\");\n",
-			     c, size, lit, c);
-		}
-	}
-	if (any)
-		emit(o, "\n");
-	strbuf_fini(&seen);
 }

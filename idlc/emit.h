@@ -74,8 +74,6 @@ const char *emit_guard(struct emit_out *o, const char *path);
 const char *emit_user_name(struct emit_out *o, const struct idlc_routine *rt);
 const char *emit_server_name(struct emit_out *o, const struct idlc_routine *rt);
 const char *emit_demux_name(struct emit_out *o);
-/* The file name an output is written to, or NULL when it is not written. */
-const char *idlc_output_path(struct idlc_ctx *ctx, enum idlc_output which);
 /* How <sub>User.c names the header: the header output's base name, or "<sub>.h". */
 const char *emit_header_include(struct emit_out *o);
 
@@ -84,6 +82,7 @@ const char *emit_header_include(struct emit_out *o);
  */
 enum emit_side { EMIT_USER, EMIT_SERVER };
 
+bool emit_travels(const struct idlc_arg *a); /* in, out or inout: in a message */
 bool emit_in_request(const struct idlc_arg *a); /* in or inout, carried in the message */
 bool emit_in_reply(const struct idlc_arg *a); /* out or inout, carried in the message */
 bool emit_is_var(const struct idlc_arg *a); /* variable array or variable string */
@@ -93,6 +92,18 @@ bool emit_is_string(const struct idlc_arg *a); /* c_string[N] or c_string[*:N] *
 bool emit_is_record(const struct idlc_arg *a);
 /* Whether the argument is a parameter of the user's stub / the server routine. */
 bool emit_is_param(const struct idlc_arg *a, enum emit_side side);
+/* Whether the interface needs <idl/idl_ool.h>: descriptors, reply handles, tokens. */
+bool emit_needs_ool(const struct idlc_module *m);
+/* Out-of-line data or a port (or an array of ports): a descriptor in the message. */
+bool emit_is_desc(const struct idlc_arg *a);
+/* sreplyport and replyport: the server routine gets an idl_reply_t. */
+bool emit_is_reply_handle(const struct idlc_arg *a);
+/* The security and audit token directions: a struct idl_cred. */
+bool emit_is_token(const struct idlc_arg *a);
+/* The implicit arguments a side has: <arg>Poly, <arg>Dealloc, <arg>Cnt. */
+bool emit_has_poly(const struct idlc_arg *a, enum emit_side side);
+bool emit_has_dealloc_param(const struct idlc_arg *a, enum emit_side side);
+bool emit_has_count(const struct idlc_arg *a);
 
 /* The C type of the argument on a side. *elem is set when the type names one element
  * (an anonymous inline array: the parameter is then a pointer to it). */
@@ -135,6 +146,34 @@ void emit_ctype_asserts(struct emit_out *o);
 void emit_imports(struct emit_out *o, enum emit_side side);
 /* One commented prototype per routine: client stubs or server routines. */
 void emit_prototypes(struct emit_out *o, enum emit_side side);
+
+/*
+ * Descriptors (emit_ool.c): out-of-line data, ports and arrays of ports.
+ */
+/* Writes the five fields of descriptor `d` ("rq.data") for argument a: its value, count
+ * expression (NULL for a fixed size), disposition expression (NULL: the type's), dealloc
+ * expression (NULL: the flag's). */
+void emit_desc_fill(struct emit_out *o, const char *d, const struct idlc_arg *a,
+		    const char *value, const char *count, const char *poly, const char *dealloc);
+/* The condition under which received descriptor `d` is malformed for argument a. */
+const char *emit_desc_bad(struct emit_out *o, const char *d, const struct idlc_arg *a);
+/* The C value of received descriptor `d` in the argument's C type on a side. */
+const char *emit_desc_value(struct emit_out *o, const char *d, const struct idlc_arg *a,
+			    enum emit_side side);
+/* The element count of received descriptor `d` (variable out-of-line data). */
+const char *emit_desc_count(struct emit_out *o, const char *d, const struct idlc_arg *a);
+/* The received disposition, as the receiver is told it (MIG's received names). */
+const char *emit_desc_poly(struct emit_out *o, const char *d);
+/* How many descriptors a routine's request / reply carries, and the header lines. */
+void emit_desc_header(struct emit_out *o, const char *head, uint32_t ndesc);
+/* The check of a received header's descriptor count. */
+const char *emit_desc_count_bad(struct emit_out *o, const char *head, uint32_t ndesc);
+
+/* Deferred replies (emit_user.c): routines with an sreplyport or replyport argument get
+ * <server routine>_send_reply(reply, retcode, out arguments...) in <sub>Server.c. */
+bool emit_has_send_reply(const struct idlc_routine *rt);
+void emit_send_reply_decl(struct emit_out *o, const struct idlc_routine *rt, const char *tail);
+void emit_send_reply(struct emit_out *o, const struct idlc_routine *rt);
 
 /* Per output (emit_header.c, emit_user.c, emit_server.c, emit_desc.c). */
 void emit_header(struct emit_out *o);

@@ -44,6 +44,11 @@ emit_prototypes(struct emit_out *o, enum emit_side side)
 		     side == EMIT_USER ? emit_user_name(o, rt) : emit_server_name(o, rt));
 		emit_list(o, rt->args, emit_param_pred, emit_param_item, &side, ", ", "void",
 			  ");\n");
+		if (side == EMIT_SERVER && emit_has_send_reply(rt)) {
+			emit(o, "/* Sends the reply the routine deferred by returning "
+				"MIG_NO_REPLY. */\n");
+			emit_send_reply_decl(o, rt, ");\n");
+		}
 	}
 }
 
@@ -54,6 +59,8 @@ hdr_open(struct emit_out *o, const char *guard)
 	emit(o, "#ifndef %s\n", guard);
 	emit(o, "#define %s\n", guard);
 	emit(o, "\n#include <idl/idl.h>\n");
+	if (emit_needs_ool(o->m))
+		emit(o, "#include <idl/idl_ool.h>\n");
 }
 
 static void

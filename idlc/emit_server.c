@@ -50,13 +50,46 @@ srv_fixed_string_in(const struct idlc_arg *a)
 }
 
 /* Out and inout arguments that live in a local during the call: scalars (the C type and
- * the wire type may differ) and records; in records too, to be passed by value. */
+ * the wire type may differ), records (in ones too, to be passed by value), out-of-line data
+ * and ports the routine returns, and values an intran: translated. */
 static bool
 srv_local(const struct idlc_arg *a)
 {
 	if (emit_is_record(a))
 		return true;
+	if (emit_is_desc(a) && emit_in_reply(a))
+		return true;
+	if (a->rtype->intran != NULL && (emit_in_request(a) || a->dir == IDL_DIR_REQUESTPORT))
+		return true;
 	return emit_in_reply(a) && a->rtype->arg_kind == IDL_ARG_SCALAR;
+}
+
+/* Server-only values the stub fetches: a reply handle, credentials. */
+static bool
+srv_fetched(const struct idlc_arg *a)
+{
+	return emit_is_param(a, EMIT_SERVER) && (emit_is_reply_handle(a) || emit_is_token(a));
+}
+
+static bool
+srv_desc_in(const struct idlc_arg *a)
+{
+	return emit_in_request(a) && emit_is_desc(a);
+}
+
+/* The value a received argument has before any translation. */
+static const char *
+srv_received(struct srv_stub *s, const struct idlc_arg *a)
+{
+	struct emit_out *o = s->o;
+	const char *d;
+
+	if (a->dir == IDL_DIR_REQUESTPORT)
+		return "idl_request_port()";
+	d = idlc_printf(o->ctx, "%s->%s", s->in, emit_field_name(o, a));
+	if (emit_is_desc(a))
+		return emit_desc_value(o, d, a, EMIT_SERVER);
+	return d;
 }
 
 static const char *
@@ -100,6 +133,10 @@ srv_reply_needs_clear(const struct idlc_routine *rt)
 			covered += 4;
 			continue;
 		}
+		if (emit_is_desc(a)) {
+			covered += IDL_DESC_SIZE;
+			continue;
+		}
 		if (a->rtype->arg_kind != IDL_ARG_SCALAR && !emit_is_record(a))
 			return true;
 		covered += emit_data_size(a);
@@ -129,7 +166,24 @@ srv_declare(struct srv_stub *s)
 	}
 	for (const struct idlc_arg *a = rt->args; a != NULL; a = a->next) {
 		bool elem;
+		const char *c;
 
+		if (srv_fetched(a)) {
+			emit(o, "%s %s;\n",
+			     emit_is_token(a) ? "struct idl_cred" : "idl_reply_t", a->name);
+			continue;
+		}
+		if (emit_is_desc(a) && emit_in_reply(a)) {
+			c = emit_arg_ctype(a, EMIT_SERVER, &elem);
+			emit(o, "%s %s%s;\n", c, elem ? "*" : "", a->name);
+			if (emit_has_count(a))
+				emit(o, "mach_msg_type_number_t %sCnt;\n", a->name);
+			if (emit_has_poly(a, EMIT_SERVER))
+				emit(o, "mach_msg_type_name_t %sPoly;\n", a->name);
+			if (emit_has_dealloc_param(a, EMIT_SERVER))
+				emit(o, "boolean_t %sDealloc;\n", a->name);
+			continue;
+		}
 		if (emit_is_var(a)) {
 			if (a->rtype->arg_kind == IDL_ARG_CSTRING_VAR)
 				emit(o, "char *%s;\n", a->name);
@@ -152,6 +206,14 @@ srv_check_request(struct srv_stub *s)
 	bool var = s->rt->req_max != s->rt->req_fixed;
 
 	srv_refuse(s, idlc_printf(o->ctx, "InHeadP->size %s sizeof *%s", var ? "<" : "!=", in));
+	if (s->rt->req_ndesc != 0) {
+		srv_refuse(s, emit_desc_count_bad(o, "InHeadP->", s->rt->req_ndesc));
+		for (const struct idlc_arg *a = s->rt->args; a != NULL; a = a->next)
+			if (srv_desc_in(a))
+				srv_refuse(s, emit_desc_bad(o, idlc_printf(o->ctx, "%s->%s", in,
+									   emit_field_name(o, a)),
+							    a));
+	}
 	for (const struct idlc_arg *a = s->rt->args; a != NULL; a = a->next) {
 		const char *field = emit_field_name(o, a);
 		const char *cond;
@@ -199,8 +261,26 @@ srv_prepare(struct srv_stub *s)
 	uint64_t slot = 0; /* bytes of variable part before the next variable out argument */
 	bool any = false;
 
-	if (rt->kind != IDLC_RT_ROUTINE)
+	for (const struct idlc_arg *a = rt->args; a != NULL; a = a->next) {
+		if (srv_fetched(a) && emit_is_token(a)) {
+			emit(o, "if (idl_request_cred(&%s) != 0)\n\tmemset(&%s, 0, sizeof %s);\n",
+			     a->name, a->name, a->name);
+			any = true;
+		} else if (srv_fetched(a)) {
+			emit(o, "%s = idl_request_reply();\n", a->name);
+			any = true;
+		} else if (a->rtype != NULL && a->rtype->intran != NULL && srv_local(a) &&
+			   !emit_is_record(a) &&
+			   (emit_in_request(a) || a->dir == IDL_DIR_REQUESTPORT)) {
+			emit(o, "%s = %s(%s);\n", a->name, a->rtype->intran, srv_received(s, a));
+			any = true;
+		}
+	}
+	if (rt->kind != IDLC_RT_ROUTINE) {
+		if (any)
+			emit(o, "\n");
 		return;
+	}
 	if (rt->rep_fixed > IDL_MSG_HEADER_SIZE && srv_reply_needs_clear(rt)) {
 		emit(o, "memset((char *)OutHeadP + IDL_MSG_HEADER_SIZE, 0, sizeof *%s - "
 			"IDL_MSG_HEADER_SIZE);\n",
@@ -216,8 +296,41 @@ srv_prepare(struct srv_stub *s)
 			any = true;
 			continue;
 		}
+		/* A record with padding (struct {}) is copied whole into the reply: what the
+		 * routine leaves unwritten must not be old stack. */
+		if (emit_is_record(a) && a->dir == IDL_DIR_OUT &&
+		    a->rtype->wire_type == IDL_WT_STRUCT) {
+			emit(o, "memset(&%s, 0, sizeof %s);\n", a->name, a->name);
+			any = true;
+			continue;
+		}
 		if (!emit_in_reply(a))
 			continue;
+		if (emit_is_desc(a)) {
+			/* What the routine returns starts empty; an inout value starts as what
+			 * came. */
+			if (a->dir == IDL_DIR_INOUT)
+				emit(o, "%s = %s;\n", a->name, srv_received(s, a));
+			else
+				emit(o, "memset(&%s, 0, sizeof %s);\n", a->name, a->name);
+			if (emit_has_count(a))
+				emit(o, "%sCnt = %s;\n", a->name,
+				     a->dir == IDL_DIR_INOUT
+					     ? emit_desc_count(o, idlc_printf(o->ctx, "%s->%s", in,
+									      field),
+							       a)
+					     : "0");
+			if (emit_has_poly(a, EMIT_SERVER))
+				emit(o, "%sPoly = %s;\n", a->name,
+				     a->dir == IDL_DIR_INOUT
+					     ? emit_desc_poly(o, idlc_printf(o->ctx, "%s->%s", in,
+									     field))
+					     : "MACH_MSG_TYPE_MOVE_SEND");
+			if (emit_has_dealloc_param(a, EMIT_SERVER))
+				emit(o, "%sDealloc = FALSE;\n", a->name);
+			any = true;
+			continue;
+		}
 		if (!emit_is_var(a)) {
 			if (a->dir != IDL_DIR_INOUT || emit_is_record(a))
 				continue;
@@ -243,6 +356,12 @@ srv_prepare(struct srv_stub *s)
 			     srv_bytes(s, cnt, a->rtype->elem_size));
 			if (a->rtype->arg_kind == IDL_ARG_VAR_ARRAY)
 				emit(o, "%sCnt = %s;\n", a->name, cnt);
+		} else if (a->rtype->arg_kind == IDL_ARG_VAR_ARRAY &&
+			   (a->flags & IDLC_AF_COUNTINOUT)) {
+			/* The caller's capacity, as GNU MIG clamps it. */
+			emit(o, "%sCnt = %s->%sCnt < %" PRIu32 " ? %s->%sCnt : %" PRIu32 ";\n",
+			     a->name, in, field, a->rtype->wire_count, in, field,
+			     a->rtype->wire_count);
 		} else if (a->rtype->arg_kind == IDL_ARG_VAR_ARRAY) {
 			emit(o, "%sCnt = %" PRIu32 ";\n", a->name, a->rtype->wire_count);
 		}
@@ -264,12 +383,47 @@ srv_call_item(struct emit_list *l, const struct idlc_arg *a, const void *data)
 	const char *msg = emit_in_reply(a) ? s->out : s->in;
 	const char *elem, *wire;
 
+	if (srv_fetched(a)) {
+		emit_item(l, "%s", a->name);
+		if (emit_has_poly(a, EMIT_SERVER))
+			emit_item(l, "MACH_MSG_TYPE_PORT_SEND_ONCE");
+		return;
+	}
+	if (a->dir_written == IDLC_DIR_MSGSEQNO) {
+		emit_item(l, "InHeadP->seqno");
+		return;
+	}
 	if (a->dir == IDL_DIR_REQUESTPORT) {
-		emit_item(l, "idl_request_port()");
+		emit_item(l, "%s", srv_local(a) ? a->name : "idl_request_port()");
+		return;
+	}
+	if (emit_is_desc(a) && emit_in_reply(a)) {
+		emit_item(l, "&%s", a->name);
+		if (emit_has_poly(a, EMIT_SERVER))
+			emit_item(l, "&%sPoly", a->name);
+		if (emit_has_count(a))
+			emit_item(l, "&%sCnt", a->name);
+		if (emit_has_dealloc_param(a, EMIT_SERVER))
+			emit_item(l, "&%sDealloc", a->name);
 		return;
 	}
 	if (srv_local(a)) {
 		emit_item(l, "%s%s", emit_in_reply(a) ? "&" : "", a->name);
+		if (emit_has_poly(a, EMIT_SERVER))
+			emit_item(l, "%s", emit_desc_poly(o, idlc_printf(o->ctx, "%s->%s", s->in,
+									 field)));
+		return;
+	}
+	if (emit_is_desc(a)) {
+		const char *d = idlc_printf(o->ctx, "%s->%s", s->in, field);
+
+		emit_item(l, "%s", emit_desc_value(o, d, a, EMIT_SERVER));
+		if (emit_has_poly(a, EMIT_SERVER))
+			emit_item(l, "%s", emit_desc_poly(o, d));
+		if (emit_has_count(a))
+			emit_item(l, "%s", emit_desc_count(o, d, a));
+		if (a->flags & IDLC_AF_SERVERCOPY)
+			emit_item(l, "FALSE");
 		return;
 	}
 	switch (a->rtype->arg_kind) {
@@ -327,6 +481,24 @@ srv_finish_var(struct srv_stub *s, const struct idlc_arg *a, bool first)
 	emit(o, "%s += IDL_MSG_ROUND(%s);\n", s->off, s->len);
 }
 
+/* An out descriptor from what the routine returned. */
+static void
+srv_finish_desc(struct srv_stub *s, const struct idlc_arg *a)
+{
+	struct emit_out *o = s->o;
+	const char *value = a->name;
+
+	if (a->rtype->outtran != NULL)
+		value = idlc_printf(o->ctx, "%s(%s)", a->rtype->outtran, a->name);
+	emit_desc_fill(o, idlc_printf(o->ctx, "%s->%s", s->out, emit_field_name(o, a)), a, value,
+		       emit_has_count(a) ? idlc_printf(o->ctx, "%sCnt", a->name) : NULL,
+		       emit_has_poly(a, EMIT_SERVER) ? idlc_printf(o->ctx, "%sPoly", a->name)
+						     : NULL,
+		       emit_has_dealloc_param(a, EMIT_SERVER)
+			       ? idlc_printf(o->ctx, "%sDealloc", a->name)
+			       : NULL);
+}
+
 /* After a successful call: check what the routine returned, then complete the reply. */
 static void
 srv_finish(struct srv_stub *s)
@@ -352,6 +524,10 @@ srv_finish(struct srv_stub *s)
 					   a->name, bound);
 		else if (a->rtype->arg_kind == IDL_ARG_VAR_ARRAY)
 			cond = idlc_printf(o->ctx, "%sCnt > %" PRIu32, a->name, bound);
+		else if (emit_is_desc(a) && emit_has_count(a) &&
+			 a->rtype->wire_type != IDL_WT_PORT && a->rtype->elem_size > 1)
+			cond = idlc_printf(o->ctx, "%sCnt > UINT32_MAX / %" PRIu32, a->name,
+					   a->rtype->elem_size);
 		else
 			continue;
 		srv_too_large(s, cond);
@@ -361,12 +537,18 @@ srv_finish(struct srv_stub *s)
 
 		if (!emit_in_reply(a) || !srv_local(a))
 			continue;
-		if (emit_is_record(a))
+		if (emit_is_desc(a))
+			srv_finish_desc(s, a);
+		else if (emit_is_record(a))
 			emit(o, "memcpy(%s->%s, &%s, sizeof %s->%s);\n", out, field, a->name, out,
 			     field);
+		else if (a->rtype->outtran != NULL)
+			emit(o, "%s->%s = %s(%s);\n", out, field, a->rtype->outtran, a->name);
 		else
 			emit(o, "%s->%s = %s;\n", out, field, a->name);
 	}
+	if (rt->rep_ndesc != 0)
+		emit_desc_header(o, "OutHeadP->", rt->rep_ndesc);
 	if (!srv_any(rt, srv_var_out)) {
 		emit(o, "OutHeadP->size = sizeof *%s;\n", out);
 		return;
@@ -379,6 +561,31 @@ srv_finish(struct srv_stub *s)
 		first = false;
 	}
 	emit(o, "OutHeadP->size = (uint32_t)%s;\n", s->off);
+}
+
+/* Right after the routine: a reply handle it did not keep (it keeps one only by returning
+ * MIG_NO_REPLY) is released, and destructors run on translated in values. */
+static void
+srv_after_call(struct srv_stub *s)
+{
+	struct emit_out *o = s->o;
+
+	for (const struct idlc_arg *a = s->rt->args; a != NULL; a = a->next) {
+		if (srv_fetched(a) && emit_is_reply_handle(a))
+			emit(o, "if (OutHeadP->retcode != MIG_NO_REPLY)\n"
+				"\tidl_reply_discard(%s);\n", a->name);
+		else if (a->rtype != NULL && a->rtype->destructor != NULL &&
+			 (emit_in_request(a) || a->dir == IDL_DIR_REQUESTPORT))
+			emit(o, "%s(%s);\n", a->rtype->destructor,
+			     srv_local(a) ? a->name : srv_received(s, a));
+		else if (srv_desc_in(a) && a->rtype->ool_inline)
+			/* An inline array is never the routine's to keep (it would point into
+			 * the message on Mach): its memory goes, the ports in it stay. */
+			emit(o, "if (OutHeadP->retcode == KERN_SUCCESS || OutHeadP->retcode == "
+				"MIG_NO_REPLY)\n\tidl_ool_free((void *)(uintptr_t)%s->%s.addr, "
+				"(size_t)%s->%s.size * sizeof(idl_port_t));\n",
+			     s->in, emit_field_name(o, a), s->in, emit_field_name(o, a));
+	}
 }
 
 static void
@@ -395,8 +602,10 @@ srv_unpacker(struct emit_out *o, const struct idlc_routine *rt)
 	s.off = emit_local(o, rt, "off");
 	s.len = emit_local(o, rt, "len");
 	for (const struct idlc_arg *a = rt->args; a != NULL; a = a->next)
-		if (srv_fixed_string_in(a) || srv_var_in(a))
+		if (srv_fixed_string_in(a) || srv_var_in(a) || srv_desc_in(a))
 			checks++;
+	if (rt->req_ndesc != 0)
+		checks++;
 	s.goto_bad = checks > 1;
 	reply = rt->kind == IDLC_RT_ROUTINE && rt->rep_fixed > IDL_MSG_HEADER_SIZE;
 
@@ -409,6 +618,7 @@ srv_unpacker(struct emit_out *o, const struct idlc_routine *rt)
 	srv_prepare(&s);
 	emit(o, "OutHeadP->retcode = %s(", emit_server_name(o, rt));
 	emit_list(o, rt->args, srv_call_pred, srv_call_item, &s, ", ", "", ");\n");
+	srv_after_call(&s);
 	if (reply) {
 		emit(o, "if (OutHeadP->retcode != KERN_SUCCESS)\n\treturn;\n\n");
 		srv_finish(&s);
@@ -472,12 +682,20 @@ void
 emit_server(struct emit_out *o)
 {
 	const char *demux = emit_demux_name(o);
+	bool heap = false;
 
+	for (const struct idlc_routine *rt = o->m->routines; rt != NULL; rt = rt->next)
+		if (emit_has_send_reply(rt) && rt->rep_max > EMIT_STACK_LIMIT)
+			heap = true;
 	emit_banner(o);
 	emit(o, "#include <stddef.h>\n");
 	emit(o, "#include <stdint.h>\n");
+	if (heap)
+		emit(o, "#include <stdlib.h>\n");
 	emit(o, "#include <string.h>\n");
 	emit(o, "\n#include <idl/idl.h>\n");
+	if (emit_needs_ool(o->m))
+		emit(o, "#include <idl/idl_ool.h>\n");
 	emit_imports(o, EMIT_SERVER);
 	emit(o, "\n");
 	emit_ctype_asserts(o);
@@ -494,6 +712,8 @@ emit_server(struct emit_out *o)
 		emit_message_structs(o, rt);
 		emit(o, "\n");
 		srv_unpacker(o, rt);
+		if (emit_has_send_reply(rt))
+			emit_send_reply(o, rt);
 	}
 	srv_dispatch(o);
 }

@@ -32,8 +32,25 @@ struct user_stub {
 	const struct idlc_routine *rt;
 	struct user_msg rq, rp;
 	bool heap; /* failures after allocation go through the `out` label */
+	bool checking; /* reply checks with descriptors: failures destroy the reply */
+	bool replying; /* building a deferred reply (<routine>_send_reply) in `rq` */
 	const char *kr, *off, *len, *n;
 };
+
+/* Whether the message being built carries the argument: the request, or when replying
+ * the reply. */
+static bool
+user_sends(const struct user_stub *s, const struct idlc_arg *a)
+{
+	return s->replying ? emit_in_reply(a) : emit_in_request(a);
+}
+
+/* How the value of a parameter is reached: inout ones of a client stub by pointer. */
+static const char *
+user_star(const struct user_stub *s, const struct idlc_arg *a)
+{
+	return !s->replying && a->dir == IDL_DIR_INOUT ? "*" : "";
+}
 
 static bool
 user_has(const struct idlc_routine *rt, bool (*pred)(const struct idlc_arg *))
@@ -45,28 +62,32 @@ user_has(const struct idlc_routine *rt, bool (*pred)(const struct idlc_arg *))
 }
 
 static bool
-user_var_in(const struct idlc_arg *a)
-{
-	return emit_in_request(a) && emit_is_var(a);
-}
-
-static bool
 user_var_out(const struct idlc_arg *a)
 {
 	return emit_in_reply(a) && emit_is_var(a);
-}
-
-static bool
-user_string_in(const struct idlc_arg *a)
-{
-	return emit_in_request(a) && emit_is_string(a);
 }
 
 /* An out variable array whose caller says how much room it has. */
 static bool
 user_array_out(const struct idlc_arg *a)
 {
-	return a->dir == IDL_DIR_OUT && a->rtype->arg_kind == IDL_ARG_VAR_ARRAY;
+	return (a->dir == IDL_DIR_OUT && a->rtype->arg_kind == IDL_ARG_VAR_ARRAY) ||
+	       (a->flags & IDLC_AF_OVERWRITE);
+}
+
+/* A client token argument: the server's credentials, as the transport knows them. */
+static bool
+user_token(const struct idlc_arg *a)
+{
+	return emit_is_token(a) && emit_is_param(a, EMIT_USER);
+}
+
+/* Out-of-line data (not ports) whose count must fit a descriptor's 32-bit size. */
+static bool
+user_ool_data(const struct idlc_arg *a)
+{
+	return emit_is_desc(a) && a->rtype->arg_kind == IDL_ARG_OOL &&
+	       a->rtype->wire_type != IDL_WT_PORT;
 }
 
 static void
@@ -104,8 +125,16 @@ user_fail(struct user_stub *s, const char *cond, const char *code)
 	struct emit_out *o = s->o;
 
 	emit(o, "if (%s)", cond);
-	if (!s->heap) {
+	if (s->replying) {
+		emit(o, "\n\t%s = %s;\n", s->kr, code);
+		return;
+	}
+	if (!s->heap && !(s->checking && strcmp(code, "MIG_TYPE_ERROR") == 0)) {
 		emit(o, "\n\treturn %s;\n", code);
+		return;
+	}
+	if (s->checking && strcmp(code, "MIG_TYPE_ERROR") == 0) {
+		emit(o, "\n\tgoto bad_reply;\n");
 		return;
 	}
 	if (strcmp(code, s->kr) == 0) {
@@ -153,11 +182,11 @@ user_declare(struct user_stub *s)
 	}
 	if (s->rq.var_part || s->rp.var_part)
 		emit(o, "size_t %s;\n", s->off);
-	if (s->rq.var_part || s->rp.var_part || user_has(rt, user_string_in))
+	if (s->rq.var_part || s->rp.var_part)
 		emit(o, "size_t %s;\n", s->len);
 	if (user_has(rt, user_array_out))
 		emit(o, "mach_msg_type_number_t %s;\n", s->n);
-	if (rt->kind == IDLC_RT_ROUTINE || s->heap)
+	if (rt->kind == IDLC_RT_ROUTINE || s->heap || user_has(rt, user_token))
 		emit(o, "kern_return_t %s;\n", s->kr);
 	emit(o, "\n");
 }
@@ -172,11 +201,22 @@ user_precheck(struct user_stub *s)
 		uint32_t bound = a->rtype->wire_count;
 		const char *cond;
 
-		if (!emit_in_request(a))
+		if (!user_sends(s, a))
 			continue;
-		if (a->rtype->arg_kind == IDL_ARG_VAR_ARRAY) {
-			cond = idlc_printf(o->ctx, "%s%sCnt > %" PRIu32,
-					   a->dir == IDL_DIR_INOUT ? "*" : "", a->name, bound);
+		if (user_ool_data(a) && !a->rtype->ool_fixed && a->rtype->elem_size > 1) {
+			/* The descriptor's size is 32 bits. */
+			cond = idlc_printf(o->ctx, "%s%sCnt > UINT32_MAX / %" PRIu32,
+					   user_star(s, a), a->name, a->rtype->elem_size);
+		} else if (emit_is_desc(a) && a->rtype->arg_kind == IDL_ARG_OOL &&
+			   a->rtype->wire_type == IDL_WT_PORT && !a->rtype->ool_fixed &&
+			   a->rtype->wire_count != 0) {
+			cond = idlc_printf(o->ctx, "%s%sCnt > %" PRIu32, user_star(s, a), a->name,
+					   bound);
+		} else if (emit_is_desc(a)) {
+			continue;
+		} else if (a->rtype->arg_kind == IDL_ARG_VAR_ARRAY) {
+			cond = idlc_printf(o->ctx, "%s%sCnt > %" PRIu32, user_star(s, a), a->name,
+					   bound);
 		} else if (emit_is_string(a)) {
 			/* The NUL must fit: a string of `bound` characters has no room for it.
 			 * (memchr stops at the first NUL, so a shorter buffer is safe.) */
@@ -220,8 +260,7 @@ user_fill_var(struct user_stub *s, const struct idlc_arg *a)
 		emit(o, "%s = strlen(%s) + 1;\n", s->len, src);
 		emit(o, "%s%sCnt = (uint32_t)%s;\n", s->rq.f, field, s->len);
 	} else {
-		const char *cnt = idlc_printf(o->ctx, "%s%sCnt", a->dir == IDL_DIR_INOUT ? "*" : "",
-					      a->name);
+		const char *cnt = idlc_printf(o->ctx, "%s%sCnt", user_star(s, a), a->name);
 
 		emit(o, "%s%sCnt = %s;\n", s->rq.f, field, cnt);
 		emit(o, "%s = %s;\n", s->len, user_bytes(s, cnt, a->rtype->elem_size));
@@ -245,11 +284,36 @@ user_fill(struct user_stub *s)
 	     s->rq.size);
 	for (a = s->rt->args; a != NULL; a = a->next) {
 		const char *field = emit_field_name(o, a);
-		bool inout = a->dir == IDL_DIR_INOUT;
+		const char *star = user_star(s, a);
+		bool inout = *star != '\0';
+		enum emit_side side = s->replying ? EMIT_SERVER : EMIT_USER;
+		const char *outtran = s->replying ? a->rtype->outtran : NULL;
 
-		if (!emit_in_request(a) || emit_is_var(a))
+		if (!s->replying && a->dir == IDL_DIR_OUT && (a->flags & IDLC_AF_COUNTINOUT)) {
+			emit(o, "%s%sCnt = *%sCnt;\n", f, field, a->name);
 			continue;
-		if (emit_is_record(a))
+		}
+		if (!user_sends(s, a) || emit_is_var(a))
+			continue;
+		if (emit_is_desc(a)) {
+			emit_desc_fill(o, idlc_printf(o->ctx, "%s%s", f, field), a,
+				       outtran != NULL
+					       ? idlc_printf(o->ctx, "%s(%s)", outtran, a->name)
+					       : idlc_printf(o->ctx, "%s%s", star, a->name),
+				       emit_has_count(a)
+					       ? idlc_printf(o->ctx, "%s%sCnt", star, a->name)
+					       : NULL,
+				       emit_has_poly(a, side)
+					       ? idlc_printf(o->ctx, "%s%sPoly", star, a->name)
+					       : NULL,
+				       emit_has_dealloc_param(a, side)
+					       ? idlc_printf(o->ctx, "%sDealloc", a->name)
+					       : NULL);
+			continue;
+		}
+		if (outtran != NULL && !emit_is_record(a))
+			emit(o, "%s%s = %s(%s);\n", f, field, outtran, a->name);
+		else if (emit_is_record(a))
 			emit(o, "memcpy(%s%s, %s%s, sizeof %s%s);\n", f, field, inout ? "" : "&",
 			     a->name, f, field);
 		else if (a->rtype->arg_kind == IDL_ARG_CSTRING_FIXED)
@@ -259,13 +323,16 @@ user_fill(struct user_stub *s)
 		else
 			emit(o, "%s%s = %s%s;\n", f, field, inout ? "*" : "", a->name);
 	}
+	if ((s->replying ? s->rt->rep_ndesc : s->rt->req_ndesc) != 0)
+		emit_desc_header(o, idlc_printf(o->ctx, "%shead.", f),
+				 s->replying ? s->rt->rep_ndesc : s->rt->req_ndesc);
 	if (!s->rq.var_part) {
 		emit(o, "%shead.size = %s;\n", f, s->rq.size);
 		return;
 	}
 	emit(o, "%s = %s;\n", s->off, s->rq.size);
 	for (a = s->rt->args; a != NULL; a = a->next)
-		if (user_var_in(a))
+		if (user_sends(s, a) && emit_is_var(a))
 			user_fill_var(s, a);
 	emit(o, "%shead.size = (uint32_t)%s;\n", f, s->off);
 }
@@ -289,10 +356,25 @@ user_timeout(struct user_stub *s)
 			r = idlc_printf(s->o->ctx, "(int)%s", a->name);
 			return r != NULL ? r : "IDL_TIMEOUT_DEFAULT";
 		}
+	if (s->rt->waittime_expr != NULL) {
+		r = idlc_printf(s->o->ctx, "(int)(%s)", s->rt->waittime_expr);
+		return r != NULL ? r : "IDL_TIMEOUT_DEFAULT";
+	}
 	if (s->rt->waittime < 0)
 		return "IDL_TIMEOUT_DEFAULT";
 	r = idlc_printf(s->o->ctx, "%" PRId32, s->rt->waittime);
 	return r != NULL ? r : "IDL_TIMEOUT_DEFAULT";
+}
+
+/* Token arguments get what the transport knows of the server, or zeros (valid = 0). */
+static void
+user_tokens(struct user_stub *s)
+{
+	for (const struct idlc_arg *a = s->rt->args; a != NULL; a = a->next)
+		if (user_token(a))
+			emit(s->o, "if (idl_port_cred(%s, %s) != 0)\n"
+				   "\tmemset(%s, 0, sizeof *%s);\n",
+			     user_port(s->rt), a->name, a->name, a->name);
 }
 
 static void
@@ -302,17 +384,33 @@ user_call(struct user_stub *s)
 	const struct idlc_routine *rt = s->rt;
 	const char *items[7];
 
-	for (const struct idlc_arg *a = rt->args; a != NULL; a = a->next)
+	for (const struct idlc_arg *a = rt->args; a != NULL; a = a->next) {
 		if (a->dir == IDL_DIR_MSGOPTION)
 			emit(o, "(void)%s; /* no message options on POSIX transports */\n",
 			     a->name);
+		else if (a->dir_written == IDLC_DIR_SENDTIME)
+			emit(o, "(void)%s; /* the deadline bounds the send too */\n", a->name);
+		else if (a->dir_written == IDLC_DIR_UREPLYPORT ||
+			 a->dir_written == IDLC_DIR_REPLYPORT)
+			emit(o, "(void)%s; /* the reply comes back on the connection */\n",
+			     a->name);
+		if (emit_has_poly(a, EMIT_USER) && !emit_travels(a))
+			emit(o, "(void)%sPoly;\n", a->name);
+	}
 	items[0] = user_port(rt);
 	items[1] = idlc_printf(o->ctx, "&%s_subsystem", o->m->subsystem);
 	items[2] = idlc_printf(o->ctx, "%" PRIu32, rt->number);
 	items[3] = s->rq.head;
 	if (rt->kind == IDLC_RT_SIMPLEROUTINE) {
 		items[4] = user_timeout(s);
-		if (s->heap) {
+		if (user_has(rt, user_token)) {
+			emit(o, "%s = idl_send(", s->kr);
+			emit_strings(o, items, 5, ", ", "", ");\n");
+			user_tokens(s);
+			if (s->heap)
+				emit(o, "free(%s);\n", s->rq.var);
+			emit(o, "return %s;\n", s->kr);
+		} else if (s->heap) {
 			emit(o, "%s = idl_send(", s->kr);
 			emit_strings(o, items, 5, ", ", "", ");\n");
 			emit(o, "free(%s);\n", s->rq.var);
@@ -330,6 +428,7 @@ user_call(struct user_stub *s)
 	emit(o, "%s = idl_call(", s->kr);
 	emit_strings(o, items, 7, ", ", "", ");\n");
 	user_fail(s, idlc_printf(o->ctx, "%s != KERN_SUCCESS", s->kr), s->kr);
+	user_tokens(s);
 }
 
 /* Checks the whole reply before anything is copied out. */
@@ -340,12 +439,25 @@ user_check_reply(struct user_stub *s)
 	const char *f = s->rp.f;
 	const struct idlc_arg *a;
 
+	s->checking = s->rt->rep_ndesc != 0;
 	if (!s->rp.var_part) {
 		user_fail(s, idlc_printf(o->ctx, "%shead.size != %s", f, s->rp.size),
 			  "MIG_TYPE_ERROR");
 	} else {
 		user_fail(s, idlc_printf(o->ctx, "%shead.size < %s", f, s->rp.size),
 			  "MIG_TYPE_ERROR");
+	}
+	if (s->rt->rep_ndesc != 0) {
+		user_fail(s, emit_desc_count_bad(o, idlc_printf(o->ctx, "%shead.", f),
+						 s->rt->rep_ndesc),
+			  "MIG_TYPE_ERROR");
+		for (a = s->rt->args; a != NULL; a = a->next)
+			if (emit_in_reply(a) && emit_is_desc(a))
+				user_fail(s,
+					  emit_desc_bad(o, idlc_printf(o->ctx, "%s%s", f,
+								       emit_field_name(o, a)),
+							a),
+					  "MIG_TYPE_ERROR");
 	}
 	for (a = s->rt->args; a != NULL; a = a->next)
 		if (emit_in_reply(a) && a->rtype->arg_kind == IDL_ARG_CSTRING_FIXED)
@@ -385,6 +497,31 @@ user_check_reply(struct user_stub *s)
 		emit(o, "%s += %s;\n", s->off, s->len);
 	}
 	user_fail(s, idlc_printf(o->ctx, "%s != %shead.size", s->off, f), "MIG_TYPE_ERROR");
+}
+
+/* An out descriptor: the pointer (or port) is the caller's now; `overwrite` copies into the
+ * caller's buffer instead and frees what came. */
+static void
+user_copy_desc(struct user_stub *s, const struct idlc_arg *a)
+{
+	struct emit_out *o = s->o;
+	const char *d = idlc_printf(o->ctx, "%s%s", s->rp.f, emit_field_name(o, a));
+	const char *cnt = emit_desc_count(o, d, a);
+
+	if (a->flags & IDLC_AF_OVERWRITE) {
+		emit(o, "%s = %s < *%sCnt ? %s : *%sCnt;\n", s->n, cnt, a->name, cnt, a->name);
+		emit(o, "memcpy((void *)(uintptr_t)*%s, (const void *)(uintptr_t)%s.addr, %s);\n",
+		     a->name, d, user_bytes(s, s->n, a->rtype->elem_size));
+		emit(o, "if (%s > *%sCnt)\n\t%s = MIG_ARRAY_TOO_LARGE;\n", cnt, a->name, s->kr);
+		emit(o, "*%sCnt = %s;\n", a->name, cnt);
+		emit(o, "idl_ool_free((void *)(uintptr_t)%s.addr, %s.size);\n", d, d);
+		return;
+	}
+	emit(o, "*%s = %s;\n", a->name, emit_desc_value(o, d, a, EMIT_USER));
+	if (emit_has_count(a))
+		emit(o, "*%sCnt = %s;\n", a->name, cnt);
+	if (emit_has_poly(a, EMIT_USER))
+		emit(o, "*%sPoly = %s;\n", a->name, emit_desc_poly(o, d));
 }
 
 static void
@@ -430,7 +567,9 @@ user_copy_out(struct user_stub *s)
 			lastvar = a;
 			continue;
 		}
-		if (emit_is_record(a))
+		if (emit_is_desc(a))
+			user_copy_desc(s, a);
+		else if (emit_is_record(a))
 			emit(o, "memcpy(%s, %s%s, sizeof %s%s);\n", a->name, f, field, f, field);
 		else if (a->rtype->arg_kind == IDL_ARG_CSTRING_FIXED)
 			emit(o, "memcpy(%s, %s%s, strlen(%s%s) + 1);\n", a->name, f, field, f,
@@ -458,6 +597,17 @@ user_copy_out(struct user_stub *s)
 	} else {
 		emit(o, "return %s;\n", user_has(s->rt, user_array_out) ? s->kr : "KERN_SUCCESS");
 	}
+	if (s->rt->rep_ndesc != 0) {
+		/* A malformed reply still brought its descriptors: they are freed here. */
+		emit_indent(o, -1);
+		emit(o, "\nbad_reply:\n");
+		emit_indent(o, 1);
+		emit(o, "idl_msg_destroy(%s);\n", s->rp.head);
+		if (s->heap)
+			emit(o, "%s = MIG_TYPE_ERROR;\ngoto out;\n", s->kr);
+		else
+			emit(o, "return MIG_TYPE_ERROR;\n");
+	}
 }
 
 static void
@@ -468,6 +618,8 @@ user_stub(struct emit_out *o, const struct idlc_routine *rt)
 
 	s.o = o;
 	s.rt = rt;
+	s.checking = false;
+	s.replying = false;
 	s.kr = emit_local(o, rt, "kr");
 	s.off = emit_local(o, rt, "off");
 	s.len = emit_local(o, rt, "len");
@@ -493,6 +645,7 @@ user_stub(struct emit_out *o, const struct idlc_routine *rt)
 	user_call(&s);
 	if (rt->kind == IDLC_RT_ROUTINE) {
 		user_check_reply(&s);
+		s.checking = false;
 		emit(o, "\n");
 		user_copy_out(&s);
 	}
@@ -528,4 +681,102 @@ emit_user(struct emit_out *o)
 		emit(o, "\n");
 		user_stub(o, rt);
 	}
+}
+
+/* The parameters of <routine>_send_reply(): the reply handle, the return code, then every
+ * out argument by value, as the server routine would have returned it. */
+static void
+user_send_reply_item(struct emit_list *l, const struct idlc_arg *a, const void *data)
+{
+	const struct idlc_routine *rt = data;
+	bool elem;
+	const char *c = emit_arg_ctype(a, EMIT_SERVER, &elem);
+
+	if (a == rt->args) {
+		emit_item(l, "idl_reply_t reply");
+		emit_item(l, "kern_return_t retcode");
+	}
+	if (!emit_in_reply(a))
+		return;
+	emit_item(l, "%s %s%s", c, elem ? "*" : "", a->name);
+	if (emit_has_poly(a, EMIT_SERVER))
+		emit_item(l, "mach_msg_type_name_t %sPoly", a->name);
+	if (emit_has_count(a))
+		emit_item(l, "mach_msg_type_number_t %sCnt", a->name);
+	if (emit_has_dealloc_param(a, EMIT_SERVER))
+		emit_item(l, "boolean_t %sDealloc", a->name);
+}
+
+void
+emit_send_reply_decl(struct emit_out *o, const struct idlc_routine *rt, const char *tail)
+{
+	emit(o, "kern_return_t %s_send_reply(", emit_server_name(o, rt));
+	emit_list(o, rt->args, NULL, user_send_reply_item, rt, ", ", "void", tail);
+}
+
+bool
+emit_has_send_reply(const struct idlc_routine *rt)
+{
+	if (rt->kind != IDLC_RT_ROUTINE)
+		return false;
+	for (const struct idlc_arg *a = rt->args; a != NULL; a = a->next)
+		if (emit_is_reply_handle(a))
+			return true;
+	return false;
+}
+
+void
+emit_send_reply(struct emit_out *o, const struct idlc_routine *rt)
+{
+	struct user_stub s;
+	const char *bare = emit_local(o, rt, "bare");
+
+	memset(&s, 0, sizeof s);
+	s.o = o;
+	s.rt = rt;
+	s.replying = true;
+	s.kr = emit_local(o, rt, "retcode");
+	s.off = emit_local(o, rt, "off");
+	s.len = emit_local(o, rt, "len");
+	s.n = emit_local(o, rt, "n");
+	user_msg_init(&s, &s.rq, "rp", true);
+	s.heap = false;
+
+	emit(o, "\nkern_return_t\n%s_send_reply(", emit_server_name(o, rt));
+	emit_list(o, rt->args, NULL, user_send_reply_item, rt, ", ", "void", ")\n");
+	emit(o, "{\n");
+	emit_indent(o, 1);
+	if (s.rq.heap)
+		emit(o, "struct %s_%s_reply *%s;\n", o->m->subsystem, rt->name, s.rq.var);
+	else if (s.rq.var_part)
+		emit(o, "union {\n\tstruct %s_%s_reply m;\n\tchar buf[%" PRIu32 "];\n} %s;\n",
+		     o->m->subsystem, rt->name, s.rq.max, s.rq.var);
+	else
+		emit(o, "struct %s_%s_reply %s;\n", o->m->subsystem, rt->name, s.rq.var);
+	if (s.rq.var_part)
+		emit(o, "size_t %s;\nsize_t %s;\n", s.off, s.len);
+	if (s.rq.heap)
+		emit(o, "int %s;\n", s.n);
+	emit(o, "idl_msg_header_t %s;\n\n", bare);
+	/* A count above its bound is refused as the server stub would refuse it. */
+	user_precheck(&s);
+	emit(o, "if (%s != KERN_SUCCESS) {\n", s.kr);
+	emit(o, "\tmemset(&%s, 0, sizeof %s);\n", bare, bare);
+	emit(o, "\t%s.size = IDL_MSG_HEADER_SIZE;\n", bare);
+	emit(o, "\t%s.retcode = %s;\n", bare, s.kr);
+	emit(o, "\treturn idl_reply_send(reply, &%s);\n}\n", bare);
+	if (s.rq.heap) {
+		emit(o, "%s = malloc(%" PRIu32 ");\n", s.rq.var, s.rq.max);
+		emit(o, "if (%s == NULL) {\n\tidl_reply_discard(reply);\n\treturn IDL_ENOMEM;\n}\n",
+		     s.rq.var);
+	}
+	user_fill(&s);
+	if (s.rq.heap) {
+		emit(o, "%s = idl_reply_send(reply, %s);\n", s.n, s.rq.head);
+		emit(o, "free(%s);\nreturn %s;\n", s.rq.var, s.n);
+	} else {
+		emit(o, "return idl_reply_send(reply, %s);\n", s.rq.head);
+	}
+	emit_indent(o, -1);
+	emit(o, "}\n");
 }

@@ -29,7 +29,7 @@ enum idlc_stmt_kind {
 	IDLC_ST_TYPE,
 	IDLC_ST_ROUTINE,
 	IDLC_ST_SKIP,
-	IDLC_ST_UNSUPPORTED, /* a statement the foundation parses but cannot honour yet */
+	IDLC_ST_IGNORED, /* an Apple statement with no meaning off Mach: `what` says so */
 };
 
 struct idlc_stmt {
@@ -43,7 +43,7 @@ struct idlc_stmt {
 	enum idlc_import_kind import_kind;
 	struct idlc_type *type; /* IDLC_ST_TYPE */
 	struct idlc_routine *routine; /* IDLC_ST_ROUTINE */
-	const char *what; /* IDLC_ST_UNSUPPORTED, legacy routine kinds: the keyword as a noun */
+	const char *what; /* IDLC_ST_IGNORED: the warning; legacy routine kinds: the keyword */
 	struct idlc_stmt *next;
 };
 
@@ -92,6 +92,9 @@ struct idlc_ctx {
 	struct idlc_stmt *stmts;
 	struct idlc_stmt **stmts_tail;
 	struct idlc_fname *fnames; /* interned file names */
+	const char **files; /* the files line markers named, in order, once each: the input and
+			     * what it included (for dependency files) */
+	size_t nfiles, files_cap;
 	const char *builtin_file; /* "<built-in>", interned: marks built-in declarations */
 	bool parsed_user; /* an input was parsed (the prelude does not count) */
 	bool checked;
@@ -101,6 +104,8 @@ struct idlc_ctx {
 struct idlc_stmt *idlc_stmt_new(struct idlc_ctx *ctx, enum idlc_stmt_kind kind,
 				struct idlc_loc loc);
 const char *idlc_intern_file(struct idlc_ctx *ctx, const char *name, size_t len);
+/* Records a file a line marker named (an interned name), once. */
+void idlc_note_file(struct idlc_ctx *ctx, const char *name);
 /* Runs the lexer and parser over text that cpp already processed. */
 int idlc_parse_text(struct idlc_ctx *ctx, const char *name, const char *text, size_t len);
 

@@ -76,6 +76,24 @@ int idlc_generate(struct idlc_ctx *ctx);
 /* Emits one output into memory (tests, the fuzzer). Returns 0 or an error count. */
 int idlc_generate_to(struct idlc_ctx *ctx, enum idlc_output which, struct strbuf *out);
 
+/* The files the input was made of, as cpp's line markers named them: the input first,
+ * then every file it included, once each, in the order they were entered (for dependency
+ * files). Valid until idlc_destroy(). */
+size_t idlc_input_files(const struct idlc_ctx *ctx, const char *const **files);
+/* The file an output is written to, or NULL when it is not written (after idlc_check()). */
+const char *idlc_output_path(struct idlc_ctx *ctx, enum idlc_output which);
+
+/* A make dependency file (after idlc_generate()): `targets` (or, when there are none,
+ * every output written) depend on the input and every file it included; `phony` adds an
+ * empty rule for each included file (gcc's -MP). Written to `file`. */
+struct idlc_deps {
+	const char *file;
+	const char *const *targets;
+	size_t ntargets;
+	bool phony;
+};
+int idlc_write_deps(struct idlc_ctx *ctx, const struct idlc_deps *d);
+
 /* The model built so far (read only); valid until idlc_destroy(). */
 const struct idlc_module *idlc_module(const struct idlc_ctx *ctx);
 unsigned idlc_error_count(const struct idlc_ctx *ctx);

@@ -1,11 +1,13 @@
 /*
  * layout.c - wire offsets and message sizes (docs/generated-code.md, "Wire layout").
  *
- * A message is the 24-byte header, then the fixed part: each fixed-size argument of its
- * direction in declaration order at its natural alignment, and a uint32_t count for each
- * variable array or string, padded to 8; then the variable part: each variable argument's
- * data in declaration order, each padded to 8. The request carries in and inout
- * arguments, the reply out and inout ones. Every size is computed in 64 bits and checked
+ * A message is the 24-byte header, then one 16-byte descriptor (idl_desc_t) per out-of-line
+ * or port argument of its direction in declaration order, then the fixed part: each other
+ * fixed-size argument of its direction in declaration order at its natural alignment, and a
+ * uint32_t count for each variable array or string (and for each `countinout` out array in
+ * the request), padded to 8; then the variable part: each variable argument's data in
+ * declaration order, each padded to 8. The request carries in and inout arguments, the
+ * reply out and inout ones. Every size is computed in 64 bits and checked
  * against IDLC_MSG_LIMIT, so the generated code may do its own arithmetic in 32 bits
  * without overflow, and a receiver's bound checks cannot be defeated by a huge bound.
  */
@@ -48,16 +50,17 @@ layout_check_arg(struct idlc_ctx *ctx, const struct idlc_routine *rt, const stru
 	case IDL_ARG_CSTRING_VAR:
 		break;
 	case IDL_ARG_PORT:
-		idlc_error(ctx, a->loc,
-			   "argument '%s' of routine '%s': ports other than the request port "
-			   "cannot be carried in a message",
-			   a->name, rt->name);
-		return false;
+		return true;
 	case IDL_ARG_OOL:
-		idlc_error(ctx, a->loc,
-			   "argument '%s' of routine '%s': out-of-line data is not supported",
-			   a->name, rt->name);
-		return false;
+		if (t->wire_type == IDL_WT_PORT)
+			return true;
+		if (t->elem_size == 0) {
+			idlc_error(ctx, a->loc,
+				   "argument '%s' of routine '%s' has no size on the wire", a->name,
+				   rt->name);
+			return false;
+		}
+		return true;
 	default:
 		idlc_error(ctx, a->loc, "argument '%s' of routine '%s' has no wire form", a->name,
 			   rt->name);
@@ -83,6 +86,12 @@ layout_check_arg(struct idlc_ctx *ctx, const struct idlc_routine *rt, const stru
 	return true;
 }
 
+static bool
+layout_is_desc(const struct idlc_arg *a)
+{
+	return a->rtype->arg_kind == IDL_ARG_OOL || a->rtype->arg_kind == IDL_ARG_PORT;
+}
+
 /* Lays out one direction of a routine. Returns false after reporting an error. */
 static bool
 layout_message(struct idlc_ctx *ctx, struct idlc_routine *rt, bool reply)
@@ -91,14 +100,42 @@ layout_message(struct idlc_ctx *ctx, struct idlc_routine *rt, bool reply)
 	uint64_t off = IDL_MSG_HEADER_SIZE;
 	uint64_t var = 0;
 	uint64_t fixed;
+	uint32_t ndesc = 0;
 
+	/* Descriptors first, one per out-of-line or port argument, in declaration order. */
+	for (struct idlc_arg *a = rt->args; a != NULL; a = a->next) {
+		bool here = reply ? (a->dir == IDL_DIR_OUT || a->dir == IDL_DIR_INOUT)
+				  : (a->dir == IDL_DIR_IN || a->dir == IDL_DIR_INOUT);
+
+		if (!here || !layout_is_desc(a))
+			continue;
+		if (!layout_check_arg(ctx, rt, a))
+			return false;
+		if (reply)
+			a->rep_offset = (uint32_t)off;
+		else
+			a->req_offset = (uint32_t)off;
+		off += IDL_DESC_SIZE;
+		ndesc++;
+	}
+	if (reply)
+		rt->rep_ndesc = ndesc;
+	else
+		rt->req_ndesc = ndesc;
 	for (struct idlc_arg *a = rt->args; a != NULL; a = a->next) {
 		bool here = reply ? (a->dir == IDL_DIR_OUT || a->dir == IDL_DIR_INOUT)
 				  : (a->dir == IDL_DIR_IN || a->dir == IDL_DIR_INOUT);
 		const struct idlc_type *t = a->rtype;
 		uint64_t data;
 
-		if (!here)
+		/* A countinout out array sends the caller's capacity: a count in the request. */
+		if (!reply && a->dir == IDL_DIR_OUT && (a->flags & IDLC_AF_COUNTINOUT)) {
+			off = layout_round(off, 4);
+			a->req_offset = (uint32_t)off;
+			off += 4;
+			continue;
+		}
+		if (!here || layout_is_desc(a))
 			continue;
 		if (!layout_check_arg(ctx, rt, a))
 			return false;
@@ -152,6 +189,7 @@ idlc_layout(struct idlc_ctx *ctx, struct idlc_module *m)
 	for (struct idlc_routine *rt = m->routines; rt != NULL; rt = rt->next) {
 		rt->req_fixed = rt->req_max = 0;
 		rt->rep_fixed = rt->rep_max = 0;
+		rt->req_ndesc = rt->rep_ndesc = 0;
 		for (struct idlc_arg *a = rt->args; a != NULL; a = a->next) {
 			a->req_offset = IDL_NO_OFFSET;
 			a->rep_offset = IDL_NO_OFFSET;

@@ -6,6 +6,7 @@
  */
 #include <config.h>
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,9 @@
 
 #ifndef IDLC_PKGINCLUDEDIR
 #define IDLC_PKGINCLUDEDIR NULL
+#define IDLC_PKGINCLUDEDIR_TEXT "none"
+#else
+#define IDLC_PKGINCLUDEDIR_TEXT IDLC_PKGINCLUDEDIR
 #endif
 
 static const char usage_text[] =
@@ -29,7 +33,14 @@ static const char usage_text[] =
 	"  -list FILE        the message id list (only when asked)\n"
 	"  -n                write only the outputs named\n"
 	"  -prefix P         prefix for user and server function names\n"
-	"  -subrprefix P     prefix for server subroutine names\n"
+	"  -subrprefix P     prefix of MIG's runtime calls (accepted; idlkit's have none)\n"
+	"\n"
+	"Dependencies (for make):\n"
+	"  -MD               write BASE-mig.d: every output depends on the input and on\n"
+	"                    every file it included (as GNU MIG does)\n"
+	"  -MF FILE          write the dependencies to FILE instead (implies -MD)\n"
+	"  -MT TARGET        the rule's target instead of the outputs (repeatable)\n"
+	"  -MP               an empty rule for every included file\n"
 	"\n"
 	"Preprocessing (the input goes through the C preprocessor first):\n"
 	"  -cc CMD           the preprocessor command (default: $IDLC_CPP, else " IDLC_DEFAULT_CPP
@@ -37,14 +48,18 @@ static const char usage_text[] =
 	"  -I DIR, -D NAME[=VAL], -U NAME, -imacros FILE, -isystem DIR\n"
 	"                    passed to the preprocessor\n"
 	"  -nostdinc         no system directories, and not idlkit's own include directory\n"
+	"                    ($IDLC_INCLUDE_DIR, else " IDLC_PKGINCLUDEDIR_TEXT ")\n"
 	"\n"
 	"Diagnostics:\n"
 	"  -q                no warnings\n"
 	"  -Q                warnings (the default)\n"
 	"  -Werror           warnings are errors\n"
-	"  -v, -V            verbose (accepted; no effect yet)\n"
+	"  -v                verbose: list the routines, their ids and arguments\n"
+	"  -V                not verbose (the default)\n"
+	"  -r, -s, -S        accepted for MIG command lines; no effect\n"
 	"\n"
-	"  -                 read the interface from standard input\n"
+	"  -                 read the interface from standard input (with a /dev/null input\n"
+	"                    beside it, as GNU Mach's `mig -cc cat - /dev/null`)\n"
 	"  --help            this text\n"
 	"  --version         the version\n";
 
@@ -53,6 +68,10 @@ struct cli {
 	const char **cpp_args;
 	size_t ncpp_args;
 	const char *input;
+	bool verbose;
+	bool deps; /* -MD or -MF */
+	struct idlc_deps dep;
+	const char **targets; /* -MT */
 };
 
 static void
@@ -103,7 +122,8 @@ cli_parse(struct cli *c, int argc, char **argv)
 
 	/* At most every argument (or its pair) goes to cpp. */
 	c->cpp_args = calloc((size_t)argc * 2 + 1, sizeof *c->cpp_args);
-	if (c->cpp_args == NULL) {
+	c->targets = calloc((size_t)argc + 1, sizeof *c->targets);
+	if (c->cpp_args == NULL || c->targets == NULL) {
 		fputs("idlc: out of memory\n", stderr);
 		exit(1);
 	}
@@ -118,7 +138,11 @@ cli_parse(struct cli *c, int argc, char **argv)
 			exit(0);
 		}
 		if (a[0] != '-' || strcmp(a, "-") == 0) {
-			if (c->input != NULL)
+			/* GNU Mach runs `mig -cc cat - /dev/null < x.defs.i`: the empty file
+			 * beside another input adds nothing. */
+			if (c->input != NULL && strcmp(a, "/dev/null") == 0)
+				continue;
+			if (c->input != NULL && strcmp(c->input, "/dev/null") != 0)
 				cli_usage_error("more than one input file ('%s')", a);
 			c->input = a;
 			continue;
@@ -138,8 +162,24 @@ cli_parse(struct cli *c, int argc, char **argv)
 			c->opts.quiet = true;
 		} else if (strcmp(a, "-Q") == 0) {
 			c->opts.quiet = false;
-		} else if (strcmp(a, "-v") == 0 || strcmp(a, "-V") == 0) {
-			/* Verbose listings are for later; accepted so MIG command lines work. */
+		} else if (strcmp(a, "-v") == 0) {
+			c->verbose = true;
+		} else if (strcmp(a, "-V") == 0) {
+			c->verbose = false;
+		} else if (strcmp(a, "-r") == 0 || strcmp(a, "-s") == 0 || strcmp(a, "-S") == 0) {
+			/* RPC stubs are the only kind; symbol tables are the descriptor's. */
+		} else if (strcmp(a, "-R") == 0) {
+			cli_usage_error("%s: non-RPC stubs were removed from MIG; idlc writes RPC "
+					"stubs only", a);
+		} else if (strcmp(a, "-MD") == 0) {
+			c->deps = true;
+		} else if (strcmp(a, "-MF") == 0) {
+			c->deps = true;
+			c->dep.file = cli_value(argc, argv, &i);
+		} else if (strcmp(a, "-MT") == 0) {
+			c->targets[c->dep.ntargets++] = cli_value(argc, argv, &i);
+		} else if (strcmp(a, "-MP") == 0) {
+			c->dep.phony = true;
 		} else if (strcmp(a, "-Werror") == 0) {
 			c->opts.werror = true;
 		} else if (strcmp(a, "-cc") == 0) {
@@ -163,6 +203,62 @@ cli_parse(struct cli *c, int argc, char **argv)
 		cli_usage_error("%s", "no input file");
 	c->opts.cpp_args = c->cpp_args;
 	c->opts.ncpp_args = c->ncpp_args;
+	c->dep.targets = c->targets;
+}
+
+/* GNU MIG's -MD file name: the input's base name without its extension, + "-mig.d". */
+static char *
+cli_deps_name(const char *input)
+{
+	const char *base = strrchr(input, '/');
+	const char *dot;
+	size_t len;
+	char *name;
+
+	base = base != NULL ? base + 1 : input;
+	if (strcmp(input, "-") == 0)
+		base = "stdin";
+	dot = strrchr(base, '.');
+	len = dot != NULL && dot != base ? (size_t)(dot - base) : strlen(base);
+	name = malloc(len + sizeof "-mig.d");
+	if (name != NULL) {
+		memcpy(name, base, len);
+		memcpy(name + len, "-mig.d", sizeof "-mig.d");
+	}
+	return name;
+}
+
+static const char *const cli_dir_words[] = {
+	"-", "requestport", "in", "out", "inout", "waittime", "msgoption", "special",
+};
+
+/* -v: what idlc understood, one line per routine and argument. */
+static void
+cli_verbose(const struct idlc_module *m)
+{
+	printf("subsystem %s %d: %u message ids\n", m->subsystem, (int)m->base, m->nroutines);
+	for (const struct idlc_routine *rt = m->routines; rt != NULL; rt = rt->next) {
+		if (rt->kind == IDLC_RT_SKIP) {
+			printf("  %u: skip\n", (unsigned)rt->number);
+			continue;
+		}
+		printf("  %u: %s %s, request id %d, request %u..%u bytes", (unsigned)rt->number,
+		       rt->kind == IDLC_RT_ROUTINE ? "routine" : "simpleroutine", rt->name,
+		       (int)((uint32_t)m->base + rt->number), (unsigned)rt->req_fixed,
+		       (unsigned)rt->req_max);
+		if (rt->kind == IDLC_RT_ROUTINE)
+			printf(", reply %u..%u bytes", (unsigned)rt->rep_fixed,
+			       (unsigned)rt->rep_max);
+		printf("\n");
+		for (const struct idlc_arg *a = rt->args; a != NULL; a = a->next)
+			printf("      %-11s %s : %s\n",
+			       (size_t)a->dir < sizeof cli_dir_words / sizeof cli_dir_words[0]
+				       ? cli_dir_words[a->dir]
+				       : "?",
+			       a->name,
+			       a->rtype != NULL && a->rtype->c_user != NULL ? a->rtype->c_user
+									    : "?");
+	}
 }
 
 int
@@ -175,6 +271,10 @@ main(int argc, char **argv)
 
 	memset(&c, 0, sizeof c);
 	c.opts.include_dir = IDLC_PKGINCLUDEDIR;
+	/* The build and the tests use the source tree's copy before installation. */
+	env = getenv("IDLC_INCLUDE_DIR");
+	if (env != NULL && env[0] != '\0')
+		c.opts.include_dir = env;
 	env = getenv("IDLC_CPP");
 	if (env != NULL && env[0] != '\0')
 		c.opts.cpp = env;
@@ -188,9 +288,25 @@ main(int argc, char **argv)
 	rc = idlc_parse_file(ctx, c.input);
 	if (rc == 0)
 		rc = idlc_check(ctx);
+	if (rc == 0 && c.verbose)
+		cli_verbose(idlc_module(ctx));
 	if (rc == 0)
 		rc = idlc_generate(ctx);
+	if (rc == 0 && c.deps) {
+		char *name = c.dep.file == NULL ? cli_deps_name(c.input) : NULL;
+
+		if (c.dep.file == NULL)
+			c.dep.file = name;
+		if (c.dep.file == NULL) {
+			fputs("idlc: out of memory\n", stderr);
+			rc = 1;
+		} else {
+			rc = idlc_write_deps(ctx, &c.dep);
+		}
+		free(name);
+	}
 	idlc_destroy(ctx);
 	free(c.cpp_args);
+	free(c.targets);
 	return rc == 0 ? 0 : 1;
 }

@@ -138,9 +138,16 @@ out_write(struct idlc_ctx *ctx, struct out_file *f)
 	struct stat st;
 	int fd, saved;
 
-	/* An existing device or FIFO (/dev/stdout) is written in place: it cannot be
-	 * replaced by a rename, and must not be. */
-	if (stat(f->path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+	/* /dev/stdout and /dev/stderr are our own descriptors, whatever they are (a file,
+	 * a pipe). An existing symbolic link, device or FIFO is written in place: a rename
+	 * would replace the link itself (/dev/stdout is one) or cannot replace the device. */
+	if (strcmp(f->path, "/dev/stdout") == 0 || strcmp(f->path, "/dev/stderr") == 0) {
+		fd = fcntl(strcmp(f->path, "/dev/stdout") == 0 ? STDOUT_FILENO : STDERR_FILENO,
+			   F_DUPFD_CLOEXEC, 3);
+	} else if (lstat(f->path, &st) == 0 && S_ISLNK(st.st_mode)) {
+		fd = open(f->path, O_WRONLY | O_CLOEXEC |
+				   (stat(f->path, &st) == 0 && S_ISREG(st.st_mode) ? O_TRUNC : 0));
+	} else if (lstat(f->path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
 		fd = open(f->path, O_WRONLY | O_CLOEXEC);
 	} else {
 		f->tmp = idlc_printf(ctx, "%s.tmpXXXXXX", f->path);

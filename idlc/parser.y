@@ -64,6 +64,7 @@ int idlc_yylex(IDLC_YYSTYPE *lval, IDLC_YYLTYPE *lloc, void *scanner);
 %code {
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static void idlc_yyerror(IDLC_YYLTYPE *loc, struct idlc_ctx *ctx, void *scanner,
 			 const char *msg);
@@ -144,16 +145,36 @@ parith(struct idlc_ctx *ctx, const IDLC_YYLTYPE *l, struct idlc_num a, char op,
 	return r;
 }
 
+/* The flag an Apple-only flag word names. */
+static unsigned
+psoftflag(const char *word)
+{
+	static const struct {
+		const char *word;
+		unsigned flag;
+	} words[] = {
+		{ "samecount", IDLC_AF_SAMECOUNT }, { "physicalcopy", IDLC_AF_PHYSICALCOPY },
+		{ "overwrite", IDLC_AF_OVERWRITE }, { "auto", IDLC_AF_AUTO },
+		{ "const", IDLC_AF_CONST },
+	};
+
+	for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+		if (strcasecmp(words[i].word, word) == 0)
+			return words[i].flag;
+	return 0;
+}
+
 static const char *
 pjoin(struct idlc_ctx *ctx, const char *a, const char *sep, const char *b)
 {
 	return idlc_printf(ctx, "%s%s%s", a, sep, b);
 }
 
+/* An Apple statement that means nothing off Mach: sema warns, saying so. */
 static void
-punsupported(struct idlc_ctx *ctx, const IDLC_YYLTYPE *l, const char *what)
+pignored(struct idlc_ctx *ctx, const IDLC_YYLTYPE *l, const char *what)
 {
-	struct idlc_stmt *st = idlc_stmt_new(ctx, IDLC_ST_UNSUPPORTED, ploc(l));
+	struct idlc_stmt *st = idlc_stmt_new(ctx, IDLC_ST_IGNORED, ploc(l));
 
 	st->what = what;
 }
@@ -199,6 +220,7 @@ punsupported(struct idlc_ctx *ctx, const IDLC_YYLTYPE *l, const char *what)
 %token <ival> IPCNAME "IPC type name"
 %token <ival> DIRECTION "argument direction"
 %token <flags> IPCFLAG "argument flag"
+%token <str> SOFTFLAG "Apple argument flag"
 %token <ival> KW_IMPORT "import"
 %token <ival> KW_ROUTINE "routine"
 %token KW_FUNCTION "function"
@@ -210,7 +232,7 @@ punsupported(struct idlc_ctx *ctx, const IDLC_YYLTYPE *l, const char *what)
 %token KW_MSGOPTION "msgoption"
 %token KW_SENDTIME "sendtime"
 %token KW_NOSENDTIME "nosendtime"
-%token KW_ERROR "error"
+%token <str> KW_ERROR "error"
 %token KW_SERVERPREFIX "serverprefix"
 %token KW_USERPREFIX "userprefix"
 %token KW_SERVERDEMUX "serverdemux"
@@ -249,6 +271,7 @@ punsupported(struct idlc_ctx *ctx, const IDLC_YYLTYPE *l, const char *what)
 %type <ival> direction
 %type <mods> sub_mods
 %type <type> struct_fields struct_field
+%type <str> name
 
 %%
 
@@ -266,11 +289,13 @@ statement:
 	| KW_MSGOPTION look_string STRING ';'
 		{ idlc_stmt_new(ctx, IDLC_ST_MSGOPTION, ploc(&@1))->text = $3; }
 	| KW_SENDTIME look_string STRING ';'
-		{ punsupported(ctx, &@1, "the 'sendtime' statement"); }
+		{ pignored(ctx, &@1, "sendtime is ignored: the call's deadline (waittime) bounds "
+				     "the send too"); }
 	| KW_NOSENDTIME ';'
-		{ punsupported(ctx, &@1, "the 'nosendtime' statement"); }
-	| KW_ERROR IDENT ';'
-		{ punsupported(ctx, &@1, "the 'error' statement"); }
+		{ pignored(ctx, &@1, "nosendtime is ignored: calls always have a deadline"); }
+	| KW_ERROR name ';'
+		{ pignored(ctx, &@1, "the 'error' statement is ignored: idlc's stubs return "
+				     "their errors"); }
 	| KW_SERVERPREFIX IDENT ';'
 		{ idlc_stmt_new(ctx, IDLC_ST_SERVERPREFIX, ploc(&@1))->text = $2; }
 	| KW_USERPREFIX IDENT ';'
@@ -299,13 +324,17 @@ statement:
 	| KW_RCSID look_qstring QSTRING ';'
 		{ idlc_stmt_new(ctx, IDLC_ST_RCSID, ploc(&@1))->text = $3; }
 	| KW_USESPECIALREPLYPORT NUMBER ';'
-		{ punsupported(ctx, &@1, "the 'UseSpecialReplyPort' statement"); }
+		{ pignored(ctx, &@1, "UseSpecialReplyPort is ignored: replies come back on the "
+				     "request's connection"); }
 	| KW_CONSUMEONSENDERROR look_string STRING ';'
-		{ punsupported(ctx, &@1, "the 'ConsumeOnSendError' statement"); }
+		{ pignored(ctx, &@1, "ConsumeOnSendError is ignored: a failed send leaves what "
+				     "it carried to its sender"); }
 	| KW_USERTYPELIMIT NUMBER ';'
-		{ punsupported(ctx, &@1, "the 'UserTypeLimit' statement"); }
+		{ pignored(ctx, &@1, "UserTypeLimit is ignored: idlc's client stubs put "
+				     "messages above 64 KiB on the heap"); }
 	| KW_ONSTACKLIMIT NUMBER ';'
-		{ punsupported(ctx, &@1, "the 'OnStackLimit' statement"); }
+		{ pignored(ctx, &@1, "OnStackLimit is ignored: idlc's stubs put messages above "
+				     "64 KiB on the heap"); }
 	| ';'
 	/* After an error, skip to the next ';'. Without yyerrok bison stays quiet until
 	 * three tokens have been shifted, which hides the cascade when that ';' was inside
@@ -362,8 +391,15 @@ sub_mods:
 		}
 	;
 
+/* A name: an identifier, or a word only Apple MIG reserves (GNU files use them as names). */
+name:
+	  IDENT
+	| SOFTFLAG
+	| KW_ERROR
+	;
+
 named_type:
-	  IDENT '=' trans_type
+	  name '=' trans_type
 		{
 			$$ = $3;
 			$$->name = $1;
@@ -391,7 +427,7 @@ trans_type:
 
 type_spec:
 	  basic_type
-	| IDENT
+	| name
 		{ $$ = ptype(ctx, IDLC_T_NAMED, &@1); $$->ref = $1; }
 	| KW_ARRAY '[' ']' KW_OF type_spec
 		{ $$ = ptype(ctx, IDLC_T_ARRAY_UNBOUNDED, &@1); $$->elem = $5; }
@@ -429,7 +465,7 @@ struct_fields:
 	;
 
 struct_field:
-	  IDENT IDENT ';'
+	  name name ';'
 		{
 			struct idlc_field *f = idlc_alloc(ctx, sizeof *f);
 
@@ -468,6 +504,8 @@ ipc_flags:
 		{ $$ = $1 | $3; }
 	| ipc_flags ',' IPCFLAG '[' ']'
 		{ $$ = $1 | ($3 == IDLC_AF_DEALLOC ? IDLC_AF_DEALLOC_RT : $3); }
+	| ipc_flags ',' SOFTFLAG
+		{ $$ = $1 | psoftflag($3); }
 	;
 
 ipc_type:
@@ -521,7 +559,7 @@ int_exp:
 	;
 
 routine_decl:
-	  KW_ROUTINE IDENT arguments
+	  KW_ROUTINE name arguments
 		{
 			struct idlc_stmt *st = idlc_stmt_new(ctx, IDLC_ST_ROUTINE, ploc(&@1));
 			struct idlc_routine *rt = idlc_alloc(ctx, sizeof *rt);
@@ -585,7 +623,7 @@ arg_list:
 	;
 
 argument:
-	  direction IDENT arg_type ipc_flags
+	  direction name arg_type ipc_flags
 		{
 			$$ = idlc_alloc(ctx, sizeof *$$);
 			$$->name = $2;
@@ -609,7 +647,7 @@ direction:
 	;
 
 arg_type:
-	  ':' IDENT
+	  ':' name
 		{ $$ = ptype(ctx, IDLC_T_NAMED, &@2); $$->ref = $2; }
 	| ':' named_type
 		{ $$ = $2; }
@@ -638,6 +676,7 @@ psym_name(yysymbol_kind_t sym)
 	case YYSYMBOL_DIRECTION:
 		return "argument direction";
 	case YYSYMBOL_IPCFLAG:
+	case YYSYMBOL_SOFTFLAG:
 		return "argument flag";
 	default:
 		return NULL;
@@ -667,13 +706,31 @@ psym_put(struct strbuf *sb, yysymbol_kind_t sym)
 	strbuf_putc(sb, '\'');
 }
 
+/* The tokens the parser expected, where a name is expected saying only "identifier": the
+ * words Apple reserves that may stand for names are not news to the reader. */
+static int
+pexpected(const yypcontext_t *pctx, yysymbol_kind_t *expected, int room)
+{
+	int n = yypcontext_expected_tokens(pctx, expected, room), i, k;
+	bool ident = false;
+
+	for (i = 0; i < n; i++)
+		ident = ident || expected[i] == YYSYMBOL_IDENT;
+	if (!ident || n <= 0)
+		return n;
+	for (i = k = 0; i < n; i++)
+		if (expected[i] != YYSYMBOL_SOFTFLAG && expected[i] != YYSYMBOL_KW_ERROR)
+			expected[k++] = expected[i];
+	return k;
+}
+
 /* "syntax error: unexpected identifier 'x', expecting ';' or ','": the expected list only
  * when it is short enough to help. */
 static int
 yyreport_syntax_error(const yypcontext_t *pctx, struct idlc_ctx *ctx, void *scanner)
 {
-	enum { MAX_EXPECTED = 4 };
-	yysymbol_kind_t expected[MAX_EXPECTED + 1];
+	enum { MAX_EXPECTED = 4, ROOM = 16 };
+	yysymbol_kind_t expected[ROOM];
 	yysymbol_kind_t tok = yypcontext_token(pctx);
 	struct strbuf sb = STRBUF_INIT;
 	int n, i;
@@ -687,7 +744,7 @@ yyreport_syntax_error(const yypcontext_t *pctx, struct idlc_ctx *ctx, void *scan
 			strbuf_printf(&sb, "%s '%s'", psym_name(tok), idlc_lex_last_text(scanner));
 		else
 			strbuf_printf(&sb, "'%s'", idlc_lex_last_text(scanner));
-		n = yypcontext_expected_tokens(pctx, expected, MAX_EXPECTED + 1);
+		n = pexpected(pctx, expected, ROOM);
 		if (n > 0 && n <= MAX_EXPECTED) {
 			strbuf_puts(&sb, ", expecting ");
 			for (i = 0; i < n; i++) {

@@ -7,10 +7,9 @@
  * its declaration on, a redefinition (a warning, as in Apple MIG) replaces it for what
  * follows, and each routine or skip takes the next number.
  *
- * Constructs the foundation parses but cannot carry yet (out-of-line data, unbounded
- * arrays, ports other than the request port, translation functions, special directions,
- * argument flags...) are errors where a routine uses them, one per use, saying so. Declaring
- * such a type is not an error: real files declare many types their routines never use.
+ * Arguments are sema_arg.c's. A construct with no meaning off Mach is a warning saying what
+ * it maps to, or an error saying why it cannot be; a type that cannot travel is an error only
+ * where a routine uses it: real files declare many types their routines never use.
  */
 #include <config.h>
 
@@ -133,122 +132,26 @@ sema_declare(struct sema *s, struct idlc_type *t)
 	s->types_tail = &t->next;
 }
 
-static void
-sema_type_stmt(struct sema *s, struct idlc_type *t)
+void
+idlc_sema_type_stmt(struct sema *s, struct idlc_type *t)
 {
 	idlc_sema_resolve(s, t);
 	sema_declare(s, t);
 }
 
+/* What an implicit argument is, from its MIG suffix. */
 static const char *
-sema_dir_word(enum idlc_dir d)
+sema_implicit_what(const char *name)
 {
-	static const char *const words[] = {
-		"", "in", "out", "inout", "requestport", "replyport", "sreplyport",
-		"ureplyport", "waittime", "msgoption", "msgseqno", "sendtime", "sectoken",
-		"serversectoken", "usersectoken", "audittoken", "serveraudittoken",
-		"useraudittoken", "servercontexttoken", "serverimpl", "userimpl",
-	};
+	size_t n = strlen(name);
 
-	return (size_t)d < sizeof words / sizeof words[0] ? words[d] : "?";
-}
-
-static const char *
-sema_flag_word(unsigned flags)
-{
-	static const struct {
-		unsigned bit;
-		const char *word;
-	} names[] = {
-		{ IDLC_AF_DEALLOC, "dealloc" }, { IDLC_AF_DEALLOC_RT, "dealloc[]" },
-		{ IDLC_AF_NOTDEALLOC, "notdealloc" }, { IDLC_AF_SERVERCOPY, "servercopy" },
-		{ IDLC_AF_COUNTINOUT, "countinout" }, { IDLC_AF_SAMECOUNT, "samecount" },
-		{ IDLC_AF_RETCODE, "retcode" }, { IDLC_AF_PHYSICALCOPY, "physicalcopy" },
-		{ IDLC_AF_OVERWRITE, "overwrite" }, { IDLC_AF_AUTO, "auto" },
-		{ IDLC_AF_CONST, "const" }, { IDLC_AF_ISLONG, "islong" },
-		{ IDLC_AF_ISNOTLONG, "isnotlong" },
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof names / sizeof names[0]; i++)
-		if (flags & names[i].bit)
-			return names[i].word;
-	return "?";
-}
-
-/* Checks one argument; false when an error was reported for it. */
-static bool
-sema_arg(struct sema *s, struct idlc_routine *rt, struct idlc_arg *a, bool first)
-{
-	struct idlc_type *t = a->type;
-	struct idlc_type *rtype;
-
-	if (t->name != NULL) {
-		/* An inline declaration (x : t2 = ...) declares t2 for what follows, as MIG. */
-		sema_type_stmt(s, t);
-		if (t->broken)
-			return false;
-		rtype = t;
-	} else {
-		if (!idlc_sema_resolve(s, t))
-			return false;
-		rtype = t->kind == IDLC_T_NAMED ? t->target : t;
-	}
-
-	switch (a->dir_written) {
-	case IDLC_DIR_NONE:
-		a->dir = first ? IDL_DIR_REQUESTPORT : IDL_DIR_IN;
-		break;
-	case IDLC_DIR_IN:
-		a->dir = IDL_DIR_IN;
-		break;
-	case IDLC_DIR_OUT:
-		a->dir = IDL_DIR_OUT;
-		break;
-	case IDLC_DIR_INOUT:
-		a->dir = IDL_DIR_INOUT;
-		break;
-	case IDLC_DIR_REQUESTPORT:
-		a->dir = IDL_DIR_REQUESTPORT;
-		break;
-	default:
-		a->dir = a->dir_written == IDLC_DIR_WAITTIME	? IDL_DIR_WAITTIME
-		       : a->dir_written == IDLC_DIR_MSGOPTION ? IDL_DIR_MSGOPTION
-							       : IDL_DIR_OTHER;
-		idlc_error(s->ctx, a->loc,
-			   "'%s' arguments are not supported yet (argument '%s' of routine '%s')",
-			   sema_dir_word(a->dir_written), a->name, rt->name);
-		return false;
-	}
-	if (a->flags != 0) {
-		idlc_error(s->ctx, a->loc,
-			   "argument flag '%s' is not supported yet "
-			   "(argument '%s' of routine '%s')",
-			   sema_flag_word(a->flags), a->name, rt->name);
-		return false;
-	}
-	if (rtype->unsupported != NULL) {
-		idlc_error(s->ctx, a->loc,
-			   "%s is not supported yet (argument '%s' of routine '%s' has type '%s')",
-			   rtype->unsupported, a->name, rt->name, idlc_sema_type_name(s, t));
-		return false;
-	}
-	if (a->dir == IDL_DIR_REQUESTPORT) {
-		if (rtype->arg_kind != IDL_ARG_PORT) {
-			idlc_error(s->ctx, a->loc,
-				   "request port '%s' of routine '%s' has type '%s', "
-				   "which is not a port type", a->name, rt->name,
-				   idlc_sema_type_name(s, t));
-			return false;
-		}
-	} else if (rtype->arg_kind == IDL_ARG_PORT) {
-		idlc_error(s->ctx, a->loc,
-			   "port arguments other than the request port are not supported yet "
-			   "(argument '%s' of routine '%s')", a->name, rt->name);
-		return false;
-	}
-	a->rtype = rtype;
-	return true;
+	if (n >= 3 && strcmp(name + n - 3, "Cnt") == 0)
+		return "count";
+	if (n >= 4 && strcmp(name + n - 4, "Poly") == 0)
+		return "disposition";
+	if (n >= 7 && strcmp(name + n - 7, "Dealloc") == 0)
+		return "dealloc flag";
+	return "servercopy flag";
 }
 
 static void
@@ -258,11 +161,12 @@ sema_routine(struct sema *s, const struct idlc_stmt *st)
 	struct idlc_arg *a, *b, *port = NULL;
 	struct sema_tab names = { NULL, 0, 0 };
 	struct sema_sym *dup;
-	const char *cnt;
+	const char *implicit[4];
+	unsigned n, i;
 	bool first = true;
 
 	if (st->what != NULL) {
-		idlc_error(s->ctx, st->loc, "%s is not supported yet", st->what);
+		idlc_error(s->ctx, st->loc, "%s is not supported", st->what);
 		return;
 	}
 
@@ -284,7 +188,7 @@ sema_routine(struct sema *s, const struct idlc_stmt *st)
 			continue;
 		}
 		idlc_sema_bind(s, &names, a->name, a);
-		if (!sema_arg(s, rt, a, first))
+		if (!idlc_sema_arg(s, rt, a, first))
 			continue;
 		if (a->dir == IDL_DIR_REQUESTPORT) {
 			if (port != NULL) {
@@ -300,17 +204,19 @@ sema_routine(struct sema *s, const struct idlc_stmt *st)
 			idlc_error(s->ctx, a->loc, "simpleroutine '%s' has %s argument '%s'",
 				   rt->name, a->dir == IDL_DIR_OUT ? "out" : "inout", a->name);
 	}
-	/* A variable array brings an implicit count argument, named as MIG names it. */
+	/* Variable arrays, polymorphic ports, dealloc[] and servercopy bring implicit
+	 * arguments, named as MIG names them (<arg>Cnt, <arg>Poly, <arg>Dealloc, <arg>SCopy). */
 	for (a = rt->args; a != NULL && !s->ctx->stopped; a = a->next) {
-		if (a->rtype == NULL || a->rtype->arg_kind != IDL_ARG_VAR_ARRAY)
-			continue;
-		cnt = idlc_printf(s->ctx, "%sCnt", a->name);
-		dup = idlc_sema_tab_find(&names, cnt);
-		if (dup != NULL) {
+		n = idlc_sema_implicit_names(s, a, implicit);
+		for (i = 0; i < n; i++) {
+			dup = idlc_sema_tab_find(&names, implicit[i]);
+			if (dup == NULL)
+				continue;
 			b = dup->node;
 			idlc_error(s->ctx, b->loc,
 				   "argument '%s' of routine '%s' has the name of the implicit "
-				   "count of '%s'", b->name, rt->name, a->name);
+				   "%s of '%s'", b->name, rt->name, sema_implicit_what(implicit[i]),
+				   a->name);
 		}
 	}
 	idlc_sema_tab_fini(&names);
@@ -338,6 +244,7 @@ sema_number(struct sema *s, struct idlc_routine *rt, struct idlc_loc loc)
 			     "request ids of this subsystem");
 	rt->number = s->number++;
 	rt->waittime = s->waittime;
+	rt->waittime_expr = s->waittime_expr;
 	*s->rt_tail = rt;
 	s->rt_tail = &rt->next;
 	s->m->nroutines++;
@@ -392,15 +299,16 @@ sema_waittime(struct sema *s, const struct idlc_stmt *st)
 
 	s->m->waittime = st->text;
 	s->waittime = -1;
+	s->waittime_expr = NULL;
 	if (p == NULL)
 		return;
 	for (; *p >= '0' && *p <= '9'; p++)
 		if (v <= INT32_MAX)
 			v = v * 10 + (*p - '0');
 	if (*p != '\0' || p == st->text) {
-		idlc_error(s->ctx, st->loc,
-			   "waittime '%s' is not a number: only a numeric waittime (milliseconds) "
-			   "is supported", st->text);
+		/* MIG takes any C expression (a macro, most often): the client stubs pass it,
+		 * and the descriptor table says "the port's default" (-1). */
+		s->waittime_expr = st->text;
 		return;
 	}
 	if (v > INT32_MAX) {
@@ -415,14 +323,23 @@ static void
 sema_import(struct sema *s, const struct idlc_stmt *st)
 {
 	struct idlc_import *imp;
+	enum idlc_import_kind kind = st->import_kind;
 
-	if (st->import_kind == IDLC_DIMPORT || st->import_kind == IDLC_IIMPORT) {
-		idlc_error(s->ctx, st->loc, "'%s' is not supported yet",
-			   st->import_kind == IDLC_DIMPORT ? "dimport" : "iimport");
-		return;
+	/* Apple's definitions header and internal header are not idlc outputs: their imports
+	 * go where their contents went. */
+	if (kind == IDLC_DIMPORT) {
+		idlc_sema_warn_once(s, SEMA_W_STATEMENT << 0, st->loc,
+				    "dimport: idlc writes no definitions header; the file is "
+				    "imported like 'import'");
+		kind = IDLC_IMPORT;
+	} else if (kind == IDLC_IIMPORT) {
+		idlc_sema_warn_once(s, SEMA_W_STATEMENT << 1, st->loc,
+				    "iimport: the file is imported like 'simport' (the server "
+				    "side and the -sheader/-iheader)");
+		kind = IDLC_SIMPORT;
 	}
 	imp = idlc_alloc(s->ctx, sizeof *imp);
-	imp->kind = st->import_kind;
+	imp->kind = kind;
 	imp->file = st->text;
 	imp->loc = st->loc;
 	*s->imp_tail = imp;
@@ -442,7 +359,9 @@ sema_stmt(struct sema *s, const struct idlc_stmt *st)
 	case IDLC_ST_MSGOPTION:
 		s->m->msgoption = st->text;
 		if (strcmp(st->text, "MACH_MSG_OPTION_NONE") != 0)
-			idlc_error(s->ctx, st->loc, "msgoption is not supported yet");
+			idlc_sema_warn_once(s, SEMA_W_MSGOPTION, st->loc,
+					    "msgoption %s is ignored: POSIX transports have no "
+					    "message options", st->text);
 		break;
 	case IDLC_ST_SERVERPREFIX:
 		s->m->serverprefix = st->text;
@@ -460,7 +379,7 @@ sema_stmt(struct sema *s, const struct idlc_stmt *st)
 		s->m->rcsid = st->text;
 		break;
 	case IDLC_ST_TYPE:
-		sema_type_stmt(s, st->type);
+		idlc_sema_type_stmt(s, st->type);
 		break;
 	case IDLC_ST_ROUTINE:
 		sema_routine(s, st);
@@ -469,8 +388,8 @@ sema_stmt(struct sema *s, const struct idlc_stmt *st)
 	case IDLC_ST_SKIP:
 		sema_skip(s, st);
 		break;
-	case IDLC_ST_UNSUPPORTED:
-		idlc_error(s->ctx, st->loc, "%s is not supported yet", st->what);
+	case IDLC_ST_IGNORED:
+		idlc_warning(s->ctx, st->loc, "%s", st->what);
 		break;
 	}
 }

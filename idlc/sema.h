@@ -36,13 +36,35 @@ struct sema {
 	uint32_t number; /* the next routine number */
 	bool too_many;
 	int32_t waittime;
+	const char *waittime_expr;
+	unsigned warned; /* SEMA_W_* already said once */
 };
+
+/* Warnings about constructs that have no meaning off Mach are said once per interface: a
+ * Hurd file uses ureplyport sixty times, and one line tells the user all there is. */
+enum sema_warn_key {
+	SEMA_W_UREPLYPORT = 1u << 0,
+	SEMA_W_REPLYPORT = 1u << 1,
+	SEMA_W_MSGOPTION = 1u << 2,
+	SEMA_W_SENDTIME = 1u << 3,
+	SEMA_W_INTRANPAYLOAD = 1u << 4,
+	SEMA_W_NOEFFECT_FLAG = 1u << 5, /* + one bit per flag, see sema_arg.c */
+	SEMA_W_STATEMENT = 1u << 20, /* Apple's statements, dimport, iimport ... */
+};
+void idlc_sema_warn_once(struct sema *s, unsigned key, struct idlc_loc loc, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* sema_arg.c: checks one argument and gives it its meaning; false after an error. */
+bool idlc_sema_arg(struct sema *s, struct idlc_routine *rt, struct idlc_arg *a, bool first);
+/* sema_arg.c: the names of an argument's implicit companions (<arg>Cnt, <arg>Poly ...). */
+unsigned idlc_sema_implicit_names(struct sema *s, const struct idlc_arg *a, const char **names);
 
 struct sema_sym *idlc_sema_tab_find(const struct sema_tab *t, const char *name);
 void idlc_sema_tab_fini(struct sema_tab *t);
 void *idlc_sema_lookup(const struct sema_tab *t, const char *name);
 /* Binds name to node, replacing an earlier binding. */
 void idlc_sema_bind(struct sema *s, struct sema_tab *t, const char *name, void *node);
+
+void idlc_sema_type_stmt(struct sema *s, struct idlc_type *t);
 
 /* sema_type.c */
 /* Resolves a type expression once; false when it is broken (the error was reported). */

@@ -4,8 +4,9 @@
  * checked.
  *
  * A fixed array of fixed arrays is one flat array of the innermost element, so that the
- * element's C type always has the element's wire size. Constructs the foundation cannot carry
- * set `unsupported` instead of failing: declaring them is fine, using them is not.
+ * element's C type always has the element's wire size. Unbounded arrays and ^T are out-of-line
+ * data (IDL_ARG_OOL); ports and arrays of ports travel as descriptors. Constructs idlkit cannot
+ * carry set `unsupported` instead of failing: declaring them is fine, using them is not.
  */
 #include <config.h>
 
@@ -102,6 +103,14 @@ sema_broken(struct idlc_type *t)
 	return false;
 }
 
+/* The in-names a sender may leave to run time: the receiver is told what it got. */
+static bool
+sema_ipc_poly_in(enum idlc_ipc ipc)
+{
+	return ipc == IDLC_IPC_POLYMORPHIC || ipc == IDLC_IPC_PORT_RECEIVE ||
+	       ipc == IDLC_IPC_PORT_SEND || ipc == IDLC_IPC_PORT_SEND_ONCE;
+}
+
 static bool
 sema_scalar(struct idlc_type *t, const struct idlc_ipc_info *info, uint32_t bits)
 {
@@ -109,8 +118,13 @@ sema_scalar(struct idlc_type *t, const struct idlc_ipc_info *info, uint32_t bits
 	t->wire_type = info->wire_type;
 	t->wire_count = 1;
 	if (info->arg_kind == IDL_ARG_PORT) {
+		enum idlc_ipc out = t->ipc_out != IDLC_IPC_NONE ? t->ipc_out : info->ipc;
+
 		t->elem_size = 0;
 		t->align = 1;
+		t->port_ipc = info->ipc;
+		t->poly_in = sema_ipc_poly_in(info->ipc);
+		t->poly_out = out == IDLC_IPC_POLYMORPHIC;
 	} else {
 		t->elem_size = bits / 8;
 		t->align = t->elem_size;
@@ -123,22 +137,50 @@ sema_scalar(struct idlc_type *t, const struct idlc_ipc_info *info, uint32_t bits
 	return true;
 }
 
+/* The IPC type's own facts, or NULL with `unsupported` set (or an error reported and the
+ * type broken) when it has none idlkit can carry. An `in|out` pair must name two ports,
+ * or two data types of one size: the sender uses the first, the receiver sees the second. */
+static const struct idlc_ipc_info *
+sema_ipc_info(struct sema *s, struct idlc_type *t, bool *ok)
+{
+	const struct idlc_ipc_info *info = idlc_ipc_info(t->ipc), *out;
+
+	*ok = true;
+	if (info == NULL) {
+		*ok = sema_broken(t);
+		return NULL;
+	}
+	if (t->ipc_out != IDLC_IPC_NONE) {
+		out = idlc_ipc_info(t->ipc_out);
+		if (out == NULL) {
+			*ok = sema_broken(t);
+			return NULL;
+		}
+		if ((info->arg_kind == IDL_ARG_PORT) != (out->arg_kind == IDL_ARG_PORT) ||
+		    (info->arg_kind != IDL_ARG_PORT && info->bits != out->bits)) {
+			idlc_error(s->ctx, t->loc,
+				   "IPC type pair %s|%s: both must be ports, or data of one size",
+				   info->name, out->name);
+			*ok = sema_broken(t);
+			return NULL;
+		}
+	}
+	if (info->arg_kind == 0) {
+		t->unsupported = idlc_printf(s->ctx, "the IPC type %s (no wire form in idlkit)",
+					     info->name);
+		return NULL;
+	}
+	return info;
+}
+
 static bool
 sema_ipc(struct sema *s, struct idlc_type *t)
 {
-	const struct idlc_ipc_info *info = idlc_ipc_info(t->ipc);
+	bool ok;
+	const struct idlc_ipc_info *info = sema_ipc_info(s, t, &ok);
 
 	if (info == NULL)
-		return sema_broken(t);
-	if (t->ipc_out != IDLC_IPC_NONE) {
-		t->unsupported = "an IPC type pair (in|out)";
-		return true;
-	}
-	if (info->arg_kind == 0) {
-		t->unsupported = t->ipc == IDLC_IPC_POLYMORPHIC ? "a polymorphic type"
-			       : idlc_printf(s->ctx, "the IPC type %s", info->name);
-		return true;
-	}
+		return ok;
 	if (info->bits == 0 && info->arg_kind != IDL_ARG_PORT) {
 		idlc_error(s->ctx, t->loc,
 			   "%s has no size of its own: use the long form (%s, SIZE)", info->name,
@@ -151,27 +193,17 @@ sema_ipc(struct sema *s, struct idlc_type *t)
 static bool
 sema_longform(struct sema *s, struct idlc_type *t)
 {
-	const struct idlc_ipc_info *info = idlc_ipc_info(t->ipc);
 	static const struct idlc_ipc_info real32 = { "MACH_MSG_TYPE_REAL", IDLC_IPC_REAL, 32,
 						     IDL_ARG_SCALAR, IDL_WT_REAL32, "float" };
 	static const struct idlc_ipc_info real64 = { "MACH_MSG_TYPE_REAL", IDLC_IPC_REAL, 64,
 						     IDL_ARG_SCALAR, IDL_WT_REAL64, "double" };
+	bool ok;
+	const struct idlc_ipc_info *info = sema_ipc_info(s, t, &ok);
 
 	if (info == NULL)
-		return sema_broken(t);
-	if (t->ipc_out != IDLC_IPC_NONE) {
-		t->unsupported = "an IPC type pair (in|out)";
-		return true;
-	}
-	if (info->arg_kind == 0) {
-		t->unsupported = t->ipc == IDLC_IPC_POLYMORPHIC ? "a polymorphic type"
-			       : idlc_printf(s->ctx, "the IPC type %s", info->name);
-		return true;
-	}
-	if (t->flags != 0) {
-		t->unsupported = "IPC flags in a long-form type";
-		return true;
-	}
+		return ok;
+	/* The flags after the size (dealloc, ...) are the arguments' business: sema_arg
+	 * merges them into every argument of this type. */
 	if (t->ipc == IDLC_IPC_REAL) {
 		if (t->size_bits != 32 && t->size_bits != 64) {
 			idlc_error(s->ctx, t->loc, "MACH_MSG_TYPE_REAL must be 32 or 64 bits, "
@@ -205,6 +237,27 @@ sema_longform(struct sema *s, struct idlc_type *t)
 	return sema_scalar(t, info, info->bits);
 }
 
+/* Translation clauses a named type inherits when it has none of its own. */
+static void
+sema_inherit_trans(struct idlc_type *t, const struct idlc_type *d)
+{
+	if (t->intran == NULL && t->outtran == NULL && t->destructor == NULL &&
+	    t->intranpayload == NULL) {
+		t->intran = d->intran;
+		t->intran_type = d->intran_type;
+		t->intran_arg = d->intran_arg;
+		t->outtran = d->outtran;
+		t->outtran_type = d->outtran_type;
+		t->outtran_arg = d->outtran_arg;
+		t->destructor = d->destructor;
+		t->destructor_arg = d->destructor_arg;
+		t->intranpayload = d->intranpayload;
+		t->intranpayload_type = d->intranpayload_type;
+	}
+	if (t->flags == 0)
+		t->flags = d->flags;
+}
+
 static bool
 sema_named(struct sema *s, struct idlc_type *t)
 {
@@ -224,10 +277,59 @@ sema_named(struct sema *s, struct idlc_type *t)
 	t->elem_size = d->elem_size;
 	t->wire_count = d->wire_count;
 	t->align = d->align;
+	t->port_ipc = d->port_ipc;
+	t->poly_in = d->poly_in;
+	t->poly_out = d->poly_out;
+	t->ool_fixed = d->ool_fixed;
+	t->ool_inline = d->ool_inline;
+	sema_inherit_trans(t, d);
 	sema_ctypes(t, d->c_user, d->c_server);
 	/* A scalar's element is the value itself, in its own C type. */
 	t->c_elem = d->arg_kind == IDL_ARG_SCALAR || d->arg_kind == IDL_ARG_PORT ? t->c_user
 										  : d->c_elem;
+	return true;
+}
+
+/* What an element type cannot be, for arrays of every kind; NULL when it can. */
+static const char *
+sema_elem_problem(struct sema *s, struct idlc_type *t, struct idlc_type *e, const char *what)
+{
+	switch (e->arg_kind) {
+	case IDL_ARG_VAR_ARRAY:
+	case IDL_ARG_CSTRING_VAR:
+		idlc_error(s->ctx, t->loc,
+			   "too complicated: an %s of variable-size arrays ('%s')", what,
+			   idlc_sema_type_name(s, e));
+		return "";
+	case IDL_ARG_OOL:
+		idlc_error(s->ctx, t->loc, "too complicated: an %s of out-of-line data ('%s')",
+			   what, idlc_sema_type_name(s, e));
+		return "";
+	case IDL_ARG_CSTRING_FIXED:
+		t->unsupported = "an array of strings";
+		return "";
+	default:
+		return NULL;
+	}
+}
+
+/* Out-of-line data of `e`'s elements: the element facts come from e. */
+static bool
+sema_ool_of(struct idlc_type *t, const struct idlc_type *e, bool fixed, uint32_t count)
+{
+	t->arg_kind = IDL_ARG_OOL;
+	t->ool_fixed = fixed;
+	t->wire_count = count;
+	t->wire_type = e->wire_type;
+	t->is_signed = e->is_signed;
+	t->elem_size = e->elem_size;
+	t->align = e->align != 0 ? e->align : 1;
+	t->port_ipc = e->port_ipc;
+	t->poly_in = e->poly_in;
+	t->poly_out = e->poly_out;
+	t->c_elem = e->arg_kind == IDL_ARG_SCALAR || e->arg_kind == IDL_ARG_PORT ? e->c_user
+										  : e->c_elem;
+	sema_ctypes(t, t->c_elem, t->c_elem);
 	return true;
 }
 
@@ -249,6 +351,8 @@ sema_array(struct sema *s, struct idlc_type *t)
 		t->unsupported = e->unsupported;
 		return true;
 	}
+	if (sema_elem_problem(s, t, e, what) != NULL)
+		return t->unsupported != NULL ? true : sema_broken(t);
 	switch (e->arg_kind) {
 	case IDL_ARG_SCALAR:
 		count = 1;
@@ -260,17 +364,15 @@ sema_array(struct sema *s, struct idlc_type *t)
 		}
 		count = e->wire_count; /* a fixed array of fixed arrays is one flat array */
 		break;
-	case IDL_ARG_VAR_ARRAY:
-	case IDL_ARG_CSTRING_VAR:
-		idlc_error(s->ctx, t->loc,
-			   "too complicated: an %s of variable-size arrays ('%s')", what,
-			   idlc_sema_type_name(s, e));
-		return sema_broken(t);
-	case IDL_ARG_CSTRING_FIXED:
-		t->unsupported = "an array of strings";
-		return true;
 	case IDL_ARG_PORT:
-		t->unsupported = "an array of ports";
+		/* Ports never travel inline: the array goes as an array of ports, with the
+		 * bound checked, and keeps the C interface of an inline array. */
+		if (t->kind == IDLC_T_STRUCT_ARRAY) {
+			t->unsupported = "an inline array of ports of this kind";
+			return true;
+		}
+		sema_ool_of(t, e, t->kind == IDLC_T_ARRAY_FIXED, t->count);
+		t->ool_inline = true;
 		return true;
 	default:
 		t->unsupported = idlc_printf(s->ctx, "an %s of '%s'", what,
@@ -297,6 +399,79 @@ sema_array(struct sema *s, struct idlc_type *t)
 	return true;
 }
 
+/* array[] of T, array[*] of T: always out of line in idlkit (Apple MIG's choice; GNU MIG
+ * decides at run time). */
+static bool
+sema_unbounded(struct sema *s, struct idlc_type *t)
+{
+	struct idlc_type *e = t->elem;
+
+	if (!idlc_sema_resolve(s, e))
+		return sema_broken(t);
+	if (e->unsupported != NULL) {
+		t->unsupported = e->unsupported;
+		return true;
+	}
+	if (sema_elem_problem(s, t, e, "array") != NULL)
+		return t->unsupported != NULL ? true : sema_broken(t);
+	if (e->arg_kind == IDL_ARG_FIXED_ARRAY) {
+		/* An array of a named fixed array (descriptor_t = struct[2] of int): each
+		 * element is a record of that C type. An anonymous one has no C type. */
+		if (e->name == NULL && (e->kind != IDLC_T_NAMED || e->target->name == NULL)) {
+			t->unsupported = "an out-of-line array of anonymous arrays";
+			return true;
+		}
+		sema_ool_of(t, e, false, 0);
+		t->wire_type = IDL_WT_STRUCT;
+		t->is_signed = false;
+		t->elem_size = e->elem_size * e->wire_count;
+		t->c_elem = e->c_user;
+		sema_ctypes(t, t->c_elem, t->c_elem);
+		return true;
+	}
+	return sema_ool_of(t, e, false, 0);
+}
+
+/* ^T: T out of line. ^array[] of T is the same as array[] of T; ^array[N] of T and ^T are
+ * out of line with a fixed size. */
+static bool
+sema_pointer(struct sema *s, struct idlc_type *t)
+{
+	struct idlc_type *e = t->elem;
+
+	if (!idlc_sema_resolve(s, e))
+		return sema_broken(t);
+	if (e->unsupported != NULL) {
+		t->unsupported = e->unsupported;
+		return true;
+	}
+	switch (e->arg_kind) {
+	case IDL_ARG_OOL:
+		if (e->ool_inline)
+			return sema_ool_of(t, e, e->ool_fixed, e->wire_count);
+		if (e->ool_fixed) {
+			idlc_error(s->ctx, t->loc, "too complicated: '^' of out-of-line data");
+			return sema_broken(t);
+		}
+		return sema_ool_of(t, e, false, 0);
+	case IDL_ARG_FIXED_ARRAY:
+		return sema_ool_of(t, e, true, e->wire_count);
+	case IDL_ARG_SCALAR:
+		return sema_ool_of(t, e, true, 1);
+	case IDL_ARG_VAR_ARRAY:
+	case IDL_ARG_CSTRING_VAR:
+		idlc_error(s->ctx, t->loc, "too complicated: '^' of a bounded variable-size array "
+			   "('%s'); use '^array[] of'", idlc_sema_type_name(s, e));
+		return sema_broken(t);
+	case IDL_ARG_PORT:
+		t->unsupported = "a single port out of line ('^' of a port type)";
+		return true;
+	default:
+		t->unsupported = idlc_printf(s->ctx, "'^' of '%s'", idlc_sema_type_name(s, e));
+		return true;
+	}
+}
+
 static bool
 sema_cstring(struct sema *s, struct idlc_type *t)
 {
@@ -314,10 +489,47 @@ sema_cstring(struct sema *s, struct idlc_type *t)
 	return true;
 }
 
+/* One member of a GNU struct { }: its size and alignment as C lays it out, or false. */
+static bool
+sema_field(struct sema *s, struct idlc_field *f, uint32_t *size, uint32_t *align)
+{
+	const struct idlc_type *ft = f->type;
+
+	if (ft->broken || !ft->resolved)
+		return false;
+	switch (ft->arg_kind) {
+	case IDL_ARG_SCALAR:
+		*size = ft->elem_size;
+		break;
+	case IDL_ARG_FIXED_ARRAY:
+		*size = ft->elem_size * ft->wire_count; /* checked when it was resolved */
+		break;
+	case IDL_ARG_PORT:
+		/* A port name inside a record is the number it is on Mach: 32 bits. */
+		if (ft->port_ipc == IDLC_IPC_PORT_NAME && !ft->poly_in) {
+			*size = 4;
+			*align = 4;
+			return true;
+		}
+		/* fall through */
+	default:
+		idlc_error(s->ctx, f->loc,
+			   "struct member '%s' has type '%s', which cannot be part of a record",
+			   f->name, f->type_name);
+		return false;
+	}
+	*align = ft->align != 0 ? ft->align : 1;
+	return true;
+}
+
+/* GNU struct { T a; U b; }: a record laid out as C lays it out (each member at its
+ * alignment, the whole padded to the largest), carried as opaque words of that alignment. */
 static bool
 sema_fields(struct sema *s, struct idlc_type *t)
 {
 	struct idlc_field *f;
+	uint64_t off = 0;
+	uint32_t size, align, max_align = 1;
 	bool ok = true;
 
 	for (f = t->fields; f != NULL; f = f->next) {
@@ -326,11 +538,36 @@ sema_fields(struct sema *s, struct idlc_type *t)
 			idlc_error(s->ctx, f->loc, "unknown type '%s' of struct member '%s'",
 				   f->type_name, f->name);
 			ok = false;
+			continue;
+		}
+		if (!sema_field(s, f, &size, &align)) {
+			ok = false;
+			continue;
+		}
+		off = (off + align - 1) / align * align + size;
+		if (align > max_align)
+			max_align = align;
+		if (off > UINT32_MAX / 2) {
+			idlc_error(s->ctx, t->loc, "struct is too large");
+			return sema_broken(t);
 		}
 	}
 	if (!ok)
 		return sema_broken(t);
-	t->unsupported = "a struct { } type";
+	off = (off + max_align - 1) / max_align * max_align;
+	if (off == 0) {
+		idlc_error(s->ctx, t->loc, "struct has no members");
+		return sema_broken(t);
+	}
+	t->arg_kind = IDL_ARG_SCALAR;
+	t->wire_type = IDL_WT_STRUCT;
+	t->elem_size = (uint32_t)off;
+	t->wire_count = 1;
+	t->align = max_align;
+	sema_ctypes(t, NULL, NULL);
+	t->c_elem = t->c_user;
+	if (t->c_user == NULL)
+		t->unsupported = "an anonymous struct { } (give it a type name)";
 	return true;
 }
 
@@ -360,23 +597,22 @@ idlc_sema_resolve(struct sema *s, struct idlc_type *t)
 		ok = sema_array(s, t);
 		break;
 	case IDLC_T_ARRAY_UNBOUNDED:
-		ok = idlc_sema_resolve(s, t->elem);
-		t->unsupported = "an unbounded array (array[])";
+		ok = sema_unbounded(s, t);
 		break;
 	case IDLC_T_CSTRING_FIXED:
 	case IDLC_T_CSTRING_VAR:
 		ok = sema_cstring(s, t);
 		break;
 	case IDLC_T_POINTER:
-		ok = idlc_sema_resolve(s, t->elem);
-		t->unsupported = "out-of-line data (^)";
+		ok = sema_pointer(s, t);
 		break;
 	case IDLC_T_STRUCT_FIELDS:
 		ok = sema_fields(s, t);
 		break;
 	case IDLC_T_NATIVE:
 		ok = true;
-		t->unsupported = idlc_printf(s->ctx, "a native type (%s)", t->native);
+		t->unsupported = idlc_printf(s->ctx, "an Apple native type (%s: a C value with no "
+					     "wire form)", t->native);
 		break;
 	default:
 		ok = false;
@@ -384,16 +620,6 @@ idlc_sema_resolve(struct sema *s, struct idlc_type *t)
 	}
 	if (!ok)
 		return sema_broken(t);
-	if (t->unsupported == NULL) {
-		if (t->intran != NULL)
-			t->unsupported = "a translation function (intran:)";
-		else if (t->outtran != NULL)
-			t->unsupported = "a translation function (outtran:)";
-		else if (t->destructor != NULL)
-			t->unsupported = "a destructor function (destructor:)";
-		else if (t->intranpayload != NULL)
-			t->unsupported = "a payload translation (intranpayload:)";
-	}
 	t->resolved = true;
 	return true;
 }

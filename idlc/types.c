@@ -57,7 +57,8 @@ static const struct idlc_ipc_info ipc_table[] = {
 	  "mach_port_t" },
 	{ "MACH_MSG_TYPE_PORT_SEND_ONCE", IDLC_IPC_PORT_SEND_ONCE, 0, IDL_ARG_PORT, IDL_WT_PORT,
 	  "mach_port_t" },
-	{ "MACH_MSG_TYPE_POLYMORPHIC", IDLC_IPC_POLYMORPHIC, 0, 0, IDL_WT_NONE, NULL },
+	{ "MACH_MSG_TYPE_POLYMORPHIC", IDLC_IPC_POLYMORPHIC, 0, IDL_ARG_PORT, IDL_WT_PORT,
+	  "mach_port_t" },
 };
 
 static const struct idlc_ipc_info ipc_number = {
@@ -90,8 +91,8 @@ idlc_ipc_info(enum idlc_ipc ipc)
 
 /*
  * The prelude. Pointer-sized integers follow the host: idlc runs where the stubs run.
- * Types the foundation cannot carry yet (pointer_t, the port arrays, mach_port_poly_t) are
- * declared all the same, so real files that name them fail only where they use them.
+ * data/include/mach/std_types.defs repeats these declarations word for word, so a file that
+ * includes it redefines nothing.
  */
 #if UINTPTR_MAX > 0xffffffffu
 #define PRELUDE_WORD "MACH_MSG_TYPE_INTEGER_64"

@@ -11,10 +11,12 @@
  */
 #include <config.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "client.h"
+#include "trace.h"
 
 /* Details of a call's failure, for idl_errdetail(). */
 static const char call_late[] = "deadline passed waiting for the reply";
@@ -94,6 +96,15 @@ call_deliver(struct cl_conn *c, const void *buf, size_t len, int rcv_err)
 	}
 }
 
+/* Keeps what the transport said about the failure that ends the connection, so that
+ * every call it fails can tell its caller (idl_errdetail()). */
+static void
+call_dead_why(struct cl_conn *c)
+{
+	if (!c->dead)
+		snprintf(c->dead_why, sizeof c->dead_why, "%s", idl_errdetail());
+}
+
 /* Receives for every call on the connection until this call's reply came, its deadline
  * passed, or the connection died; then lets another waiting thread take the role. */
 static void
@@ -132,6 +143,8 @@ call_lead(struct idl_port *p, struct cl_conn *c, struct cl_waiter *w, int64_t de
 		m.data = buf;
 		m.cap = cap;
 		err = p->tr->conn_recv(c->tr_state, &m, deadline);
+		if (err == 0)
+			IDL__TRACE(IDL_TRACE_CLIENT, IDL_TRACE_RECV, p->head.address, buf, m.len);
 		pthread_mutex_lock(&p->lock);
 		if (err == 0 || err == IDL_EMSGSIZE) {
 			call_deliver(c, buf, m.len, err);
@@ -139,6 +152,7 @@ call_lead(struct idl_port *p, struct cl_conn *c, struct cl_waiter *w, int64_t de
 		}
 		if (err == IDL_ETIMEDOUT)
 			break;
+		call_dead_why(c);
 		idl__cl_conn_dead(p, c, err == IDL_ECLOSED ? MIG_SERVER_DIED : err);
 	}
 	c->receiving = 0;
@@ -156,6 +170,7 @@ call_send_failed(struct idl_port *p, struct cl_conn *c, int err)
 		return c->dead_err;
 	if (err == IDL_ETIMEDOUT || err == IDL_EMSGSIZE)
 		return err;
+	call_dead_why(c);
 	idl__cl_conn_dead(p, c, err == IDL_ECLOSED ? MIG_SERVER_DIED : err);
 	return c->dead_err;
 }
@@ -176,7 +191,10 @@ call_combined(struct idl_port *p, struct cl_conn *c, struct cl_waiter *w,
 	c->calling = 1;
 	c->leader_cap = w->rep_max;
 	pthread_mutex_unlock(&p->lock);
+	IDL__TRACE(IDL_TRACE_CLIENT, IDL_TRACE_SEND, p->head.address, req->data, req->len);
 	err = p->tr->conn_call(c->tr_state, req, &rep, deadline);
+	if (err == 0)
+		IDL__TRACE(IDL_TRACE_CLIENT, IDL_TRACE_RECV, p->head.address, rep.data, rep.len);
 	pthread_mutex_lock(&p->lock);
 	c->calling = 0;
 	c->receiving = 0;
@@ -184,8 +202,8 @@ call_combined(struct idl_port *p, struct cl_conn *c, struct cl_waiter *w,
 		call_deliver(c, w->rep, rep.len, err);
 	else if (err == IDL_ETIMEDOUT && !w->done)
 		call_finish(w, IDL_ETIMEDOUT, call_late);
-	else if (!w->done)
-		call_finish(w, call_send_failed(p, c, err), "the call failed");
+	else if (!w->done && (err = call_send_failed(p, c, err)) != 0 && !w->done)
+		call_finish(w, err, "the call failed");
 	/* What came may have been a late reply to an earlier call: then receive on. */
 	if (!w->done && !c->dead)
 		call_lead(p, c, w, deadline);
@@ -234,12 +252,17 @@ call_transact(struct idl_port *p, struct cl_conn *c, idl_msg_header_t *req,
 		goto out;
 	}
 	pthread_mutex_unlock(&p->lock);
+	IDL__TRACE(IDL_TRACE_CLIENT, IDL_TRACE_SEND, p->head.address, req, req->size);
 	pthread_mutex_lock(&c->send_lock);
 	err = p->tr->conn_send(c->tr_state, &m, deadline);
 	pthread_mutex_unlock(&c->send_lock);
 	pthread_mutex_lock(&p->lock);
-	if (err != 0 && !w->done)
-		call_finish(w, call_send_failed(p, c, err), "send failed");
+	/* A send that killed the connection has already failed this call, with the
+	 * transport's reason. */
+	if (err != 0 && !w->done && (err = call_send_failed(p, c, err)) != 0 && !w->done) {
+		snprintf(w->why_buf, sizeof w->why_buf, "send failed: %s", idl_errdetail());
+		call_finish(w, err, idl_errdetail()[0] != '\0' ? w->why_buf : "send failed");
+	}
 
 	while (!w->done) {
 		if (c->dead) {
@@ -265,6 +288,21 @@ call_hello_drop(struct cl_conn *c, const struct idl_subsystem *ss)
 		if (c->hellos[i].ss == ss) {
 			free(c->hellos[i].verdicts);
 			c->hellos[i] = c->hellos[--c->nhellos];
+			return;
+		}
+	}
+}
+
+/* Forgets the hello for ss whose verdicts a call relied on, unless another thread already
+ * replaced it (or is exchanging it again). */
+static void
+call_hello_forget(struct cl_conn *c, const struct idl_subsystem *ss, const uint8_t *verdicts)
+{
+	for (size_t i = 0; i < c->nhellos; i++) {
+		if (c->hellos[i].ss == ss) {
+			if (c->hellos[i].state == CL_HELLO_DONE &&
+			    c->hellos[i].verdicts == verdicts)
+				call_hello_drop(c, ss);
 			return;
 		}
 	}
@@ -403,6 +441,7 @@ call_oneway(struct idl_port *p, struct cl_conn *c, idl_msg_header_t *req, int64_
 	m.data = req;
 	m.len = req->size;
 	pthread_mutex_unlock(&p->lock);
+	IDL__TRACE(IDL_TRACE_CLIENT, IDL_TRACE_SEND, p->head.address, req, req->size);
 	pthread_mutex_lock(&c->send_lock);
 	err = p->tr->conn_send(c->tr_state, &m, deadline);
 	pthread_mutex_unlock(&c->send_lock);
@@ -449,6 +488,7 @@ call_common(idl_port_t p, const struct idl_subsystem *ss, uint32_t number,
 	req->kind = kind;
 	req->id = (int32_t)((uint32_t)ss->base + number);
 	req->retcode = 0;
+	IDL__TRACE_REGISTER(ss);
 
 	pthread_mutex_lock(&p->lock);
 	err = idl__cl_conn_get(p, deadline, &c);
@@ -466,13 +506,30 @@ call_common(idl_port_t p, const struct idl_subsystem *ss, uint32_t number,
 	else if (err == 0 && kind == IDL_KIND_ONEWAY)
 		err = call_oneway(p, c, req, deadline);
 	else if (err == 0) {
-		memset(&w, 0, sizeof w);
-		idl__cl_cond_init(&w.cv);
-		w.rep_kind = IDL_KIND_REPLY;
-		w.rep = rep;
-		w.rep_max = rep_max;
-		err = call_transact(p, c, req, &w, deadline);
-		pthread_cond_destroy(&w.cv);
+		for (int retried = 0;; retried = 1) {
+			memset(&w, 0, sizeof w);
+			idl__cl_cond_init(&w.cv);
+			w.rep_kind = IDL_KIND_REPLY;
+			w.rep = rep;
+			w.rep_max = rep_max;
+			err = call_transact(p, c, req, &w, deadline);
+			pthread_cond_destroy(&w.cv);
+			if (retried || err != IDL_EPROTO || w.why != NULL || c->dead)
+				break;
+			/* The server refused a well-formed request as coming before its hello:
+			 * a message endpoint that forgot this peer (its table is bounded) or a
+			 * restarted server behind a datagram transport. It refused before
+			 * anything ran, so saying hello again and resending once is safe. */
+			call_hello_forget(c, ss, verdicts);
+			err = call_hello(p, c, ss, deadline, &verdicts);
+			if (err == 0 && verdicts[number] != IDL__SIG_OK)
+				err = idl__fail(verdicts[number] == IDL__SIG_MISMATCH
+							? IDL_ESIGNATURE : MIG_BAD_ID,
+						"%s.%s: the server at %s changed this routine",
+						ss->name, rt->name, p->head.address);
+			if (err != 0)
+				goto out;
+		}
 		if (err != 0 && w.why != NULL)
 			idl__fail(err, "%s: %s.%s: %s", p->head.address, ss->name, rt->name,
 				  w.why);
@@ -480,6 +537,7 @@ call_common(idl_port_t p, const struct idl_subsystem *ss, uint32_t number,
 			idl__fail(err, "%s: %s.%s: the server replied %s", p->head.address,
 				  ss->name, rt->name, idl_errname(err));
 	}
+out:
 	idl__cl_conn_unref(p, c);
 	pthread_mutex_unlock(&p->lock);
 	return err;

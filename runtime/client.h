@@ -23,7 +23,8 @@ struct cl_waiter {
 	uint8_t rep_kind; /* IDL_KIND_REPLY or IDL_KIND_HELLO_REPLY */
 	int done; /* result is final */
 	int result;
-	const char *why; /* static text for the detail when result is a runtime error */
+	const char *why; /* text for the detail when result is a runtime error */
+	char why_buf[160]; /* the transport's own detail, when why points here */
 	idl_msg_header_t *rep;
 	uint32_t rep_max;
 	pthread_cond_t cv;
@@ -48,6 +49,7 @@ struct cl_conn {
 	unsigned refs; /* calls using this connection, plus one while it is the port's */
 	int dead; /* the peer went away or the port closed it: no new calls */
 	int dead_err;
+	char dead_why[192]; /* the transport's detail of the failure that ended it, or "" */
 	int receiving; /* a leader is (or is about to be) in conn_recv */
 	int calling; /* a leader is in conn_call: nobody else may send */
 	uint32_t leader_cap; /* room in the buffer the leader receives into */

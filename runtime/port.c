@@ -10,7 +10,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "client.h"
 
@@ -23,6 +25,27 @@ port_init_condattr(void)
 	/* Deadlines are CLOCK_MONOTONIC; condition waits must measure the same clock. */
 	pthread_condattr_init(&port_condattr);
 	pthread_condattr_setclock(&port_condattr, CLOCK_MONOTONIC);
+}
+
+/*
+ * The first sequence number of a new port: random, so that a port opened after another
+ * closed - in this process or in a restarted one that got the same source address - does
+ * not repeat the numbers its predecessor used. A datagram server's duplicate-reply cache
+ * (transports/udp.c) keys on the address and the number.
+ */
+static uint32_t
+port_first_seqno(void)
+{
+	uint32_t s = 0;
+
+	if (getrandom(&s, sizeof s, GRND_NONBLOCK) != (ssize_t)sizeof s) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		s = (uint32_t)ts.tv_nsec ^ (uint32_t)ts.tv_sec * 2654435761u ^
+		    (uint32_t)getpid() << 16;
+	}
+	return s;
 }
 
 void
@@ -71,7 +94,7 @@ idl_port_open(const char *address, idl_port_t *portp)
 	p->tr = tr;
 	p->rest = p->head.address + (rest - address);
 	atomic_init(&p->timeout_ms, IDL_PORT_DEFAULT_TIMEOUT_MS);
-	atomic_init(&p->seqno, 1);
+	atomic_init(&p->seqno, port_first_seqno());
 	pthread_mutex_init(&p->lock, NULL);
 
 	pthread_mutex_lock(&p->lock);
@@ -201,8 +224,9 @@ idl__cl_conn_dead(struct idl_port *p, struct cl_conn *c, int err)
 			if (!w->done) {
 				w->done = 1;
 				w->result = err;
-				w->why = err == MIG_SERVER_DIED ? "the server went away"
-							       : "the connection failed";
+				w->why = c->dead_why[0] != '\0'      ? c->dead_why
+					 : err == MIG_SERVER_DIED ? "the server went away"
+								  : "the connection failed";
 				pthread_cond_signal(&w->cv);
 			}
 		}

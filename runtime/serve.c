@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "server.h"
+#include "trace.h"
 
 #define SERVE_OTHER_ORDER \
 	(IDL_ORDER_NATIVE == IDL_ORDER_LITTLE ? IDL_ORDER_BIG : IDL_ORDER_LITTLE)
@@ -72,7 +73,7 @@ idl__srv_src_alloc(struct idl_server *srv, struct srv_src *src)
 	if (src->conn != NULL)
 		return serve_hello_alloc(srv, &src->hello);
 	/* A message endpoint's peers get their hello state when they first appear. */
-	src->peers = calloc(SRV_PEER_SLOTS, sizeof *src->peers);
+	src->peers = calloc(1, sizeof *src->peers);
 	return src->peers != NULL ? 0 : IDL_ENOMEM;
 }
 
@@ -84,10 +85,15 @@ idl__srv_src_free(struct srv_src *src)
 	free(src->hello.said);
 	free(src->hello.verdicts);
 	if (src->peers != NULL) {
-		for (unsigned i = 0; i < SRV_PEER_SLOTS; i++) {
-			free(src->peers[i].hello.said);
-			free(src->peers[i].hello.verdicts);
+		struct srv_peer *p = src->peers->newest, *next;
+
+		for (; p != NULL; p = next) {
+			next = p->older;
+			free(p->hello.said);
+			free(p->hello.verdicts);
+			free(p);
 		}
+		free(src->peers->buckets);
 		free(src->peers);
 	}
 	free(src);
@@ -250,6 +256,10 @@ idl__srv_conn_main(void *arg)
 		uint32_t n;
 		int err = tr->conn_recv(src->conn, &m, IDL_DEADLINE_NONE);
 
+		if (err == 0)
+			IDL__TRACE(IDL_TRACE_SERVER, IDL_TRACE_RECV, src->ep->head.address,
+				   src->rbuf, m.len);
+
 		/* A stream transport has closed the connection when a message did not fit:
 		 * its framing is lost. */
 		if (err != 0 && (err != IDL_EMSGSIZE || (tr->flags & IDL_TRF_STREAM)))
@@ -258,6 +268,8 @@ idl__srv_conn_main(void *arg)
 		if (n != 0) {
 			struct idl_xmsg r = { .data = src->sbuf, .len = n };
 
+			IDL__TRACE(IDL_TRACE_SERVER, IDL_TRACE_SEND, src->ep->head.address,
+				   src->sbuf, n);
 			if (tr->conn_send(src->conn, &r, idl_deadline_ms(SERVE_SEND_TIMEOUT_MS)))
 				break;
 		}
@@ -266,25 +278,118 @@ idl__srv_conn_main(void *arg)
 	return NULL;
 }
 
-/* The hello state of a message endpoint's peer; a peer that takes the slot of another
- * starts without hellos (and that other peer must say hello again). */
+static void
+serve_peer_unlist(struct srv_peers *ps, struct srv_peer *p)
+{
+	if (p->newer != NULL)
+		p->newer->older = p->older;
+	else
+		ps->newest = p->older;
+	if (p->older != NULL)
+		p->older->newer = p->newer;
+	else
+		ps->oldest = p->newer;
+	p->newer = p->older = NULL;
+}
+
+static void
+serve_peer_list(struct srv_peers *ps, struct srv_peer *p)
+{
+	p->older = ps->newest;
+	p->newer = NULL;
+	if (ps->newest != NULL)
+		ps->newest->newer = p;
+	else
+		ps->oldest = p;
+	ps->newest = p;
+}
+
+static void
+serve_peer_unhash(struct srv_peers *ps, struct srv_peer *p)
+{
+	struct srv_peer **pp = &ps->buckets[p->hash & (ps->nbuckets - 1)];
+
+	while (*pp != p)
+		pp = &(*pp)->hnext;
+	*pp = p->hnext;
+}
+
+static void
+serve_peer_hash(struct srv_peers *ps, struct srv_peer *p)
+{
+	struct srv_peer **b = &ps->buckets[p->hash & (ps->nbuckets - 1)];
+
+	p->hnext = *b;
+	*b = p;
+}
+
+/* Doubles the hash table; on failure the old one stays (longer chains, still right). */
+static int
+serve_peers_grow(struct srv_peers *ps)
+{
+	size_t n = ps->nbuckets ? 2 * ps->nbuckets : 16;
+	struct srv_peer **nb = calloc(n, sizeof *nb), *p;
+
+	if (nb == NULL)
+		return ps->nbuckets != 0 ? 0 : IDL_ENOMEM;
+	free(ps->buckets);
+	ps->buckets = nb;
+	ps->nbuckets = n;
+	for (p = ps->newest; p != NULL; p = p->older)
+		serve_peer_hash(ps, p);
+	return 0;
+}
+
+/*
+ * The hello state of a message endpoint's peer, made when it first appears. Past
+ * SRV_PEERS_MAX peers the least recently heard one is forgotten and its entry reused; that
+ * peer's next request gets IDL_EPROTO (no hello), and its client says hello again.
+ */
 static struct srv_hello *
 serve_peer(struct srv_src *src, const struct idl_peer *from)
 {
+	struct srv_peers *ps = src->peers;
 	uint64_t h = 0xcbf29ce484222325ull;
 	uint32_t len = from->len < sizeof from->addr ? from->len : sizeof from->addr;
 	struct srv_peer *p;
 
 	for (uint32_t i = 0; i < len; i++)
 		h = (h ^ from->addr[i]) * 0x100000001b3ull;
-	p = &src->peers[h % SRV_PEER_SLOTS];
-	if (p->hello.said == NULL && serve_hello_alloc(src->srv, &p->hello) != 0)
-		return NULL;
-	if (p->addr.len != len || memcmp(p->addr.addr, from->addr, len) != 0) {
-		p->addr.len = len;
-		memcpy(p->addr.addr, from->addr, len);
-		memset(p->hello.said, 0, src->srv->nsubs);
+	if (ps->nbuckets != 0) {
+		for (p = ps->buckets[h & (ps->nbuckets - 1)]; p != NULL; p = p->hnext) {
+			if (p->hash == h && p->addr.len == len &&
+			    memcmp(p->addr.addr, from->addr, len) == 0) {
+				if (ps->newest != p) {
+					serve_peer_unlist(ps, p);
+					serve_peer_list(ps, p);
+				}
+				return &p->hello;
+			}
+		}
 	}
+	if (ps->count >= SRV_PEERS_MAX) {
+		p = ps->oldest;
+		serve_peer_unlist(ps, p);
+		serve_peer_unhash(ps, p);
+		memset(p->hello.said, 0, src->srv->nsubs);
+	} else {
+		if (ps->count >= ps->nbuckets && serve_peers_grow(ps) != 0)
+			return NULL;
+		if ((p = calloc(1, sizeof *p)) == NULL)
+			return NULL;
+		if (serve_hello_alloc(src->srv, &p->hello) != 0) {
+			free(p->hello.said);
+			free(p->hello.verdicts);
+			free(p);
+			return NULL;
+		}
+		ps->count++;
+	}
+	p->hash = h;
+	p->addr.len = len;
+	memcpy(p->addr.addr, from->addr, len);
+	serve_peer_hash(ps, p);
+	serve_peer_list(ps, p);
 	return &p->hello;
 }
 
@@ -317,12 +422,17 @@ idl__srv_ep_main(void *arg)
 			continue;
 		}
 		failures = 0;
+		if (err == 0)
+			IDL__TRACE(IDL_TRACE_SERVER, IDL_TRACE_RECV, src->ep->head.address,
+				   src->rbuf, m.len);
 		if ((hs = serve_peer(src, &from)) == NULL)
 			continue;
 		n = serve_one(src, hs, src->rbuf, m.len, err, src->sbuf, &rq);
 		if (n != 0) {
 			struct idl_xmsg r = { .data = src->sbuf, .len = n };
 
+			IDL__TRACE(IDL_TRACE_SERVER, IDL_TRACE_SEND, src->ep->head.address,
+				   src->sbuf, n);
 			tr->ep_reply(src->ep->state, &from, &r);
 		}
 	}

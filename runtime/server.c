@@ -19,11 +19,17 @@
 #include <unistd.h>
 
 #include "server.h"
+#include "trace.h"
 
 /* After accept fails for lack of descriptors or memory, stop accepting this long rather
  * than spin on a listening socket that stays readable (libtirpc CVE-2021-46828). */
 #define SRV_ACCEPT_PAUSE_MS 100
 #define SRV_EVENTS 16
+/* The stack of each receiving thread. A server has one thread per connection and per
+ * message endpoint, so a set of a thousand endpoints must not reserve a thousand default
+ * (8 MiB) stacks; the runtime's own frames are small, and this leaves server routines
+ * room for ordinary work. */
+#define SRV_THREAD_STACK (256u << 10)
 
 int
 idl_server_create(idl_server_t **srvp)
@@ -92,6 +98,8 @@ idl_server_add_subsystem(idl_server_t *srv, const struct idl_subsystem *ss, idl_
 	srv->nsubs++;
 	srv->nverdicts += ss->nroutines;
 	pthread_mutex_unlock(&srv->lock);
+	/* Trace lines name its routines, whenever tracing is turned on. */
+	idl_trace_register(ss);
 	return 0;
 }
 
@@ -133,6 +141,7 @@ srv_ep_free(struct srv_ep *ep)
 static int
 srv_src_start(struct idl_server *srv, struct srv_src *src, void *(*fn)(void *))
 {
+	pthread_attr_t attr;
 	int err;
 
 	src->next = srv->live;
@@ -140,7 +149,12 @@ srv_src_start(struct idl_server *srv, struct srv_src *src, void *(*fn)(void *))
 	if (srv->live != NULL)
 		srv->live->prev = src;
 	srv->live = src;
-	if ((err = pthread_create(&src->thread, NULL, fn, src)) != 0) {
+	pthread_attr_init(&attr);
+	/* Refused only below PTHREAD_STACK_MIN: keep the default then. */
+	(void)pthread_attr_setstacksize(&attr, SRV_THREAD_STACK);
+	err = pthread_create(&src->thread, &attr, fn, src);
+	pthread_attr_destroy(&attr);
+	if (err != 0) {
 		srv->live = src->next;
 		if (src->next != NULL)
 			src->next->prev = NULL;

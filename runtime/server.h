@@ -24,12 +24,26 @@ struct srv_hello {
 	uint8_t *verdicts; /* nverdicts enum idl__sig_state */
 };
 
-/* A message endpoint remembers the hellos of this many peers (direct-mapped by address). */
-#define SRV_PEER_SLOTS 256
+/* A message endpoint remembers the hellos of this many peers; beyond, the one heard from
+ * least recently is forgotten (and must say hello again: the client does so by itself). */
+#define SRV_PEERS_MAX 4096
 
 struct srv_peer {
 	struct idl_peer addr;
+	uint64_t hash;
 	struct srv_hello hello;
+	struct srv_peer *hnext; /* hash chain */
+	struct srv_peer *newer; /* recency list */
+	struct srv_peer *older;
+};
+
+/* The peers of a message endpoint: a hash table grown with the count, and a recency list. */
+struct srv_peers {
+	struct srv_peer **buckets;
+	size_t nbuckets;
+	size_t count;
+	struct srv_peer *newest;
+	struct srv_peer *oldest;
 };
 
 struct srv_ep;
@@ -44,7 +58,7 @@ struct srv_src {
 	void *rbuf; /* srv->rcap bytes, 16-aligned */
 	void *sbuf; /* srv->scap bytes, 16-aligned */
 	struct srv_hello hello; /* connections */
-	struct srv_peer *peers; /* message endpoints: SRV_PEER_SLOTS */
+	struct srv_peers *peers; /* message endpoints */
 	struct srv_src *next;
 	struct srv_src *prev;
 };

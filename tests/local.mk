@@ -15,7 +15,8 @@ AM_TESTS_ENVIRONMENT = \
 	IDL_TOP_BUILDDIR='$(abs_top_builddir)'; export IDL_TOP_BUILDDIR; \
 	BENCH_BINDIR='$(abs_top_builddir)/examples/bench'; export BENCH_BINDIR; \
 	IDL_BENCH_SERVER='$(abs_top_builddir)/examples/bench/bench-server$(EXEEXT)'; \
-	export IDL_BENCH_SERVER;
+	export IDL_BENCH_SERVER; \
+	IDLC_INCLUDE_DIR='$(abs_top_srcdir)/data/include'; export IDLC_INCLUDE_DIR;
 
 # Shell-level tests: golden outputs, diagnostics of bad interfaces, the example end to end.
 dist_check_SCRIPTS += \
@@ -36,6 +37,17 @@ test_cppflags = $(AM_CPPFLAGS) \
 	-I$(top_srcdir)/idlc -I$(top_builddir)/idlc -I$(top_srcdir)/runtime \
 	-DIDL_TOP_SRCDIR='"$(abs_top_srcdir)"' -DIDL_TOP_BUILDDIR='"$(abs_top_builddir)"' \
 	$(CUNIT_CFLAGS)
+
+# The conformance suite's sources are listed outside the CUnit condition, so that each
+# transport's fragment can add its address row with += whatever configure found.
+tests_transport_conformance_SOURCES = \
+	tests/transport/conformance.h \
+	tests/transport/main.c \
+	tests/transport/addr.c \
+	tests/transport/spawn.c \
+	tests/transport/t_calls.c \
+	tests/transport/t_faults.c \
+	tests/transport/t_malformed.c
 
 if HAVE_CUNIT
 # Unit tests: one CUnit suite per module (tests/unit/suites.h), one binary.
@@ -60,14 +72,6 @@ tests_unit_unit_LDFLAGS = -static
 # The transport conformance suite: every registered transport against bench-server.
 check_PROGRAMS += tests/transport/conformance
 TESTS += tests/transport/conformance
-tests_transport_conformance_SOURCES = \
-	tests/transport/conformance.h \
-	tests/transport/main.c \
-	tests/transport/addr.c \
-	tests/transport/spawn.c \
-	tests/transport/t_calls.c \
-	tests/transport/t_faults.c \
-	tests/transport/t_malformed.c
 tests_transport_conformance_CPPFLAGS = $(test_cppflags) \
 	-I$(top_srcdir)/examples/bench -I$(top_builddir)/examples/bench \
 	-DIDL_BENCH_SERVER_DEFAULT='"$(abs_top_builddir)/examples/bench/bench-server$(EXEEXT)"'
@@ -84,7 +88,7 @@ dist_check_SCRIPTS += tests/no-cunit.sh
 
 # check-long: the long matrices, long fuzzing and valgrind runs, run by hand. Later work adds
 # its targets to CHECK_LONG.
-CHECK_LONG =
+CHECK_LONG = check-long-fuzz
 check-long: all $(CHECK_LONG)
 	@echo "check-long: done"
 

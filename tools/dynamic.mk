@@ -1,1 +1,101 @@
-# tools/dynamic.mk - automake fragment (included from Makefile.am); filled by the part of the tree it names.
+# tools/dynamic.mk - dynamic invocation: the descriptor interpreter and tracing in libidlrt,
+# the idlcall tool, and their tests (docs/idlcall.md).
+
+# The interpreter (checks, packing, printing, the libffi-driven server) and tracing live in
+# libidlrt, so that every program can be traced and any server can serve without stubs.
+runtime_libidlrt_la_SOURCES += \
+	runtime/dynamic.h \
+	runtime/dynamic_msg.c \
+	runtime/dynamic_fmt.c \
+	runtime/dynamic.c \
+	runtime/trace.h \
+	runtime/trace.c
+runtime_libidlrt_la_CPPFLAGS += $(FFI_CFLAGS)
+runtime_libidlrt_la_LIBADD += $(FFI_LIBS)
+idlinclude_HEADERS += include/idl/idl_dynamic.h include/idl/idl_trace.h
+
+# idlcall: the compiler's front end as a library (libidlc.a) loads the .defs at run time.
+bin_PROGRAMS += tools/idlcall
+tools_idlcall_SOURCES = \
+	tools/idlcall.h \
+	tools/idlcall.c \
+	tools/idlcall_desc.c \
+	tools/idlcall_args.c
+tools_idlcall_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/idlc -I$(top_builddir)/idlc \
+	-DIDLC_PKGINCLUDEDIR='"$(pkgdatadir)/include"'
+tools_idlcall_LDADD = idlc/libidlc.a runtime/libidlrt.la
+
+# The tests (docs/idlcall.md, "Tests"). The server stubs of the golden interfaces are
+# generated here too, so that xdemux can serve each request with the compiled demux and
+# with the dynamic one and compare the replies byte for byte.
+dyn_golden = scalars arrays strings
+dyn_gen = \
+	tests/dynamic/gen/scalarsServer.c tests/dynamic/gen/scalars_S.h \
+	tests/dynamic/gen/arraysServer.c tests/dynamic/gen/arrays_S.h \
+	tests/dynamic/gen/stringsServer.c tests/dynamic/gen/strings_S.h
+
+tests/dynamic/gen.stamp: $(srcdir)/tests/golden/scalars.defs \
+		$(srcdir)/tests/golden/arrays.defs $(srcdir)/tests/golden/strings.defs \
+		idlc/idlc$(EXEEXT)
+	@$(MKDIR_P) tests/dynamic/gen
+	@rm -f tests/dynamic/gen.stamp.tmp
+	@touch tests/dynamic/gen.stamp.tmp
+	$(AM_V_GEN)for n in $(dyn_golden); do \
+		(cd $(srcdir)/tests/golden && $(abs_top_builddir)/idlc/idlc$(EXEEXT) -n \
+			-server $(abs_builddir)/tests/dynamic/gen/$${n}Server.c \
+			-sheader $(abs_builddir)/tests/dynamic/gen/$${n}_S.h $$n.defs) || exit 1; \
+	done
+	@mv -f tests/dynamic/gen.stamp.tmp $@
+
+$(dyn_gen): tests/dynamic/gen.stamp
+	@test -f $@ || { rm -f tests/dynamic/gen.stamp; \
+		$(MAKE) $(AM_MAKEFLAGS) tests/dynamic/gen.stamp; }
+
+BUILT_SOURCES += $(dyn_gen)
+CLEANFILES += $(dyn_gen) tests/dynamic/gen.stamp tests/dynamic/gen.stamp.tmp
+
+dyn_test_cppflags = $(AM_CPPFLAGS) -I$(top_srcdir)/idlc -I$(top_builddir)/idlc \
+	-I$(top_srcdir)/tools -I$(top_srcdir)/tests/golden -I$(top_builddir)/tests/dynamic/gen \
+	-I$(top_srcdir)/examples/bench -I$(top_builddir)/examples/bench \
+	-DIDL_TOP_SRCDIR='"$(abs_top_srcdir)"' -DIDLC_PKGINCLUDEDIR='"$(pkgdatadir)/include"'
+
+# -export-dynamic: the dynamic server finds the routines with dlsym in the program itself.
+check_PROGRAMS += tests/dynamic/xdemux
+TESTS += tests/dynamic/xdemux
+tests_dynamic_xdemux_SOURCES = \
+	tests/dynamic/xdemux.c \
+	tests/dynamic/xdemux_impl.c \
+	tools/idlcall_desc.c \
+	tools/idlcall_args.c \
+	examples/bench/bench_impl.c
+nodist_tests_dynamic_xdemux_SOURCES = \
+	tests/dynamic/gen/scalarsServer.c \
+	tests/dynamic/gen/arraysServer.c \
+	tests/dynamic/gen/stringsServer.c
+tests_dynamic_xdemux_CPPFLAGS = $(dyn_test_cppflags)
+tests_dynamic_xdemux_LDADD = examples/bench/libbenchstubs.a idlc/libidlc.a \
+	runtime/libidlrt.la
+tests_dynamic_xdemux_LDFLAGS = -static -export-dynamic
+
+# dyn-server: bench.defs served by the dynamic server, linked with libidlrt shared as a
+# user's program is (so the exported names are tested too).
+check_PROGRAMS += tests/dynamic/dyn-server
+tests_dynamic_dyn_server_SOURCES = \
+	tests/dynamic/dyn_server.c \
+	tools/idlcall_desc.c \
+	examples/bench/bench_impl.c
+tests_dynamic_dyn_server_CPPFLAGS = $(dyn_test_cppflags)
+tests_dynamic_dyn_server_LDADD = examples/bench/libbenchstubs.a idlc/libidlc.a \
+	runtime/libidlrt.la
+tests_dynamic_dyn_server_LDFLAGS = -no-install -export-dynamic
+
+# idlcall against the compiled bench-server and against dyn-server, bench-client against
+# dyn-server, tracing; then the transport conformance suite with dyn-server in place of
+# bench-server.
+dist_check_SCRIPTS += tests/dynamic/idlcall.sh tests/dynamic/conformance.sh
+TESTS += tests/dynamic/idlcall.sh
+if HAVE_CUNIT
+TESTS += tests/dynamic/conformance.sh
+endif
+
+dist_man_MANS += man/idlcall.1

@@ -1,1 +1,53 @@
-# transports/shm.mk - automake fragment (included from Makefile.am); filled by the part of the tree it names.
+# transports/shm.mk - the shm: transport (shared-memory rings, docs/transports/shm.md): its
+# sources in libidlrt, its row of the conformance suite, and its own tests (tests/shm/).
+# Needs tests/local.mk included before it (test_cppflags, CHECK_LONG, the conformance
+# program's sources).
+if TRANSPORT_SHM
+runtime_libidlrt_la_SOURCES += \
+	transports/shm_impl.h \
+	transports/shm.c \
+	transports/shm_rdv.c \
+	transports/shm_ool.c
+
+shm_test_cppflags = $(test_cppflags) -I$(top_srcdir)/transports \
+	-I$(top_srcdir)/examples/bench -I$(top_builddir)/examples/bench \
+	-DIDL_BENCH_SERVER_DEFAULT='"$(abs_top_builddir)/examples/bench/bench-server$(EXEEXT)"'
+
+# The example over shm:, and a latency comparison that prints and never fails on numbers.
+check_PROGRAMS += tests/shm/shm-latency
+TESTS += tests/shm/example.sh tests/shm/shm-latency
+dist_check_SCRIPTS += tests/shm/example.sh
+tests_shm_shm_latency_SOURCES = \
+	tests/shm/shm_test.h \
+	tests/shm/util.c \
+	tests/shm/shm_latency.c
+tests_shm_shm_latency_CPPFLAGS = $(shm_test_cppflags)
+tests_shm_shm_latency_LDADD = examples/bench/libbenchstubs.a runtime/libidlrt.la
+tests_shm_shm_latency_LDFLAGS = -static
+EXTRA_tests_shm_shm_latency_DEPENDENCIES = examples/bench/bench-server$(EXEEXT)
+
+if HAVE_CUNIT
+tests_transport_conformance_SOURCES += tests/transport/addr_shm.c
+
+# Hostile peers, out-of-line data without a copy, kill loops.
+check_PROGRAMS += tests/shm/shm-test
+TESTS += tests/shm/shm-test
+tests_shm_shm_test_SOURCES = \
+	tests/shm/shm_test.h \
+	tests/shm/util.c \
+	tests/shm/main.c \
+	tests/shm/t_hostile.c \
+	tests/shm/t_ool.c \
+	tests/shm/t_kill.c
+tests_shm_shm_test_CPPFLAGS = $(shm_test_cppflags)
+tests_shm_shm_test_LDADD = examples/bench/libbenchstubs.a runtime/libidlrt.la $(CUNIT_LIBS)
+tests_shm_shm_test_LDFLAGS = -static
+EXTRA_tests_shm_shm_test_DEPENDENCIES = examples/bench/bench-server$(EXEEXT)
+
+# check-long: a thousand kills of each side.
+CHECK_LONG += check-long-shm
+check-long-shm: tests/shm/shm-test$(EXEEXT) examples/bench/bench-server$(EXEEXT)
+	IDL_SHM_KILL_LOOPS=1000 IDL_BENCH_SERVER=$(abs_top_builddir)/examples/bench/bench-server \
+		tests/shm/shm-test kill
+endif
+endif

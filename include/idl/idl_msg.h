@@ -91,6 +91,7 @@ typedef struct IDL_ALIGN8 idl_msg_header {
 enum idl_desc_type {
 	IDL_DESC_OOL = 1, /* out-of-line data: addr, size */
 	IDL_DESC_PORT = 2, /* a port: addr is an idl_port_t in memory */
+	IDL_DESC_PORT_ARRAY = 3, /* an array of ports: addr points to `size` idl_port_t */
 };
 
 #define IDL_DESCF_DEALLOC 0x01 /* free the sender's data (or port) once sent */

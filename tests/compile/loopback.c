@@ -4,11 +4,16 @@
  * idl_call() that hands each request straight to the subsystem's demux.
  *
  * run-golden.sh builds it from the freshly generated <sub>User.c and <sub>Server.c of
- * scalars, arrays, strings and bench. It checks what the text comparison cannot: values
- * survive the round trip in every direction, the stubs refuse what they must (counts over
- * their bounds, strings without room for their NUL, malformed requests and replies), and
- * no reply carries a byte the server did not write (each request is served twice, into
+ * scalars, arrays, strings, dialect and bench. It checks what the text comparison cannot:
+ * values survive the round trip in every direction, the stubs refuse what they must (counts
+ * over their bounds, strings without room for their NUL, malformed requests and replies),
+ * and no reply carries a byte the server did not write (each request is served twice, into
  * reply buffers filled with different garbage, and the replies must be identical).
+ *
+ * Descriptors travel as a transport would carry them (lb_transfer): out-of-line data and
+ * arrays of ports arrive in memory of the receiver's own, the sender's is freed when it set
+ * IDL_DESCF_DEALLOC, and a request a routine refused is destroyed, as the runtime's
+ * ownership rule says. loopback_dialect.c holds the dialect's routines and checks.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -19,37 +24,32 @@
 #include "arrays_S.h"
 #include "bench.h"
 #include "bench_S.h"
+#include "dialect.h"
+#include "dialect_S.h"
+#include "loopback.h"
 #include "scalars.h"
 #include "scalars_S.h"
 #include "strings.h"
 #include "strings_S.h"
 
-static int lb_failures;
-
-#define LB_CHECK(cond)                                                                     \
-	do {                                                                               \
-		if (!(cond)) {                                                             \
-			fprintf(stderr, "loopback.c:%d: check failed: %s\n", __LINE__, #cond); \
-			lb_failures++;                                                     \
-		}                                                                          \
-	} while (0)
+int lb_failures;
 
 /*
  * The in-process transport.
  */
 
-#define LB_BUF (160 * 1024)
 
 static union {
 	idl_msg_header_t head;
 	unsigned char bytes[LB_BUF];
-} lb_req, lb_rep, lb_rep2;
+} lb_req, lb_req2, lb_rep, lb_rep2;
 
-static int lb_last_timeout;
-static uint32_t lb_seqno;
-/* Test hooks: change the request before the demux sees it, or the reply before the stub. */
-static void (*lb_tamper_request)(idl_msg_header_t *req);
-static void (*lb_tamper_reply)(idl_msg_header_t *rep);
+int lb_last_timeout;
+uint32_t lb_seqno;
+void (*lb_tamper_request)(idl_msg_header_t *req);
+void (*lb_tamper_reply)(idl_msg_header_t *rep);
+void (*lb_deferred)(void);
+idl_msg_header_t *lb_reply_target;
 
 static idl_demux_fn
 lb_demux(const struct idl_subsystem *ss)
@@ -62,7 +62,28 @@ lb_demux(const struct idl_subsystem *ss)
 		return strings_server;
 	if (ss == &bench_subsystem)
 		return bench_server;
+	if (ss == &dialect_subsystem)
+		return dialect_server;
 	return NULL;
+}
+
+/* Serves one copy of the request into `out`, completing a deferred reply at once, and
+ * applies the ownership rule to the request's descriptors. */
+static int
+lb_serve(idl_demux_fn demux, idl_msg_header_t *in, idl_msg_header_t *out)
+{
+	int r, kept;
+
+	lb_reply_target = out;
+	r = demux(in, out);
+	/* The routine keeps what it received when it succeeds or defers its reply. */
+	kept = r && (out->retcode == KERN_SUCCESS || out->retcode == MIG_NO_REPLY);
+	if (r && out->retcode == MIG_NO_REPLY && lb_deferred != NULL)
+		lb_deferred();
+	lb_reply_target = NULL;
+	if (!kept)
+		idl_msg_destroy(in);
+	return r;
 }
 
 /* Copies the request as a transport would deliver it, checking what the stub filled. */
@@ -80,8 +101,14 @@ lb_deliver(const struct idl_subsystem *ss, uint32_t number, idl_msg_header_t *re
 	LB_CHECK(req->size >= rt->req_fixed && req->size <= rt->req_max);
 	LB_CHECK(rt->sig_hash == idl_routine_sig_hash(rt));
 	memcpy(lb_req.bytes, req, req->size);
-	if (lb_tamper_request != NULL)
+	memcpy(lb_req2.bytes, req, req->size);
+	/* Two copies for two serves; the sender's memory goes (if it asked) after both. */
+	lb_transfer(&lb_req2.head, 0);
+	lb_transfer(&lb_req.head, 1);
+	if (lb_tamper_request != NULL) {
 		lb_tamper_request(&lb_req.head);
+		lb_tamper_request(&lb_req2.head);
+	}
 }
 
 int
@@ -97,12 +124,16 @@ idl_call(idl_port_t port, const struct idl_subsystem *ss, uint32_t number, idl_m
 	/* Served twice into differently dirty buffers: every byte sent must be written. */
 	memset(lb_rep.bytes, 0xa5, sizeof lb_rep.bytes);
 	memset(lb_rep2.bytes, 0x5a, sizeof lb_rep2.bytes);
-	if (!demux(&lb_req.head, &lb_rep.head))
+	if (!lb_serve(demux, &lb_req.head, &lb_rep.head))
 		return MIG_BAD_ID;
-	if (!demux(&lb_req.head, &lb_rep2.head))
+	if (!lb_serve(demux, &lb_req2.head, &lb_rep2.head))
 		return MIG_BAD_ID;
-	LB_CHECK(lb_rep.head.size == lb_rep2.head.size);
-	LB_CHECK(memcmp(lb_rep.bytes, lb_rep2.bytes, lb_rep.head.size) == 0);
+	/* What the replies carry is the client's (the first) or gone (the second). */
+	lb_transfer(&lb_rep.head, 1);
+	lb_transfer(&lb_rep2.head, 1);
+	LB_CHECK(lb_same_reply(&lb_rep.head, &lb_rep2.head));
+	if (lb_rep2.head.retcode == KERN_SUCCESS)
+		idl_msg_destroy(&lb_rep2.head);
 	LB_CHECK(lb_rep.head.id == req->id + 100 && lb_rep.head.seqno == req->seqno);
 	if (lb_rep.head.retcode != KERN_SUCCESS) {
 		LB_CHECK(lb_rep.head.size == IDL_MSG_HEADER_SIZE);
@@ -129,7 +160,8 @@ idl_send(idl_port_t port, const struct idl_subsystem *ss, uint32_t number, idl_m
 	lb_last_timeout = timeout_ms;
 	LB_CHECK(demux != NULL && ss->routines[number].kind == IDL_RT_SIMPLEROUTINE);
 	lb_deliver(ss, number, req);
-	demux(&lb_req.head, &lb_rep.head);
+	lb_serve(demux, &lb_req.head, &lb_rep.head);
+	idl_msg_destroy(&lb_req2.head); /* served once: the second copy is not used */
 	return KERN_SUCCESS;
 }
 
@@ -750,6 +782,7 @@ main(void)
 	lb_strings();
 	lb_bench();
 	lb_bad_ids();
+	lb_dialect();
 	if (lb_failures != 0) {
 		fprintf(stderr, "loopback: %d checks failed\n", lb_failures);
 		return 1;

@@ -5,8 +5,9 @@
 #
 # The interfaces are every tests/golden/*.defs plus examples/bench/bench.defs. For an
 # interface NAME.defs, idlc runs in the directory of the .defs file (so the banner and the
-# assertion messages name "NAME.defs" whatever the build directory) and writes into a
-# temporary directory:
+# assertion messages name "NAME.defs" whatever the build directory), finding idlkit's own
+# <mach/std_types.defs> in the source tree's data/include, and writes into a temporary
+# directory:
 #
 #     -header NAME.h  -user NAMEUser.c  -server NAMEServer.c  -sheader NAME_S.h
 #
@@ -79,7 +80,8 @@ for defs in $DEFS; do
 	dir=$(dirname "$defs")
 	out=$TMP/$name
 	mkdir -p "$out"
-	if ! (cd "$dir" && "$IDLC" -header "$out/$name.h" -user "$out/${name}User.c" \
+	if ! (cd "$dir" && "$IDLC" -I "$SRCDIR/data/include" -header "$out/$name.h" \
+		-user "$out/${name}User.c" \
 		-server "$out/${name}Server.c" -sheader "$out/${name}_S.h" "$name.defs") \
 		>"$out/idlc.log" 2>&1; then
 		fail "$name.defs: idlc failed:"
@@ -132,12 +134,13 @@ done
 LOOP=$TMP/loopback
 sources=
 includes=
-for name in scalars arrays strings bench; do
+for name in scalars arrays strings dialect bench; do
 	sources="$sources $TMP/$name/${name}User.c $TMP/$name/${name}Server.c"
 	includes="$includes -I$TMP/$name"
 done
 if ${CC:-gcc} $STRICT $includes -I"$GOLDEN" -I"$SRCDIR/examples/bench" -I"$SRCDIR/include" \
-	-o "$LOOP" "$SRCDIR/tests/compile/loopback.c" $sources >"$TMP/loop.log" 2>&1; then
+	-o "$LOOP" "$SRCDIR/tests/compile/loopback.c" "$SRCDIR/tests/compile/loopback_dialect.c" \
+	$sources >"$TMP/loop.log" 2>&1; then
 	if "$LOOP" >>"$TMP/loop.log" 2>&1; then
 		pass
 	else

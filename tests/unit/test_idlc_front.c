@@ -474,18 +474,18 @@ test_diagnostics(void)
 		  "t.defs:1:25: error: c_string bound must be at least 1\n" },
 		{ "subsystem s 1; type v = array[*:2] of int; type a = array[2] of v;",
 		  "t.defs:1:53: error: too complicated: an array of variable-size arrays ('v')\n" },
-		{ "subsystem s 1; routine x(p : mach_port_t; o : pointer_t);",
-		  "t.defs:1:43: error: out-of-line data (^) is not supported yet (argument 'o' of "
-		  "routine 'x' has type 'pointer_t')\n" },
-		{ "subsystem s 1; routine x(p : mach_port_t; sreplyport r : mach_port_t);",
-		  "t.defs:1:54: error: 'sreplyport' arguments are not supported yet (argument 'r' "
-		  "of routine 'x')\n" },
-		{ "subsystem s 1; routine x(p : mach_port_t; q : mach_port_t);",
-		  "t.defs:1:43: error: port arguments other than the request port are not "
-		  "supported yet (argument 'q' of routine 'x')\n" },
-		{ "subsystem s 1; waittime MY_TMO;",
-		  "t.defs:1:16: error: waittime 'MY_TMO' is not a number: only a numeric waittime "
-		  "(milliseconds) is supported\n" },
+		{ "subsystem s 1; type a = ^array[*:4] of int;",
+		  "t.defs:1:25: error: too complicated: '^' of a bounded variable-size array "
+		  "('array[*:4] of ...'); use '^array[] of'\n" },
+		{ "subsystem s 1; routine x(p : mach_port_t; sreplyport r : int);",
+		  "t.defs:1:54: error: sreplyport 'r' of routine 'x' has type 'int', which is not "
+		  "a port type\n" },
+		{ "subsystem s 1; routine x(p : mach_port_t; servercontexttoken q : int);",
+		  "t.defs:1:62: error: 'servercontexttoken' arguments have no meaning off Mach: no "
+		  "POSIX transport carries a message trailer (argument 'q' of routine 'x')\n" },
+		{ "subsystem s 1; waittime 99999999999;",
+		  "t.defs:1:16: error: waittime 99999999999 is too large (at most 2147483647 "
+		  "ms)\n" },
 		{ "subsystem s 1; type a = int; /* open",
 		  "t.defs:1:30: error: unterminated comment\n" },
 		{ "subsystem s 1;\n#ident \"x\"\n",
@@ -508,7 +508,7 @@ test_diagnostics(void)
 		  "count of 'd'\n" },
 		{ "subsystem s 1; procedure x(p : mach_port_t);",
 		  "t.defs:1:16: error: 'procedure' (an obsolete CMU MIG routine kind) is not "
-		  "supported yet\n" },
+		  "supported\n" },
 		{ "subsystem KernelUser s 1;",
 		  "t.defs:1:11: warning: KernelUser changes nothing in idlkit; ignored\n" },
 		{ "subsystem s 1;\n\x01", "t.defs:2:1: error: invalid byte 0x01 in input\n" },
@@ -616,7 +616,7 @@ test_lexer_states(void)
 	idlc_destroy(ctx);
 }
 
-/* Types the foundation cannot carry may be declared; using them is one error each. */
+/* Types idlkit cannot carry may be declared; using them is one error each. */
 static void
 test_unsupported_declared(void)
 {
@@ -642,7 +642,7 @@ test_unsupported_declared(void)
 	CU_ASSERT_STRING_EQUAL(t->intran_type, "tr_t");
 	CU_ASSERT_STRING_EQUAL(t->intran_arg, "mach_port_t");
 	CU_ASSERT_STRING_EQUAL(t->destructor, "d");
-	CU_ASSERT_PTR_NOT_NULL(t->unsupported);
+	CU_ASSERT_PTR_NULL(t->unsupported);
 	t = front_type(ctx, "st_t");
 	CU_ASSERT_EQUAL(t->kind, IDLC_T_STRUCT_FIELDS);
 	CU_ASSERT_STRING_EQUAL(t->fields->name, "a");
@@ -657,13 +657,14 @@ test_unsupported_declared(void)
 	CU_ASSERT_EQUAL(t->flags, IDLC_AF_DEALLOC);
 	idlc_destroy(ctx);
 
-	ctx = front_run("subsystem s 1; type poly_t = polymorphic;\n"
-			"routine r(p : mach_port_t; a : poly_t; b : mach_port_array_t);",
+	ctx = front_run("subsystem s 1; type nat_t = PointerTo(char *); type b_t = "
+			"MACH_MSG_TYPE_BIT;\nroutine r(p : mach_port_t; a : nat_t; b : b_t);",
 			&rc);
 	CU_ASSERT_EQUAL(rc, 2);
-	CU_ASSERT_TRUE(front_has("t.defs:2:28: error: a polymorphic type is not supported yet"));
-	CU_ASSERT_TRUE(front_has("t.defs:2:40: error: an unbounded array (array[]) is not "
-				 "supported yet"));
+	CU_ASSERT_TRUE(front_has("t.defs:2:28: error: an Apple native type (PointerTo: a C value "
+				 "with no wire form) is not supported"));
+	CU_ASSERT_TRUE(front_has("t.defs:2:39: error: the IPC type MACH_MSG_TYPE_BIT (no wire "
+				 "form in idlkit) is not supported"));
 	idlc_destroy(ctx);
 }
 

@@ -1,0 +1,142 @@
+/*
+ * emit_struct.c - the message structs of a routine and the assertions that pin their layout
+ * (both .c files): descriptors first, then every other field at the offset layout.c gave
+ * it, each checked with a _Static_assert, and the sizes of the C element types.
+ */
+#include <config.h>
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "emit.h"
+
+/* Whether the argument has a field in the message: `desc` selects descriptors (which come
+ * first) or the other fields. A countinout out array has its count in the request. */
+static bool
+emit_struct_has(const struct idlc_arg *a, bool reply, bool desc)
+{
+	if (!reply && a->dir == IDL_DIR_OUT && (a->flags & IDLC_AF_COUNTINOUT))
+		return !desc;
+	if (!(reply ? emit_in_reply(a) : emit_in_request(a)))
+		return false;
+	return emit_is_desc(a) == desc;
+}
+
+static void
+emit_struct(struct emit_out *o, const struct idlc_routine *rt, bool reply)
+{
+	const char *lit = emit_input_literal(o);
+	const char *what = reply ? "reply" : "request";
+	uint32_t size = reply ? rt->rep_fixed : rt->req_fixed;
+	const struct idlc_arg *a;
+	const char *items[2];
+
+	emit(o, "struct %s_%s_%s {\n", o->m->subsystem, rt->name, what);
+	emit_indent(o, 1);
+	emit(o, "idl_msg_header_t head;\n");
+	for (int pass = 0; pass < 2; pass++) {
+		for (a = rt->args; a != NULL; a = a->next) {
+			struct emit_field f;
+			bool cnt;
+
+			if (!emit_struct_has(a, reply, pass == 0))
+				continue;
+			cnt = !emit_in_request(a) && !reply;
+			emit_wire_field(a, &f);
+			emit(o, "%s %s%s", cnt ? "uint32_t" : f.type, emit_field_name(o, a),
+			     emit_is_var(a) || cnt ? "Cnt" : "");
+			if (f.units != 0 && !cnt)
+				emit(o, "[%" PRIu32 "]", f.units);
+			emit(o, "%s;\n", f.align8 && !cnt ? " IDL_ALIGN8" : "");
+		}
+	}
+	emit_indent(o, -1);
+	emit(o, "};\n");
+	for (int pass = 0; pass < 2; pass++) {
+		for (a = rt->args; a != NULL; a = a->next) {
+			uint32_t off;
+			bool cnt;
+
+			if (!emit_struct_has(a, reply, pass == 0))
+				continue;
+			cnt = !emit_in_request(a) && !reply;
+			off = reply ? a->rep_offset : a->req_offset;
+			items[0] = idlc_printf(o->ctx,
+					       "offsetof(struct %s_%s_%s, %s%s) == %" PRIu32,
+					       o->m->subsystem, rt->name, what,
+					       emit_field_name(o, a),
+					       emit_is_var(a) || cnt ? "Cnt" : "", off);
+			items[1] = idlc_printf(o->ctx, "\"%s: %s: layout of %s\"", lit, rt->name,
+					       a->name);
+			emit(o, "_Static_assert(");
+			emit_strings(o, items, 2, ", ", "", ");\n");
+		}
+	}
+	items[0] = idlc_printf(o->ctx, "sizeof(struct %s_%s_%s) == %" PRIu32, o->m->subsystem,
+			       rt->name, what, size);
+	items[1] = idlc_printf(o->ctx, "\"%s: %s: %s size\"", lit, rt->name, what);
+	emit(o, "_Static_assert(");
+	emit_strings(o, items, 2, ", ", "", ");\n");
+}
+
+void
+emit_message_structs(struct emit_out *o, const struct idlc_routine *rt)
+{
+	emit_struct(o, rt, false);
+	if (rt->kind == IDLC_RT_ROUTINE) {
+		emit(o, "\n");
+		emit_struct(o, rt, true);
+	}
+}
+
+void
+emit_ctype_asserts(struct emit_out *o)
+{
+	const char *lit = emit_input_literal(o);
+	struct strbuf seen = STRBUF_INIT;
+	bool any = false;
+
+	for (const struct idlc_routine *rt = o->m->routines; rt != NULL; rt = rt->next) {
+		if (rt->kind == IDLC_RT_SKIP)
+			continue;
+		for (const struct idlc_arg *a = rt->args; a != NULL; a = a->next) {
+			const char *c;
+			uint64_t size;
+			char key[512];
+			bool elem;
+
+			if (!emit_in_request(a) && !emit_in_reply(a))
+				continue;
+			if (a->rtype->arg_kind == IDL_ARG_PORT ||
+			    a->rtype->wire_type == IDL_WT_PORT)
+				continue;
+			if (emit_is_record(a)) {
+				c = emit_arg_ctype(a, o->which == IDLC_OUT_SERVER ? EMIT_SERVER
+										 : EMIT_USER,
+						   &elem);
+				size = emit_data_size(a);
+			} else if (a->rtype->arg_kind != IDL_ARG_SCALAR) {
+				c = emit_elem_ctype(a);
+				size = a->rtype->elem_size;
+			} else {
+				continue;
+			}
+			if (c == NULL)
+				continue;
+			snprintf(key, sizeof key, "\n%s=%" PRIu64 "\n", c, size);
+			if (strstr(strbuf_str(&seen), key) != NULL)
+				continue;
+			strbuf_puts(&seen, key);
+			if (!any)
+				emit(o, "/* The C types of array elements and records must have "
+					"their wire sizes. */\n");
+			any = true;
+			emit(o, "_Static_assert(sizeof(%s) == %" PRIu64 ", \"%s: C type %s\");\n",
+			     c, size, lit, c);
+		}
+	}
+	if (any)
+		emit(o, "\n");
+	strbuf_fini(&seen);
+}

@@ -1,0 +1,144 @@
+/*
+ * idl_dynamic.h - messages from descriptors: checking, packing and printing the arguments of
+ * any routine, and a server that serves an interface without generated code.
+ *
+ * Compiled stubs are straight-line code with compile-time offsets; this header does the same
+ * work by interpreting the descriptor table (<idl/idl_subsystem.h>), so that tools (idlcall,
+ * tracing) and the dynamic server need no generated code. The rules are those of
+ * docs/generated-code.md and the results are byte for byte those of the compiled stubs: the
+ * same checks in the same order, the same error codes, the same reply bytes.
+ *
+ * Out-of-line data and ports other than the request port are not interpreted yet: the
+ * functions below return IDL_ENOTSUP for routines with them, and the dynamic server answers
+ * their requests with IDL_ENOTSUP.
+ */
+#ifndef IDL_DYNAMIC_H
+#define IDL_DYNAMIC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <idl/idl_msg.h>
+#include <idl/idl_server.h>
+#include <idl/idl_subsystem.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * Where one argument lies in a message that idl_msg_check() accepted: the offset of its
+ * first element (for a variable array or string, of its data, not of its count) and its
+ * element count (1 for a scalar, the bound for a fixed array or c_string[N], the count the
+ * message carries for a variable one). Arguments not in that direction's message have
+ * off = IDL_NO_OFFSET and count = 0.
+ */
+struct idl_arg_span {
+	uint32_t off;
+	uint32_t count;
+};
+
+/*
+ * Checks a message of routine `rt` that is `len` bytes long (len must equal msg->size; the
+ * header itself is the runtime's to check). With reply = 0 it is a request checked as the
+ * generated server stub checks it, in the same order (size, fixed c_strings, then each
+ * variable argument's count, bytes and NUL, then the exact end); with reply = 1 it is a
+ * reply checked as the generated client stub checks it. Returns 0, or -1 when the message
+ * fails (the stubs answer MIG_BAD_ARGUMENTS, or return MIG_TYPE_ERROR, respectively), or
+ * IDL_ENOTSUP for a routine this module cannot interpret. `spans`, when not NULL, has
+ * rt->nargs entries and is filled on success.
+ */
+int idl_msg_check(const struct idl_routine_desc *rt, const idl_msg_header_t *msg, size_t len,
+		  int reply, struct idl_arg_span *spans);
+
+/*
+ * One argument's value for idl_msg_pack(), in wire form (native order): `count` elements of
+ * the argument's elem_size bytes at `data`. A scalar has count 1; a fixed array or fixed
+ * c_string has at most its count (the rest is zero-filled); a variable array has its count;
+ * a variable c_string counts its characters and its NUL.
+ */
+struct idl_arg_value {
+	const void *data;
+	uint32_t count;
+};
+
+/*
+ * Builds the message of one direction of routine `rt` into `buf` (cap bytes, 8-aligned):
+ * reply = 0 the request (in and inout arguments), reply = 1 the reply (out and inout), from
+ * `vals` (rt->nargs entries, indexed like rt->args; entries of arguments not in the message
+ * are ignored). The header is zeroed but for `size`; padding is zero. Refuses, as the
+ * client stubs do, a count above its bound and a string without its NUL inside its bound
+ * (MIG_ARRAY_TOO_LARGE). Returns the message size, or a negative error: also IDL_EMSGSIZE
+ * when cap is too small, IDL_ENOTSUP for a routine this module cannot interpret.
+ */
+int idl_msg_pack(const struct idl_routine_desc *rt, int reply, const struct idl_arg_value *vals,
+		 idl_msg_header_t *buf, size_t cap);
+
+/* How idl_msg_describe() writes. */
+#define IDL_DESCRIBE_REPLY 0x01 /* the message is a reply: describe out and inout arguments */
+#define IDL_DESCRIBE_LINES 0x02 /* "name = value" lines, each ending in '\n' */
+#define IDL_DESCRIBE_JSON 0x04 /* JSON members, "\"name\": value", joined by ", " (no braces) */
+#define IDL_DESCRIBE_BRIEF 0x08 /* arrays and strings cut short ("...") for trace lines */
+
+/*
+ * The arguments of a message as text: by default "name=value" pairs separated by spaces;
+ * integers in decimal, booleans as true/false, reals in shortest round-trip form, chars and
+ * c_strings as quoted strings with C escapes (JSON escapes with IDL_DESCRIBE_JSON), bytes
+ * and records as hex, other arrays as [1,2,3]. A message that fails idl_msg_check() is
+ * described as "<malformed>", one of a routine with out-of-line data or ports as
+ * "<not decoded>". Returns a malloc()ed string the caller frees, or NULL when
+ * out of memory.
+ */
+char *idl_msg_describe(const struct idl_routine_desc *rt, const idl_msg_header_t *msg, size_t len,
+		       unsigned flags);
+
+/*
+ * The dynamic server.
+ *
+ * A dynamic interface is a descriptor and one implementation function per routine, found by
+ * name: the server prefix (a .defs file's `serverprefix`, e.g. "S_bench_") followed by the
+ * routine's name, looked up by a resolver, or by dlsym(RTLD_DEFAULT, name) when the resolver
+ * is NULL (the program must then export its symbols: link it with -rdynamic). The functions
+ * have the signatures the generated server stubs call (docs/generated-code.md, "C
+ * signatures"); they are called through libffi with types derived from each argument's C
+ * type and wire type.
+ *
+ * Requests are checked exactly as the generated stubs check them and answered with the same
+ * bytes. Records (struct[N] of T, GNU struct {}) passed by value are given to libffi as
+ * structs of their wire elements, which matches the C ABI for records of integers; records
+ * with floating-point members must be served by compiled stubs.
+ */
+typedef struct idl_dynamic idl_dynamic_t;
+
+/* Finds the function called `symbol`; returns NULL when there is none. */
+typedef void *(*idl_resolver_fn)(void *arg, const char *symbol);
+
+/*
+ * Prepares a dynamic interface for `ss` (which must outlive it): resolves every routine's
+ * function and prepares its call. Errors: IDL_EINVAL (a bad descriptor, or a routine whose
+ * function the resolver does not find: idl_errdetail() names it), IDL_ENOMEM. Routines with
+ * out-of-line data or ports are not resolved; their requests get IDL_ENOTSUP.
+ */
+int idl_dynamic_create(const struct idl_subsystem *ss, const char *prefix,
+		       idl_resolver_fn resolve, void *arg, idl_dynamic_t **dp);
+
+/* The demux of a dynamic interface, with the contract of a generated one (idl_demux_fn). */
+int idl_dynamic_demux(idl_dynamic_t *d, idl_msg_header_t *in, idl_msg_header_t *out);
+
+/* The descriptor it serves. */
+const struct idl_subsystem *idl_dynamic_subsystem(const idl_dynamic_t *d);
+
+/*
+ * Serves a dynamic interface on `srv`, as idl_server_add_subsystem() serves a compiled one.
+ * The interface must outlive the server. At most 64 dynamic interfaces may be served at once
+ * in a process (IDL_ELIMIT).
+ */
+int idl_server_add_dynamic(idl_server_t *srv, idl_dynamic_t *d);
+
+/* Frees a dynamic interface; call it after idl_server_destroy() of every server serving it. */
+void idl_dynamic_destroy(idl_dynamic_t *d);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* IDL_DYNAMIC_H */

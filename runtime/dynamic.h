@@ -1,0 +1,71 @@
+/*
+ * dynamic.h - what the files of the descriptor interpreter share (dynamic_msg.c,
+ * dynamic_fmt.c, dynamic.c, trace.c): which arguments travel in which message, and a small
+ * growable string for the printers.
+ */
+#ifndef IDL_RUNTIME_DYNAMIC_H
+#define IDL_RUNTIME_DYNAMIC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <idl/idl_dynamic.h>
+
+/* Whether argument `a` is carried in the request (reply = 0) or in the reply (reply = 1). */
+static inline bool
+idl__dyn_travels(const struct idl_arg_desc *a, int reply)
+{
+	if (reply)
+		return a->dir == IDL_DIR_OUT || a->dir == IDL_DIR_INOUT;
+	return a->dir == IDL_DIR_IN || a->dir == IDL_DIR_INOUT;
+}
+
+static inline bool
+idl__dyn_is_var(const struct idl_arg_desc *a)
+{
+	return a->kind == IDL_ARG_VAR_ARRAY || a->kind == IDL_ARG_CSTRING_VAR;
+}
+
+static inline bool
+idl__dyn_is_string(const struct idl_arg_desc *a)
+{
+	return a->kind == IDL_ARG_CSTRING_FIXED || a->kind == IDL_ARG_CSTRING_VAR;
+}
+
+/* The offset of an argument in one direction's message (of its count, for a variable one). */
+static inline uint32_t
+idl__dyn_offset(const struct idl_arg_desc *a, int reply)
+{
+	return reply ? a->rep_offset : a->req_offset;
+}
+
+/* 0 when every argument of the routine is one the interpreter knows, else IDL_ENOTSUP
+ * (out-of-line data, ports in messages) or IDL_EINVAL (a descriptor that contradicts
+ * itself: offsets outside the fixed part, zero element sizes). */
+int idl__dyn_supported(const struct idl_routine_desc *rt);
+
+/* idl_msg_check() for a routine that idl__dyn_supported() accepted (the dynamic server
+ * checks its descriptor once, not on every request). */
+int idl__dyn_check(const struct idl_routine_desc *rt, const idl_msg_header_t *msg, size_t len,
+		   int reply, struct idl_arg_span *spans);
+
+/* A growable string; `oom` sticks once an allocation failed. */
+struct idl__sb {
+	char *s;
+	size_t len;
+	size_t cap;
+	bool oom;
+};
+
+void idl__sb_putn(struct idl__sb *sb, const char *s, size_t n);
+void idl__sb_puts(struct idl__sb *sb, const char *s);
+void idl__sb_printf(struct idl__sb *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The string, owned by the caller now (NULL after an allocation failure). */
+char *idl__sb_take(struct idl__sb *sb);
+
+/* Appends the description idl_msg_describe() gives of a message. */
+void idl__dyn_describe(struct idl__sb *sb, const struct idl_routine_desc *rt,
+		       const idl_msg_header_t *msg, size_t len, unsigned flags);
+
+#endif /* IDL_RUNTIME_DYNAMIC_H */

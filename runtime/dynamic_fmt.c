@@ -1,0 +1,346 @@
+/*
+ * dynamic_fmt.c - the arguments of a message as text, for idlcall's output and trace lines
+ * (idl_msg_describe()).
+ *
+ * Only a message that idl_msg_check() accepts is decoded, so every offset and count used
+ * here has been checked against the message's length; anything else is "<malformed>".
+ */
+#include <config.h>
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dynamic.h"
+#include "internal.h"
+
+/* IDL_DESCRIBE_BRIEF: elements of an array and characters of a string shown. */
+#define FMT_BRIEF_ELEMS 16u
+#define FMT_BRIEF_CHARS 64u
+#define FMT_BRIEF_BYTES 32u
+
+void
+idl__sb_putn(struct idl__sb *sb, const char *s, size_t n)
+{
+	if (sb->oom)
+		return;
+	if (n >= sb->cap - sb->len || sb->s == NULL) {
+		size_t cap = sb->cap ? sb->cap : 64;
+		char *ns;
+
+		while (n >= cap - sb->len) {
+			if (cap > SIZE_MAX / 2) {
+				sb->oom = true;
+				return;
+			}
+			cap *= 2;
+		}
+		if ((ns = realloc(sb->s, cap)) == NULL) {
+			sb->oom = true;
+			return;
+		}
+		sb->s = ns;
+		sb->cap = cap;
+	}
+	memcpy(sb->s + sb->len, s, n);
+	sb->len += n;
+	sb->s[sb->len] = '\0';
+}
+
+void
+idl__sb_puts(struct idl__sb *sb, const char *s)
+{
+	idl__sb_putn(sb, s, strlen(s));
+}
+
+void
+idl__sb_printf(struct idl__sb *sb, const char *fmt, ...)
+{
+	char buf[256];
+	char *big;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n < sizeof buf) {
+		idl__sb_putn(sb, buf, (size_t)n);
+		return;
+	}
+	/* Longer than a number or a name: format again into a buffer of the right size. */
+	big = malloc((size_t)n + 1);
+	if (big == NULL) {
+		sb->oom = true;
+		return;
+	}
+	va_start(ap, fmt);
+	vsnprintf(big, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	idl__sb_putn(sb, big, (size_t)n);
+	free(big);
+}
+
+char *
+idl__sb_take(struct idl__sb *sb)
+{
+	char *s;
+
+	if (sb->s == NULL && !sb->oom)
+		idl__sb_putn(sb, "", 0);
+	if (sb->oom) {
+		free(sb->s);
+		s = NULL;
+	} else {
+		s = sb->s;
+	}
+	memset(sb, 0, sizeof *sb);
+	return s;
+}
+
+/* One character inside a quoted string, escaped for C or for JSON. */
+static void
+fmt_char(struct idl__sb *sb, unsigned char c, bool json)
+{
+	switch (c) {
+	case '"':
+		idl__sb_puts(sb, "\\\"");
+		return;
+	case '\\':
+		idl__sb_puts(sb, "\\\\");
+		return;
+	case '\n':
+		idl__sb_puts(sb, "\\n");
+		return;
+	case '\t':
+		idl__sb_puts(sb, "\\t");
+		return;
+	case '\r':
+		idl__sb_puts(sb, "\\r");
+		return;
+	default:
+		break;
+	}
+	if (c >= 0x20 && c < 0x7f)
+		idl__sb_putn(sb, (const char *)&c, 1);
+	else if (json)
+		idl__sb_printf(sb, "\\u%04x", c); /* bytes above 0x7f read as Latin-1 */
+	else
+		idl__sb_printf(sb, "\\%03o", c);
+}
+
+static void
+fmt_string(struct idl__sb *sb, const unsigned char *s, size_t n, unsigned flags)
+{
+	bool json = flags & IDL_DESCRIBE_JSON;
+	bool cut = (flags & IDL_DESCRIBE_BRIEF) && n > FMT_BRIEF_CHARS;
+
+	idl__sb_puts(sb, "\"");
+	for (size_t i = 0; i < (cut ? FMT_BRIEF_CHARS : n); i++)
+		fmt_char(sb, s[i], json);
+	idl__sb_puts(sb, "\"");
+	if (cut && !json)
+		idl__sb_puts(sb, "..."); /* JSON stays valid: a cut string just ends */
+}
+
+static void
+fmt_hex(struct idl__sb *sb, const unsigned char *p, size_t n, unsigned flags)
+{
+	bool cut = (flags & IDL_DESCRIBE_BRIEF) && n > FMT_BRIEF_BYTES;
+
+	if (flags & IDL_DESCRIBE_JSON)
+		idl__sb_puts(sb, "\"");
+	for (size_t i = 0; i < (cut ? FMT_BRIEF_BYTES : n); i++)
+		idl__sb_printf(sb, "%02x", p[i]);
+	if (cut && !(flags & IDL_DESCRIBE_JSON))
+		idl__sb_puts(sb, "...");
+	if (flags & IDL_DESCRIBE_JSON)
+		idl__sb_puts(sb, "\"");
+	if (n == 0 && !(flags & IDL_DESCRIBE_JSON))
+		idl__sb_puts(sb, "\"\"");
+}
+
+/* A real in the shortest form that reads back as the same value. */
+static void
+fmt_real(struct idl__sb *sb, double d, bool single, bool json)
+{
+	char buf[48];
+
+	if (!isfinite(d)) {
+		const char *w = isnan(d) ? "nan" : d > 0 ? "inf" : "-inf";
+
+		idl__sb_printf(sb, json ? "\"%s\"" : "%s", w);
+		return;
+	}
+	for (int prec = single ? 6 : 15; prec <= 17; prec++) {
+		snprintf(buf, sizeof buf, "%.*g", prec, d);
+		if (single ? strtof(buf, NULL) == (float)d : strtod(buf, NULL) == d)
+			break;
+	}
+	/* JSON and readers alike see a real: 2 prints as 2.0. */
+	if (strpbrk(buf, ".eE") == NULL)
+		snprintf(buf + strlen(buf), sizeof buf - strlen(buf), ".0");
+	idl__sb_puts(sb, buf);
+}
+
+/* One element that is a number, a boolean or a character. */
+static void
+fmt_elem(struct idl__sb *sb, const struct idl_arg_desc *a, const unsigned char *p, unsigned flags)
+{
+	bool sgn = a->flags & IDL_ARGF_SIGNED;
+	bool json = flags & IDL_DESCRIBE_JSON;
+	union {
+		int8_t i8;
+		uint8_t u8;
+		int16_t i16;
+		uint16_t u16;
+		int32_t i32;
+		uint32_t u32;
+		int64_t i64;
+		uint64_t u64;
+		float f;
+		double d;
+	} v;
+
+	memcpy(&v, p, a->elem_size < sizeof v ? a->elem_size : sizeof v);
+	switch (a->wire_type) {
+	case IDL_WT_INT8:
+		if (sgn)
+			idl__sb_printf(sb, "%d", v.i8);
+		else
+			idl__sb_printf(sb, "%u", v.u8);
+		return;
+	case IDL_WT_INT16:
+		if (sgn)
+			idl__sb_printf(sb, "%d", v.i16);
+		else
+			idl__sb_printf(sb, "%u", v.u16);
+		return;
+	case IDL_WT_INT32:
+		if (sgn)
+			idl__sb_printf(sb, "%" PRId32, v.i32);
+		else
+			idl__sb_printf(sb, "%" PRIu32, v.u32);
+		return;
+	case IDL_WT_INT64:
+		if (sgn)
+			idl__sb_printf(sb, "%" PRId64, v.i64);
+		else
+			idl__sb_printf(sb, "%" PRIu64, v.u64);
+		return;
+	case IDL_WT_BOOLEAN:
+		if (v.i32 == 0 || v.i32 == 1)
+			idl__sb_puts(sb, v.i32 ? "true" : "false");
+		else
+			idl__sb_printf(sb, "%" PRId32, v.i32);
+		return;
+	case IDL_WT_CHAR:
+		fmt_string(sb, p, 1, flags);
+		return;
+	case IDL_WT_BYTE:
+		idl__sb_printf(sb, "%u", v.u8);
+		return;
+	case IDL_WT_REAL32:
+		fmt_real(sb, v.f, true, json);
+		return;
+	case IDL_WT_REAL64:
+		fmt_real(sb, v.d, false, json);
+		return;
+	default:
+		fmt_hex(sb, p, a->elem_size, flags);
+		return;
+	}
+}
+
+/* One argument's value, `count` elements at p (checked by idl_msg_check()). */
+static void
+fmt_value(struct idl__sb *sb, const struct idl_arg_desc *a, const unsigned char *p,
+	  uint32_t count, unsigned flags)
+{
+	size_t n;
+
+	if (idl__dyn_is_string(a)) {
+		/* Checked: a NUL lies within the count. */
+		fmt_string(sb, p, strnlen((const char *)p, count), flags);
+		return;
+	}
+	if (a->kind == IDL_ARG_SCALAR) {
+		fmt_elem(sb, a, p, flags);
+		return;
+	}
+	if (a->wire_type == IDL_WT_CHAR) {
+		/* A fixed char array is padded with NULs; a variable one is exactly its count. */
+		n = count;
+		if (a->kind == IDL_ARG_FIXED_ARRAY)
+			while (n > 0 && p[n - 1] == '\0')
+				n--;
+		fmt_string(sb, p, n, flags);
+		return;
+	}
+	if (a->wire_type == IDL_WT_BYTE || a->wire_type == IDL_WT_STRUCT) {
+		fmt_hex(sb, p, (size_t)count * a->elem_size, flags);
+		return;
+	}
+	idl__sb_puts(sb, "[");
+	for (uint32_t i = 0; i < count; i++) {
+		if ((flags & IDL_DESCRIBE_BRIEF) && i == FMT_BRIEF_ELEMS) {
+			idl__sb_puts(sb, (flags & IDL_DESCRIBE_JSON) ? "" : ",...");
+			break;
+		}
+		if (i > 0)
+			idl__sb_puts(sb, (flags & IDL_DESCRIBE_JSON) ? ", " : ",");
+		fmt_elem(sb, a, p + (size_t)i * a->elem_size, flags);
+	}
+	idl__sb_puts(sb, "]");
+}
+
+void
+idl__dyn_describe(struct idl__sb *sb, const struct idl_routine_desc *rt,
+		  const idl_msg_header_t *msg, size_t len, unsigned flags)
+{
+	struct idl_arg_span spans[UINT8_MAX + 1]; /* nargs is a uint8_t */
+	int reply = (flags & IDL_DESCRIBE_REPLY) ? 1 : 0;
+	bool first = true;
+	int err = 0;
+
+	if (rt == NULL || msg == NULL || (err = idl_msg_check(rt, msg, len, reply, spans)) != 0) {
+		bool nd = rt != NULL && msg != NULL && err == IDL_ENOTSUP;
+
+		if (flags & IDL_DESCRIBE_JSON)
+			idl__sb_puts(sb, nd ? "\"<not decoded>\": true" : "\"<malformed>\": true");
+		else
+			idl__sb_puts(sb, nd ? "<not decoded>" : "<malformed>");
+		return;
+	}
+	for (unsigned i = 0; i < rt->nargs; i++) {
+		const struct idl_arg_desc *a = &rt->args[i];
+
+		if (!idl__dyn_travels(a, reply))
+			continue;
+		if (flags & IDL_DESCRIBE_JSON)
+			idl__sb_printf(sb, "%s\"%s\": ", first ? "" : ", ", a->name);
+		else if (flags & IDL_DESCRIBE_LINES)
+			idl__sb_printf(sb, "%s = ", a->name);
+		else
+			idl__sb_printf(sb, "%s%s=", first ? "" : " ", a->name);
+		fmt_value(sb, a, (const unsigned char *)msg + spans[i].off, spans[i].count, flags);
+		if ((flags & IDL_DESCRIBE_LINES) && !(flags & IDL_DESCRIBE_JSON))
+			idl__sb_puts(sb, "\n");
+		first = false;
+	}
+}
+
+char *
+idl_msg_describe(const struct idl_routine_desc *rt, const idl_msg_header_t *msg, size_t len,
+		 unsigned flags)
+{
+	struct idl__sb sb = { 0 };
+
+	idl__dyn_describe(&sb, rt, msg, len, flags);
+	return idl__sb_take(&sb);
+}

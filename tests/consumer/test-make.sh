@@ -1,0 +1,59 @@
+#!/bin/sh
+# tests/consumer/test-make.sh - a user's plain GNU make project (tests/consumer/make) built
+# outside its source tree from a staged install, with idlc.mk included by the path idlrt.pc
+# gives and IDLC= given on the command line, as a cross build does: make -j runs idlc once,
+# V=0 shortens its line, editing an included .defs reruns it, and the client calls the
+# server over unix:. It also checks the rest of the staged install (check_installed).
+. "${IDL_TOP_SRCDIR:?run me from make check}/tests/consumer/lib.sh"
+
+for tool in pkg-config flock nm; do
+	command -v $tool >/dev/null 2>&1 || { echo "SKIP: $tool is not installed"; exit 77; }
+done
+
+stage_install
+check_installed
+src=$(copy_project make)
+idlc_counting "$consumer_tmp/idlc"
+set -- -f "$src/Makefile" srcdir="$src" IDLC="$consumer_tmp/idlc"
+idlc_has_depfiles || set -- "$@" IDLC_DEPFLAGS=
+
+mkdir "$consumer_tmp/build"
+cd "$consumer_tmp/build"
+"$CONSUMER_MAKE" -j2 V=0 "$@" >"$consumer_tmp/make.log" 2>&1 || {
+	cat "$consumer_tmp/make.log" >&2
+	fail "make -j2 of the consumer project"
+}
+expect_runs 1 "make -j2 generated four files with one idlc run"
+grep -q '^  IDLC  *echo' "$consumer_tmp/make.log" || {
+	cat "$consumer_tmp/make.log" >&2
+	fail "V=0 did not shorten idlc's line"
+}
+for f in echo.h echoUser.c echoServer.c echoServer.h; do
+	[ -f "$f" ] || fail "$f was not generated in the build directory"
+	[ ! -f "$src/$f" ] || fail "$f was generated in the source directory"
+done
+
+run_call ./echo-server ./echo-client "HELLO!"
+
+"$CONSUMER_MAKE" "$@" >/dev/null 2>&1 || fail "second make"
+expect_runs 1 "nothing changed, nothing regenerated"
+
+if idlc_has_depfiles; then
+	[ -f echo.defs.d ] || fail "idlc wrote no echo.defs.d"
+	sleep 1
+	touch "$src/echo_types.defs"
+	"$CONSUMER_MAKE" "$@" >/dev/null 2>&1 || fail "make after touch"
+	expect_runs 2 "editing the included echo_types.defs regenerated the stubs"
+	# -MP: an included file that goes away does not break the build (the .defs no
+	# longer includes it).
+	sed -i 's/^#include "echo_types.defs"/import "echo_types.h"; type line_t = c_string[*:64];/' \
+		"$src/echo.defs"
+	rm "$src/echo_types.defs"
+	"$CONSUMER_MAKE" "$@" >"$consumer_tmp/make3.log" 2>&1 || {
+		cat "$consumer_tmp/make3.log" >&2
+		fail "make after removing an included .defs"
+	}
+	expect_runs 3 "a removed include does not break the build"
+else
+	echo "note: this idlc writes no dependency files (no -MD): included .defs not followed"
+fi

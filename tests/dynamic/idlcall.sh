@@ -1,0 +1,262 @@
+#!/bin/bash
+# idlcall.sh - idlcall and the dynamic server against real processes over unix: sockets.
+#
+#   1. idlcall, with the installed-style bench.defs, calls every routine of the compiled
+#      bench-server and prints the right results (add 2 3 prints sum = 5), as text and as
+#      JSON; errors come out by name; --list, -I/-D, a changed signature, a missing routine;
+#   2. tracing: idlcall --trace, IDL_TRACE=1 and IDL_TRACE=FILE show decoded messages;
+#   3. dyn-server (bench.defs through the dynamic server, no server stubs) answers idlcall
+#      the same way and the compiled bench-client, which checks every result; its own trace
+#      shows the server's side;
+#   4. the same with the descriptor built from bench.defs at run time (dyn-server -d).
+#
+# Needs IDL_TOP_BUILDDIR and IDL_TOP_SRCDIR (make check sets them).
+set -u
+
+B=${IDL_TOP_BUILDDIR:?run through make check}
+S=${IDL_TOP_SRCDIR:?run through make check}
+IDLCALL=$B/tools/idlcall
+DYN=$B/tests/dynamic/dyn-server
+SERVER=${IDL_BENCH_SERVER:-$B/examples/bench/bench-server}
+CLIENT=$B/examples/bench/bench-client
+DEFS=$S/examples/bench/bench.defs
+
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/idlcall-test.XXXXXX") || exit 1
+PIDS=
+cleanup() {
+	for p in $PIDS; do kill -TERM "$p" 2>/dev/null; done
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+passed=0
+failed=0
+ok() { passed=$((passed + 1)); }
+bad() {
+	failed=$((failed + 1))
+	echo "FAIL: $*"
+}
+
+# Starts a server in the background and waits for its "ready" line.
+start() {
+	local name=$1
+	shift
+	"$@" >"$TMP/$name.out" 2>"$TMP/$name.err" &
+	local pid=$!
+	PIDS="$PIDS $pid"
+	for _ in $(seq 100); do
+		if grep -q '^ready ' "$TMP/$name.out" 2>/dev/null; then
+			eval "${name}_pid=$pid"
+			return 0
+		fi
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	bad "$name did not start: $(cat "$TMP/$name.err")"
+	return 1
+}
+
+stop() {
+	local pid=$1
+	kill -TERM "$pid" 2>/dev/null
+	for _ in $(seq 100); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		kill -KILL "$pid"
+		bad "server $pid did not stop on SIGTERM"
+	fi
+	wait "$pid" 2>/dev/null
+}
+
+# expect WHAT EXPECTED-STATUS EXPECTED-STDOUT COMMAND...
+expect() {
+	local what=$1 want_rc=$2 want=$3
+	shift 3
+	local out rc
+	out=$("$@" 2>"$TMP/stderr")
+	rc=$?
+	if [ "$rc" != "$want_rc" ] || [ "$out" != "$want" ]; then
+		bad "$what: status $rc (want $want_rc), output:"
+		printf '%s\n' "$out" | sed 's/^/    /'
+		echo "  wanted:"
+		printf '%s\n' "$want" | sed 's/^/    /'
+		sed 's/^/  stderr: /' "$TMP/stderr"
+	else
+		ok
+	fi
+}
+
+# expect_err WHAT EXPECTED-STATUS STDERR-PATTERN COMMAND...
+expect_err() {
+	local what=$1 want_rc=$2 pattern=$3
+	shift 3
+	"$@" >/dev/null 2>"$TMP/stderr"
+	local rc=$?
+	if [ "$rc" != "$want_rc" ] || ! grep -q -- "$pattern" "$TMP/stderr"; then
+		bad "$what: status $rc (want $want_rc), stderr lacks '$pattern':"
+		sed 's/^/    /' "$TMP/stderr"
+	else
+		ok
+	fi
+}
+
+# has WHAT FILE PATTERN: the file has a line matching the (grep -E) pattern.
+has() {
+	if grep -E -q -- "$3" "$2"; then
+		ok
+	else
+		bad "$1: no line matching '$3' in:"
+		sed 's/^/    /' "$2"
+	fi
+}
+
+# The 200 bytes of bench_impl.h's pattern for a salt.
+pattern() {
+	awk -v salt="$1" 'BEGIN { s = ""; for (i = 0; i < 200; i++)
+		s = s sprintf("%c", 65 + (i * 7 + salt * 11) % 26); print s }'
+}
+
+# Every routine of bench.defs against the server at $1, which must be fresh (its
+# notification counters at zero).
+every_routine() {
+	local a=$1 on=$2
+	local call=("$IDLCALL" "$DEFS" "$a")
+
+	expect "$on: null" 0 "" "${call[@]}" null
+	expect "$on: add 2 3" 0 "sum = 5" "${call[@]}" add 2 3
+	expect "$on: add -7 3" 0 "sum = -4" "${call[@]}" add -7 3
+	expect "$on: add wraps" 0 "sum = -2147483648" "${call[@]}" add 2147483647 1
+	expect "$on: add hex" 0 "sum = 272" "${call[@]}" add 0x100 0x10
+	expect "$on: intrpc" 0 $'y = 42\nerr = 0' "${call[@]}" intrpc 41
+	expect "$on: intrpc in-band error" 0 $'y = -1000\nerr = 77' "${call[@]}" intrpc -1001
+	expect "$on: bigin" 0 "" "${call[@]}" bigin "$(pattern 0)"
+	expect "$on: bigout" 0 "data = \"$(pattern 1)\"" "${call[@]}" bigout
+	expect "$on: biginout" 0 "data = \"$(pattern 3)\"" "${call[@]}" biginout "$(pattern 2)"
+	expect "$on: notify" 0 "" "${call[@]}" notify 5
+	expect "$on: notify" 0 "" "${call[@]}" notify 7
+	# The server has counted both by the time it answers a later call on any connection:
+	# each notify was sent before idlcall exited, and one connection is served in order,
+	# but two connections are not; so poll briefly.
+	for _ in $(seq 50); do
+		[ "$("${call[@]}" intrpc -1002)" = $'y = 2\nerr = 12' ] && break
+		sleep 0.1
+	done
+	expect "$on: notifications counted" 0 $'y = 2\nerr = 12' "${call[@]}" intrpc -1002
+	expect "$on: echo" 0 'r = "hello, world"' "${call[@]}" echo "hello, world"
+	expect "$on: echo quotes" 0 'r = "a\"b\\c"' "${call[@]}" echo 'a"b\c'
+	expect "$on: echo empty" 0 'r = ""' "${call[@]}" echo ""
+	expect "$on: sum" 0 "total = 6" "${call[@]}" sum "[1, 2, 3]"
+	expect "$on: sum empty" 0 "total = 0" "${call[@]}" sum "[]"
+	expect "$on: sum 1024" 0 "total = 524800" "${call[@]}" sum "[$(seq -s, 1 1024)]"
+	expect "$on: sum 64-bit" 0 "total = 4294967294" "${call[@]}" sum "[2147483647,2147483647]"
+	expect "$on: json add" 0 '{"sum": 5, "return": 0}' "$IDLCALL" --json "$DEFS" "$a" add 2 3
+	expect "$on: json intrpc" 0 '{"y": 42, "err": 0, "return": 0}' \
+		"$IDLCALL" -j "$DEFS" "$a" intrpc 41
+	expect "$on: json echo" 0 '{"r": "tab\there", "return": 0}' \
+		"$IDLCALL" -j "$DEFS" "$a" echo "$(printf 'tab\there')"
+	expect "$on: json null" 0 '{"return": 0}' "$IDLCALL" -j "$DEFS" "$a" null
+	expect "$on: json notify" 0 '{"return": 0}' "$IDLCALL" -j "$DEFS" "$a" notify 0
+	expect "$on: json server error" 1 '{"return": 4242, "error": "server-defined"}' \
+		"$IDLCALL" -j "$DEFS" "$a" intrpc -1000
+	expect_err "$on: server error" 1 "bench.intrpc: the server returned 4242" \
+		"${call[@]}" intrpc -1000
+	expect_err "$on: bad data" 1 "the server returned 4243" "${call[@]}" bigin "x"
+	expect_err "$on: array over its bound" 1 "bench.sum: MIG_ARRAY_TOO_LARGE" \
+		"${call[@]}" sum "[$(seq -s, 1 1025)]"
+	expect_err "$on: string without room for its NUL" 1 "MIG_ARRAY_TOO_LARGE" \
+		"${call[@]}" echo "$(printf '%0256d' 0)"
+}
+
+# 1. Against the compiled server.
+start compiled "$SERVER" "unix:$TMP/c.sock" || exit 1
+C=unix:$TMP/c.sock
+every_routine "$C" compiled
+
+"$IDLCALL" "$DEFS" --list >"$TMP/list" 2>&1
+has "--list" "$TMP/list" '^subsystem bench 4200: 9 routines$'
+has "--list" "$TMP/list" '^  4201 routine add\(in a: int32, in b: int32, out sum: int32\)$'
+has "--list" "$TMP/list" '^  4206 simpleroutine notify\(in value: int32\)$'
+has "--list" "$TMP/list" '^  4208 routine sum\(in data: int32\[\*:1024\], out total: int64\)$'
+expect "-l before the file" 0 "$(cat "$TMP/list")" "$IDLCALL" -l "$DEFS"
+
+expect_err "no server" 1 "ECONNREFUSED" "$IDLCALL" "$DEFS" "unix:$TMP/none.sock" add 1 2
+expect_err "no scheme" 1 "ENOSCHEME" "$IDLCALL" "$DEFS" "nosuch:x" add 1 2
+expect_err "unknown routine" 2 "has no routine 'nosuch'" "$IDLCALL" "$DEFS" "$C" nosuch
+expect_err "argument count" 2 "add takes 2 arguments, not 1" "$IDLCALL" "$DEFS" "$C" add 1
+expect_err "bad integer" 2 "argument b: 'x' is not a valid int32" "$IDLCALL" "$DEFS" "$C" add 1 x
+expect_err "out of range" 2 "argument a: '4294967296'" "$IDLCALL" "$DEFS" "$C" add 4294967296 1
+expect_err "no file" 2 "nosuch.defs" "$IDLCALL" "$TMP/nosuch.defs" "$C" add 1 2
+expect_err "usage" 2 "usage: idlcall" "$IDLCALL" "$DEFS"
+
+# A client whose add differs from the server's: refused by name, never sent.
+sed 's/a : int; b : int; out sum : int/a : int; b : int64_t; out sum : int/' "$DEFS" \
+	>"$TMP/changed.defs"
+expect_err "changed signature" 1 "IDL_ESIGNATURE\|ESIGNATURE" \
+	"$IDLCALL" "$TMP/changed.defs" "$C" add 1 2
+expect "unchanged routines still work" 0 "y = 2"$'\n'"err = 0" \
+	"$IDLCALL" "$TMP/changed.defs" "$C" intrpc 1
+# A routine the server lacks.
+{ cat "$DEFS"; echo "routine extra(server : mach_port_t);"; } >"$TMP/extra.defs"
+expect_err "routine the server lacks" 1 "MIG_BAD_ID" "$IDLCALL" "$TMP/extra.defs" "$C" extra
+
+# The .defs goes through cpp: -I and -D reach it.
+printf '#ifdef WANT_BENCH\n#include "bench.defs"\n#endif\n' >"$TMP/cond.defs"
+expect "cpp -I -D" 0 "sum = 9" \
+	"$IDLCALL" -I "$S/examples/bench" -D WANT_BENCH "$TMP/cond.defs" "$C" add 4 5
+expect "cpp -IDIR -DX=1" 0 "sum = 9" \
+	"$IDLCALL" "-I$S/examples/bench" -DWANT_BENCH=1 "$TMP/cond.defs" "$C" add 4 5
+expect_err "cpp without -D" 2 "subsystem" \
+	"$IDLCALL" -I "$S/examples/bench" "$TMP/cond.defs" "$C" add 4 5
+
+# 2. Tracing, decoded, both directions, with the time of the round trip.
+OK=KERN_SUCCESS
+US='\([0-9.]+us\)'
+"$IDLCALL" --trace "$DEFS" "$C" add 2 3 >"$TMP/out" 2>"$TMP/trace"
+has "--trace output" "$TMP/out" '^sum = 5$'
+has "--trace request" "$TMP/trace" \
+	"^idl-trace \+[0-9.]+ client send $C REQUEST bench.add seq=[0-9]+ size=32 a=2 b=3$"
+has "--trace reply" "$TMP/trace" \
+	"^idl-trace \+[0-9.]+ client recv $C REPLY bench.add seq=[0-9]+ size=32 $OK sum=5 $US$"
+IDL_TRACE=1 "$IDLCALL" "$DEFS" "$C" echo hi >/dev/null 2>"$TMP/trace"
+has "IDL_TRACE=1" "$TMP/trace" 'client send .* REQUEST bench.echo .* s="hi"$'
+has "IDL_TRACE=1" "$TMP/trace" 'client recv .* REPLY bench.echo .* KERN_SUCCESS r="hi" \('
+IDL_TRACE=$TMP/trace.log "$IDLCALL" "$DEFS" "$C" intrpc -1000 >/dev/null 2>&1
+has "IDL_TRACE=FILE" "$TMP/trace.log" 'REPLY bench.intrpc seq=[0-9]+ size=24 retcode=4242'
+if [ "$(stat -c %a "$TMP/trace.log")" = 600 ]; then ok; else bad "trace file mode"; fi
+"$IDLCALL" --trace "$DEFS" "$C" sum "[$(seq -s, 1 100)]" >/dev/null 2>"$TMP/trace"
+has "brief arrays" "$TMP/trace" 'data=\[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,\.\.\.\]$'
+stop "$compiled_pid"
+
+# 3. The dynamic server, traced on its side.
+start dynamic env IDL_TRACE="$TMP/server-trace.log" "$DYN" -c 4 "unix:$TMP/d.sock" || exit 1
+D=unix:$TMP/d.sock
+every_routine "$D" dynamic
+has "server trace: request" "$TMP/server-trace.log" \
+	"^idl-trace \+[0-9.]+ server recv $D REQUEST bench.add seq=[0-9]+ size=32 a=2 b=3$"
+has "server trace: reply" "$TMP/server-trace.log" \
+	"^idl-trace \+[0-9.]+ server send $D REPLY bench.add seq=[0-9]+ size=32 $OK sum=5 $US$"
+has "server trace: one-way" "$TMP/server-trace.log" "server recv $D ONEWAY bench.notify .* value=5$"
+if "$CLIENT" -n 200 -r 3 "$D" >"$TMP/client.out" 2>&1; then
+	ok
+else
+	bad "bench-client against the dynamic server:"
+	sed 's/^/    /' "$TMP/client.out"
+fi
+stop "$dynamic_pid"
+
+# 4. The descriptor built from bench.defs at run time, served to the compiled client.
+start fromdefs "$DYN" -d "$DEFS" "unix:$TMP/e.sock" || exit 1
+E=unix:$TMP/e.sock
+if "$CLIENT" -n 200 -r 3 "$E" >"$TMP/client.out" 2>&1; then
+	ok
+else
+	bad "bench-client against the dynamic server with a run-time descriptor:"
+	sed 's/^/    /' "$TMP/client.out"
+fi
+expect "run-time descriptor: add" 0 "sum = 5" "$IDLCALL" "$DEFS" "$E" add 2 3
+stop "$fromdefs_pid"
+
+echo "idlcall.sh: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,114 @@
+# lib.sh - what the network test scripts share (sourced, not run): the programs, a private
+# directory, background processes and network namespaces that are removed on every exit
+# path, servers started and awaited with a deadline, and free ports.
+: "${IDL_TOP_SRCDIR:?run me through make check}" "${IDL_TOP_BUILDDIR:?run me through make check}"
+set -u
+
+NET_NAME=$(basename "$0" .sh)
+NET_SERVER=$IDL_TOP_BUILDDIR/tests/net/net-server
+NET_CLIENT=$IDL_TOP_BUILDDIR/tests/net/net-client
+NET_SHIM=$IDL_TOP_BUILDDIR/tests/net/udpshim
+BENCH_SERVER=$IDL_TOP_BUILDDIR/examples/bench/bench-server
+BENCH_CLIENT=$IDL_TOP_BUILDDIR/examples/bench/bench-client
+NET_PIDS=
+NET_NETNS=
+NET_TMP=$(mktemp -d "${TMPDIR:-/tmp}/idlkit-$NET_NAME.XXXXXX") || exit 1
+
+net_cleanup() {
+	for p in $NET_PIDS; do
+		kill -KILL "$p" 2>/dev/null
+	done
+	for p in $NET_PIDS; do
+		wait "$p" 2>/dev/null
+	done
+	for ns in $NET_NETNS; do
+		ip netns pids "$ns" 2>/dev/null | xargs -r kill -KILL 2>/dev/null
+		ip netns del "$ns" 2>/dev/null
+	done
+	rm -rf "$NET_TMP"
+}
+trap net_cleanup EXIT
+trap 'exit 1' INT TERM HUP
+
+fail() {
+	echo "$NET_NAME: FAIL: $*" >&2
+	exit 1
+}
+
+say() {
+	echo "$NET_NAME: $*"
+}
+
+# skip REASON: the whole test is skipped (exit 77), saying why.
+skip() {
+	echo "$NET_NAME: SKIP: $*" >&2
+	exit 77
+}
+
+# can_netns: whether network namespaces can be made here (root, iproute2).
+can_netns() {
+	[ "$(id -u)" = 0 ] && command -v ip >/dev/null 2>&1 || return 1
+	ip netns add "idlkit-probe-$$" 2>/dev/null || return 1
+	ip netns del "idlkit-probe-$$"
+}
+
+# netns_add NAME: a namespace with loopback up, removed at exit.
+netns_add() {
+	ip netns add "$1" || fail "ip netns add $1"
+	NET_NETNS="$NET_NETNS $1"
+	ip -n "$1" link set lo up || fail "lo up in $1"
+}
+
+# start_server OUT CMD...: runs CMD in the background with stdout to OUT and waits (10 s
+# at most) for its first line "ready ..."; sets NET_LAST_PID.
+start_server() {
+	out=$1
+	shift
+	# Emptied here: the background job's own redirection may come after the first grep.
+	: >"$out"
+	"$@" >>"$out" 2>"$out.err" &
+	NET_LAST_PID=$!
+	NET_PIDS="$NET_PIDS $NET_LAST_PID"
+	i=0
+	while ! grep -q '^ready' "$out" 2>/dev/null; do
+		if ! kill -0 "$NET_LAST_PID" 2>/dev/null; then
+			cat "$out.err" >&2
+			fail "server exited before it was ready: $*"
+		fi
+		i=$((i + 1))
+		[ $i -lt 1000 ] || fail "server not ready within 10 s: $*"
+		sleep 0.01
+	done
+}
+
+# stop_server PID: SIGTERM, and the exit status must be 0 within 10 s.
+stop_server() {
+	kill -TERM "$1" 2>/dev/null || fail "server $1 is not running"
+	i=0
+	while kill -0 "$1" 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -lt 1000 ] || fail "server $1 did not stop within 10 s of SIGTERM"
+		sleep 0.01
+	done
+	wait "$1" || fail "server $1 exited with status $?"
+}
+
+# free_ports tcp|udp COUNT: COUNT distinct free loopback ports, one per line.
+free_ports() {
+	"$NET_CLIENT" freeport "$1" "$2" || fail "no free $1 port"
+}
+
+# wait_ok FILE WHAT: waits (10 s at most) for a line "ok ..." in FILE, the first call's.
+wait_ok() {
+	i=0
+	until grep -q '^ok' "$1"; do
+		i=$((i + 1))
+		[ $i -lt 1000 ] || fail "$2: the first call did not succeed: $(cat "$1")"
+		sleep 0.01
+	done
+}
+
+# elapsed_ms RESULT_LINE: the milliseconds field of a net-client result line.
+elapsed_ms() {
+	echo "$1" | awk '{ print $2 }'
+}

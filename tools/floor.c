@@ -1,0 +1,390 @@
+/*
+ * floor.c - the floor of every row: our own raw program over the same kernel object, with
+ * the same byte counts as the row's request and reply (header included, and the transport's
+ * own framing), blocking sends and receives, in the same round and placement as the row it
+ * is printed beside (DESIGN.md, "The floor"). The kernel objects are in floor_sock.c,
+ * floor_mq.c and floor_shm.c; this file has the loops, the same for all of them.
+ *
+ *   call      the client sends the request and receives the reply, `iterations` times;
+ *   one-way   the client sends `iterations` messages, then a sync message that the server
+ *             answers with the count it received (a datagram may be lost: the rate is what
+ *             arrived); idlkit's row does the same with notify and one intrpc;
+ *   ping-pong two processes, each receiving on its own endpoint and sending to the
+ *             other's, pass a counter back and forth (seed 002);
+ *   sendto    one-way over UDP with the client's socket unconnected (seed 003).
+ */
+#include <config.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include "idlbench.h"
+
+#define FL_SYNC 'S'
+#define FL_DATA 'N'
+/* Where the ping-pong counter sits: where notify's `value` is in idlkit's message. */
+#define FL_VALUE_OFF 24u
+
+struct fl_sizes {
+	size_t req, rep; /* the row's messages */
+	size_t sreq, srep; /* the one-way sync round trip: intrpc's */
+	size_t frame;
+	size_t msgmax; /* the largest of them, without the frame */
+	size_t cap; /* receive buffer */
+};
+
+static const struct ib_row *
+fl_row(const char *name)
+{
+	for (size_t i = 0; i < ib_nrows; i++)
+		if (strcmp(ib_rows[i].name, name) == 0)
+			return &ib_rows[i];
+	return NULL;
+}
+
+static void
+fl_sizes(const struct ib_cell *cell, struct fl_sizes *z)
+{
+	const struct ib_row *sync = fl_row("intrpc");
+	size_t m;
+
+	memset(z, 0, sizeof z[0]);
+	z->req = cell->row->req;
+	z->rep = cell->row->rep;
+	z->sreq = sync != NULL ? sync->req : 32;
+	z->srep = sync != NULL ? sync->rep : 32;
+	z->frame = cell->col->floor->frame;
+	m = z->req;
+	if (z->rep > m)
+		m = z->rep;
+	if (z->sreq > m)
+		m = z->sreq;
+	if (z->srep > m)
+		m = z->srep;
+	z->msgmax = m;
+	z->cap = (m + z->frame + 64 + 63) & ~(size_t)63;
+}
+
+static void *
+fl_buf(const struct fl_sizes *z, int fill)
+{
+	unsigned char *b = calloc(1, z->cap);
+
+	if (b != NULL)
+		memset(b + z->frame, fill, z->cap - z->frame - 64);
+	return b;
+}
+
+/* Sends a message of len bytes (plus the frame) from b. */
+static int
+fl_put(const struct fl_ops *o, struct fl_chan *c, unsigned char *b, size_t len, size_t frame)
+{
+	if (frame == 4) {
+		uint32_t be = __builtin_bswap32((uint32_t)len);
+
+		memcpy(b, &be, 4);
+	}
+	return o->send(c, b, len + frame);
+}
+
+static long
+fl_get(const struct fl_ops *o, struct fl_chan *c, unsigned char *b, size_t len,
+       const struct fl_sizes *z)
+{
+	return o->recv(c, b, len + z->frame, z->cap);
+}
+
+static int
+fl_serve_calls(const struct fl_ops *o, struct fl_chan *c, const struct fl_sizes *z)
+{
+	unsigned char *in = fl_buf(z, 0), *out = fl_buf(z, 'R');
+
+	if (in == NULL || out == NULL)
+		return -1;
+	while (fl_get(o, c, in, z->req, z) > 0)
+		if (fl_put(o, c, out, z->rep, z->frame) != 0)
+			break;
+	free(in);
+	free(out);
+	return 0;
+}
+
+static int
+fl_serve_oneway(const struct fl_ops *o, struct fl_chan *c, const struct fl_sizes *z)
+{
+	unsigned char *in = fl_buf(z, 0), *out = fl_buf(z, 'A');
+	uint32_t count = 0;
+
+	if (in == NULL || out == NULL)
+		return -1;
+	for (;;) {
+		long n = fl_get(o, c, in, z->req, z);
+
+		if (n <= 0)
+			break;
+		if (in[z->frame] != FL_SYNC) {
+			count++;
+			continue;
+		}
+		memcpy(out + z->frame + FL_VALUE_OFF, &count, sizeof count);
+		count = 0;
+		if (fl_put(o, c, out, z->srep, z->frame) != 0)
+			break;
+	}
+	free(in);
+	free(out);
+	return 0;
+}
+
+/* One side of the ping-pong: receive the counter, send it on less one; the driver stops
+ * when it receives 1. Returns 1 when the driver saw the end, 0 at end of input, -1 on error. */
+static int
+fl_pingpong(const struct fl_ops *o, struct fl_chan *in, struct fl_chan *out,
+	    const struct fl_sizes *z, unsigned char *b, int driver)
+{
+	for (;;) {
+		uint32_t v;
+
+		if (fl_get(o, in, b, z->req, z) <= 0)
+			return 0;
+		memcpy(&v, b + z->frame + FL_VALUE_OFF, sizeof v);
+		if (driver && v <= 1)
+			return 1;
+		v--;
+		memcpy(b + z->frame + FL_VALUE_OFF, &v, sizeof v);
+		if (fl_put(o, out, b, z->req, z->frame) != 0)
+			return -1;
+	}
+}
+
+int
+ib_floor_serve(const struct ib_cell *cell, int ready_fd)
+{
+	const struct fl_ops *o = cell->col->floor;
+	const char *rest = strchr(cell->addr, ':') + 1;
+	struct fl_listener l;
+	struct fl_chan c, back;
+	struct fl_sizes z;
+	unsigned char *b;
+	int r = -1;
+
+	fl_sizes(cell, &z);
+	if (o->listen(&l, rest, z.msgmax + z.frame) != 0) {
+		char msg[200];
+
+		snprintf(msg, sizeof msg, "floor listen %s: %s", cell->addr, strerror(errno));
+		ib_ready(ready_fd, msg);
+		o->unlisten(&l);
+		return 1;
+	}
+	ib_ready(ready_fd, NULL);
+	if (o->accept(&l, &c) != 0)
+		goto out;
+	switch (cell->row->mode) {
+	case IB_MODE_CALL:
+		r = fl_serve_calls(o, &c, &z);
+		break;
+	case IB_MODE_ONEWAY:
+	case IB_MODE_SENDTO:
+		r = fl_serve_oneway(o, &c, &z);
+		break;
+	case IB_MODE_PINGPONG:
+		/* Connect back to the driver, which listens on addr2 before it connects. */
+		if (o->connect(&back, strchr(cell->addr2, ':') + 1, z.msgmax + z.frame) != 0)
+			break;
+		if ((b = fl_buf(&z, 'P')) != NULL) {
+			r = fl_pingpong(o, &c, &back, &z, b, 0) < 0 ? -1 : 0;
+			free(b);
+		}
+		o->close(&back);
+		break;
+	}
+	o->close(&c);
+out:
+	o->unlisten(&l);
+	return r == 0 ? 0 : 1;
+}
+
+static int
+fl_fail(struct ib_reps *out, const char *what)
+{
+	snprintf(out->why, sizeof out->why, "floor %s: %s", what, strerror(errno));
+	return -1;
+}
+
+static int
+fl_calls(const struct ib_cell *cell, const struct fl_ops *o, struct fl_chan *c,
+	 const struct fl_sizes *z, struct ib_reps *out)
+{
+	unsigned char *rq = fl_buf(z, 'Q'), *rp = fl_buf(z, 0);
+	int r = -1;
+
+	if (rq == NULL || rp == NULL)
+		goto done;
+	for (unsigned i = 0; i < cell->warmup; i++)
+		if (fl_put(o, c, rq, z->req, z->frame) != 0 || fl_get(o, c, rp, z->rep, z) <= 0)
+			goto done;
+	for (unsigned k = 0; k < cell->reps; k++) {
+		double t0 = ib_now(), t1;
+
+		for (unsigned i = 0; i < cell->iterations; i++)
+			if (fl_put(o, c, rq, z->req, z->frame) != 0 ||
+			    fl_get(o, c, rp, z->rep, z) <= 0)
+				goto done;
+		t1 = ib_now();
+		out->v[out->n++] = (t1 - t0) * 1e6 / cell->iterations;
+	}
+	r = 0;
+done:
+	free(rq);
+	free(rp);
+	return r == 0 ? 0 : fl_fail(out, "call");
+}
+
+/* n one-way messages and the sync; returns what the server counted, or -1. */
+static long
+fl_burst(const struct fl_ops *o, struct fl_chan *c, const struct fl_sizes *z, unsigned n,
+	 unsigned char *msg, unsigned char *sync, unsigned char *ack, int use_sendto)
+{
+	uint32_t count;
+
+	for (unsigned i = 0; i < n; i++) {
+		int r = use_sendto ? fl_udp_sendto(c, msg, z->req) : fl_put(o, c, msg, z->req,
+									     z->frame);
+
+		if (r != 0)
+			return -1;
+	}
+	/* Datagrams get lost: the sync is resent until its answer comes (the client's socket
+	 * has a receive timeout for that, set before the timing starts). */
+	for (int tries = 0; tries < 50; tries++) {
+		int r = use_sendto ? fl_udp_sendto(c, sync, z->sreq)
+				   : fl_put(o, c, sync, z->sreq, z->frame);
+
+		if (r != 0)
+			return -1;
+		if (fl_get(o, c, ack, z->srep, z) > 0) {
+			memcpy(&count, ack + z->frame + FL_VALUE_OFF, sizeof count);
+			return count;
+		}
+		if (errno != EAGAIN && errno != EWOULDBLOCK)
+			return -1;
+	}
+	errno = ETIMEDOUT;
+	return -1;
+}
+
+static int
+fl_oneway(const struct ib_cell *cell, const struct fl_ops *o, struct fl_chan *c,
+	  const struct fl_sizes *z, struct ib_reps *out)
+{
+	unsigned char *msg = fl_buf(z, FL_DATA), *sync = fl_buf(z, FL_SYNC), *ack = fl_buf(z, 0);
+	int use_sendto = cell->row->mode == IB_MODE_SENDTO;
+	int r = -1;
+
+	if (msg == NULL || sync == NULL || ack == NULL)
+		goto done;
+	if (o == &fl_udp_ops) {
+		struct timeval tv = { 0, 200000 };
+
+		setsockopt(c->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+		if (use_sendto && fl_udp_disconnect(c, strchr(cell->addr, ':') + 1) != 0)
+			goto done;
+	}
+	if (fl_burst(o, c, z, cell->warmup, msg, sync, ack, use_sendto) < 0)
+		goto done;
+	for (unsigned k = 0; k < cell->reps; k++) {
+		double t0 = ib_now(), t1;
+		long got = fl_burst(o, c, z, cell->iterations, msg, sync, ack, use_sendto);
+
+		if (got < 0)
+			goto done;
+		t1 = ib_now();
+		out->v[out->n++] = (double)got / (t1 - t0);
+	}
+	r = 0;
+done:
+	free(msg);
+	free(sync);
+	free(ack);
+	return r == 0 ? 0 : fl_fail(out, "one-way");
+}
+
+static int
+fl_drive_pingpong(const struct ib_cell *cell, const struct fl_ops *o, struct fl_chan *c,
+		  const struct fl_sizes *z, struct ib_reps *out)
+{
+	const char *rest2 = strchr(cell->addr2, ':') + 1;
+	unsigned char *b = fl_buf(z, 'P');
+	struct fl_listener l;
+	struct fl_chan in;
+	int listening = 0, accepted = 0, r = -1;
+
+	if (b == NULL)
+		return fl_fail(out, "ping-pong");
+	/* Our own endpoint, before the other side connects back to it (floor_serve). */
+	memset(&l, 0, sizeof l);
+	if (o->listen(&l, rest2, z->msgmax + z->frame) != 0)
+		goto done;
+	listening = 1;
+	if (o->connect(c, strchr(cell->addr, ':') + 1, z->msgmax + z->frame) != 0 ||
+	    o->accept(&l, &in) != 0)
+		goto done;
+	accepted = 1;
+	for (unsigned k = 0; k <= cell->reps; k++) {
+		unsigned n = k == 0 ? cell->warmup : cell->iterations;
+		uint32_t v = 2 * n;
+		double t0 = ib_now(), t1;
+
+		memcpy(b + z->frame + FL_VALUE_OFF, &v, sizeof v);
+		if (fl_put(o, c, b, z->req, z->frame) != 0 || fl_pingpong(o, &in, c, z, b, 1) != 1)
+			goto done;
+		t1 = ib_now();
+		if (k > 0)
+			out->v[out->n++] = 2.0 * n / (t1 - t0);
+	}
+	r = 0;
+done:
+	if (r != 0)
+		fl_fail(out, "ping-pong");
+	if (accepted)
+		o->close(&in);
+	if (listening)
+		o->unlisten(&l);
+	free(b);
+	return r;
+}
+
+int
+ib_floor_client(const struct ib_cell *cell, struct ib_reps *out)
+{
+	const struct fl_ops *o = cell->col->floor;
+	struct fl_chan c;
+	struct fl_sizes z;
+	int r;
+
+	memset(&c, 0, sizeof c);
+	c.fd = c.rfd = -1;
+	fl_sizes(cell, &z);
+	if (cell->row->mode == IB_MODE_PINGPONG) {
+		r = fl_drive_pingpong(cell, o, &c, &z, out);
+		o->close(&c);
+		return r;
+	}
+	if (o->connect(&c, strchr(cell->addr, ':') + 1, z.msgmax + z.frame) != 0) {
+		fl_fail(out, "connect");
+		o->close(&c);
+		return -1;
+	}
+	if (cell->row->mode == IB_MODE_CALL)
+		r = fl_calls(cell, o, &c, &z, out);
+	else
+		r = fl_oneway(cell, o, &c, &z, out);
+	o->close(&c);
+	return r;
+}

@@ -1,0 +1,361 @@
+/*
+ * floor_sock.c - the raw floors of the socket transports: AF_UNIX SOCK_SEQPACKET, TCP with
+ * TCP_NODELAY, and connected UDP. Ours, no runtime: a message is one send() and one recv()
+ * (TCP reads with MSG_WAITALL, so a message is one recv() as well), blocking, no deadline.
+ * They are what a row's stub overhead is measured against (DESIGN.md, "The floor").
+ */
+#include <config.h>
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "idlbench.h"
+
+/* The largest message one SEQPACKET send carries here (perf-notes: ~212 KB fails). */
+#define FL_UNIX_MAX (200u * 1024u)
+/* UDP over IPv4: 65,535 - 8 (UDP) - 20 (IP). */
+#define FL_UDP_MAX 65507u
+
+static void
+fl_chan_init(struct fl_chan *c)
+{
+	memset(c, 0, sizeof *c);
+	c->fd = -1;
+	c->rfd = -1;
+}
+
+static int
+fl_unix_addr(const char *rest, struct sockaddr_un *sa)
+{
+	memset(sa, 0, sizeof *sa);
+	sa->sun_family = AF_UNIX;
+	if (strlen(rest) >= sizeof sa->sun_path)
+		return -1;
+	memcpy(sa->sun_path, rest, strlen(rest) + 1);
+	return 0;
+}
+
+/* "127.0.0.1:7000" (IPv4 only: the floors run on loopback). */
+static int
+fl_inet_addr(const char *rest, struct sockaddr_in *sa)
+{
+	char host[64];
+	const char *colon = strrchr(rest, ':');
+	char *end;
+	long port;
+
+	if (colon == NULL || (size_t)(colon - rest) >= sizeof host)
+		return -1;
+	memcpy(host, rest, (size_t)(colon - rest));
+	host[colon - rest] = '\0';
+	port = strtol(colon + 1, &end, 10);
+	if (*end != '\0' || port <= 0 || port > 65535)
+		return -1;
+	memset(sa, 0, sizeof *sa);
+	sa->sin_family = AF_INET;
+	sa->sin_port = htons((uint16_t)port);
+	return inet_pton(AF_INET, host, &sa->sin_addr) == 1 ? 0 : -1;
+}
+
+static int
+fl_send(struct fl_chan *c, const void *buf, size_t len)
+{
+	ssize_t n;
+
+	do
+		n = send(c->fd, buf, len, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	return n == (ssize_t)len ? 0 : -1;
+}
+
+static long
+fl_recv_msg(struct fl_chan *c, void *buf, size_t len, size_t cap)
+{
+	ssize_t n;
+
+	(void)len;
+	do
+		n = recv(c->fd, buf, cap, 0);
+	while (n < 0 && errno == EINTR);
+	return (long)n;
+}
+
+static void
+fl_close(struct fl_chan *c)
+{
+	if (c->fd >= 0)
+		close(c->fd);
+	c->fd = -1;
+}
+
+static void
+fl_unlisten(struct fl_listener *l)
+{
+	if (l->fd >= 0)
+		close(l->fd);
+	l->fd = -1;
+	if (l->name[0] != '\0')
+		unlink(l->name);
+	l->name[0] = '\0';
+}
+
+static int
+fl_accept(struct fl_listener *l, struct fl_chan *c)
+{
+	fl_chan_init(c);
+	do
+		c->fd = accept4(l->fd, NULL, NULL, SOCK_CLOEXEC);
+	while (c->fd < 0 && errno == EINTR);
+	return c->fd < 0 ? -1 : 0;
+}
+
+/* unix: SOCK_SEQPACKET, the socket file 0600 from the start (fchmod before bind). */
+static int
+fl_unix_listen(struct fl_listener *l, const char *rest, size_t msgmax)
+{
+	struct sockaddr_un sa;
+
+	(void)msgmax;
+	memset(l, 0, sizeof *l);
+	if (fl_unix_addr(rest, &sa) != 0)
+		return -1;
+	l->fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (l->fd < 0)
+		return -1;
+	if (fchmod(l->fd, 0600) != 0 || bind(l->fd, (struct sockaddr *)&sa, sizeof sa) != 0)
+		return -1;
+	snprintf(l->name, sizeof l->name, "%s", rest);
+	return listen(l->fd, 16);
+}
+
+static int
+fl_unix_connect(struct fl_chan *c, const char *rest, size_t msgmax)
+{
+	struct sockaddr_un sa;
+
+	(void)msgmax;
+	fl_chan_init(c);
+	if (fl_unix_addr(rest, &sa) != 0)
+		return -1;
+	c->fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (c->fd < 0)
+		return -1;
+	return connect(c->fd, (struct sockaddr *)&sa, sizeof sa);
+}
+
+const struct fl_ops fl_unix_ops = {
+	.scheme = "unix", .max_msg = FL_UNIX_MAX, .listen = fl_unix_listen, .accept = fl_accept,
+	.connect = fl_unix_connect, .send = fl_send, .recv = fl_recv_msg, .close = fl_close,
+	.unlisten = fl_unlisten,
+};
+
+/* tcp: a stream with TCP_NODELAY on both ends; a message is read whole with MSG_WAITALL. */
+static void
+fl_nodelay(int fd)
+{
+	int one = 1;
+
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+}
+
+static int
+fl_tcp_listen(struct fl_listener *l, const char *rest, size_t msgmax)
+{
+	struct sockaddr_in sa;
+	int one = 1;
+
+	(void)msgmax;
+	memset(l, 0, sizeof *l);
+	if (fl_inet_addr(rest, &sa) != 0)
+		return -1;
+	l->fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (l->fd < 0)
+		return -1;
+	setsockopt(l->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+	if (bind(l->fd, (struct sockaddr *)&sa, sizeof sa) != 0)
+		return -1;
+	return listen(l->fd, 16);
+}
+
+static int
+fl_tcp_accept(struct fl_listener *l, struct fl_chan *c)
+{
+	if (fl_accept(l, c) != 0)
+		return -1;
+	fl_nodelay(c->fd);
+	return 0;
+}
+
+static int
+fl_tcp_connect(struct fl_chan *c, const char *rest, size_t msgmax)
+{
+	struct sockaddr_in sa;
+
+	(void)msgmax;
+	fl_chan_init(c);
+	if (fl_inet_addr(rest, &sa) != 0)
+		return -1;
+	c->fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (c->fd < 0)
+		return -1;
+	fl_nodelay(c->fd);
+	return connect(c->fd, (struct sockaddr *)&sa, sizeof sa);
+}
+
+static long
+fl_tcp_recv(struct fl_chan *c, void *buf, size_t len, size_t cap)
+{
+	size_t got = 0;
+
+	(void)cap;
+	while (got < len) {
+		ssize_t n = recv(c->fd, (char *)buf + got, len - got, MSG_WAITALL);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -1 : 0;
+		got += (size_t)n;
+	}
+	return (long)got;
+}
+
+/* The tcp: transport frames each message with a 4-byte length (transports/tcp.c): the floor
+ * sends the same bytes, prefix included, in one send. */
+const struct fl_ops fl_tcp_ops = {
+	.scheme = "tcp", .max_msg = SIZE_MAX, .frame = 4, .listen = fl_tcp_listen,
+	.accept = fl_tcp_accept, .connect = fl_tcp_connect, .send = fl_send, .recv = fl_tcp_recv,
+	.close = fl_close, .unlisten = fl_unlisten,
+};
+
+/*
+ * udp: connected sockets on both ends. The client's connect sends a one-byte hello; the
+ * server's accept takes it and connects its socket to the sender, so that from then on
+ * both sides use send() and recv() (seed 003: connected sockets are the fast path).
+ */
+static int
+fl_udp_listen(struct fl_listener *l, const char *rest, size_t msgmax)
+{
+	struct sockaddr_in sa;
+	int big = 4 << 20;
+
+	(void)msgmax;
+	memset(l, 0, sizeof *l);
+	if (fl_inet_addr(rest, &sa) != 0)
+		return -1;
+	l->fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (l->fd < 0)
+		return -1;
+	/* The same receive buffer as the udp: transport's server, so that one-way bursts are
+	 * dropped (or not) alike. */
+	if (setsockopt(l->fd, SOL_SOCKET, SO_RCVBUFFORCE, &big, sizeof big) != 0)
+		(void)setsockopt(l->fd, SOL_SOCKET, SO_RCVBUF, &big, sizeof big);
+	return bind(l->fd, (struct sockaddr *)&sa, sizeof sa);
+}
+
+static int
+fl_udp_accept(struct fl_listener *l, struct fl_chan *c)
+{
+	struct sockaddr_in from;
+	socklen_t fromlen = sizeof from;
+	char hello;
+	ssize_t n;
+
+	fl_chan_init(c);
+	do
+		n = recvfrom(l->fd, &hello, 1, 0, (struct sockaddr *)&from, &fromlen);
+	while (n < 0 && errno == EINTR);
+	if (n != 1 || connect(l->fd, (struct sockaddr *)&from, fromlen) != 0)
+		return -1;
+	/* The channel takes the socket over. */
+	c->fd = l->fd;
+	l->fd = -1;
+	return 0;
+}
+
+static int
+fl_udp_connect(struct fl_chan *c, const char *rest, size_t msgmax)
+{
+	struct sockaddr_in sa, local;
+	char hello = 'H';
+
+	(void)msgmax;
+	fl_chan_init(c);
+	if (fl_inet_addr(rest, &sa) != 0)
+		return -1;
+	/* A bind to an explicit port keeps it when fl_udp_disconnect() undoes the connect
+	 * (a port the kernel picked, even at bind, is released), so the server's connected
+	 * socket still takes our datagrams. The port is found with a first socket. */
+	memset(&local, 0, sizeof local);
+	local.sin_family = AF_INET;
+	local.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	for (int i = 0; i < 2; i++) {
+		socklen_t len = sizeof local;
+
+		if (c->fd >= 0)
+			close(c->fd);
+		c->fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		if (c->fd < 0 || bind(c->fd, (struct sockaddr *)&local, sizeof local) != 0 ||
+		    getsockname(c->fd, (struct sockaddr *)&local, &len) != 0)
+			return -1;
+	}
+	if (connect(c->fd, (struct sockaddr *)&sa, sizeof sa) != 0)
+		return -1;
+	return send(c->fd, &hello, 1, 0) == 1 ? 0 : -1;
+}
+
+const struct fl_ops fl_udp_ops = {
+	.scheme = "udp", .max_msg = FL_UDP_MAX, .listen = fl_udp_listen, .accept = fl_udp_accept,
+	.connect = fl_udp_connect, .send = fl_send, .recv = fl_recv_msg, .close = fl_close,
+	.unlisten = fl_unlisten,
+};
+
+/* Seed 003's other case: the same socket disconnected, every datagram sent with sendto()
+ * to the server's address. */
+static struct sockaddr_in fl_udp_dest;
+
+int
+fl_udp_disconnect(struct fl_chan *c, const char *rest)
+{
+	struct sockaddr unspec;
+
+	if (fl_inet_addr(rest, &fl_udp_dest) != 0)
+		return -1;
+	memset(&unspec, 0, sizeof unspec);
+	unspec.sa_family = AF_UNSPEC;
+	return connect(c->fd, &unspec, sizeof unspec);
+}
+
+int
+fl_udp_sendto(struct fl_chan *c, const void *buf, size_t len)
+{
+	ssize_t n;
+
+	do
+		n = sendto(c->fd, buf, len, MSG_NOSIGNAL, (struct sockaddr *)&fl_udp_dest,
+			   sizeof fl_udp_dest);
+	while (n < 0 && errno == EINTR);
+	return n == (ssize_t)len ? 0 : -1;
+}
+
+const struct fl_ops *
+fl_find(const char *scheme)
+{
+	static const struct fl_ops *const all[] = {
+		&fl_unix_ops, &fl_tcp_ops, &fl_udp_ops, &fl_port_ops, &fl_shm_ops,
+	};
+
+	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+		if (strcmp(all[i]->scheme, scheme) == 0)
+			return all[i];
+	return NULL;
+}

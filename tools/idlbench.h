@@ -1,0 +1,211 @@
+/*
+ * idlbench.h - what the files of idlbench share: the rows (routines), the columns
+ * (transports and their floors), the cells that one measurement fills, and the raw floor
+ * channels of tools/floor*.c.
+ *
+ * One measurement ("cell") is one routine over one transport, timed either through the
+ * generated stubs and libidlrt (kind IB_IDL), through our own raw program on the same
+ * kernel object with the same bytes (IB_FLOOR), or through the ONC RPC peer (IB_PEER). Each
+ * cell runs in two forked processes, a server and a client, pinned as the placement says;
+ * the client writes one figure per repetition back through a pipe (idlbench_cell.c).
+ */
+#ifndef IDLBENCH_H
+#define IDLBENCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+enum ib_metric {
+	IB_LATENCY = 0, /* microseconds per call, smaller is better */
+	IB_ONEWAY = 1, /* messages per second, bigger is better */
+	IB_BANDWIDTH = 2, /* MB/s (10^6 bytes), bigger is better */
+};
+
+enum ib_kind {
+	IB_IDL = 0, /* the generated stubs over libidlrt */
+	IB_FLOOR = 1, /* our raw program: same kernel object, same bytes */
+	IB_PEER = 2, /* ONC RPC (rpcgen + libtirpc) */
+};
+
+/* How a row is run. */
+enum ib_mode {
+	IB_MODE_CALL = 0, /* request, reply: a round trip per iteration */
+	IB_MODE_ONEWAY = 1, /* n one-way messages, then one synchronising round trip */
+	IB_MODE_PINGPONG = 2, /* two processes notify each other in turn */
+	IB_MODE_SENDTO = 3, /* floor only: one-way over an unconnected UDP socket (sendto) */
+};
+
+/* One row: a routine of bench.defs (or a mode of one). */
+struct ib_row {
+	const char *name; /* as printed and in the JSON */
+	const char *routine; /* the bench.defs routine it needs */
+	enum ib_metric metric;
+	enum ib_mode mode;
+	uint32_t payload; /* bandwidth rows: bytes moved per call */
+	unsigned iter_div; /* iterations are divided by this (big messages) */
+	int (*call)(void *port, unsigned i, void *scratch); /* IB_MODE_CALL rows: one call */
+	/* Filled at start from bench_subsystem: present, and the wire sizes for the floor. */
+	int present;
+	uint32_t req; /* request bytes, header included */
+	uint32_t rep; /* reply bytes, header included (0 for a simpleroutine) */
+};
+
+/* The raw channel of a floor (tools/floor*.c). Ours, no runtime: one send and one receive
+ * system call per message where the kernel object allows it. */
+struct fl_chan {
+	int fd; /* the socket, or the queue we send to */
+	int rfd; /* the queue we receive from (port), or -1 */
+	void *map; /* shm: the mapped region */
+	size_t maplen;
+	int side; /* shm: 0 client, 1 server */
+	uint64_t head, tail; /* shm: private ring indices */
+};
+
+struct fl_listener {
+	int fd;
+	int qfd[2]; /* port: the request and reply queues */
+	char name[128]; /* what to remove at close */
+};
+
+struct fl_ops {
+	const char *scheme;
+	size_t max_msg; /* largest message one send can carry */
+	size_t frame; /* bytes the transport adds to each message (tcp's length prefix) */
+	/* rest is the address without "scheme:". msgmax is the largest message to expect. */
+	int (*listen)(struct fl_listener *l, const char *rest, size_t msgmax);
+	int (*accept)(struct fl_listener *l, struct fl_chan *c);
+	int (*connect)(struct fl_chan *c, const char *rest, size_t msgmax);
+	int (*send)(struct fl_chan *c, const void *buf, size_t len);
+	/* Receives one message of exactly len bytes (streams read until they have it). Returns
+	 * the bytes received (datagram kinds may see another size), 0 at end, -1 on error. */
+	long (*recv)(struct fl_chan *c, void *buf, size_t len, size_t cap);
+	void (*close)(struct fl_chan *c);
+	void (*unlisten)(struct fl_listener *l);
+};
+
+/* The floors of every kernel object idlbench knows (floor.c, floor_shm.c). */
+const struct fl_ops *fl_find(const char *scheme);
+extern const struct fl_ops fl_unix_ops, fl_tcp_ops, fl_udp_ops, fl_port_ops, fl_shm_ops;
+/* Sends len bytes with sendto() to the address of an unconnected UDP socket (seed 003). */
+int fl_udp_sendto(struct fl_chan *c, const void *buf, size_t len);
+int fl_udp_disconnect(struct fl_chan *c, const char *rest);
+/* Removes the queues of a port floor whose server died before removing them. */
+void fl_mq_cleanup(const char *rest);
+
+/* One column: a registered transport that idlbench can address, or a peer. */
+struct ib_col {
+	char name[32]; /* "unix", "tcp", ... or "oncrpc-tcp" */
+	const char *scheme; /* the idlkit scheme ("unix"); for a peer, the one it is compared to */
+	const struct fl_ops *floor; /* NULL: no floor */
+	int peer; /* an ONC RPC column */
+	size_t dgram_max; /* 0, or the largest message the transport can carry */
+};
+
+enum ib_placement {
+	IB_SAME = 0, /* client and server on one CPU */
+	IB_SPLIT = 1, /* on two CPUs */
+	IB_FREE = 2, /* left to the scheduler */
+};
+
+/* What one cell's processes need to know. */
+struct ib_cell {
+	const struct ib_row *row;
+	const struct ib_col *col;
+	enum ib_kind kind;
+	enum ib_placement placement;
+	unsigned iterations; /* per repetition */
+	unsigned reps;
+	unsigned warmup;
+	char addr[160]; /* the server's address, "scheme:rest" */
+	char addr2[160]; /* ping-pong: the client process's own address */
+	int no_server; /* --connect: the server is someone else's, at addr */
+};
+
+/* Results of one cell: one figure per repetition (us per call, msgs/s or MB/s). */
+struct ib_reps {
+	double v[64];
+	unsigned n;
+	char why[96]; /* why the cell could not run ("n/a"), empty if it ran */
+};
+
+/* idlbench_cell.c */
+int ib_cell_run(const struct ib_cell *cell, int cpu_client, int cpu_server,
+		struct ib_reps *out);
+int ib_make_addr(const char *scheme, const char *dir, unsigned n, char *buf, size_t len);
+int ib_set_cpu(int cpu);
+/* idlbench_idl.c: the idlkit side of a cell (children). */
+int ib_idl_serve(const struct ib_cell *cell, int ready_fd);
+int ib_idl_client(const struct ib_cell *cell, struct ib_reps *out);
+int ib_serve_forever(const char *address, int print_ready);
+/* floor.c: the floor side (children). */
+int ib_floor_serve(const struct ib_cell *cell, int ready_fd);
+int ib_floor_client(const struct ib_cell *cell, struct ib_reps *out);
+/* idlbench_oncrpc.c: the peer (children), and XDR for --marshal. */
+int ib_peer_available(void);
+int ib_peer_serve(const struct ib_cell *cell, int ready_fd);
+int ib_peer_client(const struct ib_cell *cell, struct ib_reps *out);
+double ib_xdr_biginout_ns(unsigned iterations);
+/* idlbench_marshal.c */
+double ib_idl_biginout_ns(unsigned iterations);
+
+/* The rows, in printing order (idlbench_idl.c); ib_rows_init() marks those present in
+ * bench_subsystem and takes their wire sizes from it. */
+extern struct ib_row ib_rows[];
+extern const size_t ib_nrows;
+void ib_rows_init(void);
+
+/* ---- A whole run (idlbench.c), and its reports (idlbench_report.c) ---- */
+
+#define IB_MAX_ROUNDS 64
+#define IB_MAX_COLS 16
+
+/* One row x column x placement: the median of each round's repetitions. */
+struct ib_result {
+	enum ib_placement placement;
+	const struct ib_row *row;
+	const struct ib_col *col;
+	double v[2][IB_MAX_ROUNDS]; /* [0]: idlkit (or the peer), [1]: the floor */
+	unsigned n[2];
+	char why[96]; /* why it did not run, or empty */
+};
+
+/* Median, min and max of the round medians. */
+struct ib_stat {
+	double median, min, max;
+	unsigned n;
+};
+
+struct ib_run {
+	struct ib_col cols[IB_MAX_COLS];
+	size_t ncols;
+	enum ib_placement placements[3];
+	size_t nplacements;
+	unsigned rounds, iterations, reps, warmup;
+	int quick;
+	const char *connect; /* --connect ADDRESS, or NULL */
+	int cpu0, cpu1; /* the CPUs of `same` and `split` */
+	struct ib_result *results;
+	size_t nresults;
+	double marshal_idl_ns, marshal_xdr_ns; /* < 0: not measured */
+	char date[32]; /* ISO 8601, UTC, when the run started */
+	char notes[8][160]; /* what the tables cannot say (a transport without a floor...) */
+	size_t nnotes;
+};
+
+const char *ib_placement_name(enum ib_placement p);
+/* Statistics of side 0 or 1 of a result; the ratio is the median of the per-round ratios
+ * side 0 / side 1 (NAN when either side is missing). */
+struct ib_stat ib_stat_of(const struct ib_result *r, int side);
+double ib_ratio_of(const struct ib_result *r);
+void ib_report_text(FILE *f, const struct ib_run *run);
+int ib_report_json(const char *path, const struct ib_run *run);
+int ib_report_plot(const char *path, const struct ib_run *run);
+
+/* Time: CLOCK_MONOTONIC seconds. */
+double ib_now(void);
+/* Writes "ready\n" (or an error line) to a cell's ready pipe and closes it. */
+void ib_ready(int fd, const char *msg);
+
+#endif /* IDLBENCH_H */

@@ -1,0 +1,441 @@
+/*
+ * idlbench_idl.c - the idlkit side of a cell: the rows as calls of the generated stubs, the
+ * server (bench_impl.c's routines, as bench-server serves them), and the client loops.
+ *
+ * Rows are data-driven: a row runs when bench_subsystem has its routine (and this program
+ * was built with the stub); otherwise it prints "n/a".
+ *
+ * Notification ping-pong needs a notify that answers: idlbench links with
+ * -Wl,--wrap=S_bench_notify, so the generated demux calls __wrap_S_bench_notify below,
+ * which in a ping-pong process sends the counter on to the other process and otherwise is
+ * bench_impl.c's routine (__real_S_bench_notify).
+ */
+#include <config.h>
+
+#include <errno.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <idl/idl.h>
+
+#include "bench_types.h"
+#include "bench.h"
+#include "benchServer.h"
+#include "bench_impl.h"
+#include "idlbench.h"
+#include "idlbench_ool.h"
+
+/* The scratch data of the calls that move bytes. */
+struct ib_scratch {
+	big_t in; /* bench_pattern(BENCH_SALT_IN) */
+	big_t inout; /* bench_pattern(BENCH_SALT_INOUT_IN) */
+	big_t data;
+	void *ool; /* out-of-line rows: the payload */
+};
+
+static int
+row_null(void *port, unsigned i, void *s)
+{
+	(void)i;
+	(void)s;
+	return bench_null(port);
+}
+
+static int
+row_add(void *port, unsigned i, void *s)
+{
+	int sum = 0;
+	kern_return_t kr = bench_add(port, (int)i, 1, &sum);
+
+	(void)s;
+	return kr != 0 ? kr : sum == (int)(i + 1u) ? 0 : -1;
+}
+
+static int
+row_intrpc(void *port, unsigned i, void *s)
+{
+	int y = 0, err = -1;
+	kern_return_t kr = bench_intrpc(port, (int)i, &y, &err);
+
+	(void)s;
+	return kr != 0 ? kr : y == (int)(i + 1u) && err == 0 ? 0 : -1;
+}
+
+static int
+row_bigin(void *port, unsigned i, void *vs)
+{
+	struct ib_scratch *s = vs;
+
+	(void)i;
+	return bench_bigin(port, s->in);
+}
+
+static int
+row_bigout(void *port, unsigned i, void *vs)
+{
+	struct ib_scratch *s = vs;
+	kern_return_t kr = bench_bigout(port, s->data);
+
+	(void)i;
+	return kr != 0 ? kr : s->data[199] == bench_pattern(199, BENCH_SALT_OUT) ? 0 : -1;
+}
+
+static int
+row_biginout(void *port, unsigned i, void *vs)
+{
+	struct ib_scratch *s = vs;
+	kern_return_t kr;
+
+	(void)i;
+	/* The server checks what it gets and sends other bytes back: send the input again. */
+	memcpy(s->data, s->inout, sizeof s->data);
+	kr = bench_biginout(port, s->data);
+	return kr != 0 ? kr : s->data[0] == bench_pattern(0, BENCH_SALT_INOUT_OUT) ? 0 : -1;
+}
+
+/*
+ * The out-of-line rows: present when this build's bench.defs has their routines, written
+ * against the MIG form `routine ool64k(server : mach_port_t; data : ool_t)` with
+ * `type ool_t = array[] of char` (C: char *, with a count). The data is the caller's: it
+ * stays ours after the call (no dealloc), as a caller's buffer would.
+ */
+#ifdef IB_HAVE_OOL64K
+static int
+row_ool64k(void *port, unsigned i, void *vs)
+{
+	struct ib_scratch *s = vs;
+
+	(void)i;
+	return bench_ool64k(port, s->ool, 64u << 10);
+}
+#define IB_OOL64K_CALL row_ool64k
+#else
+#define IB_OOL64K_CALL NULL
+#endif
+#ifdef IB_HAVE_OOL1M
+static int
+row_ool1m(void *port, unsigned i, void *vs)
+{
+	struct ib_scratch *s = vs;
+
+	(void)i;
+	return bench_ool1m(port, s->ool, 1u << 20);
+}
+#define IB_OOL1M_CALL row_ool1m
+#else
+#define IB_OOL1M_CALL NULL
+#endif
+
+struct ib_row ib_rows[] = {
+	{ "null", "null", IB_LATENCY, IB_MODE_CALL, 0, 1, row_null, 0, 0, 0 },
+	{ "add", "add", IB_LATENCY, IB_MODE_CALL, 0, 1, row_add, 0, 0, 0 },
+	{ "intrpc", "intrpc", IB_LATENCY, IB_MODE_CALL, 0, 1, row_intrpc, 0, 0, 0 },
+	{ "bigin", "bigin", IB_LATENCY, IB_MODE_CALL, 0, 1, row_bigin, 0, 0, 0 },
+	{ "bigout", "bigout", IB_LATENCY, IB_MODE_CALL, 0, 1, row_bigout, 0, 0, 0 },
+	{ "biginout", "biginout", IB_LATENCY, IB_MODE_CALL, 0, 1, row_biginout, 0, 0, 0 },
+	{ "ool64k", "ool64k", IB_BANDWIDTH, IB_MODE_CALL, 64u << 10, 8, IB_OOL64K_CALL, 0, 0, 0 },
+	{ "ool1m", "ool1m", IB_BANDWIDTH, IB_MODE_CALL, 1u << 20, 64, IB_OOL1M_CALL, 0, 0, 0 },
+	{ "notify", "notify", IB_ONEWAY, IB_MODE_ONEWAY, 0, 1, NULL, 0, 0, 0 },
+	{ "notifypp", "notify", IB_ONEWAY, IB_MODE_PINGPONG, 0, 1, NULL, 0, 0, 0 },
+	/* Floor only, over UDP: the same one-way messages sent unconnected (seed 003). */
+	{ "notify-sendto", "notify", IB_ONEWAY, IB_MODE_SENDTO, 0, 1, NULL, 0, 0, 0 },
+};
+
+const size_t ib_nrows = sizeof ib_rows / sizeof ib_rows[0];
+
+static const struct idl_routine_desc *
+ib_routine(const char *name)
+{
+	for (uint32_t i = 0; i < bench_subsystem.nroutines; i++) {
+		const struct idl_routine_desc *rt = &bench_subsystem.routines[i];
+
+		if (rt->name != NULL && strcmp(rt->name, name) == 0)
+			return rt;
+	}
+	return NULL;
+}
+
+void
+ib_rows_init(void)
+{
+	int have_sync = ib_routine("intrpc") != NULL;
+
+	for (size_t i = 0; i < ib_nrows; i++) {
+		struct ib_row *row = &ib_rows[i];
+		const struct idl_routine_desc *rt = ib_routine(row->routine);
+
+		row->present = rt != NULL && (row->mode != IB_MODE_CALL || row->call != NULL);
+		/* One-way rate needs intrpc to count what arrived. */
+		if (row->mode == IB_MODE_ONEWAY || row->mode == IB_MODE_SENDTO)
+			row->present = row->present && have_sync;
+		if (rt != NULL) {
+			row->req = rt->req_max;
+			row->rep = rt->rep_max;
+		}
+	}
+}
+
+/* ---- Ping-pong: set in a ping-pong process before its server runs. ---- */
+
+static struct {
+	int active;
+	int driver; /* the measuring side: stops when the counter comes back as 1 */
+	const char *peer; /* the other process's address */
+	idl_port_t port; /* to the peer; opened on first use in the answering side */
+	sem_t done;
+} ib_pp;
+
+kern_return_t __real_S_bench_notify(mach_port_t server, int value);
+kern_return_t __wrap_S_bench_notify(mach_port_t server, int value);
+
+kern_return_t
+__wrap_S_bench_notify(mach_port_t server, int value)
+{
+	if (!ib_pp.active)
+		return __real_S_bench_notify(server, value);
+	if (ib_pp.driver && value <= 1) {
+		sem_post(&ib_pp.done);
+		return KERN_SUCCESS;
+	}
+	if (ib_pp.port == NULL && idl_port_open(ib_pp.peer, &ib_pp.port) != 0)
+		return KERN_FAILURE;
+	return bench_notify(ib_pp.port, value - 1);
+}
+
+/* ---- The server ---- */
+
+static idl_server_t *ib_srv;
+
+static void
+ib_on_signal(int sig)
+{
+	(void)sig;
+	idl_server_stop(ib_srv);
+}
+
+static int
+ib_server_start(const char *address, char *why, size_t len)
+{
+	struct sigaction sa;
+	int err;
+
+	if ((err = idl_server_create(&ib_srv)) != 0 ||
+	    (err = idl_server_add_subsystem(ib_srv, &bench_subsystem, bench_server)) != 0 ||
+	    (err = idl_server_listen(ib_srv, address)) != 0) {
+		snprintf(why, len, "%s: %s (%s) %s", address, idl_strerror(err), idl_errname(err),
+			 idl_errdetail());
+		return -1;
+	}
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = ib_on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	return 0;
+}
+
+int
+ib_idl_serve(const struct ib_cell *cell, int ready_fd)
+{
+	char why[256];
+	int err;
+
+	if (cell->row->mode == IB_MODE_PINGPONG) {
+		ib_pp.active = 1;
+		ib_pp.peer = cell->addr2;
+	}
+	if (ib_server_start(cell->addr, why, sizeof why) != 0) {
+		ib_ready(ready_fd, why);
+		return 1;
+	}
+	ib_ready(ready_fd, NULL);
+	err = idl_server_run(ib_srv);
+	idl_server_destroy(ib_srv);
+	if (ib_pp.port != NULL)
+		idl_port_close(ib_pp.port);
+	return err == 0 ? 0 : 1;
+}
+
+/* idlbench serve ADDRESS: bench-server's job, with idlbench's routines. */
+int
+ib_serve_forever(const char *address, int print_ready)
+{
+	char why[256];
+	int err;
+
+	if (ib_server_start(address, why, sizeof why) != 0) {
+		fprintf(stderr, "idlbench: serve: %s\n", why);
+		return 1;
+	}
+	if (print_ready) {
+		printf("ready %s\n", address);
+		fflush(stdout);
+	}
+	err = idl_server_run(ib_srv);
+	idl_server_destroy(ib_srv);
+	if (err != 0)
+		fprintf(stderr, "idlbench: serve: %s\n", idl_strerror(err));
+	return err == 0 ? 0 : 1;
+}
+
+/* ---- The client ---- */
+
+static int
+ib_fail(struct ib_reps *out, const char *what, int kr)
+{
+	snprintf(out->why, sizeof out->why, "%s: %s (%s)", what,
+		 kr == -1 ? "wrong result" : idl_strerror(kr), kr == -1 ? "-" : idl_errname(kr));
+	return -1;
+}
+
+static int
+ib_calls(const struct ib_cell *cell, idl_port_t port, struct ib_reps *out)
+{
+	const struct ib_row *row = cell->row;
+	struct ib_scratch *s = calloc(1, sizeof *s);
+	int kr = 0;
+
+	if (s == NULL)
+		return ib_fail(out, "out of memory", IDL_ENOMEM);
+	bench_fill(s->in, sizeof s->in, BENCH_SALT_IN);
+	bench_fill(s->inout, sizeof s->inout, BENCH_SALT_INOUT_IN);
+	if (row->payload != 0 && (s->ool = calloc(1, row->payload)) == NULL)
+		kr = IDL_ENOMEM;
+	for (unsigned i = 0; kr == 0 && i < cell->warmup; i++)
+		kr = row->call(port, i, s);
+	for (unsigned k = 0; kr == 0 && k < cell->reps; k++) {
+		double t0 = ib_now(), t1;
+
+		for (unsigned i = 0; kr == 0 && i < cell->iterations; i++)
+			kr = row->call(port, i, s);
+		t1 = ib_now();
+		if (row->metric == IB_BANDWIDTH)
+			out->v[out->n++] = (double)row->payload * cell->iterations / (t1 - t0) / 1e6;
+		else
+			out->v[out->n++] = (t1 - t0) * 1e6 / cell->iterations;
+	}
+	free(s->ool);
+	free(s);
+	return kr == 0 ? 0 : ib_fail(out, row->name, kr);
+}
+
+/* How many notifications the server has counted so far. */
+static int
+ib_notified(idl_port_t port, uint32_t *count)
+{
+	int y = 0, err = 0;
+	kern_return_t kr = bench_intrpc(port, BENCH_X_NOTIFIED, &y, &err);
+
+	*count = (uint32_t)y;
+	return kr;
+}
+
+static int
+ib_oneway(const struct ib_cell *cell, idl_port_t port, struct ib_reps *out)
+{
+	uint32_t before, after;
+	int kr;
+
+	for (unsigned i = 0; i < cell->warmup; i++)
+		if ((kr = bench_notify(port, 1)) != 0)
+			return ib_fail(out, "notify", kr);
+	if ((kr = ib_notified(port, &before)) != 0)
+		return ib_fail(out, "intrpc", kr);
+	for (unsigned k = 0; k < cell->reps; k++) {
+		double t0 = ib_now(), t1;
+
+		for (unsigned i = 0; i < cell->iterations; i++)
+			if ((kr = bench_notify(port, 1)) != 0)
+				return ib_fail(out, "notify", kr);
+		if ((kr = ib_notified(port, &after)) != 0)
+			return ib_fail(out, "intrpc", kr);
+		t1 = ib_now();
+		out->v[out->n++] = (double)(after - before) / (t1 - t0);
+		before = after;
+	}
+	return 0;
+}
+
+static void *
+ib_run_thread(void *arg)
+{
+	idl_server_run(arg);
+	return NULL;
+}
+
+/* The driving side of the ping-pong: serves its own endpoint (addr2) in a thread, sends
+ * the first notification, and waits until the counter has gone round. */
+static int
+ib_pingpong(const struct ib_cell *cell, struct ib_reps *out)
+{
+	pthread_t th;
+	char why[256];
+	int kr = 0, started = 0;
+
+	ib_pp.active = 1;
+	ib_pp.driver = 1;
+	ib_pp.peer = cell->addr;
+	sem_init(&ib_pp.done, 0, 0);
+	if (ib_server_start(cell->addr2, why, sizeof why) != 0) {
+		snprintf(out->why, sizeof out->why, "%.90s", why);
+		return -1;
+	}
+	if (pthread_create(&th, NULL, ib_run_thread, ib_srv) != 0) {
+		kr = IDL_ENOMEM;
+		goto out;
+	}
+	started = 1;
+	if ((kr = idl_port_open(cell->addr, &ib_pp.port)) != 0)
+		goto out;
+	for (unsigned k = 0; k <= cell->reps; k++) {
+		unsigned n = k == 0 ? cell->warmup : cell->iterations;
+		struct timespec ts;
+		double t0 = ib_now(), t1;
+
+		if ((kr = bench_notify(ib_pp.port, (int)(2 * n))) != 0)
+			goto out;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_sec += 60;
+		while (sem_timedwait(&ib_pp.done, &ts) != 0)
+			if (errno != EINTR) {
+				kr = IDL_ETIMEDOUT;
+				goto out;
+			}
+		t1 = ib_now();
+		if (k > 0)
+			out->v[out->n++] = 2.0 * n / (t1 - t0);
+	}
+out:
+	if (started) {
+		idl_server_stop(ib_srv);
+		pthread_join(th, NULL);
+	}
+	idl_server_destroy(ib_srv);
+	idl_port_close(ib_pp.port);
+	return kr == 0 ? 0 : ib_fail(out, "notify ping-pong", kr);
+}
+
+int
+ib_idl_client(const struct ib_cell *cell, struct ib_reps *out)
+{
+	idl_port_t port;
+	int kr;
+
+	if (cell->row->mode == IB_MODE_PINGPONG)
+		return ib_pingpong(cell, out);
+	if ((kr = idl_port_open(cell->addr, &port)) != 0) {
+		snprintf(out->why, sizeof out->why, "%.60s: %s", cell->addr, idl_errname(kr));
+		return -1;
+	}
+	if (cell->row->mode == IB_MODE_ONEWAY)
+		kr = ib_oneway(cell, port, out);
+	else
+		kr = ib_calls(cell, port, out);
+	idl_port_close(port);
+	return kr;
+}

@@ -1,0 +1,608 @@
+/*
+ * idlbench_report.c - what a run prints: seed 004's tables on stdout (one per metric and
+ * placement: transports down, routines across, the floor and the ratio under each
+ * transport), the JSON of --json, and the chart of --plot (through gnuplot).
+ */
+#include <config.h>
+
+#include <errno.h>
+#include <math.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <idl/idl.h>
+
+#include "idlbench.h"
+
+/* configure's path to gnuplot, empty when it found none: then try PATH at run time. */
+#ifndef IDL_GNUPLOT
+#define IDL_GNUPLOT ""
+#endif
+
+extern char **environ;
+
+const char *
+ib_placement_name(enum ib_placement p)
+{
+	return p == IB_SAME ? "same" : p == IB_SPLIT ? "split" : "free";
+}
+
+static int
+rp_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double
+rp_median(double *v, unsigned n)
+{
+	if (n == 0)
+		return NAN;
+	qsort(v, n, sizeof v[0], rp_cmp);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+struct ib_stat
+ib_stat_of(const struct ib_result *r, int side)
+{
+	struct ib_stat s = { NAN, NAN, NAN, r->n[side] };
+	double v[IB_MAX_ROUNDS];
+
+	if (s.n == 0)
+		return s;
+	memcpy(v, r->v[side], s.n * sizeof v[0]);
+	s.median = rp_median(v, s.n);
+	s.min = v[0];
+	s.max = v[s.n - 1];
+	return s;
+}
+
+/* The median of per-round ratios a[i] / b[i] over the rounds both sides have. */
+static double
+rp_ratio(const double *a, unsigned na, const double *b, unsigned nb)
+{
+	double v[IB_MAX_ROUNDS];
+	unsigned n = na < nb ? na : nb;
+
+	for (unsigned i = 0; i < n; i++)
+		v[i] = a[i] / b[i];
+	return rp_median(v, n);
+}
+
+double
+ib_ratio_of(const struct ib_result *r)
+{
+	return rp_ratio(r->v[0], r->n[0], r->v[1], r->n[1]);
+}
+
+/* The idlkit result a peer column is compared with: same routine, placement and scheme. */
+static const struct ib_result *
+rp_twin(const struct ib_run *run, const struct ib_result *peer)
+{
+	for (size_t i = 0; i < run->nresults; i++) {
+		const struct ib_result *r = &run->results[i];
+
+		if (!r->col->peer && r->row == peer->row && r->placement == peer->placement &&
+		    strcmp(r->col->scheme, peer->col->scheme) == 0)
+			return r;
+	}
+	return NULL;
+}
+
+/* ONC RPC ÷ idlkit: how many times faster idlkit is, round by round. */
+static double
+rp_speedup(const struct ib_run *run, const struct ib_result *peer)
+{
+	const struct ib_result *t = rp_twin(run, peer);
+
+	return t == NULL ? NAN : rp_ratio(peer->v[0], peer->n[0], t->v[0], t->n[0]);
+}
+
+static const struct ib_result *
+rp_find(const struct ib_run *run, enum ib_placement p, const struct ib_row *row,
+	const struct ib_col *col)
+{
+	for (size_t i = 0; i < run->nresults; i++) {
+		const struct ib_result *r = &run->results[i];
+
+		if (r->placement == p && r->row == row && r->col == col)
+			return r;
+	}
+	return NULL;
+}
+
+/* ---- Text ---- */
+
+static double
+rp_scale(enum ib_metric m, double v)
+{
+	return m == IB_ONEWAY ? v / 1000.0 : v;
+}
+
+static void
+rp_fmt(char *buf, size_t len, double v)
+{
+	if (isnan(v))
+		snprintf(buf, len, "n/a");
+	else if (v < 10)
+		snprintf(buf, len, "%.2f", v);
+	else if (v < 100)
+		snprintf(buf, len, "%.1f", v);
+	else
+		snprintf(buf, len, "%.0f", v);
+}
+
+static void
+rp_range(char *buf, size_t len, const struct ib_stat *s, enum ib_metric m)
+{
+	char lo[16], hi[16];
+
+	if (s->n < 2) {
+		buf[0] = '\0';
+		return;
+	}
+	rp_fmt(lo, sizeof lo, rp_scale(m, s->min));
+	rp_fmt(hi, sizeof hi, rp_scale(m, s->max));
+	snprintf(buf, len, "%s-%s", lo, hi);
+}
+
+static const char *const rp_titles[] = {
+	"*Local* communication latencies in microseconds - smaller is better",
+	"*Local* one-way messages in thousands per second - bigger is better",
+	"*Local* communication bandwidths in MB/s - bigger is better",
+};
+
+static const char *
+rp_where(const struct ib_run *run, enum ib_placement p, char *buf, size_t len)
+{
+	if (p == IB_SAME)
+		snprintf(buf, len, "same: client and server on CPU %d", run->cpu0);
+	else if (p == IB_SPLIT)
+		snprintf(buf, len, "split: client on CPU %d, server on CPU %d", run->cpu0,
+			 run->cpu1);
+	else
+		snprintf(buf, len, "free: left to the scheduler");
+	return buf;
+}
+
+/* One line of a table: a label, a side, and a value (or range) per routine. */
+static void
+rp_line(FILE *f, const struct ib_run *run, enum ib_placement p, const struct ib_row **cols,
+	size_t ncols, const struct ib_col *col, int what)
+{
+	static const char *const side[] = { "idlkit", "", "floor", "", "ratio", "oncrpc", "",
+					    "speedup" };
+
+	fprintf(f, "%-12s %-7s", what == 0 || what == 5 ? col->name : "", side[what]);
+	for (size_t i = 0; i < ncols; i++) {
+		const struct ib_result *r = rp_find(run, p, cols[i], col);
+		char buf[32] = "";
+
+		if (r == NULL) {
+			snprintf(buf, sizeof buf, "-");
+		} else if (what == 0 || what == 2 || what == 5) {
+			struct ib_stat s = ib_stat_of(r, what == 2 ? 1 : 0);
+
+			rp_fmt(buf, sizeof buf, rp_scale(cols[i]->metric, s.median));
+		} else if (what == 1 || what == 3 || what == 6) {
+			struct ib_stat s = ib_stat_of(r, what == 3 ? 1 : 0);
+
+			rp_range(buf, sizeof buf, &s, cols[i]->metric);
+		} else if (what == 4) {
+			rp_fmt(buf, sizeof buf, ib_ratio_of(r));
+		} else {
+			rp_fmt(buf, sizeof buf, rp_speedup(run, r));
+		}
+		fprintf(f, " %10s", buf);
+	}
+	fputc('\n', f);
+}
+
+/* Whether any cell of the metric has a figure. */
+static int
+rp_any(const struct ib_run *run, enum ib_placement p, enum ib_metric m)
+{
+	for (size_t i = 0; i < run->nresults; i++)
+		if (run->results[i].placement == p && run->results[i].row->metric == m &&
+		    run->results[i].n[0] > 0)
+			return 1;
+	return 0;
+}
+
+/* Why cells say n/a: one line per routine and reason, with the transports it concerns. */
+static void
+rp_na(FILE *f, const struct ib_run *run, enum ib_placement p, enum ib_metric m)
+{
+	for (size_t i = 0; i < run->nresults; i++) {
+		const struct ib_result *r = &run->results[i];
+		int seen = 0;
+
+		if (r->placement != p || r->row->metric != m || r->why[0] == '\0')
+			continue;
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = run->results[k].placement == p && run->results[k].row == r->row &&
+			       strcmp(run->results[k].why, r->why) == 0;
+		if (seen)
+			continue;
+		fprintf(f, "n/a: %s (", r->row->name);
+		for (size_t k = i, n = 0; k < run->nresults; k++)
+			if (run->results[k].placement == p && run->results[k].row == r->row &&
+			    strcmp(run->results[k].why, r->why) == 0)
+				fprintf(f, "%s%s", n++ ? " " : "", run->results[k].col->name);
+		fprintf(f, "): %s\n", r->why);
+	}
+}
+
+static void
+rp_table(FILE *f, const struct ib_run *run, enum ib_placement p, enum ib_metric m)
+{
+	const struct ib_row *cols[16];
+	size_t ncols = 0, width;
+	char where[96];
+
+	for (size_t i = 0; i < ib_nrows && ncols < 16; i++) {
+		const struct ib_row *row = &ib_rows[i];
+
+		if (row->metric != m || row->mode == IB_MODE_SENDTO)
+			continue;
+		for (size_t k = 0; k < run->nresults; k++)
+			if (run->results[k].row == row && run->results[k].placement == p) {
+				cols[ncols++] = row;
+				break;
+			}
+	}
+	if (ncols == 0)
+		return;
+	width = 20 + 11 * ncols;
+	fprintf(f, "\n%s\nplacement %s\n", rp_titles[m], rp_where(run, p, where, sizeof where));
+	if (!rp_any(run, p, m)) {
+		rp_na(f, run, p, m);
+		return;
+	}
+	for (size_t i = 0; i < width; i++)
+		fputc('-', f);
+	fprintf(f, "\n%-12s %-7s", "Transport", "");
+	for (size_t i = 0; i < ncols; i++)
+		fprintf(f, " %10s", cols[i]->name);
+	fputc('\n', f);
+	for (size_t c = 0; c < run->ncols; c++) {
+		const struct ib_col *col = &run->cols[c];
+		int any = 0;
+
+		for (size_t i = 0; i < ncols && !any; i++)
+			any = rp_find(run, p, cols[i], col) != NULL;
+		if (!any)
+			continue;
+		if (col->peer) {
+			rp_line(f, run, p, cols, ncols, col, 5);
+			if (run->rounds > 1)
+				rp_line(f, run, p, cols, ncols, col, 6);
+			rp_line(f, run, p, cols, ncols, col, 7);
+			continue;
+		}
+		rp_line(f, run, p, cols, ncols, col, 0);
+		if (run->rounds > 1)
+			rp_line(f, run, p, cols, ncols, col, 1);
+		if (run->connect != NULL)
+			continue;
+		rp_line(f, run, p, cols, ncols, col, 2);
+		if (run->rounds > 1)
+			rp_line(f, run, p, cols, ncols, col, 3);
+		rp_line(f, run, p, cols, ncols, col, 4);
+	}
+	/* Seed 003 under the one-way table: unconnected sendto() against connected send(). */
+	for (size_t i = 0; m == IB_ONEWAY && i < run->nresults; i++) {
+		const struct ib_result *r = &run->results[i];
+		struct ib_stat a = ib_stat_of(r, 0), b = ib_stat_of(r, 1);
+		char x[16], y[16], z[16];
+
+		if (r->row->mode != IB_MODE_SENDTO || r->placement != p || a.n == 0 || b.n == 0)
+			continue;
+		rp_fmt(x, sizeof x, a.median / 1000);
+		rp_fmt(y, sizeof y, b.median / 1000);
+		rp_fmt(z, sizeof z, ib_ratio_of(r));
+		fprintf(f, "udp raw one-way (seed 003): sendto() unconnected %s, send() connected %s "
+			"(x%s)\n", x, y, z);
+	}
+	rp_na(f, run, p, m);
+}
+
+void
+ib_report_text(FILE *f, const struct ib_run *run)
+{
+	struct utsname u;
+
+	uname(&u);
+	fprintf(f, "idlbench %s on %s %s, %ld CPUs, %s\n", idl_version(), u.sysname, u.release,
+		sysconf(_SC_NPROCESSORS_ONLN), run->date);
+	if (run->nresults > 0)
+		fprintf(f, "%u rounds per placement; each figure is the median of the round "
+			"medians (a round: %u x %u calls per cell),\nmin-max of the round medians "
+			"beneath; floor: our raw program, same kernel object and bytes; ratio: "
+			"idlkit / floor\n",
+			run->rounds, run->reps, run->iterations);
+	for (size_t p = 0; p < run->nplacements; p++)
+		for (int m = IB_LATENCY; m <= IB_BANDWIDTH; m++)
+			rp_table(f, run, run->placements[p], (enum ib_metric)m);
+	if (run->marshal_idl_ns >= 0) {
+		fprintf(f, "\nMarshaling a whole biginout call in process (pack + unpack, request "
+			"and reply), ns per call\nidlkit stubs %.1f", run->marshal_idl_ns);
+		if (run->marshal_xdr_ns > 0)
+			fprintf(f, "   rpcgen XDR %.1f   ratio %.2f\n", run->marshal_xdr_ns,
+				run->marshal_idl_ns / run->marshal_xdr_ns);
+		else
+			fprintf(f, "   (no rpcgen XDR in this build)\n");
+	}
+	for (size_t i = 0; i < run->nnotes; i++)
+		fprintf(f, "note: %s\n", run->notes[i]);
+}
+
+/* ---- JSON ---- */
+
+static void
+js_num(FILE *f, double v)
+{
+	if (isnan(v) || isinf(v))
+		fputs("null", f);
+	else
+		fprintf(f, "%.6g", v);
+}
+
+static void
+js_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s != '\0'; s++) {
+		if (*s == '"' || *s == '\\')
+			fprintf(f, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			fprintf(f, "\\u%04x", (unsigned char)*s);
+		else
+			fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static void
+js_cpu(char *buf, size_t len)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[256];
+
+	snprintf(buf, len, "unknown");
+	if (f == NULL)
+		return;
+	while (fgets(line, sizeof line, f) != NULL) {
+		char *colon = strchr(line, ':');
+
+		if (strncmp(line, "model name", 10) == 0 && colon != NULL) {
+			colon += 1 + strspn(colon + 1, " \t");
+			colon[strcspn(colon, "\n")] = '\0';
+			snprintf(buf, len, "%s", colon);
+			break;
+		}
+	}
+	fclose(f);
+}
+
+static void
+js_list(FILE *f, const char *key, const char *const *v, size_t n)
+{
+	fprintf(f, "\"%s\": [", key);
+	for (size_t i = 0; i < n; i++) {
+		fputs(i ? ", " : "", f);
+		js_str(f, v[i]);
+	}
+	fputc(']', f);
+}
+
+static const char *const js_metric[] = { "latency", "oneway", "bandwidth" };
+static const char *const js_unit[] = { "us", "msgs/s", "MB/s" };
+
+static void
+js_result(FILE *f, int *first, const char *transport, const char *routine, const char *place,
+	  enum ib_metric m, const struct ib_stat *s, double floor, double ratio, unsigned rounds,
+	  unsigned iterations)
+{
+	fprintf(f, "%s\n    {\"transport\": ", *first ? "" : ",");
+	*first = 0;
+	js_str(f, transport);
+	fputs(", \"routine\": ", f);
+	js_str(f, routine);
+	fprintf(f, ", \"placement\": \"%s\", \"metric\": \"%s\", \"unit\": \"%s\", \"median\": ",
+		place, js_metric[m], js_unit[m]);
+	js_num(f, s->median);
+	fputs(", \"min\": ", f);
+	js_num(f, s->min);
+	fputs(", \"max\": ", f);
+	js_num(f, s->max);
+	fputs(", \"floor\": ", f);
+	js_num(f, floor);
+	fputs(", \"ratio\": ", f);
+	js_num(f, ratio);
+	fprintf(f, ", \"rounds\": %u, \"iterations\": %u}", rounds, iterations);
+}
+
+int
+ib_report_json(const char *path, const struct ib_run *run)
+{
+	FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+	const char *names[IB_MAX_COLS + 32];
+	struct utsname u;
+	char cpu[128], kernel[160];
+	size_t n;
+	int first = 1;
+
+	if (f == NULL) {
+		fprintf(stderr, "idlbench: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	uname(&u);
+	snprintf(kernel, sizeof kernel, "%s %s", u.sysname, u.release);
+	js_cpu(cpu, sizeof cpu);
+	fputs("{\"idlbench\": ", f);
+	js_str(f, idl_version());
+	fputs(",\n \"machine\": {\"kernel\": ", f);
+	js_str(f, kernel);
+	fputs(", \"cpu\": ", f);
+	js_str(f, cpu);
+	fprintf(f, ", \"cores\": %ld, \"date\": ", sysconf(_SC_NPROCESSORS_ONLN));
+	js_str(f, run->date);
+	fputs("},\n \"config\": {", f);
+	for (n = 0; n < run->nplacements; n++)
+		names[n] = ib_placement_name(run->placements[n]);
+	js_list(f, "placements", names, n);
+	for (n = 0; n < run->ncols; n++)
+		names[n] = run->cols[n].name;
+	fputs(", ", f);
+	js_list(f, "transports", names, n);
+	n = 0;
+	for (size_t i = 0; i < ib_nrows; i++)
+		if (ib_rows[i].present >= 0 && ib_rows[i].mode != IB_MODE_SENDTO)
+			names[n++] = ib_rows[i].name;
+	fputs(", ", f);
+	js_list(f, "routines", names, n);
+	fprintf(f, ", \"rounds\": %u, \"iterations\": %u, \"reps\": %u, \"quick\": %s, "
+		"\"cpus\": [%d, %d], \"connect\": ",
+		run->rounds, run->iterations, run->reps, run->quick ? "true" : "false", run->cpu0,
+		run->cpu1);
+	if (run->connect != NULL)
+		js_str(f, run->connect);
+	else
+		fputs("null", f);
+	fputs("},\n \"results\": [", f);
+	for (size_t i = 0; i < run->nresults; i++) {
+		const struct ib_result *r = &run->results[i];
+		struct ib_stat s = ib_stat_of(r, 0), fl = ib_stat_of(r, 1);
+		unsigned iters = run->iterations / r->row->iter_div;
+		int sendto = r->row->mode == IB_MODE_SENDTO;
+
+		if (s.n == 0)
+			continue;
+		js_result(f, &first, sendto ? "udp-sendto" : r->col->name,
+			  sendto ? "notify" : r->row->name, ib_placement_name(r->placement),
+			  r->row->metric, &s, r->col->peer ? NAN : fl.median,
+			  r->col->peer ? NAN : ib_ratio_of(r), s.n, iters < 5 ? 5 : iters);
+	}
+	if (run->marshal_idl_ns >= 0) {
+		struct ib_stat s = { run->marshal_idl_ns / 1000, run->marshal_idl_ns / 1000,
+				     run->marshal_idl_ns / 1000, 1 };
+		struct ib_stat x = { run->marshal_xdr_ns / 1000, run->marshal_xdr_ns / 1000,
+				     run->marshal_xdr_ns / 1000, 1 };
+		unsigned iters = run->quick ? 20000 : 200000;
+
+		js_result(f, &first, "marshal", "biginout", "inproc", IB_LATENCY, &s, NAN,
+			  run->marshal_xdr_ns > 0 ? run->marshal_idl_ns / run->marshal_xdr_ns : NAN,
+			  9, iters);
+		if (run->marshal_xdr_ns > 0)
+			js_result(f, &first, "marshal-xdr", "biginout", "inproc", IB_LATENCY, &x,
+				  NAN, NAN, 9, iters);
+	}
+	fputs("\n ]}\n", f);
+	if (f != stdout && fclose(f) != 0) {
+		fprintf(stderr, "idlbench: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- Plot ---- */
+
+/* One data file per placement: a line per latency routine, three columns (median, min,
+ * max) per transport. */
+static int
+pl_data(const char *path, const struct ib_run *run, enum ib_placement p)
+{
+	FILE *f = fopen(path, "w");
+
+	if (f == NULL)
+		return -1;
+	for (size_t i = 0; i < ib_nrows; i++) {
+		const struct ib_row *row = &ib_rows[i];
+
+		if (row->metric != IB_LATENCY || row->present <= 0)
+			continue;
+		fprintf(f, "%s", row->name);
+		for (size_t c = 0; c < run->ncols; c++) {
+			const struct ib_result *r = rp_find(run, p, row, &run->cols[c]);
+			struct ib_stat s = { NAN, NAN, NAN, 0 };
+
+			if (r != NULL)
+				s = ib_stat_of(r, 0);
+			if (s.n == 0)
+				fprintf(f, " ? ? ?");
+			else
+				fprintf(f, " %.4g %.4g %.4g", s.median, s.min, s.max);
+		}
+		fputc('\n', f);
+	}
+	return fclose(f);
+}
+
+int
+ib_report_plot(const char *path, const struct ib_run *run)
+{
+	const char *dot = strrchr(path, '.');
+	int svg = dot != NULL && strcmp(dot, ".svg") == 0;
+	char dir[] = "/tmp/idlbench-plot.XXXXXX", script[300], data[300];
+	char *argv[] = { (char *)(IDL_GNUPLOT[0] != '\0' ? IDL_GNUPLOT : "gnuplot"), script, NULL };
+	FILE *f;
+	pid_t pid;
+	int status = -1;
+
+	if (dot == NULL || (!svg && strcmp(dot, ".png") != 0)) {
+		fprintf(stderr, "idlbench: --plot wants FILE.png or FILE.svg\n");
+		return -1;
+	}
+	if (run->nplacements == 0 || mkdtemp(dir) == NULL) {
+		fprintf(stderr, "idlbench: --plot: nothing to plot\n");
+		return -1;
+	}
+	snprintf(script, sizeof script, "%s/plot.gp", dir);
+	if ((f = fopen(script, "w")) == NULL)
+		return -1;
+	fprintf(f, "set terminal %s size 1100,%zu\nset output '%s'\n",
+		svg ? "svg dynamic" : "pngcairo", 360 * run->nplacements, path);
+	fprintf(f, "set multiplot layout %zu,1 title 'idlbench %s: latency per call (us), median "
+		"and min-max of rounds'\n", run->nplacements, run->date);
+	fputs("set datafile missing '?'\nset style data histogram\n"
+	      "set style histogram errorbars gap 2 lw 1\nset style fill solid 0.7 border -1\n"
+	      "set ylabel 'us per call'\nset yrange [0:*]\nset key outside right\n"
+	      "set grid ytics\n", f);
+	for (size_t p = 0; p < run->nplacements; p++) {
+		snprintf(data, sizeof data, "%s/%s.dat", dir, ib_placement_name(run->placements[p]));
+		if (pl_data(data, run, run->placements[p]) != 0)
+			break;
+		fprintf(f, "set title 'placement %s'\nplot ", ib_placement_name(run->placements[p]));
+		for (size_t c = 0; c < run->ncols; c++)
+			fprintf(f, "%s'%s' using %zu:%zu:%zu%s title '%s'", c ? ", " : "", data,
+				2 + 3 * c, 3 + 3 * c, 4 + 3 * c, c ? "" : ":xtic(1)",
+				run->cols[c].name);
+		fputc('\n', f);
+	}
+	fputs("unset multiplot\n", f);
+	fclose(f);
+	if (posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ) == 0)
+		waitpid(pid, &status, 0);
+	else
+		fprintf(stderr, "idlbench: --plot: cannot run %s (is gnuplot installed?)\n",
+			argv[0]);
+	for (size_t p = 0; p < run->nplacements; p++) {
+		snprintf(data, sizeof data, "%s/%s.dat", dir, ib_placement_name(run->placements[p]));
+		unlink(data);
+	}
+	unlink(script);
+	rmdir(dir);
+	if (status != 0) {
+		fprintf(stderr, "idlbench: --plot: gnuplot failed\n");
+		return -1;
+	}
+	return 0;
+}

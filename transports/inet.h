@@ -1,0 +1,64 @@
+/*
+ * inet.h - what the tcp: and udp: transports share: the HOST:PORT address syntax, name
+ * resolution, socket set-up and the receive/send timeouts that bound a blocking call by a
+ * deadline without a poll on the fast path.
+ *
+ * Address syntax (the part after "tcp:" or "udp:"), docs/transports/tcp.md:
+ *     HOST:PORT      a name or an IPv4 literal ("localhost", "10.0.0.1")
+ *     [V6]:PORT      an IPv6 literal ("[::1]:7000", "[fe80::1%veth0]:7000")
+ *     :PORT          loopback (127.0.0.1)
+ *     *:PORT         every local address, IPv6 and IPv4 (servers only)
+ * PORT is a number from 1 to 65535 or a service name.
+ */
+#ifndef IDL_TRANSPORTS_INET_H
+#define IDL_TRANSPORTS_INET_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "internal.h"
+
+/* The addresses a name resolves to that are tried in turn. */
+#define INET_MAX_ADDRS 8
+
+struct inet_addr {
+	struct sockaddr_storage sa;
+	socklen_t len;
+};
+
+struct inet_addrs {
+	struct inet_addr a[INET_MAX_ADDRS];
+	unsigned n;
+	int wildcard; /* "*": bind every address */
+};
+
+/*
+ * Resolves `rest` for `scheme` ("tcp" or "udp"). passive: for a server's bind ("*" allowed).
+ * Returns 0, IDL_EADDRINVAL (syntax, port, a name that does not resolve) with a detail
+ * naming the address, or IDL_ENOMEM.
+ */
+int idl__inet_resolve(const char *scheme, const char *rest, int passive,
+		      struct inet_addrs *out);
+
+/* Writes "HOST:PORT" ("[V6]:PORT" for IPv6) of a socket address to buf. */
+void idl__inet_format(const struct sockaddr *sa, socklen_t len, char *buf, size_t n);
+
+/* A socket of the address's family, close-on-exec; bound to it when passive, with
+ * SO_REUSEADDR (TCP) and dual-stack for the IPv6 wildcard. Returns the descriptor, or a
+ * negative error with a detail. */
+int idl__inet_socket(const char *scheme, const struct inet_addr *a, int type, int passive,
+		     int nonblock);
+
+/*
+ * Makes the socket's SO_RCVTIMEO or SO_SNDTIMEO (`opt`) fit the deadline, keeping the
+ * cached value *cached (microseconds, 0 = none) when it is no longer than what is left and
+ * at least half of it, so that calls with similar deadlines make no setsockopt. Returns 0,
+ * 1 when the deadline has passed (try once without blocking), or an error.
+ */
+int idl__inet_timeo(int fd, int opt, int64_t *cached, int64_t deadline);
+
+/* Maps a system error of a connect or a listen to an idlkit error with a detail. */
+int idl__inet_sysfail(int e, const char *scheme, const char *rest, const char *what);
+
+#endif /* IDL_TRANSPORTS_INET_H */

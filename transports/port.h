@@ -1,0 +1,97 @@
+/*
+ * port.h - what the two files of the port: transport share: port.c sets connections up
+ * (endpoints, the registration handshake, credentials, close); port_io.c moves messages
+ * (the data path, out-of-line messages, control messages, the clean-up at the end).
+ * docs/transports/port.md describes the design.
+ */
+#ifndef IDL_TRANSPORT_PORT_H
+#define IDL_TRANSPORT_PORT_H
+
+#include <mqueue.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "internal.h"
+
+/* Room for the names we make: "/idlport.<pid>.<16 hex digits>.<kind>" and a NUL. */
+#define PORT_NAME_MAX 40
+/* Out-of-line names a sender remembers, to remove those a dead receiver never took. More
+ * than a queue can hold (msg_max is at most 10 for a process without CAP_SYS_RESOURCE),
+ * plus the one a receiver may be taking when it dies. */
+#define PORT_RING 12
+/* The largest message that may travel out of line. */
+#define PORT_OOL_MAX (256u << 20)
+/* How long the fast path blocks in one system call before it also watches the peer's pid
+ * and the connection's close (docs/transports/port.md, "Waiting"). */
+#define PORT_SLICE_NS (20 * 1000000ll)
+
+/* Name kinds: the last letter of a name. */
+#define PORT_KIND_REQ 'q' /* a client's request queue */
+#define PORT_KIND_REP 'r' /* a client's reply queue */
+#define PORT_KIND_OOL 'o' /* an out-of-line message */
+
+/* One direction of a connection. */
+struct port_q {
+	mqd_t mq;
+	long msgsize; /* the queue's message size, from mq_getattr */
+	int epfd; /* made on the first wait that outlives a slice; -1 until then */
+};
+
+struct port_conn {
+	int inited; /* the descriptors below hold values (-1 when absent) */
+	struct port_q rq; /* we receive here: O_RDWR, blocking, so that close can wake it */
+	struct port_q sq; /* we send here: O_WRONLY | O_NONBLOCK */
+	int pidfd; /* the peer's process, or -1 (no pidfd_open: kill(pid, 0) instead) */
+	pid_t pid; /* the peer's pid as it said; never identity */
+	int evfd; /* written by close: wakes a sender waiting for room */
+	atomic_int closed;
+	atomic_int bye; /* the peer said goodbye: nothing more will come */
+	atomic_int dead; /* the peer's process has exited */
+	struct idl_cred cred;
+	void *rbuf; /* rq.msgsize bytes, for receives into smaller buffers */
+	char ring[PORT_RING][PORT_NAME_MAX]; /* out-of-line names sent (sender only) */
+	unsigned ring_next;
+	int names_live; /* client: our queue names still exist (handshake unfinished) */
+	char rq_name[PORT_NAME_MAX];
+	char sq_name[PORT_NAME_MAX];
+};
+
+/*
+ * Control messages. A message of exactly the queue's message size that starts with
+ * PORT_CTL_MAGIC is one of these; data messages are always shorter (a message of that size
+ * or more travels out of line), so the two cannot be confused.
+ */
+#define PORT_CTL_MAGIC "IDLPORTC"
+enum port_ctl_type {
+	PORT_CTL_OOL = 1, /* the message is in the shared-memory object `name`, `len` bytes */
+	PORT_CTL_BYE = 2, /* the peer closed the connection: the hang-up a queue lacks */
+	PORT_CTL_WAKE = 3, /* sent to ourselves by close, to wake a blocked receive */
+};
+
+struct port_ctl {
+	char magic[8];
+	uint32_t type;
+	uint32_t pad;
+	uint64_t len;
+	char name[PORT_NAME_MAX];
+};
+
+/* port_io.c */
+int idl__port_send(void *conn, const struct idl_xmsg *m, int64_t deadline);
+int idl__port_recv(void *conn, struct idl_xmsg *m, int64_t deadline);
+/* Sends a control message of `msgsize` bytes on q without blocking. */
+int idl__port_ctl_put(mqd_t q, long msgsize, uint32_t type);
+/* At the end of a connection: empties our receive queue, removes out-of-line objects that
+ * will never be taken, and says goodbye unless the peer already left. */
+void idl__port_drain(struct port_conn *c);
+/* Writes a fresh random name of `kind` into buf (PORT_NAME_MAX bytes). */
+void idl__port_name(char *buf, char kind);
+/* Whether s (within PORT_NAME_MAX bytes) is a name idl__port_name could have made. */
+int idl__port_name_ok(const char *s, char kind);
+/* An absolute CLOCK_REALTIME time for mq_timed*: now + wait_ns, but not after deadline. */
+void idl__port_abstime(int64_t deadline, int64_t wait_ns, struct timespec *ts);
+/* Fills n random bytes. */
+void idl__port_random(void *buf, size_t n);
+
+#endif /* IDL_TRANSPORT_PORT_H */

@@ -1,0 +1,449 @@
+/*
+ * port_io.c - the data path of the port: transport: one mq_send and one mq_timedreceive per
+ * message, messages too large for the queue out of line through a shared-memory object,
+ * the control messages that stand in for the hang-up and the wake-up a queue lacks, and the
+ * clean-up at the end of a connection. docs/transports/port.md has the design.
+ */
+#include <config.h>
+
+/* pread, strerror: POSIX and GNU interfaces. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "port.h"
+
+/* Without a pidfd, a wait wakes this often to ask whether the peer still lives. */
+#define PORT_POLL_MS 100
+/* A receive that got a wake-up meant for nobody (close not called): wait again. */
+#define PORT_AGAIN 1
+/* How long the goodbye may wait for room in the peer's queue. */
+#define PORT_BYE_MS 50
+
+_Static_assert(sizeof(struct port_ctl) <= 128, "a control message fits the smallest queue");
+
+void
+idl__port_random(void *buf, size_t n)
+{
+	static atomic_uint counter;
+	unsigned char *p = buf;
+	ssize_t got = getrandom(buf, n, GRND_NONBLOCK);
+
+	if (got == (ssize_t)n)
+		return;
+	/* No entropy yet (early boot): names then only need to be unlikely to collide, and
+	 * O_EXCL catches a collision. */
+	for (size_t i = 0; i < n; i++) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		p[i] = (unsigned char)((uint64_t)ts.tv_nsec * 2654435761u >> 13 ^
+				       (unsigned)getpid() ^ atomic_fetch_add(&counter, 1) << 3);
+	}
+}
+
+void
+idl__port_name(char *buf, char kind)
+{
+	uint64_t r;
+
+	idl__port_random(&r, sizeof r);
+	snprintf(buf, PORT_NAME_MAX, "/idlport.%ld.%016llx.%c", (long)getpid(),
+		 (unsigned long long)r, kind);
+}
+
+int
+idl__port_name_ok(const char *s, char kind)
+{
+	static const char prefix[] = "/idlport.";
+	size_t i = sizeof prefix - 1, digits = 0, hex = 0;
+
+	if (memchr(s, '\0', PORT_NAME_MAX) == NULL || strncmp(s, prefix, i) != 0)
+		return 0;
+	for (; s[i] >= '0' && s[i] <= '9'; i++)
+		digits++;
+	if (digits == 0 || digits > 10 || s[i++] != '.')
+		return 0;
+	for (; (s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f'); i++)
+		hex++;
+	return hex == 16 && s[i] == '.' && s[i + 1] == kind && s[i + 2] == '\0';
+}
+
+void
+idl__port_abstime(int64_t deadline, int64_t wait_ns, struct timespec *ts)
+{
+	if (deadline != IDL_DEADLINE_NONE) {
+		int64_t left = deadline - idl_now_ns();
+
+		if (left < wait_ns)
+			wait_ns = left > 0 ? left : 0;
+	}
+	clock_gettime(CLOCK_REALTIME, ts);
+	ts->tv_sec += (time_t)(wait_ns / 1000000000);
+	ts->tv_nsec += (long)(wait_ns % 1000000000);
+	if (ts->tv_nsec >= 1000000000) {
+		ts->tv_sec++;
+		ts->tv_nsec -= 1000000000;
+	}
+}
+
+int
+idl__port_ctl_put(mqd_t q, long msgsize, uint32_t type)
+{
+	char buf[8192] __attribute__((aligned(8)));
+	struct port_ctl *k = (struct port_ctl *)buf;
+	struct timespec ts;
+
+	if (msgsize < (long)sizeof *k || msgsize > (long)sizeof buf)
+		return IDL_EINVAL;
+	memset(buf, 0, (size_t)msgsize);
+	memcpy(k->magic, PORT_CTL_MAGIC, sizeof k->magic);
+	k->type = type;
+	/* A time already past: a full queue fails at once, blocking descriptor or not. */
+	idl__port_abstime(IDL_DEADLINE_NONE, 0, &ts);
+	while (mq_timedsend(q, buf, (size_t)msgsize, 0, &ts) != 0)
+		if (errno != EINTR)
+			return IDL_ESYSERR(errno);
+	return 0;
+}
+
+static int
+port_is_ctl(const void *buf, size_t n, long msgsize)
+{
+	return n == (size_t)msgsize && memcmp(buf, PORT_CTL_MAGIC, 8) == 0;
+}
+
+/* Whether the peer's process has exited, asked without waiting. */
+static int
+port_peer_exited(struct port_conn *c)
+{
+	struct pollfd p = { .fd = c->pidfd, .events = POLLIN };
+
+	if (atomic_load(&c->dead))
+		return 1;
+	if (c->pidfd >= 0)
+		return poll(&p, 1, 0) == 1;
+	return c->pid > 0 && kill(c->pid, 0) != 0 && errno == ESRCH;
+}
+
+/*
+ * The slow path's wait: until q is ready for `events`, the peer's process exits, the
+ * connection is closed, or the deadline passes. The epoll set is made the first time it is
+ * needed, by the one thread that owns this direction. Returns 0 to try again, 1 when the
+ * peer has exited, or an error.
+ */
+static int
+port_wait(struct port_conn *c, struct port_q *q, uint32_t events, int64_t deadline)
+{
+	struct epoll_event ev[3];
+	int n, ms = -1;
+
+	if (q->epfd < 0) {
+		struct epoll_event e = { .events = events, .data.u32 = 0 };
+
+		q->epfd = epoll_create1(EPOLL_CLOEXEC);
+		if (q->epfd < 0)
+			return IDL_ESYSERR(errno);
+		if (epoll_ctl(q->epfd, EPOLL_CTL_ADD, q->mq, &e) != 0)
+			return IDL_ESYSERR(errno);
+		e.events = EPOLLIN;
+		e.data.u32 = 1;
+		if (c->pidfd >= 0 && epoll_ctl(q->epfd, EPOLL_CTL_ADD, c->pidfd, &e) != 0)
+			return IDL_ESYSERR(errno);
+		e.data.u32 = 2;
+		if (epoll_ctl(q->epfd, EPOLL_CTL_ADD, c->evfd, &e) != 0)
+			return IDL_ESYSERR(errno);
+	}
+	if (deadline != IDL_DEADLINE_NONE) {
+		int64_t left = deadline - idl_now_ns();
+
+		ms = left <= 0 ? 0 : left >= (int64_t)1 << 40 ? 1 << 30 : (int)(left / 1000000) + 1;
+	}
+	if (c->pidfd < 0 && (ms < 0 || ms > PORT_POLL_MS))
+		ms = PORT_POLL_MS;
+	n = epoll_wait(q->epfd, ev, 3, ms);
+	if (n < 0)
+		return errno == EINTR ? 0 : IDL_ESYSERR(errno);
+	for (int i = 0; i < n; i++)
+		if (ev[i].data.u32 == 1)
+			return 1;
+	return c->pidfd < 0 && port_peer_exited(c);
+}
+
+/* Maps an errno of a queue operation. */
+static int
+port_err(struct port_conn *c, int e)
+{
+	if (atomic_load(&c->closed))
+		return IDL_ECLOSED;
+	return IDL_ESYSERR(e);
+}
+
+/* Sends len bytes on the connection's send queue, waiting for room until the deadline. */
+static int
+port_put(struct port_conn *c, const void *data, size_t len, int64_t deadline)
+{
+	int dead = 0, w;
+
+	for (;;) {
+		/* The send queue is O_NONBLOCK: room is the common case, and then this is the
+		 * only system call. */
+		if (mq_send(c->sq.mq, data, len, 0) == 0)
+			return 0;
+		if (errno == EINTR)
+			continue;
+		if (errno != EAGAIN)
+			return port_err(c, errno);
+		if (atomic_load(&c->closed))
+			return IDL_ECLOSED;
+		/* A full queue whose reader has exited never drains. */
+		if (dead || atomic_load(&c->bye)) {
+			if (dead)
+				atomic_store(&c->dead, 1);
+			return MIG_SERVER_DIED;
+		}
+		if (deadline != IDL_DEADLINE_NONE && idl_now_ns() >= deadline)
+			return IDL_ETIMEDOUT;
+		if ((w = port_wait(c, &c->sq, EPOLLOUT, deadline)) < 0)
+			return w;
+		dead = w;
+	}
+}
+
+/* Writes the message into a new shared-memory object and fills the control message that
+ * names it. The object is the receiver's to remove; the sender remembers its name in case
+ * the receiver dies first. */
+static int
+port_ool_make(struct port_conn *c, const struct idl_xmsg *m, struct port_ctl *k)
+{
+	const char *p = m->data;
+	size_t off = 0;
+	int fd;
+
+	if (m->len > PORT_OOL_MAX)
+		return IDL_EMSGSIZE;
+	memset(k, 0, sizeof *k);
+	memcpy(k->magic, PORT_CTL_MAGIC, sizeof k->magic);
+	k->type = PORT_CTL_OOL;
+	k->len = m->len;
+	idl__port_name(k->name, PORT_KIND_OOL);
+	fd = shm_open(k->name, O_RDWR | O_CREAT | O_EXCL, 0600);
+	if (fd < 0)
+		return idl__fail(IDL_ESYSERR(errno), "port: shm_open %s: %s", k->name,
+				 strerror(errno));
+	/* A root server answering another user's client gives the object to that user, who
+	 * could not open a 0600 object of root's otherwise. */
+	if (c->cred.valid && c->cred.uid != geteuid() && fchown(fd, c->cred.uid, (gid_t)-1) != 0) {
+		close(fd);
+		shm_unlink(k->name);
+		return idl__fail(IDL_EACCES, "port: the peer (uid %u) could not read %s",
+				 (unsigned)c->cred.uid, k->name);
+	}
+	while (off < m->len) {
+		ssize_t n = write(fd, p + off, m->len - off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			int e = n < 0 ? errno : ENOSPC;
+
+			close(fd);
+			shm_unlink(k->name);
+			return idl__fail(IDL_ESYSERR(e), "port: writing %s: %s", k->name,
+					 strerror(e));
+		}
+		off += (size_t)n;
+	}
+	close(fd);
+	memcpy(c->ring[c->ring_next], k->name, PORT_NAME_MAX);
+	c->ring_next = (c->ring_next + 1) % PORT_RING;
+	return 0;
+}
+
+int
+idl__port_send(void *vconn, const struct idl_xmsg *m, int64_t deadline)
+{
+	struct port_conn *c = vconn;
+	char buf[8192] __attribute__((aligned(8)));
+	struct port_ctl *k = (struct port_ctl *)buf;
+	int err;
+
+	if (atomic_load(&c->closed))
+		return IDL_ECLOSED;
+	if (atomic_load(&c->bye) || atomic_load(&c->dead))
+		return MIG_SERVER_DIED;
+	if (m->len < (size_t)c->sq.msgsize)
+		return port_put(c, m->data, m->len, deadline);
+	if ((err = port_ool_make(c, m, k)) != 0)
+		return err;
+	memset(buf + sizeof *k, 0, (size_t)c->sq.msgsize - sizeof *k);
+	err = port_put(c, buf, (size_t)c->sq.msgsize, deadline);
+	if (err != 0)
+		shm_unlink(k->name);
+	return err;
+}
+
+/* Takes an out-of-line message: opens the object, removes its name at once, checks it and
+ * copies it into m. Reading with pread rather than mapping it means a peer that truncates
+ * the object cannot make us fault, and what we checked is what we keep. */
+static int
+port_ool_take(struct port_conn *c, const struct port_ctl *k, struct idl_xmsg *m)
+{
+	char *p = m->data;
+	struct stat st;
+	size_t off = 0, want;
+	int fd, err = 0;
+
+	if (!idl__port_name_ok(k->name, PORT_KIND_OOL) || k->len > PORT_OOL_MAX)
+		return idl__fail(IDL_EPROTO, "port: malformed out-of-line message");
+	fd = shm_open(k->name, O_RDONLY, 0);
+	if (fd < 0)
+		return idl__fail(errno == ENOENT ? IDL_EPROTO : IDL_ESYSERR(errno),
+				 "port: out-of-line message %s: %s", k->name, strerror(errno));
+	/* Only the peer's objects (or ours, given to us by a root peer) are ours to remove. */
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    (st.st_uid != geteuid() && (!c->cred.valid || st.st_uid != c->cred.uid))) {
+		close(fd);
+		return idl__fail(IDL_EPROTO, "port: %s is not the peer's object", k->name);
+	}
+	shm_unlink(k->name);
+	if ((uint64_t)st.st_size != k->len) {
+		close(fd);
+		return idl__fail(IDL_EPROTO, "port: %s holds %lld bytes, not %llu", k->name,
+				 (long long)st.st_size, (unsigned long long)k->len);
+	}
+	/* Too large: like a datagram cut to the buffer, what fits is read (the header, for
+	 * the error reply) and m->len says the true size. */
+	m->len = (size_t)k->len;
+	want = m->len < m->cap ? m->len : m->cap;
+	while (off < want) {
+		ssize_t n = pread(fd, p + off, want - off, (off_t)off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			err = idl__fail(n < 0 ? IDL_ESYSERR(errno) : IDL_EPROTO,
+					"port: reading %s: short", k->name);
+			break;
+		}
+		off += (size_t)n;
+	}
+	close(fd);
+	return err != 0 ? err : want < m->len ? IDL_EMSGSIZE : 0;
+}
+
+int
+idl__port_recv(void *vconn, struct idl_xmsg *m, int64_t deadline)
+{
+	struct port_conn *c = vconn;
+	size_t msgsize = (size_t)c->rq.msgsize;
+	char *buf = m->cap >= msgsize ? m->data : c->rbuf;
+	int dead = 0, first = 1, w;
+	struct timespec ts;
+	struct port_ctl k;
+	ssize_t n;
+
+	m->nfds = 0;
+	for (;;) {
+		if (atomic_load(&c->closed))
+			return IDL_ECLOSED;
+		if (atomic_load(&c->bye))
+			return MIG_SERVER_DIED;
+		/* The fast path blocks in this one call for a slice; later rounds only take
+		 * what the wait below said is there. */
+		idl__port_abstime(deadline, first ? PORT_SLICE_NS : 0, &ts);
+		n = mq_timedreceive(c->rq.mq, buf, msgsize, NULL, &ts);
+		if (n >= 0 && !port_is_ctl(buf, (size_t)n, c->rq.msgsize)) {
+			m->len = (size_t)n;
+			if (buf == m->data)
+				return 0;
+			memcpy(m->data, buf, m->len < m->cap ? m->len : m->cap);
+			return m->len > m->cap ? IDL_EMSGSIZE : 0;
+		}
+		if (n >= 0) {
+			memcpy(&k, buf, sizeof k);
+			if (k.type == PORT_CTL_OOL)
+				return port_ool_take(c, &k, m);
+			if (k.type == PORT_CTL_BYE) {
+				atomic_store(&c->bye, 1);
+				return MIG_SERVER_DIED;
+			}
+			first = 1; /* a wake-up (or junk): look at the flags and wait again */
+			continue;
+		}
+		if (errno == EINTR)
+			continue;
+		if (errno != ETIMEDOUT)
+			return port_err(c, errno);
+		first = 0;
+		/* Death counts only once the queue is empty: a reply sent just before it is
+		 * still delivered. */
+		if (dead) {
+			atomic_store(&c->dead, 1);
+			return MIG_SERVER_DIED;
+		}
+		if (deadline != IDL_DEADLINE_NONE && idl_now_ns() >= deadline)
+			return IDL_ETIMEDOUT;
+		if ((w = port_wait(c, &c->rq, EPOLLIN, deadline)) < 0)
+			return w;
+		dead = w;
+	}
+}
+
+void
+idl__port_drain(struct port_conn *c)
+{
+	struct timespec ts;
+	struct port_ctl k;
+	ssize_t n;
+
+	/* Nobody will read what is left in our queue: remove the objects it names. */
+	if (c->rq.mq != (mqd_t)-1 && c->rbuf != NULL) {
+		for (;;) {
+			idl__port_abstime(IDL_DEADLINE_NONE, 0, &ts);
+			n = mq_timedreceive(c->rq.mq, c->rbuf, (size_t)c->rq.msgsize, NULL, &ts);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0)
+				break;
+			if (!port_is_ctl(c->rbuf, (size_t)n, c->rq.msgsize))
+				continue;
+			memcpy(&k, c->rbuf, sizeof k);
+			if (k.type == PORT_CTL_BYE)
+				atomic_store(&c->bye, 1);
+			else if (k.type == PORT_CTL_OOL && idl__port_name_ok(k.name, PORT_KIND_OOL))
+				shm_unlink(k.name);
+		}
+	}
+	if (c->sq.mq == (mqd_t)-1)
+		return;
+	/* A peer that left takes nothing more: what we sent it and it did not take is ours
+	 * to remove. A peer still there takes or drains it. */
+	if (atomic_load(&c->bye) || port_peer_exited(c)) {
+		for (unsigned i = 0; i < PORT_RING; i++)
+			if (c->ring[i][0] != '\0')
+				shm_unlink(c->ring[i]);
+		return;
+	}
+	/* The goodbye waits a little for room: a peer that misses it learns of our leaving
+	 * only when our process exits. */
+	if (idl__port_ctl_put(c->sq.mq, c->sq.msgsize, PORT_CTL_BYE) == IDL_ESYSERR(EAGAIN)) {
+		struct pollfd p = { .fd = c->sq.mq, .events = POLLOUT };
+
+		if (poll(&p, 1, PORT_BYE_MS) == 1)
+			idl__port_ctl_put(c->sq.mq, c->sq.msgsize, PORT_CTL_BYE);
+	}
+}

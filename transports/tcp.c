@@ -1,0 +1,504 @@
+/*
+ * tcp.c - the tcp: transport, "tcp:HOST:PORT" (inet.h has the syntax; docs/transports/tcp.md
+ * the semantics).
+ *
+ * A message travels as a frame: a 4-byte big-endian length, then the message. The frame
+ * is written with one sendmsg of two iovecs (never a separate write for the prefix) and
+ * read with one recvmsg that scatters the prefix into a local word and the message straight
+ * into the caller's buffer, so a call makes one send and one receive system call on each
+ * side and no copy. A receive may take in more than one frame (pipelined requests, replies
+ * of concurrent calls); the surplus is kept in a per-connection carry buffer and served
+ * from there by the next receive without a system call.
+ *
+ * The frame length is independent of the header's size field, so a message whose header
+ * lies about its size is still delimited, and an oversized one is skipped whole: the
+ * connection keeps its framing, and only a length over TCP_FRAME_MAX (a peer that is not
+ * speaking this protocol) closes it.
+ *
+ * Deadlines use cached SO_RCVTIMEO/SO_SNDTIMEO as unix: does; the connect is non-blocking
+ * with a poll bounded by the deadline (connecting is not the fast path).
+ */
+#include <config.h>
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
+
+#include <assert.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <arpa/inet.h>
+
+#include "inet.h"
+
+/* The largest frame either side accepts: a length beyond it is not this protocol. */
+#define TCP_FRAME_MAX (64u << 20)
+#define TCP_PREFIX 4u
+/* Room the carry buffer starts with; it grows to the largest receive buffer seen. */
+#define TCP_CARRY_MIN 4096u
+/* A server drops a client that stays silent and unreachable this long: keepalive after
+ * TCP_KEEPIDLE_S idle seconds, every TCP_KEEPINTVL_S, TCP_KEEPCNT probes. */
+#define TCP_KEEPIDLE_S 60
+#define TCP_KEEPINTVL_S 10
+#define TCP_KEEPCNT 6
+
+struct tcp_ep {
+	int fd;
+	int open;
+	char name[80]; /* the bound address, for details */
+};
+
+struct tcp_conn {
+	int fd;
+	int open;
+	atomic_int closed;
+	int64_t rcvtimeo_us;
+	int64_t sndtimeo_us;
+	unsigned char *carry; /* bytes received beyond the last frame returned */
+	size_t carry_off;
+	size_t carry_len;
+	size_t carry_cap;
+	char name[80];
+};
+
+static int
+tcp_nodelay(int fd)
+{
+	int one = 1;
+
+	return setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+}
+
+static int
+tcp_ep_listen(void *vep, const char *rest, const struct idl_listen_opts *opts)
+{
+	struct tcp_ep *ep = vep;
+	struct inet_addrs as;
+	int err, fd = IDL_EADDRINVAL;
+
+	(void)opts; /* no filesystem object: the mode does not apply */
+	if ((err = idl__inet_resolve("tcp", rest, 1, &as)) != 0)
+		return err;
+	for (unsigned i = 0; i < as.n; i++) {
+		idl__clear_detail();
+		fd = idl__inet_socket("tcp", &as.a[i], SOCK_STREAM, 1, 1);
+		/* Only the absence of a family makes the next address worth trying. */
+		if (fd >= 0 || fd != IDL_ESYSERR(EAFNOSUPPORT))
+			break;
+	}
+	if (fd < 0)
+		return idl_errdetail()[0] != '\0' ? fd
+						  : idl__inet_sysfail(IDL_SYSERR_ERRNO(fd), "tcp",
+								      rest, "socket");
+	ep->fd = fd;
+	ep->open = 1;
+	snprintf(ep->name, sizeof ep->name, "%s", rest);
+	if (listen(fd, SOMAXCONN) != 0)
+		return idl__inet_sysfail(errno, "tcp", rest, "listen");
+	return 0;
+}
+
+static int
+tcp_ep_fd(void *vep)
+{
+	return ((struct tcp_ep *)vep)->fd;
+}
+
+static int
+tcp_ep_accept(void *vep, void *vconn)
+{
+	struct tcp_ep *ep = vep;
+	struct tcp_conn *c = vconn;
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof ss;
+	int one = 1, idle = TCP_KEEPIDLE_S, intvl = TCP_KEEPINTVL_S, cnt = TCP_KEEPCNT;
+
+	c->fd = accept4(ep->fd, (struct sockaddr *)&ss, &sl, SOCK_CLOEXEC);
+	if (c->fd < 0)
+		return IDL_ESYSERR(errno);
+	c->open = 1;
+	idl__inet_format((struct sockaddr *)&ss, sl, c->name, sizeof c->name);
+	/* The server blocks in a receive without a deadline: keepalive is how it learns
+	 * that a client's machine went away without a word. Failing to set it is not fatal. */
+	(void)setsockopt(c->fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one);
+	(void)setsockopt(c->fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof idle);
+	(void)setsockopt(c->fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof intvl);
+	(void)setsockopt(c->fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof cnt);
+	if (tcp_nodelay(c->fd) != 0)
+		return IDL_ESYSERR(errno);
+	return 0;
+}
+
+static void
+tcp_ep_close(void *vep)
+{
+	struct tcp_ep *ep = vep;
+
+	if (ep->open)
+		shutdown(ep->fd, SHUT_RDWR);
+}
+
+static void
+tcp_ep_fini(void *vep)
+{
+	struct tcp_ep *ep = vep;
+
+	if (ep->open)
+		close(ep->fd);
+	ep->open = 0;
+}
+
+/* Waits for a non-blocking connect to finish within the deadline; 0 or an errno. */
+static int
+tcp_connect_wait(int fd, int64_t deadline)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+	socklen_t sl = sizeof(int);
+	int e = 0;
+
+	for (;;) {
+		int64_t left = deadline == IDL_DEADLINE_NONE ? -1
+							      : (deadline - idl_now_ns()) / 1000000;
+		int r;
+
+		if (deadline != IDL_DEADLINE_NONE && left <= 0)
+			return ETIMEDOUT;
+		r = poll(&pfd, 1, left < 0 ? -1 : left > 60000 ? 60000 : (int)left + 1);
+		if (r < 0 && errno != EINTR)
+			return errno;
+		if (r > 0)
+			break;
+	}
+	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &sl) != 0)
+		return errno;
+	return e;
+}
+
+static int
+tcp_conn_connect(void *vconn, const char *rest, int64_t deadline)
+{
+	struct tcp_conn *c = vconn;
+	struct inet_addrs as;
+	int err, e = 0;
+
+	if ((err = idl__inet_resolve("tcp", rest, 0, &as)) != 0)
+		return err;
+	snprintf(c->name, sizeof c->name, "%s", rest);
+	/* Each address the name has, in the resolver's order, until one answers or the
+	 * deadline passes. */
+	for (unsigned i = 0; i < as.n; i++) {
+		int fd = idl__inet_socket("tcp", &as.a[i], SOCK_STREAM, 0, 1);
+
+		if (fd < 0) {
+			e = IDL_SYSERR_ERRNO(fd);
+			continue;
+		}
+		if (connect(fd, (struct sockaddr *)&as.a[i].sa, as.a[i].len) == 0)
+			e = 0;
+		else if (errno == EINPROGRESS)
+			e = tcp_connect_wait(fd, deadline);
+		else
+			e = errno;
+		if (e == 0 && (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0 ||
+			       tcp_nodelay(fd) != 0))
+			e = errno;
+		if (e == 0) {
+			c->fd = fd;
+			c->open = 1;
+			return 0;
+		}
+		close(fd);
+		if (e == ETIMEDOUT)
+			break;
+	}
+	if (e == ETIMEDOUT)
+		return idl__fail(IDL_ETIMEDOUT, "tcp:%s: connect: no answer before the deadline",
+				 rest);
+	return idl__inet_sysfail(e, "tcp", rest, "connect");
+}
+
+/* Maps an errno from a send or receive on a connection. */
+static int
+tcp_conn_err(struct tcp_conn *c, int e)
+{
+	if (atomic_load_explicit(&c->closed, memory_order_relaxed))
+		return IDL_ECLOSED;
+	if (e == EPIPE || e == ECONNRESET || e == ENOTCONN || e == ETIMEDOUT ||
+	    e == EHOSTUNREACH || e == ENETUNREACH)
+		return idl__fail(MIG_SERVER_DIED, "tcp:%s: %s", c->name,
+				 e == EPIPE ? "the peer closed the connection" : strerror(e));
+	return IDL_ESYSERR(e);
+}
+
+static int
+tcp_conn_send(void *vconn, const struct idl_xmsg *m, int64_t deadline)
+{
+	struct tcp_conn *c = vconn;
+	uint32_t prefix = htonl((uint32_t)m->len);
+	struct iovec iov[2] = {
+		{ .iov_base = &prefix, .iov_len = TCP_PREFIX },
+		{ .iov_base = m->data, .iov_len = m->len },
+	};
+	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
+	size_t sent = 0, total = TCP_PREFIX + m->len;
+
+	if (m->len > TCP_FRAME_MAX)
+		return idl__fail(IDL_EMSGSIZE, "tcp:%s: message of %zu bytes exceeds the frame "
+				 "limit of %u bytes", c->name, m->len, TCP_FRAME_MAX);
+	while (sent < total) {
+		int t = idl__inet_timeo(c->fd, SO_SNDTIMEO, &c->sndtimeo_us, deadline);
+		ssize_t n;
+
+		if (t < 0)
+			return t;
+		n = sendmsg(c->fd, &mh, MSG_NOSIGNAL | (t == 1 ? MSG_DONTWAIT : 0));
+		if (n > 0) {
+			sent += (size_t)n;
+			/* Advance the iovecs past what went out. */
+			while (n > 0 && mh.msg_iovlen > 0) {
+				size_t k = (size_t)n < mh.msg_iov->iov_len ? (size_t)n
+									    : mh.msg_iov->iov_len;
+
+				mh.msg_iov->iov_base = (char *)mh.msg_iov->iov_base + k;
+				mh.msg_iov->iov_len -= k;
+				n -= (ssize_t)k;
+				if (mh.msg_iov->iov_len == 0) {
+					mh.msg_iov++;
+					mh.msg_iovlen--;
+				}
+			}
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN) {
+			if (t != 1 && idl_now_ns() < deadline)
+				continue;
+			/* Half a frame on the wire cannot be taken back: the stream has lost
+			 * its framing, and the connection must end. */
+			if (sent != 0)
+				shutdown(c->fd, SHUT_RDWR);
+			return IDL_ETIMEDOUT;
+		}
+		return tcp_conn_err(c, n < 0 ? errno : EPIPE);
+	}
+	return 0;
+}
+
+/* Keeps bytes received beyond the current frame for the next receive. */
+static int
+tcp_carry_put(struct tcp_conn *c, const void *p, size_t n)
+{
+	if (n == 0)
+		return 0;
+	if (c->carry_len == 0)
+		c->carry_off = 0;
+	if (c->carry_off + c->carry_len + n > c->carry_cap) {
+		size_t need = c->carry_len + n, cap = c->carry_cap ? c->carry_cap : TCP_CARRY_MIN;
+		unsigned char *nb;
+
+		while (cap < need)
+			cap *= 2;
+		if ((nb = malloc(cap)) == NULL)
+			return IDL_ENOMEM;
+		if (c->carry_len != 0)
+			memcpy(nb, c->carry + c->carry_off, c->carry_len);
+		free(c->carry);
+		c->carry = nb;
+		c->carry_cap = cap;
+		c->carry_off = 0;
+	}
+	memcpy(c->carry + c->carry_off + c->carry_len, p, n);
+	c->carry_len += n;
+	return 0;
+}
+
+/* Reads exactly n bytes of the stream into buf (NULL: discard), from the carry first. */
+static int
+tcp_read_exact(struct tcp_conn *c, void *buf, size_t n, int64_t deadline)
+{
+	unsigned char sink[512];
+
+	while (n > 0) {
+		size_t k;
+		ssize_t r;
+		int t;
+
+		if (c->carry_len > 0) {
+			k = n < c->carry_len ? n : c->carry_len;
+			if (buf != NULL)
+				memcpy(buf, c->carry + c->carry_off, k);
+			c->carry_off += k;
+			c->carry_len -= k;
+			buf = buf != NULL ? (char *)buf + k : NULL;
+			n -= k;
+			continue;
+		}
+		if ((t = idl__inet_timeo(c->fd, SO_RCVTIMEO, &c->rcvtimeo_us, deadline)) < 0)
+			return t;
+		k = buf != NULL ? n : n < sizeof sink ? n : sizeof sink;
+		r = recv(c->fd, buf != NULL ? buf : sink, k, t == 1 ? MSG_DONTWAIT : 0);
+		if (r > 0) {
+			buf = buf != NULL ? (char *)buf + r : NULL;
+			n -= (size_t)r;
+		} else if (r == 0) {
+			return tcp_conn_err(c, EPIPE);
+		} else if (errno == EAGAIN) {
+			if (t == 1 || idl_now_ns() >= deadline)
+				return IDL_ETIMEDOUT;
+		} else if (errno != EINTR) {
+			return tcp_conn_err(c, errno);
+		}
+	}
+	return 0;
+}
+
+/*
+ * Receives one frame. With nothing carried over, one recvmsg scatters the prefix into
+ * `prefix` and the message (and whatever follows it, up to m->cap) into m->data; when it
+ * brought the whole frame, that is the only system call. Everything else - a frame split
+ * across segments, bytes of the next frames, an oversized frame - takes the slow path.
+ */
+static int
+tcp_conn_recv(void *vconn, struct idl_xmsg *m, int64_t deadline)
+{
+	struct tcp_conn *c = vconn;
+	uint32_t prefix = 0, len;
+	size_t body = 0; /* bytes of the message already in m->data */
+	int err;
+
+	m->nfds = 0;
+	if (c->carry_len == 0) {
+		struct iovec iov[2] = {
+			{ .iov_base = &prefix, .iov_len = TCP_PREFIX },
+			{ .iov_base = m->data, .iov_len = m->cap },
+		};
+		struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
+		ssize_t n;
+
+		for (;;) {
+			int t = idl__inet_timeo(c->fd, SO_RCVTIMEO, &c->rcvtimeo_us, deadline);
+
+			if (t < 0)
+				return t;
+			n = recvmsg(c->fd, &mh, MSG_CMSG_CLOEXEC | (t == 1 ? MSG_DONTWAIT : 0));
+			if (n > 0)
+				break;
+			if (n == 0)
+				return tcp_conn_err(c, EPIPE);
+			if (errno == EAGAIN) {
+				if (t == 1 || idl_now_ns() >= deadline)
+					return IDL_ETIMEDOUT;
+			} else if (errno != EINTR) {
+				return tcp_conn_err(c, errno);
+			}
+		}
+		if ((size_t)n < TCP_PREFIX) {
+			/* A prefix split across segments: read the rest of it. */
+			if ((err = tcp_read_exact(c, (char *)&prefix + n, TCP_PREFIX - (size_t)n,
+						  deadline)) != 0)
+				return err;
+			n = TCP_PREFIX;
+		}
+		body = (size_t)n - TCP_PREFIX;
+		len = ntohl(prefix);
+		if (len > TCP_FRAME_MAX)
+			goto bad_frame;
+		if (body > len) {
+			/* The next frames came along: keep them for the next receives. */
+			if ((err = tcp_carry_put(c, (char *)m->data + len, body - len)) != 0)
+				return err;
+			body = len;
+		}
+	} else {
+		if ((err = tcp_read_exact(c, &prefix, TCP_PREFIX, deadline)) != 0)
+			return err;
+		len = ntohl(prefix);
+		if (len > TCP_FRAME_MAX)
+			goto bad_frame;
+	}
+
+	if (len > m->cap) {
+		/* Too large for the caller: skip the rest of the frame, keep the stream. */
+		size_t have = body < m->cap ? body : m->cap;
+
+		if ((err = tcp_read_exact(c, NULL, len - have, deadline)) != 0)
+			return err;
+		m->len = len;
+		return IDL_EMSGSIZE;
+	}
+	if (body < len && (err = tcp_read_exact(c, (char *)m->data + body, len - body,
+						deadline)) != 0)
+		return err;
+	m->len = len;
+	return 0;
+
+bad_frame:
+	/* Not a frame of ours: the stream cannot be resynchronised. */
+	shutdown(c->fd, SHUT_RDWR);
+	return idl__fail(IDL_EPROTO, "tcp:%s: frame length %u over the limit of %u bytes",
+			 c->name, len, TCP_FRAME_MAX);
+}
+
+static void
+tcp_conn_close(void *vconn)
+{
+	struct tcp_conn *c = vconn;
+
+	/* shutdown, not close: it wakes a thread blocked in recvmsg, and the descriptor
+	 * number is not reused until conn_fini. */
+	atomic_store(&c->closed, 1);
+	if (c->open)
+		shutdown(c->fd, SHUT_RDWR);
+}
+
+static void
+tcp_conn_fini(void *vconn)
+{
+	struct tcp_conn *c = vconn;
+
+	if (c->open)
+		close(c->fd);
+	c->open = 0;
+	free(c->carry);
+	c->carry = NULL;
+}
+
+static const struct idl_transport tcp_transport = {
+	.scheme = "tcp",
+	/* Not IDL_TRF_STREAM: the length prefix keeps the framing even across an oversized
+	 * message, so the core need not close a connection after IDL_EMSGSIZE. */
+	.flags = 0,
+	.ep_size = sizeof(struct tcp_ep),
+	.conn_size = sizeof(struct tcp_conn),
+	.ep_listen = tcp_ep_listen,
+	.ep_fd = tcp_ep_fd,
+	.ep_accept = tcp_ep_accept,
+	.ep_close = tcp_ep_close,
+	.ep_fini = tcp_ep_fini,
+	.conn_connect = tcp_conn_connect,
+	.conn_send = tcp_conn_send,
+	.conn_recv = tcp_conn_recv,
+	.conn_close = tcp_conn_close,
+	.conn_fini = tcp_conn_fini,
+};
+
+void
+idl__tcp_register(void)
+{
+	int err = idl_transport_register(&tcp_transport);
+
+	assert(err == 0);
+	(void)err;
+}

@@ -1,0 +1,789 @@
+/*
+ * udp.c - the udp: transport, "udp:HOST:PORT" (inet.h has the syntax; docs/transports/udp.md
+ * the semantics).
+ *
+ * One datagram per message. The client's socket is connected, so a send is a plain send()
+ * (cheaper than sendto(), seed 003) and an ICMP port-unreachable comes back as
+ * ECONNREFUSED on the next receive: a call to a dead server fails at once.
+ *
+ * Datagrams get lost and duplicated, so:
+ *   - the client keeps a copy of every request awaiting its reply, and conn_recv resends
+ *     it, with the same sequence number, each time its retransmission timeout passes: the
+ *     timeout starts from the measured round trip (RFC 6298's estimator, between UDP_RTO_MIN
+ *     and UDP_RTO_MAX; UDP_RTO_INIT before any sample), doubles at each resend up to
+ *     UDP_RTO_MAX, and resending stops at the call's deadline (or UDP_RETRY_WINDOW);
+ *   - the server keeps a duplicate-reply cache keyed by the client's address and sequence
+ *     number (and a fingerprint of the request, so that a reused number with other bytes is
+ *     a new request): ep_recv answers a duplicate of a completed request from the cache and
+ *     drops a duplicate of a request still in progress (or of a one-way message) without
+ *     delivering it, and ep_reply stores the reply. A routine therefore runs at most once
+ *     per request while the cache holds its entry: up to UDP_CACHE_ENTRIES entries and
+ *     UDP_CACHE_BYTES of replies, each for UDP_CACHE_AGE, oldest dropped first. The age is
+ *     longer than the window in which a client resends.
+ * The receive waits with a cached SO_RCVTIMEO set to the next resend (or the deadline), so
+ * the fast path is still one send and one receive per call and no poll.
+ */
+#include <config.h>
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
+
+#include <assert.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "inet.h"
+
+#define MS 1000000ll
+#define UDP_RTO_INIT (20 * MS)
+#define UDP_RTO_MIN (10 * MS)
+#define UDP_RTO_MAX (1000 * MS)
+#define UDP_RETRY_WINDOW (45000 * MS)
+#define UDP_CACHE_ENTRIES 65536u
+#define UDP_CACHE_BYTES (32u << 20)
+#define UDP_CACHE_AGE (60000 * MS)
+/* The largest UDP payload: 65535 less the IPv4 (20) or only the UDP (8) header. */
+#define UDP_LIMIT_V4 65507u
+#define UDP_LIMIT_V6 65527u
+/* The server's receive buffer, so that a burst of one-way messages is not dropped by the
+ * kernel while a routine runs (SO_RCVBUFFORCE where permitted, else up to rmem_max). */
+#define UDP_SERVER_RCVBUF (4 << 20)
+/* The sequence number sits at this offset of the header (docs/wire-format.md). */
+#define UDP_SEQNO_OFF 12u
+#define UDP_KEYED_MIN 16u
+
+/* ---- The server's duplicate-reply cache ---- */
+
+enum udp_state {
+	UDP_PENDING = 0, /* delivered, no reply yet */
+	UDP_DONE = 1, /* replied (reply != NULL), or a one-way message (reply == NULL) */
+};
+
+struct udp_entry {
+	struct udp_entry *hnext; /* hash chain */
+	struct udp_entry *older; /* age list */
+	struct udp_entry *newer;
+	uint64_t key;
+	uint64_t fp; /* fingerprint of the request's bytes */
+	uint32_t reqlen;
+	uint32_t seqno; /* as the bytes came, whatever their order */
+	uint32_t alen;
+	uint32_t replen;
+	int64_t t_ns; /* when the request first came */
+	int state;
+	unsigned char addr[sizeof(struct sockaddr_in6)];
+	unsigned char *reply;
+};
+
+struct udp_cache {
+	struct udp_entry **buckets;
+	size_t nbuckets; /* a power of two, grown with the count */
+	struct udp_entry *oldest;
+	struct udp_entry *newest;
+	size_t count;
+	size_t bytes;
+};
+
+struct udp_ep {
+	int fd;
+	int open;
+	atomic_int closed;
+	int64_t rcvtimeo_us;
+	size_t limit;
+	pthread_mutex_t lock; /* the cache: ep_recv and ep_reply may be in two threads */
+	int lock_ok;
+	struct udp_cache cache;
+	char name[80];
+};
+
+/* One request of the client awaiting its reply. */
+struct udp_out {
+	struct udp_out *next;
+	uint32_t seqno;
+	uint32_t len;
+	size_t cap;
+	int64_t deadline;
+	int64_t first_ns;
+	int64_t next_ns;
+	int64_t rto_ns;
+	unsigned sends;
+	unsigned char *data;
+};
+
+struct udp_conn {
+	int fd;
+	int open;
+	atomic_int closed;
+	int64_t rcvtimeo_us;
+	int64_t sndtimeo_us;
+	size_t limit;
+	pthread_mutex_t lock; /* outs and the estimator: conn_send and conn_recv overlap */
+	int lock_ok;
+	struct udp_out *outs;
+	struct udp_out *spare; /* one freed entry kept, so a call mallocs nothing */
+	int64_t srtt_ns; /* 0: no sample yet */
+	int64_t rttvar_ns;
+	int64_t rto_ns;
+	int answered; /* something came from the server on this socket */
+	char name[80];
+};
+
+static uint32_t
+udp_seqno(const void *p)
+{
+	uint32_t s;
+
+	memcpy(&s, (const unsigned char *)p + UDP_SEQNO_OFF, sizeof s);
+	return s;
+}
+
+/* A fast 64-bit fingerprint, eight bytes at a time: retransmissions are byte-identical. */
+static uint64_t
+udp_fingerprint(const unsigned char *p, size_t n, size_t truelen)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ truelen, w;
+	size_t i = 0;
+
+	for (; i + 8 <= n; i += 8) {
+		memcpy(&w, p + i, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+	}
+	for (; i < n; i++)
+		h = (h ^ p[i]) * 0x100000001b3ull;
+	return h ^ (h >> 29);
+}
+
+static uint64_t
+udp_key(const unsigned char *addr, uint32_t alen, uint32_t seqno)
+{
+	uint64_t h = 0xcbf29ce484222325ull ^ seqno;
+
+	for (uint32_t i = 0; i < alen; i++)
+		h = (h ^ addr[i]) * 0x100000001b3ull;
+	return h ^ ((uint64_t)seqno << 17);
+}
+
+static struct udp_entry *
+udp_cache_find(struct udp_cache *c, uint64_t key, const unsigned char *addr, uint32_t alen,
+	       uint32_t seqno)
+{
+	if (c->nbuckets == 0)
+		return NULL;
+	for (struct udp_entry *e = c->buckets[key & (c->nbuckets - 1)]; e; e = e->hnext)
+		if (e->key == key && e->seqno == seqno && e->alen == alen &&
+		    memcmp(e->addr, addr, alen) == 0)
+			return e;
+	return NULL;
+}
+
+static void
+udp_cache_remove(struct udp_cache *c, struct udp_entry *e)
+{
+	struct udp_entry **pp = &c->buckets[e->key & (c->nbuckets - 1)];
+
+	while (*pp != e)
+		pp = &(*pp)->hnext;
+	*pp = e->hnext;
+	if (e->older != NULL)
+		e->older->newer = e->newer;
+	else
+		c->oldest = e->newer;
+	if (e->newer != NULL)
+		e->newer->older = e->older;
+	else
+		c->newest = e->older;
+	c->count--;
+	c->bytes -= e->replen;
+	free(e->reply);
+	free(e);
+}
+
+/* Drops the oldest entries beyond the bounds of count, bytes and age. */
+static void
+udp_cache_expire(struct udp_cache *c, int64_t now)
+{
+	while (c->oldest != NULL &&
+	       (c->count > UDP_CACHE_ENTRIES || c->bytes > UDP_CACHE_BYTES ||
+		now - c->oldest->t_ns > UDP_CACHE_AGE))
+		udp_cache_remove(c, c->oldest);
+}
+
+static int
+udp_cache_grow(struct udp_cache *c)
+{
+	size_t n = c->nbuckets ? 2 * c->nbuckets : 64;
+	struct udp_entry **nb = calloc(n, sizeof *nb);
+
+	if (nb == NULL)
+		return -1;
+	for (size_t i = 0; i < c->nbuckets; i++) {
+		struct udp_entry *e = c->buckets[i], *next;
+
+		for (; e != NULL; e = next) {
+			next = e->hnext;
+			e->hnext = nb[e->key & (n - 1)];
+			nb[e->key & (n - 1)] = e;
+		}
+	}
+	free(c->buckets);
+	c->buckets = nb;
+	c->nbuckets = n;
+	return 0;
+}
+
+static struct udp_entry *
+udp_cache_add(struct udp_cache *c, uint64_t key, const unsigned char *addr, uint32_t alen,
+	      uint32_t seqno, int64_t now)
+{
+	struct udp_entry *e;
+
+	if (c->count + 1 > c->nbuckets && c->nbuckets < 2 * UDP_CACHE_ENTRIES &&
+	    udp_cache_grow(c) != 0 && c->nbuckets == 0)
+		return NULL;
+	if ((e = calloc(1, sizeof *e)) == NULL)
+		return NULL;
+	e->key = key;
+	e->seqno = seqno;
+	e->alen = alen;
+	memcpy(e->addr, addr, alen);
+	e->t_ns = now;
+	e->hnext = c->buckets[key & (c->nbuckets - 1)];
+	c->buckets[key & (c->nbuckets - 1)] = e;
+	e->older = c->newest;
+	if (c->newest != NULL)
+		c->newest->newer = e;
+	else
+		c->oldest = e;
+	c->newest = e;
+	c->count++;
+	udp_cache_expire(c, now);
+	return e;
+}
+
+static void
+udp_cache_free(struct udp_cache *c)
+{
+	while (c->oldest != NULL)
+		udp_cache_remove(c, c->oldest);
+	free(c->buckets);
+	c->buckets = NULL;
+	c->nbuckets = 0;
+}
+
+/* ---- The server ---- */
+
+static int
+udp_ep_listen(void *vep, const char *rest, const struct idl_listen_opts *opts)
+{
+	struct udp_ep *ep = vep;
+	struct inet_addrs as;
+	int err, fd = IDL_EADDRINVAL, big = UDP_SERVER_RCVBUF;
+
+	(void)opts;
+	if ((err = idl__inet_resolve("udp", rest, 1, &as)) != 0)
+		return err;
+	for (unsigned i = 0; i < as.n; i++) {
+		idl__clear_detail();
+		fd = idl__inet_socket("udp", &as.a[i], SOCK_DGRAM, 1, 0);
+		if (fd >= 0 || fd != IDL_ESYSERR(EAFNOSUPPORT)) {
+			if (fd >= 0)
+				ep->limit = as.a[i].sa.ss_family == AF_INET6 ? UDP_LIMIT_V6
+									    : UDP_LIMIT_V4;
+			break;
+		}
+	}
+	if (fd < 0)
+		return idl_errdetail()[0] != '\0' ? fd
+						  : idl__inet_sysfail(IDL_SYSERR_ERRNO(fd), "udp",
+								      rest, "socket");
+	ep->fd = fd;
+	ep->open = 1;
+	snprintf(ep->name, sizeof ep->name, "%s", rest);
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &big, sizeof big) != 0)
+		(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &big, sizeof big);
+	if (pthread_mutex_init(&ep->lock, NULL) != 0)
+		return IDL_ENOMEM;
+	ep->lock_ok = 1;
+	return 0;
+}
+
+static int
+udp_ep_fd(void *vep)
+{
+	return ((struct udp_ep *)vep)->fd;
+}
+
+/*
+ * Receives the next message that is new: a duplicate of a request the cache knows is
+ * answered from the cache (or dropped while in progress) and the receive goes on.
+ */
+static int
+udp_ep_recv(void *vep, struct idl_xmsg *m, struct idl_peer *from, int64_t deadline)
+{
+	struct udp_ep *ep = vep;
+
+	m->nfds = 0;
+	for (;;) {
+		struct iovec iov = { .iov_base = m->data, .iov_len = m->cap };
+		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+		struct sockaddr_storage sa;
+		struct udp_entry *e;
+		size_t got;
+		uint64_t key, fp;
+		uint32_t seqno, alen;
+		int64_t now;
+		ssize_t n;
+		int t;
+
+		mh.msg_name = &sa;
+		mh.msg_namelen = sizeof sa;
+		if ((t = idl__inet_timeo(ep->fd, SO_RCVTIMEO, &ep->rcvtimeo_us, deadline)) < 0)
+			return t;
+		n = recvmsg(ep->fd, &mh, MSG_TRUNC | (t == 1 ? MSG_DONTWAIT : 0));
+		if (atomic_load_explicit(&ep->closed, memory_order_relaxed))
+			return IDL_ECLOSED;
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN) {
+				if (t == 1 || idl_now_ns() >= deadline)
+					return IDL_ETIMEDOUT;
+				continue;
+			}
+			return IDL_ESYSERR(errno);
+		}
+		alen = mh.msg_namelen < sizeof e->addr ? mh.msg_namelen : sizeof e->addr;
+		from->len = alen;
+		memcpy(from->addr, &sa, alen);
+		m->len = (size_t)n;
+		got = (size_t)n < m->cap ? (size_t)n : m->cap;
+		/* Without a sequence number a message cannot be a retransmission. */
+		if (got < UDP_KEYED_MIN)
+			return (size_t)n > m->cap ? IDL_EMSGSIZE : 0;
+		seqno = udp_seqno(m->data);
+		key = udp_key(from->addr, alen, seqno);
+		fp = udp_fingerprint(m->data, got, (size_t)n);
+		now = idl_now_ns();
+		pthread_mutex_lock(&ep->lock);
+		udp_cache_expire(&ep->cache, now);
+		e = udp_cache_find(&ep->cache, key, from->addr, alen, seqno);
+		if (e != NULL && e->fp == fp && e->reqlen == (uint32_t)n) {
+			if (e->state == UDP_DONE && e->reply != NULL)
+				(void)sendto(ep->fd, e->reply, e->replen,
+					     MSG_NOSIGNAL | MSG_DONTWAIT, (struct sockaddr *)&sa,
+					     mh.msg_namelen);
+			pthread_mutex_unlock(&ep->lock);
+			continue;
+		}
+		/* The same number with other bytes: the client started over; a new request. */
+		if (e != NULL)
+			udp_cache_remove(&ep->cache, e);
+		e = udp_cache_add(&ep->cache, key, from->addr, alen, seqno, now);
+		if (e != NULL) {
+			e->fp = fp;
+			e->reqlen = (uint32_t)n;
+			/* A one-way message gets no reply: its duplicates are only dropped. */
+			if (((const idl_msg_header_t *)m->data)->kind == IDL_KIND_ONEWAY)
+				e->state = UDP_DONE;
+		}
+		pthread_mutex_unlock(&ep->lock);
+		return (size_t)n > m->cap ? IDL_EMSGSIZE : 0;
+	}
+}
+
+static int
+udp_ep_reply(void *vep, const struct idl_peer *to, const struct idl_xmsg *m)
+{
+	struct udp_ep *ep = vep;
+	const void *data = m->data;
+	size_t len = m->len;
+	idl_msg_header_t bare;
+	struct udp_entry *e;
+	ssize_t n;
+
+	if (len > ep->limit) {
+		/* A reply that no datagram can carry: the client gets why instead. */
+		memcpy(&bare, m->data, sizeof bare);
+		bare.size = IDL_MSG_HEADER_SIZE;
+		bare.retcode = IDL_EMSGSIZE;
+		bare.ndesc = 0;
+		bare.flags = 0;
+		data = &bare;
+		len = sizeof bare;
+	}
+	if (len >= UDP_KEYED_MIN) {
+		uint32_t seqno = udp_seqno(data);
+
+		pthread_mutex_lock(&ep->lock);
+		e = udp_cache_find(&ep->cache, udp_key(to->addr, to->len, seqno), to->addr,
+				   to->len, seqno);
+		if (e != NULL && e->state == UDP_PENDING && (e->reply = malloc(len)) != NULL) {
+			memcpy(e->reply, data, len);
+			e->replen = (uint32_t)len;
+			e->state = UDP_DONE;
+			ep->cache.bytes += len;
+			udp_cache_expire(&ep->cache, idl_now_ns());
+		}
+		pthread_mutex_unlock(&ep->lock);
+	}
+	do
+		n = sendto(ep->fd, data, len, MSG_NOSIGNAL, (const struct sockaddr *)to->addr,
+			   to->len);
+	while (n < 0 && errno == EINTR);
+	/* A lost reply is what the client's retransmission and the cache are for. */
+	return n < 0 ? IDL_ESYSERR(errno) : 0;
+}
+
+static void
+udp_ep_close(void *vep)
+{
+	struct udp_ep *ep = vep;
+
+	/* shutdown on a datagram socket wakes a thread blocked in recvmsg (it returns 0). */
+	atomic_store(&ep->closed, 1);
+	if (ep->open)
+		shutdown(ep->fd, SHUT_RDWR);
+}
+
+static void
+udp_ep_fini(void *vep)
+{
+	struct udp_ep *ep = vep;
+
+	if (ep->open)
+		close(ep->fd);
+	ep->open = 0;
+	udp_cache_free(&ep->cache);
+	if (ep->lock_ok)
+		pthread_mutex_destroy(&ep->lock);
+	ep->lock_ok = 0;
+}
+
+/* ---- The client ---- */
+
+static int
+udp_conn_connect(void *vconn, const char *rest, int64_t deadline)
+{
+	struct udp_conn *c = vconn;
+	struct inet_addrs as;
+	int err, fd;
+
+	(void)deadline; /* connecting a datagram socket sends nothing and does not wait */
+	if ((err = idl__inet_resolve("udp", rest, 0, &as)) != 0)
+		return err;
+	snprintf(c->name, sizeof c->name, "%s", rest);
+	if (pthread_mutex_init(&c->lock, NULL) != 0)
+		return IDL_ENOMEM;
+	c->lock_ok = 1;
+	c->rto_ns = UDP_RTO_INIT;
+	/* One socket, to the first address: a datagram cannot tell which of several would
+	 * answer, so a name with many addresses uses the resolver's preferred one. */
+	if ((fd = idl__inet_socket("udp", &as.a[0], SOCK_DGRAM, 0, 0)) < 0)
+		return idl__inet_sysfail(IDL_SYSERR_ERRNO(fd), "udp", rest, "socket");
+	c->fd = fd;
+	c->open = 1;
+	c->limit = as.a[0].sa.ss_family == AF_INET6 ? UDP_LIMIT_V6 : UDP_LIMIT_V4;
+	if (connect(fd, (struct sockaddr *)&as.a[0].sa, as.a[0].len) != 0)
+		return idl__inet_sysfail(errno, "udp", rest, "connect");
+	return 0;
+}
+
+/* The server's port answered with ICMP port-unreachable: nothing listens there. */
+static int
+udp_refused(struct udp_conn *c)
+{
+	if (atomic_load_explicit(&c->closed, memory_order_relaxed))
+		return IDL_ECLOSED;
+	if (c->answered)
+		return idl__fail(MIG_SERVER_DIED, "udp:%s: the server is gone (ICMP port "
+				 "unreachable)", c->name);
+	return idl__fail(IDL_ECONNREFUSED, "udp:%s: no server at the address (ICMP port "
+			 "unreachable)", c->name);
+}
+
+static void
+udp_out_free(struct udp_conn *c, struct udp_out *o)
+{
+	if (c->spare == NULL) {
+		c->spare = o;
+		return;
+	}
+	free(o->data);
+	free(o);
+}
+
+/* Keeps a copy of a request for resending. Lock held. */
+static struct udp_out *
+udp_out_add(struct udp_conn *c, const struct idl_xmsg *m, int64_t deadline, int64_t now)
+{
+	struct udp_out *o = c->spare;
+
+	if (o != NULL)
+		c->spare = NULL;
+	else if ((o = calloc(1, sizeof *o)) == NULL)
+		return NULL;
+	if (o->cap < m->len) {
+		unsigned char *nd = malloc(m->len);
+
+		if (nd == NULL) {
+			udp_out_free(c, o);
+			return NULL;
+		}
+		free(o->data);
+		o->data = nd;
+		o->cap = m->len;
+	}
+	memcpy(o->data, m->data, m->len);
+	o->len = (uint32_t)m->len;
+	o->seqno = udp_seqno(m->data);
+	o->deadline = deadline;
+	o->first_ns = now;
+	o->rto_ns = c->rto_ns;
+	o->next_ns = now + o->rto_ns;
+	o->sends = 1;
+	o->next = c->outs;
+	c->outs = o;
+	return o;
+}
+
+static void
+udp_out_unlink(struct udp_conn *c, struct udp_out *o)
+{
+	struct udp_out **pp = &c->outs;
+
+	while (*pp != NULL && *pp != o)
+		pp = &(*pp)->next;
+	if (*pp == o)
+		*pp = o->next;
+}
+
+static int
+udp_conn_send(void *vconn, const struct idl_xmsg *m, int64_t deadline)
+{
+	struct udp_conn *c = vconn;
+	struct udp_out *o = NULL;
+
+	if (m->len > c->limit)
+		return idl__fail(IDL_EMSGSIZE, "udp:%s: message of %zu bytes exceeds the "
+				 "datagram limit of %zu bytes", c->name, m->len, c->limit);
+	/* Everything that may get a reply is kept for resending: all but one-way messages
+	 * (and runts, whose reply could not be matched). */
+	if (m->len >= UDP_KEYED_MIN &&
+	    ((const idl_msg_header_t *)m->data)->kind != IDL_KIND_ONEWAY) {
+		pthread_mutex_lock(&c->lock);
+		o = udp_out_add(c, m, deadline, idl_now_ns());
+		pthread_mutex_unlock(&c->lock);
+		if (o == NULL)
+			return IDL_ENOMEM;
+	}
+	for (;;) {
+		int t = idl__inet_timeo(c->fd, SO_SNDTIMEO, &c->sndtimeo_us, deadline);
+		ssize_t n;
+
+		if (t < 0)
+			return t;
+		n = send(c->fd, m->data, m->len, MSG_NOSIGNAL | (t == 1 ? MSG_DONTWAIT : 0));
+		if (n >= 0)
+			return 0;
+		if (errno == EINTR)
+			continue;
+		/* A request dropped on the way out is resent like one lost on the wire. */
+		if (o != NULL && (errno == ENOBUFS || errno == EAGAIN))
+			return 0;
+		if (errno == EAGAIN) {
+			if (t == 1 || idl_now_ns() >= deadline)
+				return IDL_ETIMEDOUT;
+			continue;
+		}
+		if (o != NULL) {
+			pthread_mutex_lock(&c->lock);
+			udp_out_unlink(c, o);
+			udp_out_free(c, o);
+			pthread_mutex_unlock(&c->lock);
+		}
+		if (errno == ECONNREFUSED)
+			return udp_refused(c);
+		if (errno == EMSGSIZE)
+			return idl__fail(IDL_EMSGSIZE, "udp:%s: message of %zu bytes: %s", c->name,
+					 m->len, strerror(EMSGSIZE));
+		if (atomic_load_explicit(&c->closed, memory_order_relaxed))
+			return IDL_ECLOSED;
+		return IDL_ESYSERR(errno);
+	}
+}
+
+/* A reply to request o came after one transmission: a round-trip sample (Karn). */
+static void
+udp_rtt_sample(struct udp_conn *c, int64_t r)
+{
+	if (c->srtt_ns == 0) {
+		c->srtt_ns = r;
+		c->rttvar_ns = r / 2;
+	} else {
+		int64_t d = c->srtt_ns > r ? c->srtt_ns - r : r - c->srtt_ns;
+
+		c->rttvar_ns += (d - c->rttvar_ns) / 4;
+		c->srtt_ns += (r - c->srtt_ns) / 8;
+	}
+	c->rto_ns = c->srtt_ns + 4 * c->rttvar_ns;
+	if (c->rto_ns < UDP_RTO_MIN)
+		c->rto_ns = UDP_RTO_MIN;
+	if (c->rto_ns > UDP_RTO_MAX)
+		c->rto_ns = UDP_RTO_MAX;
+}
+
+/* Resends what is due, forgets what is past its deadline, and says when the next resend
+ * is due. Returns 0 or a refusal. Lock held. */
+static int
+udp_resend_due(struct udp_conn *c, int64_t now, int64_t *wake)
+{
+	struct udp_out **pp = &c->outs;
+
+	while (*pp != NULL) {
+		struct udp_out *o = *pp;
+
+		if (now >= o->deadline || now - o->first_ns >= UDP_RETRY_WINDOW) {
+			*pp = o->next;
+			udp_out_free(c, o);
+			continue;
+		}
+		if (o->next_ns <= now) {
+			if (send(c->fd, o->data, o->len, MSG_NOSIGNAL | MSG_DONTWAIT) < 0 &&
+			    errno == ECONNREFUSED)
+				return udp_refused(c);
+			o->sends++;
+			o->rto_ns = 2 * o->rto_ns > UDP_RTO_MAX ? UDP_RTO_MAX : 2 * o->rto_ns;
+			o->next_ns = now + o->rto_ns;
+		}
+		if (o->next_ns < *wake)
+			*wake = o->next_ns;
+		pp = &o->next;
+	}
+	return 0;
+}
+
+static int
+udp_conn_recv(void *vconn, struct idl_xmsg *m, int64_t deadline)
+{
+	struct udp_conn *c = vconn;
+
+	m->nfds = 0;
+	for (;;) {
+		int64_t now = idl_now_ns(), wake = deadline;
+		ssize_t n;
+		int t, err;
+
+		pthread_mutex_lock(&c->lock);
+		err = udp_resend_due(c, now, &wake);
+		pthread_mutex_unlock(&c->lock);
+		if (err != 0)
+			return err;
+		if ((t = idl__inet_timeo(c->fd, SO_RCVTIMEO, &c->rcvtimeo_us, wake)) < 0)
+			return t;
+		n = recv(c->fd, m->data, m->cap, MSG_TRUNC | (t == 1 ? MSG_DONTWAIT : 0));
+		if (atomic_load_explicit(&c->closed, memory_order_relaxed))
+			return IDL_ECLOSED;
+		if (n >= 0) {
+			size_t got = (size_t)n < m->cap ? (size_t)n : m->cap;
+
+			now = idl_now_ns();
+			pthread_mutex_lock(&c->lock);
+			c->answered = 1;
+			if (got >= UDP_KEYED_MIN) {
+				uint32_t seqno = udp_seqno(m->data);
+
+				for (struct udp_out *o = c->outs; o != NULL; o = o->next) {
+					if (o->seqno != seqno)
+						continue;
+					if (o->sends == 1)
+						udp_rtt_sample(c, now - o->first_ns);
+					udp_out_unlink(c, o);
+					udp_out_free(c, o);
+					break;
+				}
+			}
+			pthread_mutex_unlock(&c->lock);
+			m->len = (size_t)n;
+			return (size_t)n > m->cap ? IDL_EMSGSIZE : 0;
+		}
+		if (errno == EINTR)
+			continue;
+		if (errno == ECONNREFUSED)
+			return udp_refused(c);
+		if (errno != EAGAIN)
+			return IDL_ESYSERR(errno);
+		if (idl_now_ns() >= deadline)
+			return IDL_ETIMEDOUT;
+	}
+}
+
+static void
+udp_conn_close(void *vconn)
+{
+	struct udp_conn *c = vconn;
+
+	atomic_store(&c->closed, 1);
+	if (c->open)
+		shutdown(c->fd, SHUT_RDWR);
+}
+
+static void
+udp_conn_fini(void *vconn)
+{
+	struct udp_conn *c = vconn;
+
+	if (c->open)
+		close(c->fd);
+	c->open = 0;
+	while (c->outs != NULL) {
+		struct udp_out *o = c->outs;
+
+		c->outs = o->next;
+		free(o->data);
+		free(o);
+	}
+	if (c->spare != NULL) {
+		free(c->spare->data);
+		free(c->spare);
+		c->spare = NULL;
+	}
+	if (c->lock_ok)
+		pthread_mutex_destroy(&c->lock);
+	c->lock_ok = 0;
+}
+
+static const struct idl_transport udp_transport = {
+	.scheme = "udp",
+	.flags = IDL_TRF_DGRAM,
+	.ep_size = sizeof(struct udp_ep),
+	.conn_size = sizeof(struct udp_conn),
+	.ep_listen = udp_ep_listen,
+	.ep_fd = udp_ep_fd,
+	.ep_recv = udp_ep_recv,
+	.ep_reply = udp_ep_reply,
+	.ep_close = udp_ep_close,
+	.ep_fini = udp_ep_fini,
+	.conn_connect = udp_conn_connect,
+	.conn_send = udp_conn_send,
+	.conn_recv = udp_conn_recv,
+	.conn_close = udp_conn_close,
+	.conn_fini = udp_conn_fini,
+};
+
+void
+idl__udp_register(void)
+{
+	int err = idl_transport_register(&udp_transport);
+
+	assert(err == 0);
+	(void)err;
+}
