@@ -304,8 +304,10 @@ ib_calls(const struct ib_cell *cell, idl_port_t port, struct ib_reps *out)
 		return ib_fail(out, "out of memory", IDL_ENOMEM);
 	bench_fill(s->in, sizeof s->in, BENCH_SALT_IN);
 	bench_fill(s->inout, sizeof s->inout, BENCH_SALT_INOUT_IN);
-	if (row->payload != 0 && (s->ool = calloc(1, row->payload)) == NULL)
+	if (row->payload != 0 && (s->ool = malloc(row->payload)) == NULL)
 		kr = IDL_ENOMEM;
+	else if (row->payload != 0)
+		memset(s->ool, 'O', row->payload);
 	for (unsigned i = 0; kr == 0 && i < cell->warmup; i++)
 		kr = row->call(port, i, s);
 	for (unsigned k = 0; kr == 0 && k < cell->reps; k++) {
