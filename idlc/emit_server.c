@@ -137,6 +137,12 @@ srv_reply_needs_clear(const struct idlc_routine *rt)
 			covered += IDL_DESC_SIZE;
 			continue;
 		}
+		/* An inout fixed array is copied in whole from the request before the call; an
+		 * out one is the routine's to fill, and it may not fill every byte. */
+		if (a->rtype->arg_kind == IDL_ARG_FIXED_ARRAY && a->dir == IDL_DIR_INOUT) {
+			covered += emit_data_size(a);
+			continue;
+		}
 		if (a->rtype->arg_kind != IDL_ARG_SCALAR && !emit_is_record(a))
 			return true;
 		covered += emit_data_size(a);

@@ -271,6 +271,37 @@ user_fill_var(struct user_stub *s, const struct idlc_arg *a)
 	emit(o, "%s += IDL_MSG_ROUND(%s);\n", s->off, s->len);
 }
 
+/*
+ * Whether the stub writes every byte of the request's fixed part past the header: scalars,
+ * whole fixed arrays and records, and counts, with no padding between them. Then zeroing
+ * the header is enough, and a large by-value array is not cleared only to be overwritten
+ * (seed 001's 200-byte strings). Anything less certain - padding, fixed strings copied up
+ * to their NUL, descriptors, countinout - clears the whole fixed part, so that no byte of
+ * the caller's stack ever reaches the wire.
+ */
+static bool
+user_request_fully_written(const struct user_stub *s)
+{
+	uint64_t covered = IDL_MSG_HEADER_SIZE;
+
+	if (s->replying)
+		return false;
+	for (const struct idlc_arg *a = s->rt->args; a != NULL; a = a->next) {
+		if (a->flags & IDLC_AF_COUNTINOUT)
+			return false;
+		if (!user_sends(s, a))
+			continue;
+		if (emit_is_var(a)) {
+			covered += 4;
+			continue;
+		}
+		if (emit_is_desc(a) || a->rtype->arg_kind == IDL_ARG_CSTRING_FIXED)
+			return false;
+		covered += emit_data_size(a);
+	}
+	return covered == s->rt->req_fixed;
+}
+
 static void
 user_fill(struct user_stub *s)
 {
@@ -278,10 +309,14 @@ user_fill(struct user_stub *s)
 	const char *f = s->rq.f;
 	const struct idlc_arg *a;
 
-	emit(o, "memset(%s%s, 0, %s);\n", s->rq.heap ? "" : "&",
-	     s->rq.heap ? s->rq.var : (s->rq.var_part ? idlc_printf(o->ctx, "%s.m", s->rq.var)
-						      : s->rq.var),
-	     s->rq.size);
+	if (user_request_fully_written(s))
+		emit(o, "memset(&%shead, 0, sizeof %shead);\n", f, f);
+	else
+		emit(o, "memset(%s%s, 0, %s);\n", s->rq.heap ? "" : "&",
+		     s->rq.heap ? s->rq.var
+				: (s->rq.var_part ? idlc_printf(o->ctx, "%s.m", s->rq.var)
+						  : s->rq.var),
+		     s->rq.size);
 	for (a = s->rt->args; a != NULL; a = a->next) {
 		const char *field = emit_field_name(o, a);
 		const char *star = user_star(s, a);
