@@ -56,7 +56,7 @@ can_netns() {
 netns_add() {
 	ip netns add "$1" || fail "ip netns add $1"
 	NET_NETNS="$NET_NETNS $1"
-	ip -n "$1" link set lo up || fail "lo up in $1"
+	nsenter --net=/run/netns/"$1" -- ip link set lo up || fail "lo up in $1"
 }
 
 # start_server OUT CMD...: runs CMD in the background with stdout to OUT and waits (10 s

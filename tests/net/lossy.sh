@@ -16,7 +16,7 @@ CALLS=${NET_LOSSY_CALLS:-2000}
 THREADS=4
 DEADLINE=10000
 
-# run_count CASE ADDRESS [ip netns exec NS]: the calls, checked.
+# run_count CASE ADDRESS [nsenter --net=NS --]: the calls, checked.
 run_count() {
 	name=$1
 	addr=$2
@@ -62,13 +62,13 @@ table ip idlkit_lossy {
 	}
 }
 EOF
-ip netns exec "$ns" nft -f "$NET_TMP/rules.nft" ||
+nsenter --net=/run/netns/"$ns" -- nft -f "$NET_TMP/rules.nft" ||
 	skip "nftables rules are refused in a namespace on this machine"
-start_server "$NET_TMP/nsrv.out" ip netns exec "$ns" "$NET_SERVER" -c 4 \
+start_server "$NET_TMP/nsrv.out" nsenter --net=/run/netns/"$ns" -- "$NET_SERVER" -c 4 \
 	"udp:127.0.0.1:$port" "tcp:127.0.0.1:$port"
 nsrv=$NET_LAST_PID
-run_count "udp through nftables" "udp:127.0.0.1:$port" ip netns exec "$ns"
-ip netns exec "$ns" nft list ruleset >"$NET_TMP/after.nft"
+run_count "udp through nftables" "udp:127.0.0.1:$port" nsenter --net=/run/netns/"$ns" --
+nsenter --net=/run/netns/"$ns" -- nft list ruleset >"$NET_TMP/after.nft"
 awk '{ n = 0; for (i = 1; i < NF; i++) if ($i == "packets") n = $(i + 1) }
 	/udp.*drop/ { drops += n } /udp.*dup to/ { dups += n }
 	END { printf "nftables: %d UDP datagrams dropped, %d duplicated\n", drops, dups;
@@ -76,6 +76,6 @@ awk '{ n = 0; for (i = 1; i < NF; i++) if ($i == "packets") n = $(i + 1) }
 	{ cat "$NET_TMP/after.nft"; fail "the nftables rules dropped or duplicated nothing"; }
 # TCP retransmits by itself (200 ms at least each time): fewer calls keep it quick.
 CALLS=$((CALLS / 4))
-run_count "tcp through nftables" "tcp:127.0.0.1:$port" ip netns exec "$ns"
+run_count "tcp through nftables" "tcp:127.0.0.1:$port" nsenter --net=/run/netns/"$ns" --
 stop_server "$nsrv"
 exit 0

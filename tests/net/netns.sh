@@ -19,24 +19,24 @@ va=ia$$
 vb=ib$$
 ip link add "$va" netns "$srv" type veth peer name "$vb" netns "$cli" ||
 	skip "cannot make a veth pair here"
-ip -n "$srv" addr add 10.231.0.1/24 dev "$va"
-ip -n "$cli" addr add 10.231.0.2/24 dev "$vb"
+nsenter --net=/run/netns/"$srv" -- ip addr add 10.231.0.1/24 dev "$va"
+nsenter --net=/run/netns/"$cli" -- ip addr add 10.231.0.2/24 dev "$vb"
 ipv6=1
-ip -n "$srv" addr add fd00:231::1/64 dev "$va" nodad 2>/dev/null &&
-	ip -n "$cli" addr add fd00:231::2/64 dev "$vb" nodad 2>/dev/null || ipv6=0
-ip -n "$srv" link set "$va" up
-ip -n "$cli" link set "$vb" up
+nsenter --net=/run/netns/"$srv" -- ip addr add fd00:231::1/64 dev "$va" nodad 2>/dev/null &&
+	nsenter --net=/run/netns/"$cli" -- ip addr add fd00:231::2/64 dev "$vb" nodad 2>/dev/null || ipv6=0
+nsenter --net=/run/netns/"$srv" -- ip link set "$va" up
+nsenter --net=/run/netns/"$cli" -- ip link set "$vb" up
 # Both ends must have carrier before the first packet (no ping here: it may not be installed).
 i=0
-until ip -n "$srv" link show "$va" | grep -q 'state UP' &&
-	ip -n "$cli" link show "$vb" | grep -q 'state UP'; do
+until nsenter --net=/run/netns/"$srv" -- ip link show "$va" | grep -q 'state UP' &&
+	nsenter --net=/run/netns/"$cli" -- ip link show "$vb" | grep -q 'state UP'; do
 	i=$((i + 1))
 	[ $i -lt 500 ] || fail "the veth pair did not come up within 5 s"
 	sleep 0.01
 done
 
-S="ip netns exec $srv"
-C="ip netns exec $cli"
+S="nsenter --net=/run/netns/$srv --"
+C="nsenter --net=/run/netns/$cli --"
 hosts="10.231.0.1"
 [ $ipv6 = 1 ] && hosts="$hosts [fd00:231::1]"
 

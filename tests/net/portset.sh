@@ -25,7 +25,7 @@ IN=
 if can_netns; then
 	ns=idlkit-portset-$$
 	netns_add "$ns"
-	IN="ip netns exec $ns"
+	IN="nsenter --net=/run/netns/$ns --"
 	seq 20000 $((20000 + NUDP - 1)) >"$NET_TMP/udp.ports"
 	seq 20000 $((20000 + NTCP - 1)) >"$NET_TMP/tcp.ports"
 else
