@@ -31,11 +31,11 @@
 #define FL_VALUE_OFF 24u
 
 struct fl_sizes {
-	size_t req, rep; /* the row's messages */
+	size_t req, rep;   /* the row's messages */
 	size_t sreq, srep; /* the one-way sync round trip: intrpc's */
 	size_t frame;
 	size_t msgmax; /* the largest of them, without the frame */
-	size_t cap; /* receive buffer */
+	size_t cap;    /* receive buffer */
 };
 
 static const struct ib_row *
@@ -254,8 +254,8 @@ fl_burst(const struct fl_ops *o, struct fl_chan *c, const struct fl_sizes *z, un
 	uint32_t count;
 
 	for (unsigned i = 0; i < n; i++) {
-		int r = use_sendto ? fl_udp_sendto(c, msg, z->req) : fl_put(o, c, msg, z->req,
-									     z->frame);
+		int r = use_sendto ? fl_udp_sendto(c, msg, z->req)
+				   : fl_put(o, c, msg, z->req, z->frame);
 
 		if (r != 0)
 			return -1;
@@ -290,7 +290,7 @@ fl_oneway(const struct ib_cell *cell, const struct fl_ops *o, struct fl_chan *c,
 	if (msg == NULL || sync == NULL || ack == NULL)
 		goto done;
 	if (o == &fl_udp_ops) {
-		struct timeval tv = { 0, 200000 };
+		struct timeval tv = {0, 200000};
 
 		setsockopt(c->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
 		if (use_sendto && fl_udp_disconnect(c, strchr(cell->addr, ':') + 1) != 0)

@@ -5,7 +5,7 @@
  *     idlbench [--placement same|split|free|all] [--transports LIST] [--routines LIST]
  *              [--rounds N] [--iterations N] [--reps N] [--json FILE] [--plot FILE]
  *              [--quick] [--marshal] [--connect ADDRESS]
- *     idlbench serve ADDRESS
+ *     idlbench serve [--dynamic] ADDRESS
  *
  * A run is placements x rounds; a round runs every cell once - each routine over each
  * transport, idlkit and floor side by side - so that the ratios compare figures taken under
@@ -13,6 +13,10 @@
  * forked server and a forked client (idlbench_cell.c) that warm up and then time `reps`
  * repetitions of `iterations` calls; the round's figure is the median of the repetitions.
  * The tables print the median of the round figures and their min-max.
+ *
+ * Beside `unix` runs `unix-dyn`: the same client, transport and floor, with the server
+ * interpreting bench.defs's descriptors (<idl/idl_dynamic.h>) instead of running the
+ * generated demux, so that its cost line reads what the dynamic path costs.
  */
 #include <config.h>
 
@@ -33,10 +37,10 @@
 #include "idlbench.h"
 
 /* The columns in seed 004's order: the local paths first, the network ones after. */
-static const char *const ib_order[] = { "unix", "udp", "tcp", "shm", "port" };
+static const char *const ib_order[] = {"unix", "udp", "tcp", "shm", "port"};
 
 struct ib_opts {
-	unsigned placements; /* bit per enum ib_placement */
+	unsigned placements;	/* bit per enum ib_placement */
 	const char *transports; /* comma list, or NULL for all */
 	const char *routines;
 	long rounds, iterations, reps;
@@ -58,23 +62,25 @@ ib_on_interrupt(int sig)
 static void
 ib_usage(FILE *f)
 {
-	fprintf(f,
-		"usage: idlbench [OPTIONS]\n"
-		"       idlbench serve ADDRESS\n"
-		"Times bench.defs over every transport built, beside each one's raw floor and\n"
-		"the ONC RPC peer, and prints lmbench-style tables (docs/benchmarks.md).\n"
-		"  --placement same|split|free|all   client and server on one CPU, two, or\n"
-		"                                    left alone (default all)\n"
-		"  --transports LIST    e.g. unix,tcp,oncrpc (default: every one built)\n"
-		"  --routines LIST      e.g. null,add,notify (default: every row)\n"
-		"  --rounds N           rounds per placement (default 5; --quick 3)\n"
-		"  --iterations N       calls per repetition (default 2000; --quick 300)\n"
-		"  --reps N             repetitions per cell and round (default 3)\n"
-		"  --json FILE          the results as JSON\n"
-		"  --plot FILE.png|svg  a chart through gnuplot\n"
-		"  --quick              a run of under a minute\n"
-		"  --marshal            only the in-process marshaling row (stubs vs XDR)\n"
-		"  --connect ADDRESS    time the calls against a running `idlbench serve`\n");
+	fprintf(f, "usage: idlbench [OPTIONS]\n"
+		   "       idlbench serve [--dynamic] ADDRESS\n"
+		   "Times bench.defs over every transport built, beside each one's raw floor and\n"
+		   "the ONC RPC peer, and prints lmbench-style tables (docs/benchmarks.md).\n"
+		   "  --placement same|split|free|all   client and server on one CPU, two, or\n"
+		   "                                    left alone (default all)\n"
+		   "  --transports LIST    e.g. unix,tcp,oncrpc (default: every one built);\n"
+		   "                       unix-dyn: unix served by the interpreted server\n"
+		   "  --routines LIST      e.g. null,add,notify (default: every row)\n"
+		   "  --rounds N           rounds per placement (default 5; --quick 3)\n"
+		   "  --iterations N       calls per repetition (default 2000; --quick 300)\n"
+		   "  --reps N             repetitions per cell and round (default 3)\n"
+		   "  --json FILE          the results as JSON\n"
+		   "  --plot FILE.png|svg  a chart through gnuplot\n"
+		   "  --quick              a run of under a minute\n"
+		   "  --marshal            only the in-process marshaling row (stubs vs XDR)\n"
+		   "  --connect ADDRESS    time the calls against a running `idlbench serve`\n"
+		   "serve options:\n"
+		   "  --dynamic            serve through the interpreted server (no stubs)\n");
 }
 
 static int
@@ -168,14 +174,45 @@ ib_add_col(struct ib_run *run, const char *name, const char *scheme, int peer)
 	c->dgram_max = strcmp(scheme, "udp") == 0 ? 65507 : 0;
 }
 
+/* The interpreted server's column beside the compiled one: what the dynamic path costs
+ * (Flick's comparison of compiled and interpretive stubs). Same client, transport and
+ * floor; only the server's demux differs. */
+static void
+ib_add_dynamic(struct ib_run *run, const struct ib_opts *o, const char *scheme)
+{
+	char name[32];
+
+	snprintf(name, sizeof name, "%s-dyn", scheme);
+	if (run->ncols < IB_MAX_COLS && ib_in_list(o->transports, name)) {
+		ib_add_col(run, name, scheme, 0);
+		run->cols[run->ncols - 1].dynamic = 1;
+	}
+}
+
+/* A dynamic column shares the floor of the compiled column of its scheme, when the run has
+ * one, and is compared with it. */
+static void
+ib_twins(struct ib_run *run)
+{
+	for (size_t i = 0; i < run->ncols; i++)
+		for (size_t k = 0; k < run->ncols && run->cols[i].dynamic; k++)
+			if (!run->cols[k].peer && !run->cols[k].dynamic &&
+			    strcmp(run->cols[k].scheme, run->cols[i].scheme) == 0) {
+				run->cols[i].twin = &run->cols[k];
+				run->cols[i].floor = NULL;
+				break;
+			}
+}
+
 /* The columns: every registered transport idlbench can address, then the peers. */
 static int
 ib_columns(struct ib_run *run, const struct ib_opts *o)
 {
-	static const char *const known[] = { "unix", "udp", "tcp", "shm", "port", "oncrpc",
-					     "oncrpc-udp", "oncrpc-tcp", "oncrpc-unix" };
-	struct ib_schemes s = { { NULL }, 0 };
-	int used[IB_MAX_COLS] = { 0 };
+	static const char *const known[] = {"unix",	  "unix-dyn",	"udp",	  "tcp",
+					    "shm",	  "port",	"oncrpc", "oncrpc-udp",
+					    "oncrpc-tcp", "oncrpc-unix"};
+	struct ib_schemes s = {{NULL}, 0};
+	int used[IB_MAX_COLS] = {0};
 
 	if (o->transports != NULL && run->connect == NULL &&
 	    ib_check_list("transport", o->transports, known, sizeof known / sizeof known[0]))
@@ -197,6 +234,8 @@ ib_columns(struct ib_run *run, const struct ib_opts *o)
 				used[i] = 1;
 				if (ib_in_list(o->transports, s.names[i]))
 					ib_add_col(run, s.names[i], s.names[i], 0);
+				if (strcmp(s.names[i], "unix") == 0)
+					ib_add_dynamic(run, o, "unix");
 			}
 	for (size_t i = 0; i < s.n; i++)
 		if (!used[i])
@@ -204,7 +243,7 @@ ib_columns(struct ib_run *run, const struct ib_opts *o)
 				s.names[i]);
 	if (ib_peer_available()) {
 		static const char *const peers[][2] = {
-			{ "oncrpc-udp", "udp" }, { "oncrpc-tcp", "tcp" }, { "oncrpc-unix", "unix" } };
+		    {"oncrpc-udp", "udp"}, {"oncrpc-tcp", "tcp"}, {"oncrpc-unix", "unix"}};
 
 		/* "oncrpc" adds the peer of each transport chosen; "oncrpc-tcp" that one. */
 		for (size_t i = 0; i < 3 && run->ncols < IB_MAX_COLS; i++)
@@ -215,6 +254,7 @@ ib_columns(struct ib_run *run, const struct ib_opts *o)
 	} else {
 		ib_note(run, "%s", "ONC RPC peer: not built (configure found no rpcgen/libtirpc)");
 	}
+	ib_twins(run);
 	return 0;
 }
 
@@ -223,18 +263,23 @@ static const char *
 ib_skip(const struct ib_run *run, const struct ib_row *row, const struct ib_col *col, int side)
 {
 	if (col->peer)
-		return side == 0 && (strcmp(row->name, "null") == 0 || strcmp(row->name, "add") == 0 ||
-				     strcmp(row->name, "biginout") == 0)
-			       ? NULL
-			       : "";
+		return side == 0 &&
+			       (strcmp(row->name, "null") == 0 || strcmp(row->name, "add") == 0 ||
+				strcmp(row->name, "biginout") == 0)
+			   ? NULL
+			   : "";
 	if (row->mode == IB_MODE_SENDTO)
 		return row->present > 0 && strcmp(col->scheme, "udp") == 0 && run->connect == NULL
-			       ? NULL
-			       : "";
+			   ? NULL
+			   : "";
 	if (!row->present)
 		return "not in bench.defs";
-	if (col->dgram_max != 0 &&
-	    (row->req > col->dgram_max || row->rep > col->dgram_max || row->payload > col->dgram_max))
+	if (col->dynamic && row->ool)
+		return "the interpreted server does not serve out-of-line data (IDL_ENOTSUP)";
+	if (side == 1 && col->twin != NULL)
+		return ""; /* the compiled column's floor, shared after the run (ib_share_floors) */
+	if (col->dgram_max != 0 && (row->req > col->dgram_max || row->rep > col->dgram_max ||
+				    row->payload > col->dgram_max))
 		return "above the datagram limit";
 	if (run->connect != NULL && row->mode == IB_MODE_PINGPONG)
 		return "";
@@ -328,7 +373,10 @@ ib_one(struct ib_loop *lp, struct ib_result *r, int side, unsigned round)
 		snprintf(r->why, sizeof r->why, "cannot make an address");
 		return;
 	}
-	ib_progress(lp, r, round, cell.kind == IB_FLOOR ? "floor" : r->col->peer ? "peer" : "idlkit");
+	ib_progress(lp, r, round,
+		    cell.kind == IB_FLOOR ? "floor"
+		    : r->col->peer	  ? "peer"
+					  : "idlkit");
 	if (ib_cell_run(&cell, cc, cs, &reps) != 0 || reps.n == 0) {
 		/* A failure is printed as n/a with its reason; the first reason stays. */
 		if (r->why[0] == '\0')
@@ -365,6 +413,29 @@ ib_loop(struct ib_loop *lp)
 	}
 	if (lp->progress)
 		fprintf(stderr, "\r\033[K");
+}
+
+/* A dynamic column's floor is its twin's, taken in the same rounds and placements: copied so
+ * that its ratio and its JSON floor read as every column's do. */
+static void
+ib_share_floors(struct ib_run *run)
+{
+	for (size_t i = 0; i < run->nresults; i++) {
+		struct ib_result *r = &run->results[i];
+
+		if (r->col->twin == NULL)
+			continue;
+		for (size_t k = 0; k < run->nresults; k++) {
+			const struct ib_result *t = &run->results[k];
+
+			if (t->col == r->col->twin && t->row == r->row &&
+			    t->placement == r->placement) {
+				memcpy(r->v[1], t->v[1], sizeof r->v[1]);
+				r->n[1] = t->n[1];
+				break;
+			}
+		}
+	}
 }
 
 static int
@@ -434,20 +505,20 @@ static int
 ib_parse(int argc, char **argv, struct ib_opts *o, struct ib_run *run)
 {
 	static const struct option longopts[] = {
-		{ "placement", required_argument, NULL, 'p' },
-		{ "transports", required_argument, NULL, 't' },
-		{ "routines", required_argument, NULL, 'r' },
-		{ "rounds", required_argument, NULL, 'R' },
-		{ "iterations", required_argument, NULL, 'n' },
-		{ "reps", required_argument, NULL, 'k' },
-		{ "json", required_argument, NULL, 'j' },
-		{ "plot", required_argument, NULL, 'P' },
-		{ "quick", no_argument, NULL, 'q' },
-		{ "marshal", no_argument, NULL, 'm' },
-		{ "connect", required_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
+	    {"placement", required_argument, NULL, 'p'},
+	    {"transports", required_argument, NULL, 't'},
+	    {"routines", required_argument, NULL, 'r'},
+	    {"rounds", required_argument, NULL, 'R'},
+	    {"iterations", required_argument, NULL, 'n'},
+	    {"reps", required_argument, NULL, 'k'},
+	    {"json", required_argument, NULL, 'j'},
+	    {"plot", required_argument, NULL, 'P'},
+	    {"quick", no_argument, NULL, 'q'},
+	    {"marshal", no_argument, NULL, 'm'},
+	    {"connect", required_argument, NULL, 'c'},
+	    {"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, 'V'},
+	    {NULL, 0, NULL, 0},
 	};
 	int opt;
 
@@ -463,23 +534,50 @@ ib_parse(int argc, char **argv, struct ib_opts *o, struct ib_run *run)
 			else if (strcmp(optarg, "free") == 0)
 				o->placements = 1u << IB_FREE;
 			else {
-				fprintf(stderr, "idlbench: --placement: same, split, free or all\n");
+				fprintf(stderr,
+					"idlbench: --placement: same, split, free or all\n");
 				return -1;
 			}
 			break;
-		case 't': o->transports = optarg; break;
-		case 'r': o->routines = optarg; break;
-		case 'R': o->rounds = ib_number("--rounds", optarg, 1, IB_MAX_ROUNDS); break;
-		case 'n': o->iterations = ib_number("--iterations", optarg, 1, 100000000); break;
-		case 'k': o->reps = ib_number("--reps", optarg, 1, 64); break;
-		case 'j': o->json = optarg; break;
-		case 'P': o->plot = optarg; break;
-		case 'q': o->quick = 1; break;
-		case 'm': o->marshal_only = 1; break;
-		case 'c': run->connect = optarg; break;
-		case 'h': ib_usage(stdout); exit(0);
-		case 'V': printf("idlbench %s\n", idl_version()); exit(0);
-		default: ib_usage(stderr); return -1;
+		case 't':
+			o->transports = optarg;
+			break;
+		case 'r':
+			o->routines = optarg;
+			break;
+		case 'R':
+			o->rounds = ib_number("--rounds", optarg, 1, IB_MAX_ROUNDS);
+			break;
+		case 'n':
+			o->iterations = ib_number("--iterations", optarg, 1, 100000000);
+			break;
+		case 'k':
+			o->reps = ib_number("--reps", optarg, 1, 64);
+			break;
+		case 'j':
+			o->json = optarg;
+			break;
+		case 'P':
+			o->plot = optarg;
+			break;
+		case 'q':
+			o->quick = 1;
+			break;
+		case 'm':
+			o->marshal_only = 1;
+			break;
+		case 'c':
+			run->connect = optarg;
+			break;
+		case 'h':
+			ib_usage(stdout);
+			exit(0);
+		case 'V':
+			printf("idlbench %s\n", idl_version());
+			exit(0);
+		default:
+			ib_usage(stderr);
+			return -1;
 		}
 	}
 	if (optind != argc) {
@@ -535,9 +633,9 @@ ib_placements(struct ib_run *run, const struct ib_opts *o)
 int
 main(int argc, char **argv)
 {
-	static const char *const rownames[] = { "null", "add", "intrpc", "bigin", "bigout",
-						"biginout", "ool64k", "ool1m", "notify",
-						"notifypp" };
+	static const char *const rownames[] = {"null",	 "add",	     "intrpc", "bigin",
+					       "bigout", "biginout", "ool64k", "ool1m",
+					       "notify", "notifypp"};
 	struct ib_opts o;
 	struct ib_run run;
 	struct ib_loop lp;
@@ -546,11 +644,13 @@ main(int argc, char **argv)
 	int rc = 0;
 
 	if (argc >= 2 && strcmp(argv[1], "serve") == 0) {
-		if (argc != 3) {
+		int dynamic = argc == 4 && strcmp(argv[2], "--dynamic") == 0;
+
+		if (argc != 3 + dynamic || argv[2 + dynamic][0] == '-') {
 			ib_usage(stderr);
 			return 2;
 		}
-		return ib_serve_forever(argv[2], 1);
+		return ib_serve_forever(argv[2 + dynamic], 1, dynamic);
 	}
 	memset(&o, 0, sizeof o);
 	memset(&run, 0, sizeof run);
@@ -562,11 +662,13 @@ main(int argc, char **argv)
 	ib_setup(&run, &o);
 	ib_rows_init();
 	if (o.routines != NULL) {
-		if (ib_check_list("routine", o.routines, rownames, sizeof rownames / sizeof rownames[0]))
+		if (ib_check_list("routine", o.routines, rownames,
+				  sizeof rownames / sizeof rownames[0]))
 			return 2;
 		for (size_t i = 0; i < ib_nrows; i++)
 			if (!ib_in_list(o.routines, ib_rows[i].name) &&
-			    !(ib_rows[i].mode == IB_MODE_SENDTO && ib_in_list(o.routines, "notify")))
+			    !(ib_rows[i].mode == IB_MODE_SENDTO &&
+			      ib_in_list(o.routines, "notify")))
 				ib_rows[i].present = -1;
 	}
 
@@ -592,14 +694,15 @@ main(int argc, char **argv)
 		lp.progress = isatty(2);
 		lp.total = ib_count_cells(&run);
 		ib_loop(&lp);
+		ib_share_floors(&run);
 		ib_rmdir(dir);
 		if (ib_interrupted) {
 			fprintf(stderr, "idlbench: interrupted\n");
 			return 130;
 		}
 	}
-	if (run.connect == NULL && (o.marshal_only || o.routines == NULL ||
-				    ib_in_list(o.routines, "biginout"))) {
+	if (run.connect == NULL &&
+	    (o.marshal_only || o.routines == NULL || ib_in_list(o.routines, "biginout"))) {
 		unsigned n = o.quick ? 20000 : 200000;
 
 		run.marshal_idl_ns = ib_idl_biginout_ns(n);

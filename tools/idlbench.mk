@@ -17,7 +17,7 @@ tools_idlbench_SOURCES = \
 	examples/bench/bench_impl.c \
 	examples/bench/bench_impl.h \
 	examples/bench/bench_types.h
-nodist_tools_idlbench_SOURCES = tools/idlbench_ool.h
+nodist_tools_idlbench_SOURCES = tools/idlbench_ool.h tools/idlbench_fns.h
 tools_idlbench_CPPFLAGS = $(bench_cppflags) -I$(top_srcdir)/tools -I$(top_builddir)/tools \
 	-DIDL_GNUPLOT='"$(GNUPLOT)"'
 # The wraps: the notification ping-pong's answering notify, and the in-process marshaling
@@ -36,6 +36,17 @@ tools/idlbench_ool.h: examples/bench/bench.h
 	    echo '#define IB_HAVE_OOL1M 1'; fi; } > $@.tmp && mv -f $@.tmp $@
 BUILT_SOURCES += tools/idlbench_ool.h
 CLEANFILES += tools/idlbench_ool.h tools/idlbench_ool.h.tmp
+
+# The server routines of this build's bench.defs, for the interpreted server's resolver
+# (idlbench_idl.c): taken by address in idlbench's own code, so that the --wrap'ed ones are
+# the functions the compiled demux calls too.
+tools/idlbench_fns.h: examples/bench/benchServer.h
+	@$(MKDIR_P) tools
+	$(AM_V_GEN){ echo '/* Generated from benchServer.h: IB_FN(each server routine). */'; \
+	  sed -n 's/^kern_return_t \(S_bench_[A-Za-z0-9_]*\)(.*/IB_FN(\1)/p' \
+	    examples/bench/benchServer.h; } > $@.tmp && mv -f $@.tmp $@
+BUILT_SOURCES += tools/idlbench_fns.h
+CLEANFILES += tools/idlbench_fns.h tools/idlbench_fns.h.tmp
 
 # The ONC RPC peer: rpcgen's code for tools/oncrpc/bench.x (default style), built at build
 # time. rpcgen runs in the source directory so that its outputs include "bench.h" by that

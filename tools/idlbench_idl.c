@@ -9,6 +9,12 @@
  * -Wl,--wrap=S_bench_notify, so the generated demux calls __wrap_S_bench_notify below,
  * which in a ping-pong process sends the counter on to the other process and otherwise is
  * bench_impl.c's routine (__real_S_bench_notify).
+ *
+ * The server is either the generated demux (bench_server) or, on a dynamic column and with
+ * `idlbench serve --dynamic`, the interpreted server of <idl/idl_dynamic.h>, which checks and
+ * answers requests from bench_subsystem's descriptors and calls the routines through libffi:
+ * Flick's comparison of compiled against interpretive stubs, over the same client and
+ * transport, so that the difference is what the dynamic path costs.
  */
 #include <config.h>
 
@@ -22,6 +28,7 @@
 #include <time.h>
 
 #include <idl/idl.h>
+#include <idl/idl_dynamic.h>
 
 #include "bench_types.h"
 #include "bench.h"
@@ -32,7 +39,7 @@
 
 /* The scratch data of the calls that move bytes. */
 struct ib_scratch {
-	big_t in; /* bench_pattern(BENCH_SALT_IN) */
+	big_t in;    /* bench_pattern(BENCH_SALT_IN) */
 	big_t inout; /* bench_pattern(BENCH_SALT_INOUT_IN) */
 	big_t data;
 	void *ool; /* out-of-line rows: the payload */
@@ -132,18 +139,18 @@ row_ool1m(void *port, unsigned i, void *vs)
 #endif
 
 struct ib_row ib_rows[] = {
-	{ "null", "null", IB_LATENCY, IB_MODE_CALL, 0, 1, row_null, 0, 0, 0 },
-	{ "add", "add", IB_LATENCY, IB_MODE_CALL, 0, 1, row_add, 0, 0, 0 },
-	{ "intrpc", "intrpc", IB_LATENCY, IB_MODE_CALL, 0, 1, row_intrpc, 0, 0, 0 },
-	{ "bigin", "bigin", IB_LATENCY, IB_MODE_CALL, 0, 1, row_bigin, 0, 0, 0 },
-	{ "bigout", "bigout", IB_LATENCY, IB_MODE_CALL, 0, 1, row_bigout, 0, 0, 0 },
-	{ "biginout", "biginout", IB_LATENCY, IB_MODE_CALL, 0, 1, row_biginout, 0, 0, 0 },
-	{ "ool64k", "ool64k", IB_BANDWIDTH, IB_MODE_CALL, 64u << 10, 8, IB_OOL64K_CALL, 0, 0, 0 },
-	{ "ool1m", "ool1m", IB_BANDWIDTH, IB_MODE_CALL, 1u << 20, 64, IB_OOL1M_CALL, 0, 0, 0 },
-	{ "notify", "notify", IB_ONEWAY, IB_MODE_ONEWAY, 0, 1, NULL, 0, 0, 0 },
-	{ "notifypp", "notify", IB_ONEWAY, IB_MODE_PINGPONG, 0, 1, NULL, 0, 0, 0 },
-	/* Floor only, over UDP: the same one-way messages sent unconnected (seed 003). */
-	{ "notify-sendto", "notify", IB_ONEWAY, IB_MODE_SENDTO, 0, 1, NULL, 0, 0, 0 },
+    {"null", "null", IB_LATENCY, IB_MODE_CALL, 0, 1, row_null, 0, 0, 0, 0},
+    {"add", "add", IB_LATENCY, IB_MODE_CALL, 0, 1, row_add, 0, 0, 0, 0},
+    {"intrpc", "intrpc", IB_LATENCY, IB_MODE_CALL, 0, 1, row_intrpc, 0, 0, 0, 0},
+    {"bigin", "bigin", IB_LATENCY, IB_MODE_CALL, 0, 1, row_bigin, 0, 0, 0, 0},
+    {"bigout", "bigout", IB_LATENCY, IB_MODE_CALL, 0, 1, row_bigout, 0, 0, 0, 0},
+    {"biginout", "biginout", IB_LATENCY, IB_MODE_CALL, 0, 1, row_biginout, 0, 0, 0, 0},
+    {"ool64k", "ool64k", IB_BANDWIDTH, IB_MODE_CALL, 64u << 10, 8, IB_OOL64K_CALL, 0, 0, 0, 0},
+    {"ool1m", "ool1m", IB_BANDWIDTH, IB_MODE_CALL, 1u << 20, 64, IB_OOL1M_CALL, 0, 0, 0, 0},
+    {"notify", "notify", IB_ONEWAY, IB_MODE_ONEWAY, 0, 1, NULL, 0, 0, 0, 0},
+    {"notifypp", "notify", IB_ONEWAY, IB_MODE_PINGPONG, 0, 1, NULL, 0, 0, 0, 0},
+    /* Floor only, over UDP: the same one-way messages sent unconnected (seed 003). */
+    {"notify-sendto", "notify", IB_ONEWAY, IB_MODE_SENDTO, 0, 1, NULL, 0, 0, 0, 0},
 };
 
 const size_t ib_nrows = sizeof ib_rows / sizeof ib_rows[0];
@@ -158,6 +165,18 @@ ib_routine(const char *name)
 			return rt;
 	}
 	return NULL;
+}
+
+/* What <idl/idl_dynamic.h> does not interpret: out-of-line data, and ports other than the
+ * request port. The interpreted server answers such a routine's requests IDL_ENOTSUP. */
+static int
+ib_moves_ool(const struct idl_routine_desc *rt)
+{
+	for (uint32_t i = 0; i < rt->nargs; i++)
+		if (rt->args[i].kind == IDL_ARG_OOL ||
+		    (rt->args[i].kind == IDL_ARG_PORT && rt->args[i].dir != IDL_DIR_REQUESTPORT))
+			return 1;
+	return 0;
 }
 
 void
@@ -176,6 +195,7 @@ ib_rows_init(void)
 		if (rt != NULL) {
 			row->req = rt->req_max;
 			row->rep = rt->rep_max;
+			row->ool = ib_moves_ool(rt);
 		}
 	}
 }
@@ -184,9 +204,9 @@ ib_rows_init(void)
 
 static struct {
 	int active;
-	int driver; /* the measuring side: stops when the counter comes back as 1 */
+	int driver;	  /* the measuring side: stops when the counter comes back as 1 */
 	const char *peer; /* the other process's address */
-	idl_port_t port; /* to the peer; opened on first use in the answering side */
+	idl_port_t port;  /* to the peer; opened on first use in the answering side */
 	sem_t done;
 } ib_pp;
 
@@ -210,6 +230,33 @@ __wrap_S_bench_notify(mach_port_t server, int value)
 /* ---- The server ---- */
 
 static idl_server_t *ib_srv;
+static idl_dynamic_t *ib_dyn; /* the interpreted server's interface, when it serves */
+
+/*
+ * The interpreted server finds each routine here rather than with dlsym (which would need
+ * -rdynamic): these are the functions the generated demux calls, the --wrap'ed ones
+ * included (S_bench_notify here is __wrap_S_bench_notify, as in benchServer.c, and so is
+ * S_bench_biginout), so that both servers run the same routines. idlbench_fns.h names every
+ * S_bench_ function of benchServer.h, as IB_FN(name) lines generated at build time
+ * (idlbench.mk), so that a routine added to bench.defs is found without an edit here.
+ */
+#define IB_FN(f) {#f, (void *)f},
+static void *
+ib_resolve(void *arg, const char *sym)
+{
+	static const struct {
+		const char *name;
+		void *fn;
+	} fns[] = {
+#include "idlbench_fns.h"
+	};
+
+	(void)arg;
+	for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++)
+		if (strcmp(fns[i].name, sym) == 0)
+			return fns[i].fn;
+	return NULL;
+}
 
 static void
 ib_on_signal(int sig)
@@ -218,15 +265,21 @@ ib_on_signal(int sig)
 	idl_server_stop(ib_srv);
 }
 
+/* Serves bench.defs on address: through the generated demux, or the interpreter. */
 static int
-ib_server_start(const char *address, char *why, size_t len)
+ib_server_start(const char *address, int dynamic, char *why, size_t len)
 {
 	struct sigaction sa;
 	int err;
 
-	if ((err = idl_server_create(&ib_srv)) != 0 ||
-	    (err = idl_server_add_subsystem(ib_srv, &bench_subsystem, bench_server)) != 0 ||
-	    (err = idl_server_listen(ib_srv, address)) != 0) {
+	if ((err = idl_server_create(&ib_srv)) == 0) {
+		if (!dynamic)
+			err = idl_server_add_subsystem(ib_srv, &bench_subsystem, bench_server);
+		else if ((err = idl_dynamic_create(&bench_subsystem, "S_bench_", ib_resolve, NULL,
+						   &ib_dyn)) == 0)
+			err = idl_server_add_dynamic(ib_srv, ib_dyn);
+	}
+	if (err != 0 || (err = idl_server_listen(ib_srv, address)) != 0) {
 		snprintf(why, len, "%s: %s (%s) %s", address, idl_strerror(err), idl_errname(err),
 			 idl_errdetail());
 		return -1;
@@ -249,26 +302,27 @@ ib_idl_serve(const struct ib_cell *cell, int ready_fd)
 		ib_pp.active = 1;
 		ib_pp.peer = cell->addr2;
 	}
-	if (ib_server_start(cell->addr, why, sizeof why) != 0) {
+	if (ib_server_start(cell->addr, cell->col->dynamic, why, sizeof why) != 0) {
 		ib_ready(ready_fd, why);
 		return 1;
 	}
 	ib_ready(ready_fd, NULL);
 	err = idl_server_run(ib_srv);
 	idl_server_destroy(ib_srv);
+	idl_dynamic_destroy(ib_dyn);
 	if (ib_pp.port != NULL)
 		idl_port_close(ib_pp.port);
 	return err == 0 ? 0 : 1;
 }
 
-/* idlbench serve ADDRESS: bench-server's job, with idlbench's routines. */
+/* idlbench serve [--dynamic] ADDRESS: bench-server's job, with idlbench's routines. */
 int
-ib_serve_forever(const char *address, int print_ready)
+ib_serve_forever(const char *address, int print_ready, int dynamic)
 {
 	char why[256];
 	int err;
 
-	if (ib_server_start(address, why, sizeof why) != 0) {
+	if (ib_server_start(address, dynamic, why, sizeof why) != 0) {
 		fprintf(stderr, "idlbench: serve: %s\n", why);
 		return 1;
 	}
@@ -278,6 +332,7 @@ ib_serve_forever(const char *address, int print_ready)
 	}
 	err = idl_server_run(ib_srv);
 	idl_server_destroy(ib_srv);
+	idl_dynamic_destroy(ib_dyn);
 	if (err != 0)
 		fprintf(stderr, "idlbench: serve: %s\n", idl_strerror(err));
 	return err == 0 ? 0 : 1;
@@ -317,7 +372,8 @@ ib_calls(const struct ib_cell *cell, idl_port_t port, struct ib_reps *out)
 			kr = row->call(port, i, s);
 		t1 = ib_now();
 		if (row->metric == IB_BANDWIDTH)
-			out->v[out->n++] = (double)row->payload * cell->iterations / (t1 - t0) / 1e6;
+			out->v[out->n++] =
+			    (double)row->payload * cell->iterations / (t1 - t0) / 1e6;
 		else
 			out->v[out->n++] = (t1 - t0) * 1e6 / cell->iterations;
 	}
@@ -383,7 +439,9 @@ ib_pingpong(const struct ib_cell *cell, struct ib_reps *out)
 	ib_pp.driver = 1;
 	ib_pp.peer = cell->addr;
 	sem_init(&ib_pp.done, 0, 0);
-	if (ib_server_start(cell->addr2, why, sizeof why) != 0) {
+	/* The driver's own endpoint is compiled on every column: the server under test is the
+	 * other process's. */
+	if (ib_server_start(cell->addr2, 0, why, sizeof why) != 0) {
 		snprintf(out->why, sizeof out->why, "%.90s", why);
 		return -1;
 	}

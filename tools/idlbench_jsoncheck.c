@@ -24,9 +24,9 @@ enum jt { J_NULL, J_BOOL, J_NUM, J_STR, J_ARR, J_OBJ };
 struct jv {
 	enum jt t;
 	double num;
-	char *str; /* J_STR */
+	char *str;	  /* J_STR */
 	struct jv **kids; /* J_ARR, J_OBJ */
-	char **keys; /* J_OBJ */
+	char **keys;	  /* J_OBJ */
 	size_t n;
 };
 
@@ -214,11 +214,11 @@ is(const struct jv *v, enum jt t)
 static void
 check_result(const struct jv *r, size_t i)
 {
-	static const char *const keys[] = { "transport", "routine", "placement", "metric", "unit",
-					    "median", "min", "max", "floor", "ratio", "rounds",
-					    "iterations" };
-	static const char *const metrics[][2] = { { "latency", "us" }, { "oneway", "msgs/s" },
-						  { "bandwidth", "MB/s" } };
+	static const char *const keys[] = {"transport", "routine", "placement", "metric",
+					   "unit",	"median",  "min",	"max",
+					   "floor",	"ratio",   "rounds",	"iterations"};
+	static const char *const metrics[][2] = {
+	    {"latency", "us"}, {"oneway", "msgs/s"}, {"bandwidth", "MB/s"}};
 	const struct jv *metric = jv_get(r, "metric"), *unit = jv_get(r, "unit");
 	const struct jv *md = jv_get(r, "median"), *mn = jv_get(r, "min"), *mx = jv_get(r, "max");
 	const struct jv *tr = jv_get(r, "transport");
@@ -237,7 +237,8 @@ check_result(const struct jv *r, size_t i)
 		return;
 	}
 	for (size_t k = 0; k < 3; k++)
-		ok |= strcmp(metric->str, metrics[k][0]) == 0 && strcmp(unit->str, metrics[k][1]) == 0;
+		ok |= strcmp(metric->str, metrics[k][0]) == 0 &&
+		      strcmp(unit->str, metrics[k][1]) == 0;
 	if (!ok)
 		fail("metric and unit are not one of latency/us, oneway/msgs/s, bandwidth/MB/s", i);
 	if (!is(md, J_NUM) || !is(mn, J_NUM) || !is(mx, J_NUM) || !(mn->num > 0) ||
@@ -259,7 +260,7 @@ check_result(const struct jv *r, size_t i)
 static void
 check_transport(const struct jv *results, const char *name)
 {
-	static const char *const need[] = { "latency", "oneway" };
+	static const char *const need[] = {"latency", "oneway"};
 	char msg[160];
 
 	for (size_t k = 0; k < 2; k++) {
@@ -273,8 +274,8 @@ check_transport(const struct jv *results, const char *name)
 				is(jv_get(r, "floor"), J_NUM) && is(jv_get(r, "ratio"), J_NUM);
 		}
 		if (!found) {
-			snprintf(msg, sizeof msg, "no %s row with a floor for transport %s", need[k],
-				 name);
+			snprintf(msg, sizeof msg, "no %s row with a floor for transport %s",
+				 need[k], name);
 			fail(msg, (size_t)-1);
 		}
 	}
@@ -283,8 +284,8 @@ check_transport(const struct jv *results, const char *name)
 int
 main(int argc, char **argv)
 {
-	static const char *const mkeys[] = { "kernel", "cpu", "cores", "date" };
-	struct jp p = { NULL, NULL };
+	static const char *const mkeys[] = {"kernel", "cpu", "cores", "date"};
+	struct jp p = {NULL, NULL};
 	const struct jv *m, *results;
 	struct jv *top;
 	char *text;

@@ -30,11 +30,9 @@ static int ib_inproc;
 static uint32_t ib_inproc_seqno;
 
 int __real_idl_call(idl_port_t port, const struct idl_subsystem *ss, uint32_t number,
-		    idl_msg_header_t *req, idl_msg_header_t *rep, uint32_t rep_max,
-		    int timeout_ms);
+		    idl_msg_header_t *req, idl_msg_header_t *rep, uint32_t rep_max, int timeout_ms);
 int __wrap_idl_call(idl_port_t port, const struct idl_subsystem *ss, uint32_t number,
-		    idl_msg_header_t *req, idl_msg_header_t *rep, uint32_t rep_max,
-		    int timeout_ms);
+		    idl_msg_header_t *req, idl_msg_header_t *rep, uint32_t rep_max, int timeout_ms);
 kern_return_t __real_S_bench_biginout(mach_port_t server, big_t data);
 kern_return_t __wrap_S_bench_biginout(mach_port_t server, big_t data);
 

@@ -2,6 +2,10 @@
  * idlbench_report.c - what a run prints: seed 004's tables on stdout (one per metric and
  * placement: transports down, routines across, the floor and the ratio under each
  * transport), the JSON of --json, and the chart of --plot (through gnuplot).
+ *
+ * A dynamic column (unix-dyn: the interpreted server) prints its figures, its ratio to the
+ * floor it shares with the compiled column, and its cost: interpreted / compiled, round by
+ * round, as the peer prints its speedup.
  */
 #include <config.h>
 
@@ -52,7 +56,7 @@ rp_median(double *v, unsigned n)
 struct ib_stat
 ib_stat_of(const struct ib_result *r, int side)
 {
-	struct ib_stat s = { NAN, NAN, NAN, r->n[side] };
+	struct ib_stat s = {NAN, NAN, NAN, r->n[side]};
 	double v[IB_MAX_ROUNDS];
 
 	if (s.n == 0)
@@ -118,6 +122,16 @@ rp_find(const struct ib_run *run, enum ib_placement p, const struct ib_row *row,
 	return NULL;
 }
 
+/* Interpreted ÷ compiled: what the dynamic path costs, round by round (for a latency;
+ * below 1 for a rate). */
+static double
+rp_cost(const struct ib_run *run, const struct ib_result *dyn)
+{
+	const struct ib_result *t = rp_find(run, dyn->placement, dyn->row, dyn->col->twin);
+
+	return t == NULL ? NAN : rp_ratio(dyn->v[0], dyn->n[0], t->v[0], t->n[0]);
+}
+
 /* ---- Text ---- */
 
 static double
@@ -154,9 +168,9 @@ rp_range(char *buf, size_t len, const struct ib_stat *s, enum ib_metric m)
 }
 
 static const char *const rp_titles[] = {
-	"*Local* communication latencies in microseconds - smaller is better",
-	"*Local* one-way messages in thousands per second - bigger is better",
-	"*Local* communication bandwidths in MB/s - bigger is better",
+    "*Local* communication latencies in microseconds - smaller is better",
+    "*Local* one-way messages in thousands per second - bigger is better",
+    "*Local* communication bandwidths in MB/s - bigger is better",
 };
 
 static const char *
@@ -177,8 +191,8 @@ static void
 rp_line(FILE *f, const struct ib_run *run, enum ib_placement p, const struct ib_row **cols,
 	size_t ncols, const struct ib_col *col, int what)
 {
-	static const char *const side[] = { "idlkit", "", "floor", "", "ratio", "oncrpc", "",
-					    "speedup" };
+	static const char *const side[] = {"idlkit", "", "floor",   "",	   "ratio",
+					   "oncrpc", "", "speedup", "cost"};
 
 	fprintf(f, "%-12s %-7s", what == 0 || what == 5 ? col->name : "", side[what]);
 	for (size_t i = 0; i < ncols; i++) {
@@ -197,6 +211,8 @@ rp_line(FILE *f, const struct ib_run *run, enum ib_placement p, const struct ib_
 			rp_range(buf, sizeof buf, &s, cols[i]->metric);
 		} else if (what == 4) {
 			rp_fmt(buf, sizeof buf, ib_ratio_of(r));
+		} else if (what == 8) {
+			rp_fmt(buf, sizeof buf, rp_cost(run, r));
 		} else {
 			rp_fmt(buf, sizeof buf, rp_speedup(run, r));
 		}
@@ -292,10 +308,15 @@ rp_table(FILE *f, const struct ib_run *run, enum ib_placement p, enum ib_metric 
 			rp_line(f, run, p, cols, ncols, col, 1);
 		if (run->connect != NULL)
 			continue;
-		rp_line(f, run, p, cols, ncols, col, 2);
-		if (run->rounds > 1)
-			rp_line(f, run, p, cols, ncols, col, 3);
+		/* A dynamic column's floor is printed under its twin, a line or two above. */
+		if (col->twin == NULL) {
+			rp_line(f, run, p, cols, ncols, col, 2);
+			if (run->rounds > 1)
+				rp_line(f, run, p, cols, ncols, col, 3);
+		}
 		rp_line(f, run, p, cols, ncols, col, 4);
+		if (col->twin != NULL)
+			rp_line(f, run, p, cols, ncols, col, 8);
 	}
 	/* Seed 003 under the one-way table: unconnected sendto() against connected send(). */
 	for (size_t i = 0; m == IB_ONEWAY && i < run->nresults; i++) {
@@ -308,8 +329,10 @@ rp_table(FILE *f, const struct ib_run *run, enum ib_placement p, enum ib_metric 
 		rp_fmt(x, sizeof x, a.median / 1000);
 		rp_fmt(y, sizeof y, b.median / 1000);
 		rp_fmt(z, sizeof z, ib_ratio_of(r));
-		fprintf(f, "udp raw one-way (seed 003): sendto() unconnected %s, send() connected %s "
-			"(x%s)\n", x, y, z);
+		fprintf(f,
+			"udp raw one-way (seed 003): sendto() unconnected %s, send() connected %s "
+			"(x%s)\n",
+			x, y, z);
 	}
 	rp_na(f, run, p, m);
 }
@@ -323,17 +346,28 @@ ib_report_text(FILE *f, const struct ib_run *run)
 	fprintf(f, "idlbench %s on %s %s, %ld CPUs, %s\n", idl_version(), u.sysname, u.release,
 		sysconf(_SC_NPROCESSORS_ONLN), run->date);
 	if (run->nresults > 0)
-		fprintf(f, "%u rounds per placement; each figure is the median of the round "
+		fprintf(f,
+			"%u rounds per placement; each figure is the median of the round "
 			"medians (a round: %u x %u calls per cell),\nmin-max of the round medians "
 			"beneath; floor: our raw program, same kernel object and bytes; ratio: "
 			"idlkit / floor\n",
 			run->rounds, run->reps, run->iterations);
+	for (size_t c = 0; c < run->ncols; c++)
+		if (run->cols[c].twin != NULL) {
+			fprintf(f,
+				"%s: %s served by the interpreted server (descriptors and libffi) "
+				"with %s's floor; cost: %s / %s\n",
+				run->cols[c].name, run->cols[c].scheme, run->cols[c].twin->name,
+				run->cols[c].name, run->cols[c].twin->name);
+		}
 	for (size_t p = 0; p < run->nplacements; p++)
 		for (int m = IB_LATENCY; m <= IB_BANDWIDTH; m++)
 			rp_table(f, run, run->placements[p], (enum ib_metric)m);
 	if (run->marshal_idl_ns >= 0) {
-		fprintf(f, "\nMarshaling a whole biginout call in process (pack + unpack, request "
-			"and reply), ns per call\nidlkit stubs %.1f", run->marshal_idl_ns);
+		fprintf(f,
+			"\nMarshaling a whole biginout call in process (pack + unpack, request "
+			"and reply), ns per call\nidlkit stubs %.1f",
+			run->marshal_idl_ns);
 		if (run->marshal_xdr_ns > 0)
 			fprintf(f, "   rpcgen XDR %.1f   ratio %.2f\n", run->marshal_xdr_ns,
 				run->marshal_idl_ns / run->marshal_xdr_ns);
@@ -403,8 +437,8 @@ js_list(FILE *f, const char *key, const char *const *v, size_t n)
 	fputc(']', f);
 }
 
-static const char *const js_metric[] = { "latency", "oneway", "bandwidth" };
-static const char *const js_unit[] = { "us", "msgs/s", "MB/s" };
+static const char *const js_metric[] = {"latency", "oneway", "bandwidth"};
+static const char *const js_unit[] = {"us", "msgs/s", "MB/s"};
 
 static void
 js_result(FILE *f, int *first, const char *transport, const char *routine, const char *place,
@@ -469,7 +503,8 @@ ib_report_json(const char *path, const struct ib_run *run)
 			names[n++] = ib_rows[i].name;
 	fputs(", ", f);
 	js_list(f, "routines", names, n);
-	fprintf(f, ", \"rounds\": %u, \"iterations\": %u, \"reps\": %u, \"quick\": %s, "
+	fprintf(f,
+		", \"rounds\": %u, \"iterations\": %u, \"reps\": %u, \"quick\": %s, "
 		"\"cpus\": [%d, %d], \"connect\": ",
 		run->rounds, run->iterations, run->reps, run->quick ? "true" : "false", run->cpu0,
 		run->cpu1);
@@ -492,10 +527,10 @@ ib_report_json(const char *path, const struct ib_run *run)
 			  r->col->peer ? NAN : ib_ratio_of(r), s.n, iters < 5 ? 5 : iters);
 	}
 	if (run->marshal_idl_ns >= 0) {
-		struct ib_stat s = { run->marshal_idl_ns / 1000, run->marshal_idl_ns / 1000,
-				     run->marshal_idl_ns / 1000, 1 };
-		struct ib_stat x = { run->marshal_xdr_ns / 1000, run->marshal_xdr_ns / 1000,
-				     run->marshal_xdr_ns / 1000, 1 };
+		struct ib_stat s = {run->marshal_idl_ns / 1000, run->marshal_idl_ns / 1000,
+				    run->marshal_idl_ns / 1000, 1};
+		struct ib_stat x = {run->marshal_xdr_ns / 1000, run->marshal_xdr_ns / 1000,
+				    run->marshal_xdr_ns / 1000, 1};
 		unsigned iters = run->quick ? 20000 : 200000;
 
 		js_result(f, &first, "marshal", "biginout", "inproc", IB_LATENCY, &s, NAN,
@@ -532,7 +567,7 @@ pl_data(const char *path, const struct ib_run *run, enum ib_placement p)
 		fprintf(f, "%s", row->name);
 		for (size_t c = 0; c < run->ncols; c++) {
 			const struct ib_result *r = rp_find(run, p, row, &run->cols[c]);
-			struct ib_stat s = { NAN, NAN, NAN, 0 };
+			struct ib_stat s = {NAN, NAN, NAN, 0};
 
 			if (r != NULL)
 				s = ib_stat_of(r, 0);
@@ -552,7 +587,7 @@ ib_report_plot(const char *path, const struct ib_run *run)
 	const char *dot = strrchr(path, '.');
 	int svg = dot != NULL && strcmp(dot, ".svg") == 0;
 	char dir[] = "/tmp/idlbench-plot.XXXXXX", script[300], data[300];
-	char *argv[] = { (char *)(IDL_GNUPLOT[0] != '\0' ? IDL_GNUPLOT : "gnuplot"), script, NULL };
+	char *argv[] = {(char *)(IDL_GNUPLOT[0] != '\0' ? IDL_GNUPLOT : "gnuplot"), script, NULL};
 	FILE *f;
 	pid_t pid;
 	int status = -1;
@@ -570,17 +605,22 @@ ib_report_plot(const char *path, const struct ib_run *run)
 		return -1;
 	fprintf(f, "set terminal %s size 1100,%zu\nset output '%s'\n",
 		svg ? "svg dynamic" : "pngcairo", 360 * run->nplacements, path);
-	fprintf(f, "set multiplot layout %zu,1 title 'idlbench %s: latency per call (us), median "
-		"and min-max of rounds'\n", run->nplacements, run->date);
+	fprintf(f,
+		"set multiplot layout %zu,1 title 'idlbench %s: latency per call (us), median "
+		"and min-max of rounds'\n",
+		run->nplacements, run->date);
 	fputs("set datafile missing '?'\nset style data histogram\n"
 	      "set style histogram errorbars gap 2 lw 1\nset style fill solid 0.7 border -1\n"
 	      "set ylabel 'us per call'\nset yrange [0:*]\nset key outside right\n"
-	      "set grid ytics\n", f);
+	      "set grid ytics\n",
+	      f);
 	for (size_t p = 0; p < run->nplacements; p++) {
-		snprintf(data, sizeof data, "%s/%s.dat", dir, ib_placement_name(run->placements[p]));
+		snprintf(data, sizeof data, "%s/%s.dat", dir,
+			 ib_placement_name(run->placements[p]));
 		if (pl_data(data, run, run->placements[p]) != 0)
 			break;
-		fprintf(f, "set title 'placement %s'\nplot ", ib_placement_name(run->placements[p]));
+		fprintf(f, "set title 'placement %s'\nplot ",
+			ib_placement_name(run->placements[p]));
 		for (size_t c = 0; c < run->ncols; c++)
 			fprintf(f, "%s'%s' using %zu:%zu:%zu%s title '%s'", c ? ", " : "", data,
 				2 + 3 * c, 3 + 3 * c, 4 + 3 * c, c ? "" : ":xtic(1)",
@@ -595,7 +635,8 @@ ib_report_plot(const char *path, const struct ib_run *run)
 		fprintf(stderr, "idlbench: --plot: cannot run %s (is gnuplot installed?)\n",
 			argv[0]);
 	for (size_t p = 0; p < run->nplacements; p++) {
-		snprintf(data, sizeof data, "%s/%s.dat", dir, ib_placement_name(run->placements[p]));
+		snprintf(data, sizeof data, "%s/%s.dat", dir,
+			 ib_placement_name(run->placements[p]));
 		unlink(data);
 	}
 	unlink(script);
