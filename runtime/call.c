@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <idl/idl_ool.h>
+
 #include "client.h"
 #include "trace.h"
 
@@ -57,9 +59,20 @@ call_finish(struct cl_waiter *w, int result, const char *why)
 	pthread_cond_signal(&w->cv);
 }
 
+/* A received message nobody takes: what the transport made of its descriptors (memory,
+ * ports) is released. A message the transport cut short carries nothing any more. */
+static void
+call_drop(void *buf, size_t len, int rcv_err)
+{
+	idl_msg_header_t *h = buf;
+
+	if (rcv_err == 0 && idl__desc_msg(buf, len) && h->size == len)
+		idl_msg_destroy(h);
+}
+
 /* Hands a received message to the call it answers, checking it on the way. */
 static void
-call_deliver(struct cl_conn *c, const void *buf, size_t len, int rcv_err)
+call_deliver(struct cl_conn *c, void *buf, size_t len, int rcv_err)
 {
 	const idl_msg_header_t *h = buf;
 	struct cl_waiter *w;
@@ -72,8 +85,11 @@ call_deliver(struct cl_conn *c, const void *buf, size_t len, int rcv_err)
 	for (w = c->waiters; w != NULL; w = w->next)
 		if (w->seqno == seqno && !w->done)
 			break;
-	if (w == NULL)
-		return; /* a late reply to a call that timed out, or a stray: dropped */
+	if (w == NULL) {
+		/* A late reply to a call that timed out, or a stray. */
+		call_drop(buf, len, rcv_err);
+		return;
+	}
 
 	if (h->order == CALL_OTHER_ORDER)
 		call_finish(w, IDL_EBYTEORDER, "the server uses the other byte order");
@@ -89,11 +105,16 @@ call_deliver(struct cl_conn *c, const void *buf, size_t len, int rcv_err)
 		call_finish(w, MIG_TYPE_ERROR, "reply size field differs from the bytes received");
 	else if (h->retcode != 0 && len != IDL_MSG_HEADER_SIZE)
 		call_finish(w, MIG_TYPE_ERROR, "error reply with a body");
+	else if ((h->flags & IDL_MSGF_DESC) && w->rep_kind != IDL_KIND_REPLY)
+		call_finish(w, MIG_TYPE_ERROR, "hello reply with descriptors");
 	else {
+		/* The reply's memory and ports go with its bytes, to the caller. */
 		if (buf != w->rep)
 			memcpy(w->rep, buf, len);
 		call_finish(w, h->retcode, NULL);
+		return;
 	}
+	call_drop(buf, len, rcv_err);
 }
 
 /* Keeps what the transport said about the failure that ends the connection, so that
@@ -219,7 +240,7 @@ call_combined(struct idl_port *p, struct cl_conn *c, struct cl_waiter *w,
  * port's lock held; w is linked while the call is in flight. */
 static int
 call_transact(struct idl_port *p, struct cl_conn *c, idl_msg_header_t *req,
-	      struct cl_waiter *w, int64_t deadline)
+	      struct cl_waiter *w, int64_t deadline, int *handed)
 {
 	struct idl_xmsg m;
 	int err;
@@ -247,6 +268,8 @@ call_transact(struct idl_port *p, struct cl_conn *c, idl_msg_header_t *req,
 	memset(&m, 0, sizeof m);
 	m.data = req;
 	m.len = req->size;
+	/* From here the transport has the request, and releases what it gives away. */
+	*handed = 1;
 	if (p->tr->conn_call != NULL && !c->receiving && c->waiters == w && w->next == NULL) {
 		call_combined(p, c, w, &m, deadline);
 		goto out;
@@ -357,7 +380,7 @@ call_hello_exchange(struct idl_port *p, struct cl_conn *c, const struct idl_subs
 		w.rep_kind = IDL_KIND_HELLO_REPLY;
 		w.rep = (idl_msg_header_t *)((char *)req + IDL_HELLO_MAX);
 		w.rep_max = IDL_HELLO_MAX;
-		err = call_transact(p, c, req, &w, deadline);
+		err = call_transact(p, c, req, &w, deadline, &(int){ 0 });
 		pthread_cond_destroy(&w.cv);
 		if (err == 0)
 			err = call_hello_verdicts(p, ss, w.rep, &verdicts);
@@ -431,7 +454,8 @@ call_hello(struct idl_port *p, struct cl_conn *c, const struct idl_subsystem *ss
 
 /* Sends a simpleroutine's request. Lock held. */
 static int
-call_oneway(struct idl_port *p, struct cl_conn *c, idl_msg_header_t *req, int64_t deadline)
+call_oneway(struct idl_port *p, struct cl_conn *c, idl_msg_header_t *req, int64_t deadline,
+	    int *handed)
 {
 	struct idl_xmsg m;
 	int err;
@@ -440,6 +464,7 @@ call_oneway(struct idl_port *p, struct cl_conn *c, idl_msg_header_t *req, int64_
 	memset(&m, 0, sizeof m);
 	m.data = req;
 	m.len = req->size;
+	*handed = 1;
 	pthread_mutex_unlock(&p->lock);
 	IDL__TRACE(IDL_TRACE_CLIENT, IDL_TRACE_SEND, p->head.address, req, req->size);
 	pthread_mutex_lock(&c->send_lock);
@@ -452,7 +477,7 @@ call_oneway(struct idl_port *p, struct cl_conn *c, idl_msg_header_t *req, int64_
 static int
 call_common(idl_port_t p, const struct idl_subsystem *ss, uint32_t number,
 	    idl_msg_header_t *req, idl_msg_header_t *rep, uint32_t rep_max, int timeout_ms,
-	    uint8_t kind)
+	    uint8_t kind, int *handed)
 {
 	const struct idl_routine_desc *rt;
 	const uint8_t *verdicts = NULL;
@@ -489,6 +514,10 @@ call_common(idl_port_t p, const struct idl_subsystem *ss, uint32_t number,
 	req->id = (int32_t)((uint32_t)ss->base + number);
 	req->retcode = 0;
 	IDL__TRACE_REGISTER(ss);
+	if ((req->flags & IDL_MSGF_DESC) && !(p->tr->flags & IDL_TRF_DESC))
+		return idl__fail(IDL_ENOTSUP, "%s: %s.%s: the %s: transport carries no "
+				 "out-of-line data or ports", p->head.address, ss->name,
+				 rt->name, p->tr->scheme);
 
 	pthread_mutex_lock(&p->lock);
 	err = idl__cl_conn_get(p, deadline, &c);
@@ -504,7 +533,7 @@ call_common(idl_port_t p, const struct idl_subsystem *ss, uint32_t number,
 		err = idl__fail(MIG_BAD_ID, "%s.%s: the server at %s does not have this routine",
 				ss->name, rt->name, p->head.address);
 	else if (err == 0 && kind == IDL_KIND_ONEWAY)
-		err = call_oneway(p, c, req, deadline);
+		err = call_oneway(p, c, req, deadline, handed);
 	else if (err == 0) {
 		for (int retried = 0;; retried = 1) {
 			memset(&w, 0, sizeof w);
@@ -512,9 +541,12 @@ call_common(idl_port_t p, const struct idl_subsystem *ss, uint32_t number,
 			w.rep_kind = IDL_KIND_REPLY;
 			w.rep = rep;
 			w.rep_max = rep_max;
-			err = call_transact(p, c, req, &w, deadline);
+			err = call_transact(p, c, req, &w, deadline, handed);
 			pthread_cond_destroy(&w.cv);
-			if (retried || err != IDL_EPROTO || w.why != NULL || c->dead)
+			/* What the request gave away went with the first send: it cannot go
+			 * again. */
+			if (retried || err != IDL_EPROTO || w.why != NULL || c->dead ||
+			    idl__msg_consumes(req))
 				break;
 			/* The server refused a well-formed request as coming before its hello:
 			 * a message endpoint that forgot this peer (its table is bounded) or a
@@ -536,6 +568,15 @@ call_common(idl_port_t p, const struct idl_subsystem *ss, uint32_t number,
 		else if (err != 0)
 			idl__fail(err, "%s: %s.%s: the server replied %s", p->head.address,
 				  ss->name, rt->name, idl_errname(err));
+		else if (((rep->flags & IDL_MSGF_DESC) || rep->ndesc != 0) &&
+			 !idl__desc_count_ok(rt, rep, 0)) {
+			/* The runtime's promise to the stubs: the descriptors are the routine's
+			 * in number, so a stub without any need not look. */
+			idl_msg_destroy(rep);
+			err = idl__fail(MIG_TYPE_ERROR, "%s: %s.%s: reply with %u descriptors, "
+					"not as many as the routine has", p->head.address,
+					ss->name, rt->name, rep->ndesc);
+		}
 	}
 out:
 	idl__cl_conn_unref(p, c);
@@ -543,18 +584,40 @@ out:
 	return err;
 }
 
+/* A request that never reached the transport still gives away what it marks so: the
+ * caller cannot tell how far a failed call got, so a call always consumes it. */
+static void
+call_release_unsent(idl_msg_header_t *req, int handed)
+{
+	if (handed || req == NULL || req->size < IDL_MSG_HEADER_SIZE ||
+	    !(req->flags & IDL_MSGF_DESC))
+		return;
+	req->magic = IDL_MSG_MAGIC;
+	req->order = IDL_ORDER_NATIVE;
+	idl__msg_release_sent(req);
+}
+
 int
 idl_call(idl_port_t port, const struct idl_subsystem *ss, uint32_t number,
 	 idl_msg_header_t *req, idl_msg_header_t *rep, uint32_t rep_max, int timeout_ms)
 {
-	return call_common(port, ss, number, req, rep, rep_max, timeout_ms, IDL_KIND_REQUEST);
+	int handed = 0;
+	int err = call_common(port, ss, number, req, rep, rep_max, timeout_ms,
+			      IDL_KIND_REQUEST, &handed);
+
+	call_release_unsent(req, handed);
+	return err;
 }
 
 int
 idl_send(idl_port_t port, const struct idl_subsystem *ss, uint32_t number,
 	 idl_msg_header_t *req, int timeout_ms)
 {
-	int err = call_common(port, ss, number, req, NULL, 0, timeout_ms, IDL_KIND_ONEWAY);
+	int handed = 0;
+	int err = call_common(port, ss, number, req, NULL, 0, timeout_ms, IDL_KIND_ONEWAY,
+			      &handed);
+
+	call_release_unsent(req, handed);
 
 	if (err != 0 && idl_errdetail()[0] == '\0')
 		idl__fail(err, "%s: %s: send: %s", idl_port_address(port),

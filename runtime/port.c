@@ -110,6 +110,40 @@ idl_port_open(const char *address, idl_port_t *portp)
 	return 0;
 }
 
+int
+idl__port_adopt(const struct idl_transport *tr, const char *address, void *tr_state,
+		idl_port_t *portp)
+{
+	const char *colon = strchr(address, ':');
+	struct idl_port *p = NULL;
+	struct cl_conn *c = NULL;
+
+	*portp = NULL;
+	if (colon == NULL || (p = calloc(1, sizeof *p)) == NULL ||
+	    (p->head.address = strdup(address)) == NULL || (c = calloc(1, sizeof *c)) == NULL) {
+		if (p != NULL)
+			free(p->head.address);
+		free(p);
+		tr->conn_fini(tr_state);
+		free(tr_state);
+		return idl__fail(IDL_ENOMEM, "%s: out of memory for a received port", address);
+	}
+	p->head.kind = IDL__PORT_CLIENT;
+	p->tr = tr;
+	p->rest = p->head.address + (colon + 1 - address);
+	atomic_init(&p->timeout_ms, IDL_PORT_DEFAULT_TIMEOUT_MS);
+	atomic_init(&p->seqno, port_first_seqno());
+	pthread_mutex_init(&p->lock, NULL);
+	/* The connection is made: the port holds it as a call would have left it. */
+	c->tr_state = tr_state;
+	idl__cl_cond_init(&c->hello_cv);
+	pthread_mutex_init(&c->send_lock, NULL);
+	c->refs = 1;
+	p->conn = c;
+	*portp = p;
+	return 0;
+}
+
 void
 idl_port_close(idl_port_t p)
 {

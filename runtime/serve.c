@@ -1,17 +1,26 @@
 /*
- * serve.c - the receiving threads of a server and the checks every message goes through
- * before a demux sees it.
+ * serve.c - the receiving threads of a server, the checks every message goes through
+ * before a demux sees it, and deferred replies.
  *
  * Each source (an accepted connection, or a message endpoint) has one thread that blocks in
  * the transport's receive: one kernel entry per message. The runtime checks the header,
- * answers hellos, refuses requests that came before their subsystem's hello or whose
- * routine's signature differs, then calls the demux under the dispatch lock and sends its
- * reply. A malformed message gets an error reply and the source keeps being served.
+ * answers hellos, refuses requests that came before their subsystem's hello, whose
+ * routine's signature differs, whose descriptors do not match the routine, that exceed the
+ * client's calls in flight or that the authorisation hook denies; then it calls the demux
+ * under the dispatch lock and sends its reply. A malformed message gets an error reply and
+ * the source keeps being served.
+ *
+ * Ownership (MIG's rule, docs/security.md): what a request carries out of line belongs to
+ * the routine when it returns KERN_SUCCESS or MIG_NO_REPLY; for any other return, and for
+ * every request refused before dispatch, the runtime releases it with idl_msg_destroy().
  */
 #include <config.h>
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <idl/idl_ool.h>
 
 #include "server.h"
 #include "trace.h"
@@ -22,36 +31,155 @@
 #define SERVE_SEND_TIMEOUT_MS 30000
 /* Consecutive receive errors after which a message endpoint's thread gives up. */
 #define SERVE_EP_MAX_FAILURES 1000
+#define SERVE_MS 1000000ll
 
-static _Thread_local const struct idl__request *serve_current;
+static _Thread_local struct srv_req *serve_current;
 
-void
-idl__set_request(const struct idl__request *rq)
+int
+idl__request_conn(const struct idl_transport **tr, void **conn)
 {
-	serve_current = rq;
+	const struct srv_req *rq = serve_current;
+
+	if (rq == NULL || rq->src->conn == NULL)
+		return IDL_EINVAL;
+	*tr = rq->src->ep->tr;
+	*conn = rq->src->conn;
+	return 0;
 }
 
 int
 idl_request_cred(struct idl_cred *cred)
 {
-	const struct idl__request *rq = serve_current;
+	const struct srv_req *rq = serve_current;
 
 	if (cred == NULL)
 		return IDL_EINVAL;
 	memset(cred, 0, sizeof *cred);
 	if (rq == NULL)
 		return IDL_EINVAL;
-	if (rq->conn == NULL || rq->tr->conn_cred == NULL)
-		return IDL_ENOTSUP;
-	return rq->tr->conn_cred(rq->conn, cred);
+	return idl__srv_cred(rq->src, rq->from, cred);
 }
 
 idl_port_t
 idl_request_port(void)
 {
-	const struct idl__request *rq = serve_current;
+	const struct srv_req *rq = serve_current;
 
-	return rq != NULL ? rq->port : IDL_PORT_NULL;
+	return rq != NULL ? (idl_port_t)(void *)&rq->src->ep->head : IDL_PORT_NULL;
+}
+
+/*
+ * Deferred replies. The handle holds its source (and so the server) until it is sent or
+ * discarded: the source's thread may end meanwhile (the client left, or the server stopped),
+ * and the accept loop then keeps the source, closed, for the handle (server.c, srv_reap).
+ * A handle counts as one of its client's calls in flight (IDL_LIMIT_INFLIGHT).
+ */
+idl_reply_t
+idl_request_reply(void)
+{
+	const struct srv_req *rq = serve_current;
+	struct idl_reply *r;
+	struct idl_server *srv;
+
+	if (rq == NULL || (r = calloc(1, sizeof *r)) == NULL)
+		return NULL;
+	srv = rq->src->srv;
+	r->src = rq->src;
+	r->peer = rq->peer;
+	if (rq->from != NULL)
+		r->to = *rq->from;
+	r->id = rq->in->id;
+	r->seqno = rq->in->seqno;
+	r->max_reply = rq->ss->ss->max_reply;
+	pthread_mutex_lock(&srv->lock);
+	rq->src->handles++;
+	srv->handles++;
+	pthread_mutex_unlock(&srv->lock);
+	atomic_fetch_add(r->peer != NULL ? &r->peer->pending : &r->src->pending, 1);
+	return r;
+}
+
+static void
+serve_reply_free(struct idl_reply *r)
+{
+	atomic_fetch_sub(r->peer != NULL ? &r->peer->pending : &r->src->pending, 1);
+	idl__srv_handle_release(r->src);
+	free(r);
+}
+
+void
+idl_reply_discard(idl_reply_t r)
+{
+	if (r != NULL)
+		serve_reply_free(r);
+}
+
+int
+idl_reply_send(idl_reply_t r, idl_msg_header_t *msg)
+{
+	struct srv_src *src;
+	struct idl_xmsg x;
+	int err, closed = 0;
+
+	idl__clear_detail();
+	if (r == NULL)
+		return idl__fail(IDL_EINVAL, "idl_reply_send: NULL reply handle");
+	src = r->src;
+	if (msg == NULL) {
+		serve_reply_free(r);
+		return idl__fail(IDL_EINVAL, "idl_reply_send: NULL message");
+	}
+	msg->magic = IDL_MSG_MAGIC;
+	msg->order = IDL_ORDER_NATIVE;
+	msg->kind = IDL_KIND_REPLY;
+	msg->id = (int32_t)((uint32_t)r->id + IDL_REPLY_ID_OFFSET);
+	msg->seqno = r->seqno;
+	/* The same rule as for a demux's reply: a malformed one goes out as a bare error. */
+	if (msg->size < IDL_MSG_HEADER_SIZE || msg->size > r->max_reply ||
+	    msg->size % IDL_MSG_ALIGN != 0 ||
+	    (msg->retcode != 0 && msg->size != IDL_MSG_HEADER_SIZE)) {
+		msg->size = IDL_MSG_HEADER_SIZE;
+		msg->flags = 0;
+		msg->ndesc = 0;
+		if (msg->retcode == 0)
+			msg->retcode = MIG_TYPE_ERROR;
+	}
+	memset(&x, 0, sizeof x);
+	x.data = msg;
+	x.len = msg->size;
+	/* A message endpoint has no connection to see closed: its closing (the server
+	 * stopped or was destroyed) is the server's to tell. */
+	if (src->conn == NULL) {
+		pthread_mutex_lock(&src->srv->lock);
+		closed = src->ep->closed;
+		pthread_mutex_unlock(&src->srv->lock);
+	}
+	pthread_mutex_lock(&src->send_lock);
+	if (closed) {
+		/* Not sent, yet consumed, as a transport's send would have it. */
+		if (idl__desc_msg(msg, msg->size))
+			idl__msg_release_sent(msg);
+		err = IDL_ECLOSED;
+	}
+	else if (src->conn != NULL)
+		err = src->ep->tr->conn_send(src->conn, &x, idl_deadline_ms(SERVE_SEND_TIMEOUT_MS));
+	else
+		err = src->ep->tr->ep_reply(src->ep->state, &r->to, &x);
+	pthread_mutex_unlock(&src->send_lock);
+	if (err == 0)
+		IDL__TRACE(IDL_TRACE_SERVER, IDL_TRACE_SEND, src->ep->head.address, msg,
+			   msg->size);
+	/* Once the source is closed every send fails: the client is gone as far as the
+	 * routine can tell, whether it left or the server stopped. The detail is written
+	 * before the handle goes: the last handle may free the source and the server. */
+	if (err == IDL_ECLOSED || err == MIG_SERVER_DIED || err == IDL_ESYSERR(EPIPE) ||
+	    err == IDL_ESYSERR(ECONNRESET))
+		err = idl__fail(MIG_SERVER_DIED, "%s: the client went away before the reply",
+				src->ep->head.address);
+	else if (err != 0)
+		err = idl__fail(err, "%s: reply: %s", src->ep->head.address, idl_strerror(err));
+	serve_reply_free(r);
+	return err;
 }
 
 static int
@@ -66,6 +194,9 @@ int
 idl__srv_src_alloc(struct idl_server *srv, struct srv_src *src)
 {
 	src->srv = srv;
+	if (pthread_mutex_init(&src->send_lock, NULL) != 0)
+		return IDL_ENOMEM;
+	src->send_lock_ok = 1;
 	src->rbuf = idl__zalloc(srv->rcap);
 	src->sbuf = idl__zalloc(srv->scap);
 	if (src->rbuf == NULL || src->sbuf == NULL)
@@ -96,6 +227,8 @@ idl__srv_src_free(struct srv_src *src)
 		free(src->peers->buckets);
 		free(src->peers);
 	}
+	if (src->send_lock_ok)
+		pthread_mutex_destroy(&src->send_lock);
 	free(src);
 }
 
@@ -172,16 +305,76 @@ serve_dispatch_leave(struct idl_server *srv)
 		sem_post(&srv->dispatch_sem);
 }
 
-/* Checks and serves one request or hello of `len` bytes; returns the size of the reply
- * left in `out`, or 0 when none is due. `rcv_err` is IDL_EMSGSIZE for a message cut to
- * the buffer (len is then its true size). */
-static uint32_t
-serve_one(struct srv_src *src, struct srv_hello *hs, idl_msg_header_t *in, size_t len,
-	  int rcv_err, idl_msg_header_t *out, const struct idl__request *rq)
+/* Whether a request carries no more ports (file descriptors on unix:) than the limit;
+ * logs the refusal. Only messages with descriptors, which the transport checked and
+ * converted, are counted: the fast path is the flag test. */
+static int
+serve_fds_ok(struct srv_src *src, const idl_msg_header_t *in, const struct idl_peer *from)
+{
+	const idl_desc_t *d = (const idl_desc_t *)(const void *)(in + 1);
+	uint64_t max = src->srv->limits[IDL_LIMIT_FDS], n = 0;
+	char who[IDL_CRED_ADDR_MAX + 32];
+
+	if (!(in->flags & IDL_MSGF_DESC))
+		return 1;
+	/* idl__desc_count_ok() made sure that ndesc descriptors fit in the message. */
+	for (uint32_t i = 0; i < in->ndesc; i++) {
+		if (d[i].type == IDL_DESC_PORT)
+			n++;
+		else if (d[i].type == IDL_DESC_PORT_ARRAY)
+			n += d[i].size;
+	}
+	if (n <= max)
+		return 1;
+	idl__srv_who(src, from, who, sizeof who);
+	idl__srv_log(src->srv, "%s: %s: message with %llu ports refused (fds %llu)",
+		     src->ep->head.address, who, (unsigned long long)n, (unsigned long long)max);
+	return 0;
+}
+
+/* Whether the client may have one more call in flight; logs the refusal. */
+static int
+serve_inflight_ok(struct srv_src *src, const struct idl_peer *from, struct srv_peer *peer)
+{
+	uint64_t max = src->srv->limits[IDL_LIMIT_INFLIGHT];
+	unsigned n = atomic_load_explicit(peer != NULL ? &peer->pending : &src->pending,
+					  memory_order_relaxed);
+	char who[IDL_CRED_ADDR_MAX + 32];
+
+	if (n < max)
+		return 1;
+	idl__srv_who(src, from, who, sizeof who);
+	idl__srv_log(src->srv, "%s: %s: request refused (inflight %llu)", src->ep->head.address,
+		     who, (unsigned long long)max);
+	return 0;
+}
+
+/* The authorisation hook's verdict on a request; logs a denial. */
+static int
+serve_auth_ok(struct srv_src *src, const struct idl_peer *from, const struct srv_ss *s,
+	      const struct idl_routine_desc *rt)
+{
+	struct idl_server *srv = src->srv;
+	struct idl_cred cred;
+	char who[IDL_CRED_ADDR_MAX + 32];
+
+	idl__srv_cred(src, from, &cred);
+	if (srv->auth(srv->auth_ctx, &cred, s->ss, rt) == 0)
+		return 1;
+	idl__srv_who(src, from, who, sizeof who);
+	idl__srv_log(srv, "%s: %s: %s.%s denied by the authorisation hook",
+		     src->ep->head.address, who, s->ss->name, rt->name);
+	return 0;
+}
+
+uint32_t
+idl__srv_serve_one(struct srv_src *src, struct srv_hello *hs, idl_msg_header_t *in, size_t len,
+		   int rcv_err, idl_msg_header_t *out, const struct idl_peer *from,
+		   struct srv_peer *peer)
 {
 	struct idl_server *srv = src->srv;
 	const struct idl_routine_desc *rt;
-	const struct srv_ss *s;
+	const struct srv_ss *s = NULL;
 	idl_msg_header_t h;
 	uint32_t outlen = IDL_MSG_HEADER_SIZE;
 	size_t si;
@@ -201,9 +394,11 @@ serve_one(struct srv_src *src, struct srv_hello *hs, idl_msg_header_t *in, size_
 		err = IDL_EMSGSIZE;
 	else if (h.size != len || h.size % IDL_MSG_ALIGN != 0)
 		err = IDL_EPROTO;
-	else if (h.kind == IDL_KIND_HELLO)
+	else if (h.kind == IDL_KIND_HELLO) {
 		err = serve_hello(srv, hs, in, len, out, &outlen);
-	else if (h.kind != IDL_KIND_REQUEST && h.kind != IDL_KIND_ONEWAY)
+		if (err == 0)
+			src->greeted = 1;
+	} else if (h.kind != IDL_KIND_REQUEST && h.kind != IDL_KIND_ONEWAY)
 		err = IDL_EPROTO;
 	else if ((s = serve_find_id(srv, h.id, &si)) == NULL ||
 		 (rt = idl_subsystem_routine(s->ss, h.id)) == NULL)
@@ -214,12 +409,24 @@ serve_one(struct srv_src *src, struct srv_hello *hs, idl_msg_header_t *in, size_
 		err = IDL_ESIGNATURE;
 	else if ((rt->kind == IDL_RT_ROUTINE) != (h.kind == IDL_KIND_REQUEST))
 		err = IDL_EPROTO; /* a routine sent one-way, or a simpleroutine awaiting a reply */
+	else if (!idl__desc_count_ok(rt, in, 1) || !serve_fds_ok(src, in, from))
+		err = MIG_BAD_ARGUMENTS; /* descriptors that are not the routine's, or too many */
+	else if (!serve_inflight_ok(src, from, peer))
+		err = IDL_ELIMIT;
+	else if (srv->auth != NULL && !serve_auth_ok(src, from, s, rt))
+		err = IDL_EACCES;
 	else {
+		struct srv_req rq = { src, from, peer, in, s };
+
 		serve_dispatch_enter(srv);
-		idl__set_request(rq);
+		serve_current = &rq;
 		s->demux(in, out);
-		idl__set_request(NULL);
+		serve_current = NULL;
 		serve_dispatch_leave(srv);
+		/* MIG's rule: the routine keeps what the request carried only when it
+		 * returned KERN_SUCCESS or MIG_NO_REPLY. */
+		if (out->retcode != KERN_SUCCESS && out->retcode != MIG_NO_REPLY)
+			idl_msg_destroy(in);
 		if (h.kind == IDL_KIND_ONEWAY || out->retcode == MIG_NO_REPLY)
 			return 0;
 		/* A demux never writes past max_reply; a size that says otherwise is a bug in
@@ -227,11 +434,20 @@ serve_one(struct srv_src *src, struct srv_hello *hs, idl_msg_header_t *in, size_
 		if (out->size < IDL_MSG_HEADER_SIZE || out->size > s->ss->max_reply ||
 		    (out->retcode != 0 && out->size != IDL_MSG_HEADER_SIZE)) {
 			out->size = IDL_MSG_HEADER_SIZE;
+			out->flags = 0;
+			out->ndesc = 0;
 			if (out->retcode == 0)
 				out->retcode = MIG_TYPE_ERROR;
 		}
 		return out->size;
 	}
+	/* Refused before dispatch: what the message carries is released here. Only a message
+	 * whose header was read whole and agrees with the bytes received can carry anything
+	 * (the transport converts descriptors of nothing else), and reading the count of a
+	 * shorter one would read a previous message's stale bytes. */
+	if (len >= IDL_MSG_HEADER_SIZE && rcv_err == 0 && h.size == len &&
+	    h.magic == IDL_MSG_MAGIC && (h.flags & IDL_MSGF_DESC))
+		idl_msg_destroy(in);
 	if (err == 0)
 		return outlen; /* a hello answered */
 	if (h.kind == IDL_KIND_ONEWAY)
@@ -243,36 +459,101 @@ serve_one(struct srv_src *src, struct srv_hello *hs, idl_msg_header_t *in, size_
 	return IDL_MSG_HEADER_SIZE;
 }
 
+/* Sends a reply of n bytes from src's reply buffer (to `to` on a message endpoint);
+ * deferred replies from other threads take the same lock. */
+static int
+serve_send(struct srv_src *src, uint32_t n, const struct idl_peer *to)
+{
+	struct idl_xmsg r = { .data = src->sbuf, .len = n };
+	int err;
+
+	IDL__TRACE(IDL_TRACE_SERVER, IDL_TRACE_SEND, src->ep->head.address, src->sbuf, n);
+	pthread_mutex_lock(&src->send_lock);
+	if (src->conn != NULL)
+		err = src->ep->tr->conn_send(src->conn, &r, idl_deadline_ms(SERVE_SEND_TIMEOUT_MS));
+	else
+		err = src->ep->tr->ep_reply(src->ep->state, to, &r);
+	pthread_mutex_unlock(&src->send_lock);
+	return err;
+}
+
+/* Logs a refusal by a limit: an oversized message, or a connection that timed out (which
+ * then ends; `closing` says whether an oversized one does too). */
+static void
+serve_conn_log(struct srv_src *src, int err, size_t len, int closing)
+{
+	struct idl_server *srv = src->srv;
+	char who[IDL_CRED_ADDR_MAX + 32];
+
+	if (err != IDL_ETIMEDOUT && err != IDL_EMSGSIZE)
+		return;
+	idl__srv_who(src, NULL, who, sizeof who);
+	if (err == IDL_EMSGSIZE)
+		idl__srv_log(srv, "%s: %s: message of %zu bytes refused%s (msg_size %zu)",
+			     src->ep->head.address, who, len,
+			     closing ? ", connection closed" : "", srv->rcap);
+	else if (!src->greeted)
+		idl__srv_log(srv, "%s: %s: no hello in time, connection closed (handshake_ms "
+			     "%llu)", src->ep->head.address, who,
+			     (unsigned long long)srv->limits[IDL_LIMIT_HANDSHAKE_MS]);
+	else
+		idl__srv_log(srv, "%s: %s: idle, connection closed (idle_ms %llu)",
+			     src->ep->head.address, who,
+			     (unsigned long long)srv->limits[IDL_LIMIT_IDLE_MS]);
+}
+
+/* The deadline of the next receive: the handshake's, fixed from the accept until a hello
+ * is answered, then the idle timeout's from each message on. Reading the clock is no
+ * system call, and the transports keep a socket timeout that fits (no call per message). */
+static int64_t
+serve_deadline(const struct srv_src *src, int64_t handshake_end)
+{
+	uint64_t idle = src->srv->limits[IDL_LIMIT_IDLE_MS];
+
+	if (!src->greeted)
+		return handshake_end;
+	return idle != 0 ? idl_now_ns() + (int64_t)idle * SERVE_MS : IDL_DEADLINE_NONE;
+}
+
 void *
 idl__srv_conn_main(void *arg)
 {
 	struct srv_src *src = arg;
 	struct idl_server *srv = src->srv;
 	const struct idl_transport *tr = src->ep->tr;
-	struct idl__request rq = { tr, src->conn, (idl_port_t)(void *)&src->ep->head };
+	uint64_t hs_ms = srv->limits[IDL_LIMIT_HANDSHAKE_MS];
+	int64_t handshake_end = hs_ms != 0 ? idl_now_ns() + (int64_t)hs_ms * SERVE_MS
+					   : IDL_DEADLINE_NONE;
+
+	/* What the transport knows of the peer is fixed at accept: asked once. */
+	src->cred_err = tr->conn_cred != NULL ? tr->conn_cred(src->conn, &src->cred)
+					      : IDL_ENOTSUP;
+	if (src->cred_err != 0)
+		memset(&src->cred, 0, sizeof src->cred);
+	if (src->cred_err == 0 && !src->cred.valid && src->cred.addr[0] == '\0')
+		src->cred_err = IDL_ENOTSUP;
 
 	while (!atomic_load_explicit(&srv->stop_req, memory_order_relaxed)) {
 		struct idl_xmsg m = { .data = src->rbuf, .cap = srv->rcap };
 		uint32_t n;
-		int err = tr->conn_recv(src->conn, &m, IDL_DEADLINE_NONE);
+		int err = tr->conn_recv(src->conn, &m, serve_deadline(src, handshake_end));
 
 		if (err == 0)
 			IDL__TRACE(IDL_TRACE_SERVER, IDL_TRACE_RECV, src->ep->head.address,
 				   src->rbuf, m.len);
 
 		/* A stream transport has closed the connection when a message did not fit:
-		 * its framing is lost. */
-		if (err != 0 && (err != IDL_EMSGSIZE || (tr->flags & IDL_TRF_STREAM)))
+		 * its framing is lost. A timeout is a limit: the connection ends. */
+		if (err != 0 && (err != IDL_EMSGSIZE || (tr->flags & IDL_TRF_STREAM))) {
+			serve_conn_log(src, err, m.len, 1);
 			break;
-		n = serve_one(src, &src->hello, src->rbuf, m.len, err, src->sbuf, &rq);
-		if (n != 0) {
-			struct idl_xmsg r = { .data = src->sbuf, .len = n };
-
-			IDL__TRACE(IDL_TRACE_SERVER, IDL_TRACE_SEND, src->ep->head.address,
-				   src->sbuf, n);
-			if (tr->conn_send(src->conn, &r, idl_deadline_ms(SERVE_SEND_TIMEOUT_MS)))
-				break;
 		}
+		if (err == IDL_EMSGSIZE)
+			serve_conn_log(src, err, m.len, 0);
+		n = idl__srv_serve_one(src, &src->hello, src->rbuf, m.len, err, src->sbuf, NULL,
+				       NULL);
+		if (n != 0 && serve_send(src, n, NULL) != 0)
+			break;
 	}
 	idl__srv_src_ended(src);
 	return NULL;
@@ -345,7 +626,7 @@ serve_peers_grow(struct srv_peers *ps)
  * SRV_PEERS_MAX peers the least recently heard one is forgotten and its entry reused; that
  * peer's next request gets IDL_EPROTO (no hello), and its client says hello again.
  */
-static struct srv_hello *
+static struct srv_peer *
 serve_peer(struct srv_src *src, const struct idl_peer *from)
 {
 	struct srv_peers *ps = src->peers;
@@ -363,12 +644,20 @@ serve_peer(struct srv_src *src, const struct idl_peer *from)
 					serve_peer_unlist(ps, p);
 					serve_peer_list(ps, p);
 				}
-				return &p->hello;
+				return p;
 			}
 		}
 	}
 	if (ps->count >= SRV_PEERS_MAX) {
-		p = ps->oldest;
+		/* A peer with deferred replies out is not forgotten: their handles point at
+		 * its entry. When every peer has some, the newcomer is refused. */
+		size_t tries = 0;
+
+		for (p = ps->oldest; p != NULL && atomic_load(&p->pending) != 0; p = p->newer)
+			if (++tries == ps->count)
+				break;
+		if (p == NULL || atomic_load(&p->pending) != 0)
+			return NULL;
 		serve_peer_unlist(ps, p);
 		serve_peer_unhash(ps, p);
 		memset(p->hello.said, 0, src->srv->nsubs);
@@ -390,7 +679,7 @@ serve_peer(struct srv_src *src, const struct idl_peer *from)
 	memcpy(p->addr.addr, from->addr, len);
 	serve_peer_hash(ps, p);
 	serve_peer_list(ps, p);
-	return &p->hello;
+	return p;
 }
 
 void *
@@ -399,13 +688,12 @@ idl__srv_ep_main(void *arg)
 	struct srv_src *src = arg;
 	struct idl_server *srv = src->srv;
 	const struct idl_transport *tr = src->ep->tr;
-	struct idl__request rq = { tr, NULL, (idl_port_t)(void *)&src->ep->head };
 	unsigned failures = 0;
 
 	while (!atomic_load_explicit(&srv->stop_req, memory_order_relaxed)) {
 		struct idl_xmsg m = { .data = src->rbuf, .cap = srv->rcap };
 		struct idl_peer from;
-		struct srv_hello *hs;
+		struct srv_peer *peer;
 		uint32_t n;
 		int err;
 
@@ -425,16 +713,26 @@ idl__srv_ep_main(void *arg)
 		if (err == 0)
 			IDL__TRACE(IDL_TRACE_SERVER, IDL_TRACE_RECV, src->ep->head.address,
 				   src->rbuf, m.len);
-		if ((hs = serve_peer(src, &from)) == NULL)
-			continue;
-		n = serve_one(src, hs, src->rbuf, m.len, err, src->sbuf, &rq);
-		if (n != 0) {
-			struct idl_xmsg r = { .data = src->sbuf, .len = n };
+		if ((peer = serve_peer(src, &from)) == NULL) {
+			/* No room for its state: refused, and what it carries released. */
+			idl_msg_header_t *in = src->rbuf;
 
-			IDL__TRACE(IDL_TRACE_SERVER, IDL_TRACE_SEND, src->ep->head.address,
-				   src->sbuf, n);
-			tr->ep_reply(src->ep->state, &from, &r);
+			if (err == 0 && m.len >= IDL_MSG_HEADER_SIZE && in->size == m.len &&
+			    (in->flags & IDL_MSGF_DESC))
+				idl_msg_destroy(in);
+			continue;
 		}
+		if (err == IDL_EMSGSIZE) {
+			char who[IDL_CRED_ADDR_MAX + 32];
+
+			idl__srv_who(src, &from, who, sizeof who);
+			idl__srv_log(srv, "%s: %s: message of %zu bytes refused (msg_size %zu)",
+				     src->ep->head.address, who, m.len, srv->rcap);
+		}
+		n = idl__srv_serve_one(src, &peer->hello, src->rbuf, m.len, err, src->sbuf, &from,
+				       peer);
+		if (n != 0)
+			serve_send(src, n, &from);
 	}
 	idl__srv_src_ended(src);
 	return NULL;

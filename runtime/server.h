@@ -32,6 +32,7 @@ struct srv_peer {
 	struct idl_peer addr;
 	uint64_t hash;
 	struct srv_hello hello;
+	atomic_uint pending; /* its replies deferred and not yet sent or discarded */
 	struct srv_peer *hnext; /* hash chain */
 	struct srv_peer *newer; /* recency list */
 	struct srv_peer *older;
@@ -61,6 +62,37 @@ struct srv_src {
 	struct srv_peers *peers; /* message endpoints */
 	struct srv_src *next;
 	struct srv_src *prev;
+	/* Replies go out from this thread and, deferred, from any other: one at a time. */
+	pthread_mutex_t send_lock;
+	int send_lock_ok;
+	struct idl_cred cred; /* connections: what the transport knows, asked once */
+	int cred_err; /* its answer: 0 or IDL_ENOTSUP */
+	atomic_uint pending; /* connections: replies deferred and not yet sent or discarded */
+	int greeted; /* a hello was answered: the handshake is over */
+	/* Under srv->lock: the deferred replies that hold this source, and whether its thread
+	 * was joined (the last reply then frees it). */
+	unsigned handles;
+	int reaped;
+};
+
+/* The request a receiving thread is serving: what idl_request_cred(), idl_request_port()
+ * and idl_request_reply() see. */
+struct srv_req {
+	struct srv_src *src;
+	const struct idl_peer *from; /* message endpoints: the sender's address */
+	struct srv_peer *peer; /* message endpoints: its entry */
+	const idl_msg_header_t *in;
+	const struct srv_ss *ss;
+};
+
+/* A reply a routine deferred (idl_reply_t). */
+struct idl_reply {
+	struct srv_src *src;
+	struct srv_peer *peer; /* message endpoints */
+	struct idl_peer to; /* message endpoints */
+	int32_t id; /* the request's */
+	uint32_t seqno;
+	uint32_t max_reply;
 };
 
 struct srv_ep {
@@ -91,6 +123,20 @@ struct idl_server {
 	int running;
 	size_t rcap; /* receive buffer: the largest request or hello, rounded to 8 */
 	size_t scap; /* reply buffer: the largest reply or hello reply */
+	uint64_t limits[IDL_LIMIT_COUNT];
+	idl_auth_fn auth;
+	void *auth_ctx;
+	idl_log_fn log;
+	void *log_ctx;
+	pthread_mutex_t log_lock; /* the rate limit below */
+	int64_t log_window; /* start of the current second */
+	unsigned log_lines; /* lines in it */
+	unsigned log_dropped;
+	/* Under lock: */
+	unsigned nconns; /* connections whose thread runs */
+	unsigned handles; /* deferred replies not yet sent or discarded */
+	int destroyed; /* idl_server_destroy() ran while handles were out: the last frees */
+	struct srv_src *zombies; /* joined sources that deferred replies still hold */
 };
 
 /* serve.c */
@@ -98,7 +144,28 @@ void *idl__srv_conn_main(void *arg);
 void *idl__srv_ep_main(void *arg);
 int idl__srv_src_alloc(struct idl_server *srv, struct srv_src *src);
 void idl__srv_src_free(struct srv_src *src);
-/* server.c: a receiving thread is ending; the accept loop will join and free it. */
+/* Checks and serves one message of `len` bytes received on src (from `from` on a message
+ * endpoint), as a receiving thread does; returns the size of the reply left in `out`, or 0
+ * when none is due. rcv_err is the receive's IDL_EMSGSIZE or 0. The fuzzers call it too. */
+uint32_t idl__srv_serve_one(struct srv_src *src, struct srv_hello *hs, idl_msg_header_t *in,
+			    size_t len, int rcv_err, idl_msg_header_t *out,
+			    const struct idl_peer *from, struct srv_peer *peer);
+
+/* server.c */
+/* A receiving thread is ending; the accept loop will join and free it. */
 void idl__srv_src_ended(struct srv_src *src);
+/* Sizes the receive and reply buffers from the subsystems and the limits (run does it). */
+void idl__srv_size_buffers(struct idl_server *srv);
+/* A log line, rate-limited (idl_server_set_log()). */
+void idl__srv_log(struct idl_server *srv, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* The credentials of src's client (from: a message endpoint's peer), as
+ * idl_request_cred() gives them. */
+int idl__srv_cred(const struct srv_src *src, const struct idl_peer *from, struct idl_cred *cred);
+/* Describes the client of src (from: a message endpoint's peer) for log lines. */
+void idl__srv_who(const struct srv_src *src, const struct idl_peer *from, char *buf,
+		  size_t n);
+/* A deferred reply's handle is done: drops its hold on the source (and server). */
+void idl__srv_handle_release(struct srv_src *src);
 
 #endif /* IDL_RUNTIME_SERVER_H */

@@ -5,6 +5,7 @@
 #include <config.h>
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -17,6 +18,10 @@ static pthread_mutex_t tr_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t tr_once = PTHREAD_ONCE_INIT;
 static const struct idl_transport *tr_table[TR_MAX];
 static unsigned tr_count;
+/* The ool_free ops of the registered transports: read without the lock by idl_ool_free(),
+ * so entries are published with release after they are written, and never change. */
+static int (*tr_ool_free[TR_MAX])(void *addr, size_t size);
+static atomic_uint tr_ool_count;
 
 static void
 tr_builtins(void)
@@ -80,6 +85,12 @@ idl_transport_register(const struct idl_transport *t)
 	if (t->tr_init != NULL && (err = t->tr_init()) != 0)
 		goto out;
 	tr_table[tr_count++] = t;
+	if (t->ool_free != NULL) {
+		unsigned n = atomic_load_explicit(&tr_ool_count, memory_order_relaxed);
+
+		tr_ool_free[n] = t->ool_free;
+		atomic_store_explicit(&tr_ool_count, n + 1, memory_order_release);
+	}
 out:
 	pthread_mutex_unlock(&tr_lock);
 	return err;
@@ -124,6 +135,17 @@ idl_transport_foreach(void (*fn)(const struct idl_transport *t, void *arg), void
 	pthread_mutex_unlock(&tr_lock);
 	for (unsigned i = 0; i < n; i++)
 		fn(copy[i], arg);
+}
+
+int
+idl__transport_ool_free(void *addr, size_t size)
+{
+	unsigned n = atomic_load_explicit(&tr_ool_count, memory_order_acquire);
+
+	for (unsigned i = 0; i < n; i++)
+		if (tr_ool_free[i](addr, size))
+			return 1;
+	return 0;
 }
 
 int64_t

@@ -11,7 +11,9 @@
  *             arrived); idlkit's row does the same with notify and one intrpc;
  *   ping-pong two processes, each receiving on its own endpoint and sending to the
  *             other's, pass a counter back and forth (seed 002);
- *   sendto    one-way over UDP with the client's socket unconnected (seed 003).
+ *   sendto    one-way over UDP with the client's socket unconnected (seed 003);
+ *   bandwidth the call loop with the payload carried as the transport carries out-of-line
+ *             data (floor_ool.c).
  */
 #include <config.h>
 
@@ -187,7 +189,9 @@ ib_floor_serve(const struct ib_cell *cell, int ready_fd)
 		goto out;
 	switch (cell->row->mode) {
 	case IB_MODE_CALL:
-		r = fl_serve_calls(o, &c, &z);
+		r = cell->row->payload != 0
+			? fl_ool_serve(o, &c, z.req, z.rep, cell->row->payload)
+			: fl_serve_calls(o, &c, &z);
 		break;
 	case IB_MODE_ONEWAY:
 	case IB_MODE_SENDTO:
@@ -381,7 +385,9 @@ ib_floor_client(const struct ib_cell *cell, struct ib_reps *out)
 		o->close(&c);
 		return -1;
 	}
-	if (cell->row->mode == IB_MODE_CALL)
+	if (cell->row->mode == IB_MODE_CALL && cell->row->payload != 0)
+		r = fl_ool_calls(cell, o, &c, out);
+	else if (cell->row->mode == IB_MODE_CALL)
 		r = fl_calls(cell, o, &c, &z, out);
 	else
 		r = fl_oneway(cell, o, &c, &z, out);

@@ -81,7 +81,7 @@ for row in null add intrpc bigin bigout biginout notify; do
 done
 "$check" "$tmp/d.json" || fail "serve --dynamic: the JSON does not have the documented shape"
 if [ -n "$ool" ]; then
-	grep -q "^n/a: $ool (unix): .*IDL_ENOTSUP" "$tmp/d.txt" ||
+	grep -q "^n/a: $ool (unix): .*ENOTSUP" "$tmp/d.txt" ||
 		fail "serve --dynamic: $ool is not refused with IDL_ENOTSUP: is it the interpreter?"
 fi
 stop "$daddr"

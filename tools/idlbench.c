@@ -285,7 +285,7 @@ ib_skip(const struct ib_run *run, const struct ib_row *row, const struct ib_col 
 		return "";
 	if (side == 1 && col->floor == NULL)
 		return run->connect != NULL ? "" : "no floor";
-	if (side == 1 && row->metric == IB_BANDWIDTH)
+	if (side == 1 && row->metric == IB_BANDWIDTH && !fl_ool_supported(col->floor))
 		return "no floor";
 	return NULL;
 }

@@ -92,6 +92,15 @@ extern const struct fl_ops fl_unix_ops, fl_tcp_ops, fl_udp_ops, fl_port_ops, fl_
 /* Sends len bytes with sendto() to the address of an unconnected UDP socket (seed 003). */
 int fl_udp_sendto(struct fl_chan *c, const void *buf, size_t len);
 int fl_udp_disconnect(struct fl_chan *c, const char *rest);
+/* The bandwidth rows' floors (floor_ool.c): the payload carried as each transport carries
+ * out-of-line data, read by the server into a checksum. */
+int fl_ool_supported(const struct fl_ops *o);
+int fl_ool_serve(const struct fl_ops *o, struct fl_chan *c, size_t req, size_t rep,
+		 size_t payload);
+struct ib_cell;
+struct ib_reps;
+int fl_ool_calls(const struct ib_cell *cell, const struct fl_ops *o, struct fl_chan *c,
+		 struct ib_reps *out);
 /* Removes the queues of a port floor whose server died before removing them. */
 void fl_mq_cleanup(const char *rest);
 

@@ -14,6 +14,7 @@ tools_idlbench_SOURCES = \
 	tools/floor_sock.c \
 	tools/floor_mq.c \
 	tools/floor_shm.c \
+	tools/floor_ool.c \
 	examples/bench/bench_impl.c \
 	examples/bench/bench_impl.h \
 	examples/bench/bench_types.h

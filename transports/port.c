@@ -581,7 +581,7 @@ port_conn_fini(void *vconn)
 
 static const struct idl_transport port_transport = {
 	.scheme = "port",
-	.flags = IDL_TRF_CRED,
+	.flags = IDL_TRF_CRED | IDL_TRF_DESC,
 	.ep_size = sizeof(struct port_ep),
 	.conn_size = sizeof(struct port_conn),
 	.tr_init = port_init,

@@ -223,22 +223,22 @@ port_put(struct port_conn *c, const void *data, size_t len, int64_t deadline)
 	}
 }
 
-/* Writes the message into a new shared-memory object and fills the control message that
- * names it. The object is the receiver's to remove; the sender remembers its name in case
- * the receiver dies first. */
+/* Writes the message - the `total` bytes of the pieces in iov - into a new shared-memory
+ * object and fills the control message that names it. The object is the receiver's to
+ * remove; the sender remembers its name in case the receiver dies first. */
 static int
-port_ool_make(struct port_conn *c, const struct idl_xmsg *m, struct port_ctl *k)
+port_ool_make(struct port_conn *c, const struct iovec *iov, unsigned niov, size_t total,
+	      struct port_ctl *k)
 {
-	const char *p = m->data;
-	size_t off = 0;
 	int fd;
 
-	if (m->len > PORT_OOL_MAX)
-		return IDL_EMSGSIZE;
+	if (total > PORT_OOL_MAX)
+		return idl__fail(IDL_EMSGSIZE, "port: a %zu-byte message exceeds the %u-byte "
+				 "limit of messages out of line", total, PORT_OOL_MAX);
 	memset(k, 0, sizeof *k);
 	memcpy(k->magic, PORT_CTL_MAGIC, sizeof k->magic);
 	k->type = PORT_CTL_OOL;
-	k->len = m->len;
+	k->len = total;
 	idl__port_name(k->name, PORT_KIND_OOL);
 	fd = shm_open(k->name, O_RDWR | O_CREAT | O_EXCL, 0600);
 	if (fd < 0)
@@ -252,20 +252,25 @@ port_ool_make(struct port_conn *c, const struct idl_xmsg *m, struct port_ctl *k)
 		return idl__fail(IDL_EACCES, "port: the peer (uid %u) could not read %s",
 				 (unsigned)c->cred.uid, k->name);
 	}
-	while (off < m->len) {
-		ssize_t n = write(fd, p + off, m->len - off);
+	for (unsigned i = 0; i < niov; i++) {
+		const char *p = iov[i].iov_base;
+		size_t off = 0;
 
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			int e = n < 0 ? errno : ENOSPC;
+		while (off < iov[i].iov_len) {
+			ssize_t n = write(fd, p + off, iov[i].iov_len - off);
 
-			close(fd);
-			shm_unlink(k->name);
-			return idl__fail(IDL_ESYSERR(e), "port: writing %s: %s", k->name,
-					 strerror(e));
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0) {
+				int e = n < 0 ? errno : ENOSPC;
+
+				close(fd);
+				shm_unlink(k->name);
+				return idl__fail(IDL_ESYSERR(e), "port: writing %s: %s", k->name,
+						 strerror(e));
+			}
+			off += (size_t)n;
 		}
-		off += (size_t)n;
 	}
 	close(fd);
 	memcpy(c->ring[c->ring_next], k->name, PORT_NAME_MAX);
@@ -273,27 +278,124 @@ port_ool_make(struct port_conn *c, const struct idl_xmsg *m, struct port_ctl *k)
 	return 0;
 }
 
-int
-idl__port_send(void *vconn, const struct idl_xmsg *m, int64_t deadline)
+/* Sends the `total` bytes of the pieces in iov: in the queue when they fit, else out of
+ * line. */
+static int
+port_sendv(struct port_conn *c, const struct iovec *iov, unsigned niov, size_t total,
+	   int64_t deadline)
 {
-	struct port_conn *c = vconn;
 	char buf[8192] __attribute__((aligned(8)));
 	struct port_ctl *k = (struct port_ctl *)buf;
 	int err;
 
-	if (atomic_load(&c->closed))
-		return IDL_ECLOSED;
-	if (atomic_load(&c->bye) || atomic_load(&c->dead))
-		return MIG_SERVER_DIED;
-	if (m->len < (size_t)c->sq.msgsize)
-		return port_put(c, m->data, m->len, deadline);
-	if ((err = port_ool_make(c, m, k)) != 0)
+	if (total < (size_t)c->sq.msgsize && total <= sizeof buf) {
+		char *p = buf;
+
+		for (unsigned i = 0; i < niov; i++) {
+			memcpy(p, iov[i].iov_base, iov[i].iov_len);
+			p += iov[i].iov_len;
+		}
+		return port_put(c, buf, total, deadline);
+	}
+	if ((err = port_ool_make(c, iov, niov, total, k)) != 0)
 		return err;
 	memset(buf + sizeof *k, 0, (size_t)c->sq.msgsize - sizeof *k);
 	err = port_put(c, buf, (size_t)c->sq.msgsize, deadline);
 	if (err != 0)
 		shm_unlink(k->name);
 	return err;
+}
+
+/* A message with descriptors: the message and its data after it (runtime/ool_wire.c),
+ * through the queue or, as any large message, a shared-memory object; what it gives away
+ * is released once it went, or failed. */
+static int
+port_send_desc(struct port_conn *c, const struct idl_xmsg *m, int64_t deadline)
+{
+	struct iovec iov[IDL__OOL_IOV_MAX];
+	struct idl__ool_out o;
+	int err;
+
+	o.iov = iov;
+	if ((err = idl__ool_inline_out(m, "port", &o)) == 0) {
+		err = port_sendv(c, iov, o.niov, o.total, deadline);
+	} else {
+		idl_msg_header_t bare;
+		struct idl_xmsg b;
+
+		if (idl__desc_bare_reply(m, &bare, err, &b))
+			err = port_put(c, b.data, b.len, deadline);
+	}
+	idl__msg_release_sent(m->data);
+	return err;
+}
+
+int
+idl__port_send(void *vconn, const struct idl_xmsg *m, int64_t deadline)
+{
+	struct port_conn *c = vconn;
+	struct iovec iov = { m->data, m->len };
+
+	if (atomic_load(&c->closed))
+		return IDL_ECLOSED;
+	if (atomic_load(&c->bye) || atomic_load(&c->dead))
+		return MIG_SERVER_DIED;
+	if (idl__desc_msg(m->data, m->len))
+		return port_send_desc(c, m, deadline);
+	if (m->len < (size_t)c->sq.msgsize)
+		return port_put(c, m->data, m->len, deadline);
+	return port_sendv(c, &iov, 1, m->len, deadline);
+}
+
+/* A message with descriptors received whole in buf (n bytes): the message into m->data,
+ * its data into memory of the receiver's own. */
+static int
+port_recv_desc(struct port_conn *c, struct idl_xmsg *m, const char *buf, size_t n)
+{
+	const idl_msg_header_t *h = (const idl_msg_header_t *)(const void *)buf;
+	struct idl__ool_span sp;
+	uint32_t msize = h->size;
+	int err;
+
+	(void)c;
+	m->len = n;
+	if (msize > n || msize > m->cap) {
+		if (buf != m->data)
+			memcpy(m->data, buf, m->cap < n ? m->cap : n);
+		((unsigned char *)m->data)[3] &= (unsigned char)~IDL_MSGF_DESC;
+		return msize > n ? idl__fail(IDL_EPROTO, "port: a %u-byte message in %zu bytes",
+					     msize, n)
+				 : IDL_EMSGSIZE;
+	}
+	sp = (struct idl__ool_span){ msize, (const unsigned char *)buf + msize, n - msize, NULL,
+				     0 };
+	if (buf != m->data)
+		memcpy(m->data, buf, msize);
+	if ((err = idl__ool_inline_in(m->data, msize, n, "port", idl__ool_span_read, &sp)) != 0)
+		return err;
+	m->len = msize;
+	return 0;
+}
+
+/* Reads the data of an out-of-line message with descriptors from its object. */
+static int
+port_pread(void *arg, size_t off, void *dst, size_t n)
+{
+	int fd = *(int *)arg;
+	size_t done = 0;
+
+	if (dst == NULL)
+		return 0;
+	while (done < n) {
+		ssize_t r = pread(fd, (char *)dst + done, n - done, (off_t)(off + done));
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return idl__fail(IDL_EPROTO, "port: out-of-line data cut short");
+		done += (size_t)r;
+	}
+	return 0;
 }
 
 /* Takes an out-of-line message: opens the object, removes its name at once, checks it and
@@ -341,6 +443,22 @@ port_ool_take(struct port_conn *c, const struct port_ctl *k, struct idl_xmsg *m)
 		}
 		off += (size_t)n;
 	}
+	if (err == 0 && idl__desc_msg(m->data, want)) {
+		/* The message in m->data, its data after it in the object, read from there
+		 * into memory of the receiver's own. */
+		uint32_t msize = ((const idl_msg_header_t *)m->data)->size;
+
+		if (msize > m->len || msize > want) {
+			((unsigned char *)m->data)[3] &= (unsigned char)~IDL_MSGF_DESC;
+			err = msize > m->len ? idl__fail(IDL_EPROTO, "port: a %u-byte message in "
+							 "%zu bytes", msize, m->len)
+					     : IDL_EMSGSIZE;
+		} else if ((err = idl__ool_inline_in(m->data, msize, m->len, "port", port_pread,
+						     &fd)) == 0) {
+			m->len = msize;
+			want = msize;
+		}
+	}
 	close(fd);
 	return err != 0 ? err : want < m->len ? IDL_EMSGSIZE : 0;
 }
@@ -368,6 +486,8 @@ idl__port_recv(void *vconn, struct idl_xmsg *m, int64_t deadline)
 		n = mq_timedreceive(c->rq.mq, buf, msgsize, NULL, &ts);
 		if (n >= 0 && !port_is_ctl(buf, (size_t)n, c->rq.msgsize)) {
 			m->len = (size_t)n;
+			if (idl__desc_msg(buf, (size_t)n))
+				return port_recv_desc(c, m, buf, (size_t)n);
 			if (buf == m->data)
 				return 0;
 			memcpy(m->data, buf, m->len < m->cap ? m->len : m->cap);

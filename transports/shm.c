@@ -71,7 +71,8 @@ shm_init(void)
 	if (idl__shm_cfg.ool_bytes > SHM_OOL_MAX)
 		idl__shm_cfg.ool_bytes = SHM_OOL_MAX;
 	idl__shm_cfg.spin_ns = shm_env("IDL_SHM_SPIN_NS", SHM_SPIN_DEFAULT_NS, 0, 1000000000);
-	idl__shm_cfg.slice_max_ms = shm_env("IDL_SHM_LIVENESS_MS", SHM_SLICE_MAX_DEFAULT_MS, 1, 60000);
+	idl__shm_cfg.slice_max_ms = shm_env("IDL_SHM_LIVENESS_MS", SHM_SLICE_MAX_DEFAULT_MS, 1,
+					    60000);
 	idl__shm_cfg.ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	return 0;
 }
@@ -347,14 +348,14 @@ shm_put_descs(struct shm_conn *c, const unsigned char *msg, uint32_t nd, idl_des
 	return 0;
 }
 
+/* Publishes a message whose nd descriptors (nd may be 0) go on the wire as `wire`. On
+ * failure nothing of the message is left in the region. */
 static int
-shm_conn_send(void *vconn, const struct idl_xmsg *m, int64_t deadline)
+shm_publish(struct shm_conn *c, const struct idl_xmsg *m, uint32_t nd, idl_desc_t *wire,
+	    int64_t deadline)
 {
-	struct shm_conn *c = vconn;
 	const unsigned char *msg = m->data;
-	idl_desc_t stackw[8], *wire = stackw;
 	uint64_t rec, room;
-	uint32_t nd = 0;
 	int err;
 
 	if ((err = shm_state(c)) != 0)
@@ -362,15 +363,6 @@ shm_conn_send(void *vconn, const struct idl_xmsg *m, int64_t deadline)
 	if (m->len > c->rbytes - 2 * SHM_REC_HDR)
 		return idl__fail(IDL_EMSGSIZE, "shm: a %zu-byte message exceeds the %u-byte ring",
 				 m->len, c->rbytes);
-	if (m->len >= IDL_MSG_HEADER_SIZE && (msg[3] & IDL_MSGF_DESC)) {
-		memcpy(&nd, msg + offsetof(idl_msg_header_t, ndesc), sizeof nd);
-		if (nd > (m->len - IDL_MSG_HEADER_SIZE) / IDL_DESC_SIZE)
-			return idl__fail(IDL_EINVAL, "shm: %u descriptors in a %zu-byte message", nd,
-					 m->len);
-		if (nd > sizeof stackw / sizeof stackw[0] &&
-		    (wire = malloc(nd * sizeof *wire)) == NULL)
-			return idl__fail(IDL_ENOMEM, "shm: out of memory");
-	}
 	/* Room for the record and the stop word after it. */
 	rec = SHM_REC_HDR + IDL_MSG_ROUND(m->len);
 	err = shm_room(c, rec + SHM_REC_HDR, &room);
@@ -394,16 +386,61 @@ shm_conn_send(void *vconn, const struct idl_xmsg *m, int64_t deadline)
 			shm_note_cpu(c);
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
 		shm_kick(&c->ctl->ring[c->me].cons_sleep);
+	}
+	return err;
+}
+
+/*
+ * A message with descriptors: each datum goes into our outbound arena (a block the caller
+ * allocated there and gave away moves without a copy), the ring gets their offsets. Once
+ * it is published, or has failed, what the message gave away is released: copied data
+ * marked dealloc by idl__shm_ool_sent(); on failure every such datum, a moved block back
+ * in the caller's hands included.
+ */
+static int
+shm_send_desc(struct shm_conn *c, const struct idl_xmsg *m, int64_t deadline)
+{
+	const unsigned char *msg = m->data;
+	idl_desc_t stackw[8], *wire = stackw;
+	uint32_t nd;
+	int err, published;
+
+	if ((err = idl__desc_out_check(msg, m->len, "shm", &nd)) == 0 &&
+	    nd > sizeof stackw / sizeof stackw[0] && (wire = malloc(nd * sizeof *wire)) == NULL)
+		err = idl__fail(IDL_ENOMEM, "shm: out of memory");
+	if (err == 0)
+		err = shm_publish(c, m, nd, wire, deadline);
+	published = err == 0;
+	if (err != 0 && err != MIG_SERVER_DIED && err != IDL_ECLOSED) {
+		idl_msg_header_t bare;
+		struct idl_xmsg b;
+
+		if (idl__desc_bare_reply(m, &bare, err, &b))
+			err = shm_publish(c, &b, 0, NULL, deadline);
+	}
+	if (published) {
 		for (uint32_t i = 0; i < nd; i++) {
 			idl_desc_t d;
 
 			memcpy(&d, msg + IDL_MSG_HEADER_SIZE + (size_t)i * IDL_DESC_SIZE, sizeof d);
 			idl__shm_ool_sent(c->rg, &d, &wire[i]);
 		}
+	} else {
+		idl__msg_release_sent(m->data);
 	}
-	if (wire != stackw)
+	if (wire != stackw && wire != NULL)
 		free(wire);
 	return err;
+}
+
+static int
+shm_conn_send(void *vconn, const struct idl_xmsg *m, int64_t deadline)
+{
+	struct shm_conn *c = vconn;
+
+	if (idl__desc_msg(m->data, m->len))
+		return shm_send_desc(c, m, deadline);
+	return shm_publish(c, m, 0, NULL, deadline);
 }
 
 /* Takes the record at our tail, whose word (loaded once, checked) is `word`: copies the
@@ -422,6 +459,8 @@ shm_take(struct shm_conn *c, struct idl_xmsg *m, uint64_t word)
 	m->len = len;
 	if (len > m->cap) {
 		idl__shm_ool_drop(c->rg, m->data, n);
+		if (n > 3)
+			((unsigned char *)m->data)[3] &= (unsigned char)~IDL_MSGF_DESC;
 		return IDL_EMSGSIZE;
 	}
 	if (len >= IDL_MSG_HEADER_SIZE && (((unsigned char *)m->data)[3] & IDL_MSGF_DESC) &&
@@ -515,9 +554,19 @@ idl__shm_attach(struct shm_conn *c, struct shm_region *rg)
 	atomic_store_explicit(&c->cpu_said, -1, memory_order_relaxed);
 }
 
+/* A block of the connection's outbound arena; NULL (the runtime then allocates ordinary
+ * memory) when there is no arena or no room. */
+static void *
+shm_conn_ool_alloc(void *vconn, size_t size)
+{
+	void *p = NULL;
+
+	return idl__shm_ool_alloc(vconn, size, &p) == 0 ? p : NULL;
+}
+
 static const struct idl_transport shm_transport = {
 	.scheme = "shm",
-	.flags = IDL_TRF_ZEROCOPY | IDL_TRF_CRED,
+	.flags = IDL_TRF_ZEROCOPY | IDL_TRF_CRED | IDL_TRF_DESC,
 	.ep_size = sizeof(struct shm_ep),
 	.conn_size = sizeof(struct shm_conn),
 	.tr_init = shm_init,
@@ -533,6 +582,8 @@ static const struct idl_transport shm_transport = {
 	.conn_cred = shm_conn_cred,
 	.conn_close = shm_conn_close,
 	.conn_fini = shm_conn_fini,
+	.conn_ool_alloc = shm_conn_ool_alloc,
+	.ool_free = idl__shm_ool_free,
 };
 
 void

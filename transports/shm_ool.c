@@ -24,6 +24,8 @@
 #include <sys/mman.h>
 #include <time.h>
 
+#include <idl/idl_ool.h>
+
 #include "shm_impl.h"
 
 static pthread_mutex_t ool_regions_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -156,7 +158,8 @@ ool_drain(struct shm_region *rg)
 			uint64_t e = __atomic_load_n(&ent[t % np], __ATOMIC_RELAXED);
 			uint32_t first = (uint32_t)(e >> 32), n = (uint32_t)e;
 
-			if (first < np && rg->pstate[first] == SHM_PG_SENT && rg->prun[first] == n) {
+			if (first < np && rg->pstate[first] == SHM_PG_SENT &&
+			    rg->prun[first] == n) {
 				ool_mark(rg, first, n, SHM_PG_FREE);
 				rg->prun[first] = 0;
 				rg->used -= n;
@@ -331,10 +334,9 @@ idl__shm_ool_sent(struct shm_region *rg, const idl_desc_t *d, const idl_desc_t *
 	void *p = (void *)(uintptr_t)d->addr;
 
 	/* MIG's rule: data sent with dealloc is the runtime's to free once it is sent. */
-	if (d->size == 0 || !(d->flags & IDL_DESCF_DEALLOC) || ool_moved(rg, d, wire))
+	if (!(d->flags & IDL_DESCF_DEALLOC) || ool_moved(rg, d, wire))
 		return;
-	if (!idl__shm_ool_free(p, d->size))
-		free(p);
+	idl_ool_free(p, d->size);
 }
 
 int

@@ -241,21 +241,13 @@ tcp_conn_err(struct tcp_conn *c, int e)
 	return IDL_ESYSERR(e);
 }
 
+/* Writes the `total` bytes of the pieces in iov (advanced in place) as one frame. */
 static int
-tcp_conn_send(void *vconn, const struct idl_xmsg *m, int64_t deadline)
+tcp_sendv(struct tcp_conn *c, struct iovec *iov, size_t niov, size_t total, int64_t deadline)
 {
-	struct tcp_conn *c = vconn;
-	uint32_t prefix = htonl((uint32_t)m->len);
-	struct iovec iov[2] = {
-		{ .iov_base = &prefix, .iov_len = TCP_PREFIX },
-		{ .iov_base = m->data, .iov_len = m->len },
-	};
-	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
-	size_t sent = 0, total = TCP_PREFIX + m->len;
+	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = niov };
+	size_t sent = 0;
 
-	if (m->len > TCP_FRAME_MAX)
-		return idl__fail(IDL_EMSGSIZE, "tcp:%s: message of %zu bytes exceeds the frame "
-				 "limit of %u bytes", c->name, m->len, TCP_FRAME_MAX);
 	while (sent < total) {
 		int t = idl__inet_timeo(c->fd, SO_SNDTIMEO, &c->sndtimeo_us, deadline);
 		ssize_t n;
@@ -294,6 +286,60 @@ tcp_conn_send(void *vconn, const struct idl_xmsg *m, int64_t deadline)
 		return tcp_conn_err(c, n < 0 ? errno : EPIPE);
 	}
 	return 0;
+}
+
+/* A message with descriptors: the frame holds the message and its data after it
+ * (runtime/ool_wire.c), written by one sendmsg of the pieces; the data marked dealloc is
+ * released once the frame is out, or failed. */
+static int
+tcp_send_desc(struct tcp_conn *c, const struct idl_xmsg *m, int64_t deadline)
+{
+	struct iovec iov[1 + IDL__OOL_IOV_MAX];
+	struct idl__ool_out o;
+	uint32_t prefix;
+	int err;
+
+	o.iov = iov + 1;
+	err = idl__ool_inline_out(m, "tcp", &o);
+	if (err == 0 && o.total > TCP_FRAME_MAX)
+		err = idl__fail(IDL_EMSGSIZE, "tcp:%s: message of %zu bytes (%zu of them out of "
+				"line) exceeds the frame limit of %u bytes", c->name, o.total,
+				o.inline_bytes, TCP_FRAME_MAX);
+	if (err == 0) {
+		prefix = htonl((uint32_t)o.total);
+		iov[0] = (struct iovec){ &prefix, TCP_PREFIX };
+		err = tcp_sendv(c, iov, 1 + o.niov, TCP_PREFIX + o.total, deadline);
+	} else {
+		idl_msg_header_t bare;
+		struct idl_xmsg b;
+
+		if (idl__desc_bare_reply(m, &bare, err, &b)) {
+			prefix = htonl((uint32_t)b.len);
+			iov[0] = (struct iovec){ &prefix, TCP_PREFIX };
+			iov[1] = (struct iovec){ b.data, b.len };
+			err = tcp_sendv(c, iov, 2, TCP_PREFIX + b.len, deadline);
+		}
+	}
+	idl__msg_release_sent(m->data);
+	return err;
+}
+
+static int
+tcp_conn_send(void *vconn, const struct idl_xmsg *m, int64_t deadline)
+{
+	struct tcp_conn *c = vconn;
+	uint32_t prefix = htonl((uint32_t)m->len);
+	struct iovec iov[2] = {
+		{ .iov_base = &prefix, .iov_len = TCP_PREFIX },
+		{ .iov_base = m->data, .iov_len = m->len },
+	};
+
+	if (idl__desc_msg(m->data, m->len))
+		return tcp_send_desc(c, m, deadline);
+	if (m->len > TCP_FRAME_MAX)
+		return idl__fail(IDL_EMSGSIZE, "tcp:%s: message of %zu bytes exceeds the frame "
+				 "limit of %u bytes", c->name, m->len, TCP_FRAME_MAX);
+	return tcp_sendv(c, iov, 2, TCP_PREFIX + m->len, deadline);
 }
 
 /* Keeps bytes received beyond the current frame for the next receive. */
@@ -364,6 +410,94 @@ tcp_read_exact(struct tcp_conn *c, void *buf, size_t n, int64_t deadline)
 	return 0;
 }
 
+/* Reads the data of a message with descriptors: first what the frame's first receive left
+ * in the caller's buffer beyond the message, then the stream. */
+struct tcp_ool_rd {
+	struct tcp_conn *c;
+	const unsigned char *buf; /* the caller's buffer */
+	size_t have; /* bytes of the frame in it */
+	size_t pos; /* the next offset of the frame to take */
+	int64_t deadline;
+};
+
+static int
+tcp_ool_read(void *arg, size_t off, void *dst, size_t n)
+{
+	struct tcp_ool_rd *r = arg;
+	unsigned char *out = dst;
+	int err;
+
+	if (off < r->pos)
+		return IDL_EPROTO;
+	/* Skip to off (padding), then read n bytes; ranges are consecutive but for that. */
+	while (r->pos < off + n) {
+		size_t want = r->pos < off ? off - r->pos : off + n - r->pos;
+		unsigned char *to = r->pos < off || out == NULL ? NULL : out + (r->pos - off);
+
+		if (r->pos < r->have) {
+			size_t k = want < r->have - r->pos ? want : r->have - r->pos;
+
+			if (to != NULL)
+				memcpy(to, r->buf + r->pos, k);
+			r->pos += k;
+			continue;
+		}
+		if ((err = tcp_read_exact(r->c, to, want, r->deadline)) != 0)
+			return err;
+		r->pos += want;
+	}
+	return 0;
+}
+
+/*
+ * A frame of `len` bytes holding a message with descriptors, `body` bytes of it in m->data:
+ * the message proper (its header's size) is read into m->data, each datum after it into
+ * memory of the receiver's own. A malformed one is skipped whole (the framing stays) and
+ * refused; a read that fails midway has lost the framing, and the connection ends.
+ */
+static int
+tcp_recv_desc(struct tcp_conn *c, struct idl_xmsg *m, uint32_t len, size_t body,
+	      int64_t deadline)
+{
+	idl_msg_header_t h;
+	struct tcp_ool_rd r = { c, m->data, body, 0, deadline };
+	uint32_t nd;
+	int err;
+
+	memcpy(&h, m->data, sizeof h);
+	if (h.size > len || (err = idl__desc_in_check(m->data, h.size, "tcp", &nd)) != 0)
+		err = idl__fail(IDL_EPROTO, "tcp:%s: a %u-byte message with descriptors in a "
+				"%u-byte frame", c->name, h.size, len);
+	else if (h.size > m->cap)
+		err = IDL_EMSGSIZE;
+	if (err != 0) {
+		size_t have = body < m->cap ? body : m->cap;
+
+		((unsigned char *)m->data)[3] &= (unsigned char)~IDL_MSGF_DESC;
+		m->len = len;
+		if (tcp_read_exact(c, NULL, len - have, deadline) != 0)
+			shutdown(c->fd, SHUT_RDWR);
+		return err;
+	}
+	if (body < h.size) {
+		if ((err = tcp_read_exact(c, (char *)m->data + body, h.size - body, deadline)) != 0)
+			return err;
+		r.have = h.size;
+	}
+	r.pos = h.size;
+	err = idl__ool_inline_in(m->data, h.size, len, "tcp", tcp_ool_read, &r);
+	if (err != 0) {
+		/* Descriptors that lie about the layout, or no memory for the data: skip the
+		 * rest of the frame and keep the stream. A failed read has lost it. */
+		if ((err != IDL_EPROTO && err != IDL_ENOMEM) || tcp_ool_read(&r, len, NULL, 0) != 0)
+			shutdown(c->fd, SHUT_RDWR);
+		m->len = len;
+		return err;
+	}
+	m->len = h.size;
+	return 0;
+}
+
 /*
  * Receives one frame. With nothing carried over, one recvmsg scatters the prefix into
  * `prefix` and the message (and whatever follows it, up to m->cap) into m->data; when it
@@ -430,9 +564,19 @@ tcp_conn_recv(void *vconn, struct idl_xmsg *m, int64_t deadline)
 	}
 
 	if (len > m->cap) {
-		/* Too large for the caller: skip the rest of the frame, keep the stream. */
+		/* Too large for the caller: skip the rest of the frame, keep the stream; unless
+		 * it is a message with its data after it that fits without them. */
 		size_t have = body < m->cap ? body : m->cap;
+		size_t hb = len < IDL_MSG_HEADER_SIZE ? len : IDL_MSG_HEADER_SIZE;
 
+		if (m->cap >= hb && have < hb) {
+			if ((err = tcp_read_exact(c, (char *)m->data + have, hb - have,
+						  deadline)) != 0)
+				return err;
+			have = body = hb;
+		}
+		if (idl__desc_msg(m->data, have))
+			return tcp_recv_desc(c, m, len, body, deadline);
 		if ((err = tcp_read_exact(c, NULL, len - have, deadline)) != 0)
 			return err;
 		m->len = len;
@@ -442,6 +586,8 @@ tcp_conn_recv(void *vconn, struct idl_xmsg *m, int64_t deadline)
 						deadline)) != 0)
 		return err;
 	m->len = len;
+	if (idl__desc_msg(m->data, len))
+		return tcp_recv_desc(c, m, len, len, deadline);
 	return 0;
 
 bad_frame:
@@ -479,7 +625,7 @@ static const struct idl_transport tcp_transport = {
 	.scheme = "tcp",
 	/* Not IDL_TRF_STREAM: the length prefix keeps the framing even across an oversized
 	 * message, so the core need not close a connection after IDL_EMSGSIZE. */
-	.flags = 0,
+	.flags = IDL_TRF_DESC,
 	.ep_size = sizeof(struct tcp_ep),
 	.conn_size = sizeof(struct tcp_conn),
 	.ep_listen = tcp_ep_listen,

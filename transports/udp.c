@@ -59,6 +59,10 @@
 /* The sequence number sits at this offset of the header (docs/wire-format.md). */
 #define UDP_SEQNO_OFF 12u
 #define UDP_KEYED_MIN 16u
+/* Room beyond the caller's buffer that a receive scatters into: a message with its
+ * out-of-line data after it is larger than the buffer sized for the message alone, and a
+ * datagram cannot be read twice. Any datagram fits the two together. */
+#define UDP_SPILL 65536u
 
 /* ---- The server's duplicate-reply cache ---- */
 
@@ -101,6 +105,7 @@ struct udp_ep {
 	pthread_mutex_t lock; /* the cache: ep_recv and ep_reply may be in two threads */
 	int lock_ok;
 	struct udp_cache cache;
+	unsigned char *spill; /* UDP_SPILL bytes: a datagram's part beyond the caller's buffer */
 	char name[80];
 };
 
@@ -133,6 +138,7 @@ struct udp_conn {
 	int64_t rttvar_ns;
 	int64_t rto_ns;
 	int answered; /* something came from the server on this socket */
+	unsigned char *spill; /* UDP_SPILL bytes, as the endpoint's */
 	char name[80];
 };
 
@@ -313,6 +319,8 @@ udp_ep_listen(void *vep, const char *rest, const struct idl_listen_opts *opts)
 	if (pthread_mutex_init(&ep->lock, NULL) != 0)
 		return IDL_ENOMEM;
 	ep->lock_ok = 1;
+	if ((ep->spill = malloc(UDP_SPILL)) == NULL)
+		return IDL_ENOMEM;
 	return 0;
 }
 
@@ -320,6 +328,68 @@ static int
 udp_ep_fd(void *vep)
 {
 	return ((struct udp_ep *)vep)->fd;
+}
+
+/*
+ * A datagram of n bytes arrived, its first m->cap in m->data and the rest in spill. A
+ * message with descriptors gets its data read out into memory of its own and m->len is the
+ * message's size; anything else that does not fit is IDL_EMSGSIZE, as before.
+ */
+static int
+udp_received(const char *name, struct idl_xmsg *m, size_t n, const unsigned char *spill)
+{
+	size_t got = n < m->cap ? n : m->cap;
+	const idl_msg_header_t *h = m->data;
+	struct idl__ool_span sp;
+	int err;
+
+	m->len = n;
+	if (!idl__desc_msg(m->data, got))
+		return n > m->cap ? IDL_EMSGSIZE : 0;
+	if (h->size > got || n > (size_t)m->cap + UDP_SPILL) {
+		((unsigned char *)m->data)[3] &= (unsigned char)~IDL_MSGF_DESC;
+		return h->size > m->cap ? IDL_EMSGSIZE
+					: idl__fail(IDL_EPROTO, "udp:%s: a %u-byte message in a "
+						    "%zu-byte datagram", name, h->size, n);
+	}
+	sp = (struct idl__ool_span){ h->size, (const unsigned char *)m->data + h->size,
+				     got - h->size, spill, n - got };
+	if ((err = idl__ool_inline_in(m->data, h->size, n, "udp", idl__ool_span_read, &sp)) != 0)
+		return err;
+	m->len = h->size;
+	return 0;
+}
+
+/*
+ * A message with descriptors as one datagram: the message, then its data (ool_wire.c),
+ * gathered into *flat (malloc'd). A message that no datagram can carry is IDL_EMSGSIZE,
+ * naming both sizes.
+ */
+static int
+udp_flatten(const char *name, size_t limit, const struct idl_xmsg *m, struct idl_xmsg *flat)
+{
+	struct iovec iov[IDL__OOL_IOV_MAX];
+	struct idl__ool_out o;
+	unsigned char *p;
+	int err;
+
+	o.iov = iov;
+	if ((err = idl__ool_inline_out(m, "udp", &o)) != 0)
+		return err;
+	if (o.total > limit)
+		return idl__fail(IDL_EMSGSIZE, "udp:%s: message of %zu bytes (%zu of them out of "
+				 "line) exceeds the datagram limit of %zu bytes", name, o.total,
+				 o.inline_bytes, limit);
+	if ((p = malloc(o.total)) == NULL)
+		return idl__fail(IDL_ENOMEM, "udp:%s: out of memory", name);
+	memset(flat, 0, sizeof *flat);
+	flat->data = p;
+	flat->len = o.total;
+	for (unsigned i = 0; i < o.niov; i++) {
+		memcpy(p, iov[i].iov_base, iov[i].iov_len);
+		p += iov[i].iov_len;
+	}
+	return 0;
 }
 
 /*
@@ -333,8 +403,8 @@ udp_ep_recv(void *vep, struct idl_xmsg *m, struct idl_peer *from, int64_t deadli
 
 	m->nfds = 0;
 	for (;;) {
-		struct iovec iov = { .iov_base = m->data, .iov_len = m->cap };
-		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+		struct iovec iov[2] = { { m->data, m->cap }, { ep->spill, UDP_SPILL } };
+		struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
 		struct sockaddr_storage sa;
 		struct udp_entry *e;
 		size_t got;
@@ -368,7 +438,7 @@ udp_ep_recv(void *vep, struct idl_xmsg *m, struct idl_peer *from, int64_t deadli
 		got = (size_t)n < m->cap ? (size_t)n : m->cap;
 		/* Without a sequence number a message cannot be a retransmission. */
 		if (got < UDP_KEYED_MIN)
-			return (size_t)n > m->cap ? IDL_EMSGSIZE : 0;
+			return udp_received(ep->name, m, (size_t)n, ep->spill);
 		seqno = udp_seqno(m->data);
 		key = udp_key(from->addr, alen, seqno);
 		fp = udp_fingerprint(m->data, got, (size_t)n);
@@ -396,14 +466,40 @@ udp_ep_recv(void *vep, struct idl_xmsg *m, struct idl_peer *from, int64_t deadli
 				e->state = UDP_DONE;
 		}
 		pthread_mutex_unlock(&ep->lock);
-		return (size_t)n > m->cap ? IDL_EMSGSIZE : 0;
+		return udp_received(ep->name, m, (size_t)n, ep->spill);
 	}
 }
+
+static int
+udp_ep_reply_bytes(struct udp_ep *ep, const struct idl_peer *to, const struct idl_xmsg *m);
 
 static int
 udp_ep_reply(void *vep, const struct idl_peer *to, const struct idl_xmsg *m)
 {
 	struct udp_ep *ep = vep;
+	struct idl_xmsg flat;
+	int err;
+
+	if (!idl__desc_msg(m->data, m->len))
+		return udp_ep_reply_bytes(ep, to, m);
+	err = udp_flatten(ep->name, ep->limit, m, &flat);
+	if (err == 0) {
+		err = udp_ep_reply_bytes(ep, to, &flat);
+		free(flat.data);
+	} else {
+		/* Too large for any datagram, or a port: the client is told so. */
+		idl_msg_header_t bare;
+
+		if (idl__desc_bare_reply(m, &bare, err, &flat))
+			err = udp_ep_reply_bytes(ep, to, &flat);
+	}
+	idl__msg_release_sent(m->data);
+	return err;
+}
+
+static int
+udp_ep_reply_bytes(struct udp_ep *ep, const struct idl_peer *to, const struct idl_xmsg *m)
+{
 	const void *data = m->data;
 	size_t len = m->len;
 	idl_msg_header_t bare;
@@ -463,6 +559,8 @@ udp_ep_fini(void *vep)
 		close(ep->fd);
 	ep->open = 0;
 	udp_cache_free(&ep->cache);
+	free(ep->spill);
+	ep->spill = NULL;
 	if (ep->lock_ok)
 		pthread_mutex_destroy(&ep->lock);
 	ep->lock_ok = 0;
@@ -485,6 +583,8 @@ udp_conn_connect(void *vconn, const char *rest, int64_t deadline)
 		return IDL_ENOMEM;
 	c->lock_ok = 1;
 	c->rto_ns = UDP_RTO_INIT;
+	if ((c->spill = malloc(UDP_SPILL)) == NULL)
+		return IDL_ENOMEM;
 	/* One socket, to the first address: a datagram cannot tell which of several would
 	 * answer, so a name with many addresses uses the resolver's preferred one. */
 	if ((fd = idl__inet_socket("udp", &as.a[0], SOCK_DGRAM, 0, 0)) < 0)
@@ -567,9 +667,28 @@ udp_out_unlink(struct udp_conn *c, struct udp_out *o)
 }
 
 static int
+udp_conn_send_bytes(struct udp_conn *c, const struct idl_xmsg *m, int64_t deadline);
+
+static int
 udp_conn_send(void *vconn, const struct idl_xmsg *m, int64_t deadline)
 {
 	struct udp_conn *c = vconn;
+	struct idl_xmsg flat;
+	int err;
+
+	if (!idl__desc_msg(m->data, m->len))
+		return udp_conn_send_bytes(c, m, deadline);
+	if ((err = udp_flatten(c->name, c->limit, m, &flat)) == 0) {
+		err = udp_conn_send_bytes(c, &flat, deadline);
+		free(flat.data);
+	}
+	idl__msg_release_sent(m->data);
+	return err;
+}
+
+static int
+udp_conn_send_bytes(struct udp_conn *c, const struct idl_xmsg *m, int64_t deadline)
+{
 	struct udp_out *o = NULL;
 
 	if (m->len > c->limit)
@@ -689,7 +808,12 @@ udp_conn_recv(void *vconn, struct idl_xmsg *m, int64_t deadline)
 			return err;
 		if ((t = idl__inet_timeo(c->fd, SO_RCVTIMEO, &c->rcvtimeo_us, wake)) < 0)
 			return t;
-		n = recv(c->fd, m->data, m->cap, MSG_TRUNC | (t == 1 ? MSG_DONTWAIT : 0));
+		{
+			struct iovec iov[2] = { { m->data, m->cap }, { c->spill, UDP_SPILL } };
+			struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
+
+			n = recvmsg(c->fd, &mh, MSG_TRUNC | (t == 1 ? MSG_DONTWAIT : 0));
+		}
 		if (atomic_load_explicit(&c->closed, memory_order_relaxed))
 			return IDL_ECLOSED;
 		if (n >= 0) {
@@ -712,8 +836,7 @@ udp_conn_recv(void *vconn, struct idl_xmsg *m, int64_t deadline)
 				}
 			}
 			pthread_mutex_unlock(&c->lock);
-			m->len = (size_t)n;
-			return (size_t)n > m->cap ? IDL_EMSGSIZE : 0;
+			return udp_received(c->name, m, (size_t)n, c->spill);
 		}
 		if (errno == EINTR)
 			continue;
@@ -756,6 +879,8 @@ udp_conn_fini(void *vconn)
 		free(c->spare);
 		c->spare = NULL;
 	}
+	free(c->spill);
+	c->spill = NULL;
 	if (c->lock_ok)
 		pthread_mutex_destroy(&c->lock);
 	c->lock_ok = 0;
@@ -763,7 +888,7 @@ udp_conn_fini(void *vconn)
 
 static const struct idl_transport udp_transport = {
 	.scheme = "udp",
-	.flags = IDL_TRF_DGRAM,
+	.flags = IDL_TRF_DGRAM | IDL_TRF_DESC,
 	.ep_size = sizeof(struct udp_ep),
 	.conn_size = sizeof(struct udp_conn),
 	.ep_listen = udp_ep_listen,

@@ -6,7 +6,8 @@
  * chose it over SOCK_STREAM). Deadlines use SO_RCVTIMEO/SO_SNDTIMEO, whose value is cached
  * per socket and changed only when a call needs a shorter or much longer wait, so a call
  * makes no setsockopt (and no poll) on its fast path. Send and receive go through
- * sendmsg/recvmsg so that descriptor passing ([dialect]) fits in later.
+ * sendmsg/recvmsg: a message with descriptors ([dialect]) carries file descriptors
+ * (unix_desc.c), and the fast path pays for it only with a flag test and a control buffer.
  */
 #include <config.h>
 
@@ -18,7 +19,9 @@
 #include <assert.h>
 #include <errno.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -26,7 +29,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "unix_impl.h"
 
 struct unix_ep {
 	int fd;
@@ -37,14 +40,6 @@ struct unix_ep {
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 };
 
-struct unix_conn {
-	int fd;
-	int open;
-	atomic_int closed; /* conn_close was called: errors after it are IDL_ECLOSED */
-	int64_t rcvtimeo_us; /* the socket's SO_RCVTIMEO as last set; 0: none (blocks) */
-	int64_t sndtimeo_us;
-	struct idl_cred cred; /* the peer's, from SO_PEERCRED at connect or accept */
-};
 
 static int
 unix_sysfail(int e, const char *what, const char *path)
@@ -105,8 +100,8 @@ unix_timeo(int fd, int opt, int64_t *cached, int64_t deadline)
 	return 0;
 }
 
-static void
-unix_peercred(int fd, struct idl_cred *cred)
+void
+idl__unix_peercred(int fd, struct idl_cred *cred)
 {
 	struct ucred uc;
 	socklen_t len = sizeof uc;
@@ -198,7 +193,9 @@ unix_ep_accept(void *vep, void *vconn)
 	if (c->fd < 0)
 		return IDL_ESYSERR(errno);
 	c->open = 1;
-	unix_peercred(c->fd, &c->cred);
+	idl__unix_peercred(c->fd, &c->cred);
+	if ((c->spill = malloc(UNIX_SPILL)) == NULL)
+		return IDL_ENOMEM;
 	return 0;
 }
 
@@ -226,8 +223,8 @@ unix_ep_fini(void *vep)
 	ep->open = 0;
 }
 
-static int
-unix_conn_connect(void *vconn, const char *rest, int64_t deadline)
+int
+idl__unix_connect(void *vconn, const char *rest, int64_t deadline)
 {
 	struct unix_conn *c = vconn;
 	struct sockaddr_un sa;
@@ -260,8 +257,19 @@ unix_conn_connect(void *vconn, const char *rest, int64_t deadline)
 					 "stayed full", rest);
 		return unix_sysfail(e, "connect", rest);
 	}
-	unix_peercred(c->fd, &c->cred);
+	idl__unix_peercred(c->fd, &c->cred);
 	return 0;
+}
+
+static int
+unix_conn_connect(void *vconn, const char *rest, int64_t deadline)
+{
+	struct unix_conn *c = vconn;
+	int err = idl__unix_connect(c, rest, deadline);
+
+	if (err == 0 && (c->spill = malloc(UNIX_SPILL)) == NULL)
+		err = IDL_ENOMEM;
+	return err;
 }
 
 /* Maps an errno from a send or receive on a connection. */
@@ -275,12 +283,10 @@ unix_conn_err(struct unix_conn *c, int e)
 	return IDL_ESYSERR(e);
 }
 
-static int
-unix_conn_send(void *vconn, const struct idl_xmsg *m, int64_t deadline)
+int
+idl__unix_sendmsg(struct unix_conn *c, const struct msghdr *mhp, int64_t deadline)
 {
-	struct unix_conn *c = vconn;
-	struct iovec iov = { .iov_base = m->data, .iov_len = m->len };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct msghdr mh = *mhp;
 
 	for (;;) {
 		int t = unix_timeo(c->fd, SO_SNDTIMEO, &c->sndtimeo_us, deadline);
@@ -305,11 +311,29 @@ unix_conn_send(void *vconn, const struct idl_xmsg *m, int64_t deadline)
 }
 
 static int
+unix_conn_send(void *vconn, const struct idl_xmsg *m, int64_t deadline)
+{
+	struct unix_conn *c = vconn;
+	struct iovec iov = { .iov_base = m->data, .iov_len = m->len };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+
+	if (idl__desc_msg(m->data, m->len))
+		return idl__unix_send_desc(c, m, deadline);
+	return idl__unix_sendmsg(c, &mh, deadline);
+}
+
+static int
 unix_conn_recv(void *vconn, struct idl_xmsg *m, int64_t deadline)
 {
 	struct unix_conn *c = vconn;
-	struct iovec iov = { .iov_base = m->data, .iov_len = m->cap };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	/* What does not fit the caller's buffer spills over: a message with descriptors
+	 * brings its small data after it (unix_desc.c). */
+	struct iovec iov[2] = { { m->data, m->cap }, { c->spill, UNIX_SPILL } };
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int) * IDL_DESC_MAX)];
+	} cm;
+	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = c->spill != NULL ? 2 : 1 };
 
 	m->nfds = 0;
 	for (;;) {
@@ -319,9 +343,14 @@ unix_conn_recv(void *vconn, struct idl_xmsg *m, int64_t deadline)
 		if (t < 0)
 			return t;
 		/* MSG_TRUNC makes recvmsg return the message's true length. */
+		mh.msg_control = cm.buf;
+		mh.msg_controllen = sizeof cm.buf;
 		n = recvmsg(c->fd, &mh, MSG_TRUNC | MSG_CMSG_CLOEXEC | (t == 1 ? MSG_DONTWAIT : 0));
 		if (n > 0) {
 			m->len = (size_t)n;
+			if (mh.msg_controllen != 0 ||
+			    idl__desc_msg(m->data, (size_t)n < m->cap ? (size_t)n : m->cap))
+				return idl__unix_recv_desc(c, m, &mh, (size_t)n);
 			return (size_t)n > m->cap ? IDL_EMSGSIZE : 0;
 		}
 		if (n == 0) /* end of file: the peer closed (or we shut the socket down) */
@@ -366,11 +395,13 @@ unix_conn_fini(void *vconn)
 	if (c->open)
 		close(c->fd);
 	c->open = 0;
+	free(c->spill);
+	c->spill = NULL;
 }
 
 static const struct idl_transport unix_transport = {
 	.scheme = "unix",
-	.flags = IDL_TRF_FDPASS | IDL_TRF_CRED,
+	.flags = IDL_TRF_FDPASS | IDL_TRF_CRED | IDL_TRF_DESC,
 	.ep_size = sizeof(struct unix_ep),
 	.conn_size = sizeof(struct unix_conn),
 	.ep_listen = unix_ep_listen,
@@ -385,6 +416,38 @@ static const struct idl_transport unix_transport = {
 	.conn_close = unix_conn_close,
 	.conn_fini = unix_conn_fini,
 };
+
+int
+idl__unix_adopt(int fd, idl_port_t *portp)
+{
+	struct sockaddr_un sa;
+	socklen_t sl = sizeof sa;
+	char address[sizeof sa.sun_path + 8];
+	struct unix_conn *c;
+
+	*portp = NULL;
+	memset(&sa, 0, sizeof sa);
+	/* The path the peer's listening socket was bound to names the port, so that a call
+	 * after the server restarts reconnects there. */
+	if (getpeername(fd, (struct sockaddr *)&sa, &sl) != 0 || sa.sun_family != AF_UNIX ||
+	    sl <= offsetof(struct sockaddr_un, sun_path) || sa.sun_path[0] == '\0')
+		sa.sun_path[0] = '\0';
+	sa.sun_path[sizeof sa.sun_path - 1] = '\0';
+	snprintf(address, sizeof address, "unix:%s", sa.sun_path);
+	if ((c = idl__zalloc(sizeof *c)) == NULL) {
+		close(fd);
+		return idl__fail(IDL_ENOMEM, "unix: out of memory for a received port");
+	}
+	c->fd = fd;
+	c->open = 1;
+	idl__unix_peercred(fd, &c->cred);
+	if ((c->spill = malloc(UNIX_SPILL)) == NULL) {
+		unix_conn_fini(c);
+		free(c);
+		return idl__fail(IDL_ENOMEM, "unix: out of memory for a received port");
+	}
+	return idl__port_adopt(&unix_transport, address, c, portp);
+}
 
 void
 idl__unix_register(void)

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include <idl/idl.h>
+#include <idl/idl_ool.h>
 
 #include "bench_types.h"
 #include "benchServer.h"
@@ -16,6 +17,7 @@
 
 static atomic_uint_fast32_t bench_notified;
 static atomic_uint_fast32_t bench_notified_sum;
+static _Atomic uint64_t bench_ool_last;
 
 kern_return_t
 S_bench_null(mach_port_t server)
@@ -45,6 +47,13 @@ S_bench_intrpc(mach_port_t server, int x, int *y, int *err)
 		*y = (int)atomic_load(&bench_notified);
 		*err = (int)(uint32_t)atomic_load(&bench_notified_sum);
 		return KERN_SUCCESS;
+	case BENCH_X_OOLSUM: {
+		uint64_t sum = atomic_load(&bench_ool_last);
+
+		*y = (int)(uint32_t)sum;
+		*err = (int)(uint32_t)(sum >> 32);
+		return KERN_SUCCESS;
+	}
 	default:
 		*y = (int)((uint32_t)x + 1u);
 		*err = 0;
@@ -105,4 +114,28 @@ S_bench_sum(mach_port_t server, ints_t data, mach_msg_type_number_t dataCnt, int
 		t += data[i];
 	*total = t;
 	return KERN_SUCCESS;
+}
+
+/* ool64k and ool1m: the data is the routine's once it returns KERN_SUCCESS (MIG's rule), so
+ * it frees it; on an error return the runtime does. */
+static kern_return_t
+bench_ool_take(ool_t data, mach_msg_type_number_t dataCnt, uint32_t want)
+{
+	if (dataCnt != want)
+		return BENCH_KR_BADDATA;
+	atomic_store(&bench_ool_last, bench_ool_sum(data, dataCnt));
+	idl_ool_free(data, dataCnt);
+	return KERN_SUCCESS;
+}
+
+kern_return_t
+S_bench_ool64k(mach_port_t server, ool_t data, mach_msg_type_number_t dataCnt)
+{
+	return bench_ool_take(data, dataCnt, BENCH_OOL64K_BYTES);
+}
+
+kern_return_t
+S_bench_ool1m(mach_port_t server, ool_t data, mach_msg_type_number_t dataCnt)
+{
+	return bench_ool_take(data, dataCnt, BENCH_OOL1M_BYTES);
 }

@@ -8,5 +8,7 @@ typedef char big_t[200];
 typedef char text_t[256];
 /* ints_t: up to 1024 ints, with a count beside them. */
 typedef int ints_t[1024];
+/* ool_t: bytes out of line, with a count beside them (ool64k, ool1m). */
+typedef char *ool_t;
 
 #endif

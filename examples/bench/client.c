@@ -7,7 +7,11 @@
  * Each round calls each routine CALLS times and takes the mean time per call; the table
  * shows, per routine, the median of those means over the rounds, and the smallest and
  * largest. The one-way row is the rate of notify messages the server took in: CALLS
- * notifications, then one intrpc that returns once the server has counted them.
+ * notifications, then one intrpc that returns once the server has counted them. The
+ * out-of-line rows (ool64k, ool1m) send a buffer of the runtime's out-of-line memory; the
+ * first call of each round checks the server's checksum of what it received. A transport
+ * that cannot carry them (udp: above the datagram limit) or a server that does not serve
+ * them (the dynamic server) makes the row print as skipped, with the reason, and no more.
  *
  * Any wrong result or error stops the client with a message and exit status 1.
  */
@@ -20,6 +24,7 @@
 #include <unistd.h>
 
 #include <idl/idl.h>
+#include <idl/idl_ool.h>
 
 #include "bench_types.h"
 #include "bench.h"
@@ -30,9 +35,15 @@ struct bench_ctx {
 	int64_t sum_prefix[1025]; /* sum_prefix[n]: the sum of the first n ints of sum_data */
 	ints_t sum_data;
 	char text[256]; /* 255 pattern letters: call i echoes the first i % 256 */
+	char *ool; /* BENCH_OOL1M_BYTES of pattern, out-of-line memory */
+	uint64_t ool_sum[2]; /* the checksums of its first 64 KiB and of all of it */
+	char skip_why[2][200]; /* why ool64k, ool1m cannot run, when BENCH_SKIP */
 };
 
 typedef int (*bench_fn)(struct bench_ctx *ctx, unsigned i);
+
+/* What a row's function returns when the row cannot run here at all (not an error). */
+#define BENCH_SKIP (-2)
 
 static int
 bench_fail(const char *routine, unsigned i, int kr)
@@ -177,6 +188,49 @@ bench_sum_1(struct bench_ctx *ctx, unsigned i)
 	return 0;
 }
 
+/* Calls ool64k or ool1m; the first call of a round asks the server for its checksum. */
+static int
+bench_ool_1(struct bench_ctx *ctx, unsigned i, int big)
+{
+	const char *name = big ? "ool1m" : "ool64k";
+	uint32_t n = big ? BENCH_OOL1M_BYTES : BENCH_OOL64K_BYTES;
+	uint64_t got;
+	int y = 0, err = 0;
+	kern_return_t kr;
+
+	kr = big ? bench_ool1m(ctx->port, ctx->ool, n) : bench_ool64k(ctx->port, ctx->ool, n);
+	if (i == 0 && (kr == IDL_EMSGSIZE || kr == IDL_ENOTSUP)) {
+		snprintf(ctx->skip_why[big], sizeof ctx->skip_why[big], "%s: %s", idl_errname(kr),
+			 idl_errdetail());
+		return BENCH_SKIP;
+	}
+	if (kr == BENCH_KR_BADDATA)
+		return bench_wrong(name, i, "the server got other than %u bytes", n);
+	if (kr)
+		return bench_fail(name, i, kr);
+	if (i != 0)
+		return 0;
+	if ((kr = bench_intrpc(ctx->port, BENCH_X_OOLSUM, &y, &err)) != 0)
+		return bench_fail("intrpc(oolsum)", i, kr);
+	got = (uint64_t)(uint32_t)y | (uint64_t)(uint32_t)err << 32;
+	if (got != ctx->ool_sum[big])
+		return bench_wrong(name, i, "the server's checksum is %016llx, not %016llx",
+				   (unsigned long long)got, (unsigned long long)ctx->ool_sum[big]);
+	return 0;
+}
+
+static int
+bench_ool64k_1(struct bench_ctx *ctx, unsigned i)
+{
+	return bench_ool_1(ctx, i, 0);
+}
+
+static int
+bench_ool1m_1(struct bench_ctx *ctx, unsigned i)
+{
+	return bench_ool_1(ctx, i, 1);
+}
+
 static const struct {
 	const char *name;
 	bench_fn fn;
@@ -189,6 +243,8 @@ static const struct {
 	{ "biginout", bench_biginout_1 },
 	{ "echo", bench_echo_1 },
 	{ "sum", bench_sum_1 },
+	{ "ool64k", bench_ool64k_1 },
+	{ "ool1m", bench_ool1m_1 },
 };
 #define BENCH_NROWS (sizeof bench_rows / sizeof bench_rows[0])
 
@@ -316,12 +372,21 @@ bench_run(struct bench_ctx *ctx, unsigned n, unsigned rounds)
 		fprintf(stderr, "bench-client: out of memory\n");
 		return -1;
 	}
+	int skipped[BENCH_NROWS] = { 0 };
+
 	for (unsigned r = 0; r < rounds; r++) {
 		for (size_t row = 0; row < BENCH_NROWS; row++) {
+			int rc = 0;
+
+			if (skipped[row])
+				continue;
 			t0 = bench_now_us();
-			for (unsigned i = 0; i < n; i++)
-				if (bench_rows[row].fn(ctx, i) != 0)
-					goto fail;
+			for (unsigned i = 0; i < n && rc == 0; i++)
+				rc = bench_rows[row].fn(ctx, i);
+			if (rc == BENCH_SKIP)
+				skipped[row] = 1;
+			else if (rc != 0)
+				goto fail;
 			us[row * rounds + r] = (bench_now_us() - t0) / n;
 		}
 		if ((rate[r] = bench_notify_round(ctx, n)) < 0)
@@ -333,8 +398,14 @@ bench_run(struct bench_ctx *ctx, unsigned n, unsigned rounds)
 	       "------------");
 	for (size_t row = 0; row < BENCH_NROWS; row++) {
 		double *v = us + row * rounds;
-		double med = bench_median(v, rounds);
+		double med;
 
+		if (skipped[row]) {
+			printf("%-18s skipped: %s\n", bench_rows[row].name,
+			       ctx->skip_why[bench_rows[row].fn == bench_ool1m_1]);
+			continue;
+		}
+		med = bench_median(v, rounds);
 		printf("%-18s %12.3f %12.3f %12.3f\n", bench_rows[row].name, med, v[0],
 		       v[rounds - 1]);
 	}
@@ -386,9 +457,19 @@ main(int argc, char **argv)
 			idl_strerror(err), idl_errname(err), *detail ? ": " : "", detail);
 		return 1;
 	}
+	/* Memory the transport can send without a copy where it allows (shm:). */
+	if ((ctx.ool = idl_ool_alloc_port(ctx.port, BENCH_OOL1M_BYTES)) == NULL) {
+		fprintf(stderr, "bench-client: out of memory\n");
+		idl_port_close(ctx.port);
+		return 1;
+	}
+	bench_fill(ctx.ool, BENCH_OOL1M_BYTES, BENCH_SALT_OOL);
+	ctx.ool_sum[0] = bench_ool_sum(ctx.ool, BENCH_OOL64K_BYTES);
+	ctx.ool_sum[1] = bench_ool_sum(ctx.ool, BENCH_OOL1M_BYTES);
 	printf("bench-client: %s, %u calls per routine, %u rounds, idlkit %s\n\n",
 	       argv[optind], n, rounds, idl_version());
 	rc = bench_check_errors(&ctx) == 0 && bench_run(&ctx, n, rounds) == 0 ? 0 : 1;
+	idl_ool_free(ctx.ool, BENCH_OOL1M_BYTES);
 	idl_port_close(ctx.port);
 	return rc;
 }

@@ -11,11 +11,19 @@
  *   IDL_DESC_PORT        addr is an idl_port_t; aux its disposition (MACH_MSG_TYPE_*);
  *   IDL_DESC_PORT_ARRAY  addr points to `size` idl_port_t (a count, not bytes); aux the
  *                        disposition of every one.
- * A sender's memory and ports stay the sender's unless IDL_DESCF_DEALLOC is set, in which
- * case the runtime releases them once sent (data with idl_ool_free(), ports with
- * idl_port_close(), an array's memory with idl_ool_free() after its ports). What a receiver
- * gets is its own: the client stub hands it to its caller; a server routine that returns
- * KERN_SUCCESS or MIG_NO_REPLY keeps it; on any other return the runtime releases it.
+ * A sender's memory and ports stay the sender's unless IDL_DESCF_DEALLOC is set (or a port
+ * goes with a MOVE disposition: MACH_MSG_TYPE_MOVE_RECEIVE, _MOVE_SEND, _MOVE_SEND_ONCE), in
+ * which case the message consumes them: the runtime releases them (data with
+ * idl_ool_free(), ports with idl_port_close(), an array's memory with idl_ool_free() after
+ * its ports) once idl_call(), idl_send() or a reply's send has it, whatever they return, so
+ * a caller never has to know how far a failed call got. What a receiver gets is its own:
+ * the client stub hands it to its caller; a server routine that returns KERN_SUCCESS or
+ * MIG_NO_REPLY keeps it; on any other return the runtime releases it.
+ *
+ * Which transports carry what (docs/wire-format.md, "Descriptors on the wire"): data out
+ * of line on every transport (udp: up to the datagram limit); ports only on unix:, where a
+ * port travels as a new connection to its address, passed as a file descriptor; the other
+ * transports refuse a message with a port with IDL_ENOTSUP and say why.
  */
 #ifndef IDL_OOL_H
 #define IDL_OOL_H
@@ -39,6 +47,16 @@ extern "C" {
  */
 void *idl_ool_alloc(size_t size);
 void idl_ool_free(void *addr, size_t size);
+
+/*
+ * Out-of-line memory for sending through `port` without a copy where its transport allows
+ * (shm: a block of the connection's shared arena). `port` may be a client port (its
+ * connection), or, in a server routine, idl_request_port() (the connection the request
+ * came on, for data the routine returns); any other port, or a transport without such
+ * memory, gets what idl_ool_alloc() gives. Send it with IDL_DESCF_DEALLOC (`dealloc`), or
+ * free it with idl_ool_free(); NULL when out of memory.
+ */
+void *idl_ool_alloc_port(idl_port_t port, size_t size);
 
 /*
  * Releases what a received message carries: every descriptor's data, ports and arrays, as

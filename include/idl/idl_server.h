@@ -69,21 +69,106 @@ int idl_server_run(idl_server_t *srv);
  * return once they have ended. Safe from any thread and from a signal handler. */
 void idl_server_stop(idl_server_t *srv);
 
-/* Stops (if running), closes every endpoint, removes UNIX socket files it created, frees. */
+/* Stops (if running), closes every endpoint, removes UNIX socket files it created, frees.
+ * Replies that routines deferred (idl_reply_t) and still hold stay valid: sending one then
+ * returns MIG_SERVER_DIED, and the last one sent or discarded frees what remains. */
 void idl_server_destroy(idl_server_t *srv);
 
-/* What the transport knows of the caller of the request being served. */
+/*
+ * What the transport knows of the caller of a request (docs/security.md, per transport).
+ * `valid` says that uid and gid are the kernel's word (SO_PEERCRED on unix: and shm:, the
+ * owner of the client's queues on port:); pid is 0 when unknown or unverified. `addr` is the
+ * peer's network address with its scheme ("tcp:127.0.0.1:40312", "udp:[::1]:5000"), empty
+ * on local transports.
+ */
+#define IDL_CRED_ADDR_MAX 96
 struct idl_cred {
-	int valid; /* 0 when the transport cannot tell (or outside a request) */
+	int valid; /* uid and gid are known (0 when the transport cannot tell) */
 	pid_t pid; /* informational only: pids are recycled, never authorise by pid */
 	uid_t uid;
 	gid_t gid;
+	char addr[IDL_CRED_ADDR_MAX]; /* network transports: "scheme:host:port"; else "" */
 };
 
 /* The credentials of the caller of the request the calling thread is serving. Returns 0
- * and fills *cred, or IDL_ENOTSUP when the transport does not know them, or IDL_EINVAL when
- * the thread is not serving a request. */
+ * and fills *cred when the transport knows anything of the caller (uid and gid, or its
+ * address), IDL_ENOTSUP when it knows nothing, IDL_EINVAL when the thread is not serving a
+ * request. */
 int idl_request_cred(struct idl_cred *cred);
+
+/*
+ * Limits. Every refusal is logged (idl_server_set_log()) with the limit's name and value,
+ * and the client gets a defined error. Limits are set before idl_server_run() (IDL_EBUSY
+ * while it runs); a value of 0 means "no limit" where the table says so.
+ *
+ *   IDL_LIMIT_MSG_SIZE      bytes of one request, header included (default and maximum: the
+ *                           largest request of the served subsystems, or a hello). A larger
+ *                           request is refused from its header, before anything is
+ *                           allocated for it: IDL_EMSGSIZE (a stream transport closes the
+ *                           connection instead). At least 24.
+ *   IDL_LIMIT_INFLIGHT      requests of one client (a connection, or a peer of a message
+ *                           endpoint) received and not yet answered: the one running plus
+ *                           the replies deferred with MIG_NO_REPLY (default 64). Beyond it a
+ *                           request gets IDL_ELIMIT and never runs. At least 1.
+ *   IDL_LIMIT_CONNECTIONS   connections served at once (default 1024; 0: only the process's
+ *                           descriptor limit). Beyond it a new connection is accepted and
+ *                           closed at once: the client sees MIG_SERVER_DIED.
+ *   IDL_LIMIT_FDS           file descriptors carried by one message (default 16): a message
+ *                           with more is refused (MIG_BAD_ARGUMENTS) and every descriptor
+ *                           of it closed.
+ *   IDL_LIMIT_HANDSHAKE_MS  a new connection that has not completed a hello within this
+ *                           many milliseconds is closed (default 30000; 0: never).
+ *   IDL_LIMIT_IDLE_MS       a connection on which no message arrives for this many
+ *                           milliseconds is closed (default 0: never). Its client's next
+ *                           call sees MIG_SERVER_DIED and the call after it reconnects.
+ */
+enum idl_limit {
+	IDL_LIMIT_MSG_SIZE = 0,
+	IDL_LIMIT_INFLIGHT = 1,
+	IDL_LIMIT_CONNECTIONS = 2,
+	IDL_LIMIT_FDS = 3,
+	IDL_LIMIT_HANDSHAKE_MS = 4,
+	IDL_LIMIT_IDLE_MS = 5,
+};
+#define IDL_LIMIT_COUNT 6
+
+/* Sets a limit. Returns 0, IDL_EINVAL (unknown limit, or a value out of its range),
+ * IDL_EBUSY (the server is running). */
+int idl_server_set_limit(idl_server_t *srv, enum idl_limit which, uint64_t value);
+
+/* The limit's value as set (or its default); UINT64_MAX for an unknown limit. */
+uint64_t idl_server_limit(idl_server_t *srv, enum idl_limit which);
+
+/* The name of a limit as logs and docs/security.md spell it ("msg_size", "inflight", ...),
+ * or "?" for an unknown one. */
+const char *idl_limit_name(enum idl_limit which);
+
+/*
+ * Authorisation. The hook is called for every request (and one-way message) that passed
+ * the runtime's checks, before the routine's demux runs, with the caller's credentials (as
+ * idl_request_cred() gives them; cred->valid is 0 when the transport knows nothing), the
+ * subsystem and the routine. It returns 0 to allow the call; anything else denies it: the
+ * routine never runs, the request's out-of-line data and ports are released, and the client
+ * gets IDL_EACCES (a one-way message gets nothing). Hellos are not passed to the hook:
+ * they run no server code and tell only the routines' signature hashes.
+ * The hook runs in the receiving thread of the request, outside the dispatch lock, so
+ * several may run at once: it must be thread-safe. NULL removes it. Set before
+ * idl_server_run() (IDL_EBUSY while it runs).
+ */
+typedef int (*idl_auth_fn)(void *ctx, const struct idl_cred *cred,
+			   const struct idl_subsystem *ss, const struct idl_routine_desc *rt);
+int idl_server_set_auth(idl_server_t *srv, idl_auth_fn hook, void *ctx);
+
+/*
+ * Where the server's log lines go: refusals by a limit or the authorisation hook, dropped
+ * connections. Each line names the endpoint, the client where known, and the limit with
+ * its value, e.g. "unix:/run/a.sock: uid 1000 pid 4242: handshake timeout (handshake_ms
+ * 30000)". Lines come from the server's threads, at most 20 a second (then one line says
+ * how many were dropped). By default they go to stderr; a NULL fn discards them. Set before
+ * idl_server_run().
+ */
+typedef void (*idl_log_fn)(void *ctx, const char *line);
+int idl_server_set_log(idl_server_t *srv, idl_log_fn fn, void *ctx);
 
 /* A handle naming the endpoint the calling thread's current request arrived on, passed by
  * generated server stubs as a routine's request-port argument. It identifies; it cannot be

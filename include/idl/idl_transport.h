@@ -31,6 +31,22 @@
  * Ownership: the data of a send belongs to the caller and may be reused when the op
  * returns. Received file descriptors ([dialect]) belong to the receiver.
  *
+ * Descriptors ([dialect], <idl/idl_msg.h>): a transport with IDL_TRF_DESC converts them.
+ * A message with IDL_MSGF_DESC is one whose header is in the native order with the right
+ * magic and has that flag; the core never gives one to a transport without IDL_TRF_DESC.
+ *   - conn_send, conn_call and ep_reply put its descriptors on the wire in the transport's
+ *     own form (docs/wire-format.md, "Descriptors on the wire") without changing the
+ *     caller's bytes, and once the op returns - whether it succeeded or not - the message
+ *     has been consumed: what it marks for release (IDL_DESCF_DEALLOC data and ports, and
+ *     ports moved with MACH_MSG_TYPE_MOVE_*) has been released (idl__msg_release_sent()).
+ *   - conn_recv, conn_call and ep_recv turn a received message's descriptors into memory
+ *     and ports the receiver owns (freed with idl_ool_free(), closed with idl_port_close()),
+ *     set m->len to the header's size (what followed it on the wire is the transport's) and
+ *     refuse a message whose descriptors are malformed (IDL_EPROTO), leaving nothing
+ *     behind. A message dropped as too large (IDL_EMSGSIZE) has what it carried released
+ *     and IDL_MSGF_DESC cleared in the bytes handed back, so nobody releases it again.
+ * Messages without the flag take the fast path, unchanged: one flag test.
+ *
  * Close and fini: *_close is idempotent, never blocks, and wakes any thread blocked in an
  * op on the object; *_fini frees what init or connect/listen/accept made and must be safe
  * after any of them failed half-way (the state is zeroed before the first op).
@@ -81,6 +97,7 @@ struct idl_listen_opts {
 #define IDL_TRF_FDPASS 0x04 /* can carry file descriptors */
 #define IDL_TRF_ZEROCOPY 0x08 /* out-of-line data without a copy */
 #define IDL_TRF_CRED 0x10 /* knows the peer's credentials */
+#define IDL_TRF_DESC 0x20 /* converts descriptors: out-of-line data (ports: IDL_TRF_FDPASS) */
 
 struct idl_transport {
 	const char *scheme; /* "unix", "tcp", ...: the part of an address before ':' */
@@ -111,6 +128,14 @@ struct idl_transport {
 	int (*conn_cred)(void *conn, struct idl_cred *cred); /* NULL: IDL_ENOTSUP */
 	void (*conn_close)(void *conn);
 	void (*conn_fini)(void *conn);
+
+	/* Optional ([dialect]): out-of-line memory the transport can send without a copy.
+	 * conn_ool_alloc returns `size` zeroed bytes for sending on conn, or NULL (the
+	 * runtime then allocates ordinary memory); ool_free releases such memory, or memory
+	 * the transport received, and returns 1 when addr was the transport's, 0 when it was
+	 * not (the runtime then frees it itself). Both are safe from any thread. */
+	void *(*conn_ool_alloc)(void *conn, size_t size);
+	int (*ool_free)(void *addr, size_t size);
 };
 
 /*

@@ -710,6 +710,27 @@ S_bench_sum(mach_port_t server, ints_t data, mach_msg_type_number_t dataCnt, int
 	return KERN_SUCCESS;
 }
 
+/* ool64k and ool1m: the routine owns what it received when it succeeds. */
+kern_return_t
+S_bench_ool64k(mach_port_t server, ool_t data, mach_msg_type_number_t dataCnt)
+{
+	if (dataCnt != 64u * 1024u)
+		return 1;
+	LB_CHECK(data[0] == 'O' && data[dataCnt - 1] == 'O');
+	idl_ool_free(data, dataCnt);
+	return KERN_SUCCESS;
+}
+
+kern_return_t
+S_bench_ool1m(mach_port_t server, ool_t data, mach_msg_type_number_t dataCnt)
+{
+	if (dataCnt != 1024u * 1024u)
+		return 1;
+	LB_CHECK(data[0] == 'O' && data[dataCnt - 1] == 'O');
+	idl_ool_free(data, dataCnt);
+	return KERN_SUCCESS;
+}
+
 static void
 lb_bench(void)
 {
@@ -747,6 +768,16 @@ lb_bench(void)
 	LB_CHECK(bench_sum(NULL, data, 1024, &total) == 0 && total == 1023 * 1024 / 2);
 	LB_CHECK(bench_sum(NULL, data, 0, &total) == 0 && total == 0);
 	LB_CHECK(bench_sum(NULL, data, 1025, &total) == MIG_ARRAY_TOO_LARGE);
+	{
+		char *ool = idl_ool_alloc(1024u * 1024u);
+
+		LB_CHECK(ool != NULL);
+		memset(ool, 'O', 1024u * 1024u);
+		LB_CHECK(bench_ool64k(NULL, ool, 64u * 1024u) == 0);
+		LB_CHECK(bench_ool1m(NULL, ool, 1024u * 1024u) == 0);
+		LB_CHECK(bench_ool64k(NULL, ool, 100) == 1);
+		idl_ool_free(ool, 1024u * 1024u);
+	}
 }
 
 /* Ids outside a subsystem, and skipped ones, are MIG_BAD_ID with a well-formed reply. */

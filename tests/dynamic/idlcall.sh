@@ -175,7 +175,7 @@ C=unix:$TMP/c.sock
 every_routine "$C" compiled
 
 "$IDLCALL" "$DEFS" --list >"$TMP/list" 2>&1
-has "--list" "$TMP/list" '^subsystem bench 4200: 9 routines$'
+has "--list" "$TMP/list" '^subsystem bench 4200: 11 routines$'
 has "--list" "$TMP/list" '^  4201 routine add\(in a: int32, in b: int32, out sum: int32\)$'
 has "--list" "$TMP/list" '^  4206 simpleroutine notify\(in value: int32\)$'
 has "--list" "$TMP/list" '^  4208 routine sum\(in data: int32\[\*:1024\], out total: int64\)$'

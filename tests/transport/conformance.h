@@ -76,6 +76,12 @@ struct tt_case {
 extern const struct tt_case tt_call_cases[];
 extern const struct tt_case tt_fault_cases[];
 extern const struct tt_case tt_malformed_cases[];
+extern const struct tt_case tt_ool_cases[]; /* bench.defs's out-of-line routines */
+extern const struct tt_case tt_oolt_cases[]; /* tests/ool/oolt.defs against oolt-server */
+/* Stops the suite's oolt-server, if a case started one. */
+void tt_oolt_stop(void);
+/* The open file descriptors and mappings of this process (t_ool.c). */
+void tt_ool_census(int *fds, int *maps);
 
 /* The mode in which the suite re-executes itself as a client process (main.c). */
 #define TT_CHILD_FLAG "--client"

@@ -35,6 +35,7 @@ tt_no_address_case(void)
 static int
 tt_suite_cleanup(void)
 {
+	tt_oolt_stop();
 	tt_server_reap();
 	return tt_rmtree(tt.dir);
 }
@@ -95,6 +96,8 @@ tt_add_suite(const struct idl_transport *t, void *arg)
 	}
 	suite = CU_add_suite(name, tt_suite_init, tt_suite_cleanup);
 	tt_add_cases(suite, tt_call_cases);
+	tt_add_cases(suite, tt_ool_cases);
+	tt_add_cases(suite, tt_oolt_cases);
 	tt_add_cases(suite, tt_malformed_cases);
 	tt_add_cases(suite, tt_fault_cases);
 }

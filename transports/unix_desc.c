@@ -1,0 +1,575 @@
+/*
+ * unix_desc.c - the descriptors of a unix: message ([dialect]; docs/wire-format.md,
+ * "Descriptors on the wire").
+ *
+ * Out-of-line data of IDL_OOL_MAP_MIN bytes or more travels in a memfd sealed against
+ * shrinking, growing and writing, passed with SCM_RIGHTS: the receiver checks the seals and
+ * the size and maps it privately, so the sender can change nothing it sees and the data is
+ * copied once, into the memfd. Smaller data is cheaper inline after the message, at most
+ * UNIX_SPILL bytes of it. A port travels as a new connection to its address (the sender
+ * connects, passes the socket, and closes its copy): the receiver gets a port of its own,
+ * whose calls and replies do not mix with the sender's. An array of ports is the list of
+ * their file descriptor numbers, inline.
+ *
+ * Every file descriptor that arrives is either made into the receiver's memory or port or
+ * closed, on every path; a message carries at most IDL_DESC_MAX of them.
+ */
+#include <config.h>
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1 /* memfd_create, F_ADD_SEALS */
+#endif
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <idl/idl_ool.h>
+
+#include "unix_impl.h"
+
+/* An out-of-line descriptor's aux on the wire: where its data is. */
+#define UNIX_AUX_INLINE 0u /* after the message, at offset addr */
+#define UNIX_AUX_MEMFD 1u /* in the memfd whose index among the message's fds is addr */
+#define UNIX_NULL_PORT UINT64_MAX /* a port descriptor's addr: MACH_PORT_NULL */
+#define UNIX_NULL_FD UINT32_MAX /* an entry of a list of ports: MACH_PORT_NULL */
+#define UNIX_SEALS (F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE)
+/* Entries of the lists of ports of one message, with one word of padding per list. */
+#define UNIX_LIST_MAX (2u * IDL_DESC_MAX)
+
+static const unsigned char unix_zeros[IDL_MSG_ALIGN];
+
+/* A message's wire form as it is built. */
+struct unix_out {
+	unsigned char head[IDL_MSG_HEADER_SIZE + IDL_DESC_SIZE * IDL_DESC_MAX]
+		__attribute__((aligned(8)));
+	struct iovec iov[IDL__OOL_IOV_MAX];
+	unsigned niov;
+	int fds[IDL_DESC_MAX];
+	unsigned nfds;
+	uint32_t lists[UNIX_LIST_MAX];
+	unsigned nlist;
+	size_t off; /* wire offset of the next inline piece */
+	size_t inl; /* inline bytes so far */
+};
+
+static int
+unix_add_fd(struct unix_out *o, int fd, uint32_t *index)
+{
+	if (o->nfds == IDL_DESC_MAX) {
+		close(fd);
+		return idl__fail(IDL_ELIMIT, "unix: more than %u file descriptors in one message",
+				 IDL_DESC_MAX);
+	}
+	*index = o->nfds;
+	o->fds[o->nfds++] = fd;
+	return 0;
+}
+
+/* A sealed memfd holding size bytes of data. */
+static int
+unix_memfd(const void *data, size_t size, int *fdp)
+{
+	const char *p = data;
+	size_t off = 0;
+	int fd, e;
+
+	fd = memfd_create("idlkit-ool", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0)
+		return idl__fail(IDL_ESYSERR(errno), "unix: memfd_create: %s", strerror(errno));
+	while (off < size) {
+		ssize_t n = write(fd, p + off, size - off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			e = n < 0 ? errno : ENOSPC;
+			close(fd);
+			return idl__fail(IDL_ESYSERR(e), "unix: writing %zu bytes out of line: %s",
+					 size, strerror(e));
+		}
+		off += (size_t)n;
+	}
+	if (fcntl(fd, F_ADD_SEALS, UNIX_SEALS | F_SEAL_SEAL) != 0) {
+		e = errno;
+		close(fd);
+		return idl__fail(IDL_ESYSERR(e), "unix: sealing out-of-line data: %s", strerror(e));
+	}
+	*fdp = fd;
+	return 0;
+}
+
+/* A new connection to the address of `port`, to pass on. */
+static int
+unix_port_fd(idl_port_t port, int64_t deadline, int *fdp)
+{
+	const struct idl__port_head *h = (const struct idl__port_head *)port;
+	struct timeval none = { 0, 0 };
+	struct unix_conn tmp;
+	int err;
+
+	if (h->kind != IDL__PORT_CLIENT && h->kind != IDL__PORT_ENDPOINT)
+		return idl__fail(IDL_EINVAL, "unix: a port argument that is not a port");
+	if (strncmp(h->address, "unix:", 5) != 0)
+		return idl__fail(IDL_ENOTSUP, "unix: cannot pass the port %s (only unix: ports "
+				 "travel, as file descriptors)", h->address);
+	memset(&tmp, 0, sizeof tmp);
+	if ((err = idl__unix_connect(&tmp, h->address + 5, deadline)) != 0) {
+		if (tmp.open)
+			close(tmp.fd);
+		return err;
+	}
+	/* The receiver starts with no timeouts set, as a socket of its own would. */
+	(void)setsockopt(tmp.fd, SOL_SOCKET, SO_SNDTIMEO, &none, sizeof none);
+	*fdp = tmp.fd;
+	return 0;
+}
+
+static void
+unix_put_inline(struct unix_out *o, const void *p, size_t n, size_t padded)
+{
+	o->iov[o->niov++] = (struct iovec){ (void *)p, n };
+	if (padded > n)
+		o->iov[o->niov++] = (struct iovec){ (void *)unix_zeros, padded - n };
+	o->off += padded;
+	o->inl += padded;
+}
+
+/* Descriptor i of the message in o->head, into its wire form. */
+static int
+unix_desc_put(struct unix_out *o, uint32_t i, int64_t deadline)
+{
+	unsigned char *w = o->head + IDL_MSG_HEADER_SIZE + (size_t)i * IDL_DESC_SIZE;
+	idl_desc_t d;
+	uint32_t index = 0;
+	size_t round;
+	int fd = -1, err;
+
+	memcpy(&d, w, sizeof d);
+	switch (d.type) {
+	case IDL_DESC_OOL:
+		round = IDL_MSG_ROUND((size_t)d.size);
+		if (d.size == 0) {
+			d.addr = 0;
+			d.aux = UNIX_AUX_INLINE;
+		} else if (d.addr == 0) {
+			return idl__fail(IDL_EINVAL, "unix: out-of-line data of %u bytes at NULL",
+					 d.size);
+		} else if (d.size < IDL_OOL_MAP_MIN && round <= UNIX_SPILL - o->inl) {
+			unix_put_inline(o, (const void *)(uintptr_t)d.addr, d.size, round);
+			d.addr = o->off - round;
+			d.aux = UNIX_AUX_INLINE;
+		} else {
+			if ((err = unix_memfd((const void *)(uintptr_t)d.addr, d.size, &fd)) != 0 ||
+			    (err = unix_add_fd(o, fd, &index)) != 0)
+				return err;
+			d.addr = index;
+			d.aux = UNIX_AUX_MEMFD;
+		}
+		break;
+	case IDL_DESC_PORT:
+		if (d.addr == 0) {
+			d.addr = UNIX_NULL_PORT;
+			break;
+		}
+		if ((err = unix_port_fd((idl_port_t)(uintptr_t)d.addr, deadline, &fd)) != 0 ||
+		    (err = unix_add_fd(o, fd, &index)) != 0)
+			return err;
+		d.addr = index;
+		break;
+	case IDL_DESC_PORT_ARRAY: {
+		const idl_port_t *ports = (const idl_port_t *)(uintptr_t)d.addr;
+		uint32_t words = d.size + (d.size & 1u), *list = o->lists + o->nlist;
+
+		if (d.size == 0) {
+			d.addr = 0;
+			break;
+		}
+		if (ports == NULL)
+			return idl__fail(IDL_EINVAL, "unix: an array of %u ports at NULL", d.size);
+		if (d.size > IDL_DESC_MAX || words > UNIX_LIST_MAX - o->nlist ||
+		    (size_t)words * 4 > UNIX_SPILL - o->inl)
+			return idl__fail(IDL_ELIMIT, "unix: more than %u ports in one message",
+					 IDL_DESC_MAX);
+		for (uint32_t j = 0; j < d.size; j++) {
+			list[j] = UNIX_NULL_FD;
+			if (ports[j] == NULL)
+				continue;
+			if ((err = unix_port_fd(ports[j], deadline, &fd)) != 0 ||
+			    (err = unix_add_fd(o, fd, &list[j])) != 0)
+				return err;
+		}
+		if (d.size & 1u)
+			list[d.size] = 0;
+		o->nlist += words;
+		unix_put_inline(o, list, (size_t)words * 4, (size_t)words * 4);
+		d.addr = o->off - (size_t)words * 4;
+		break;
+	}
+	default:
+		return idl__fail(IDL_EINVAL, "unix: descriptor %u has unknown type %u", i, d.type);
+	}
+	memcpy(w, &d, sizeof d);
+	return 0;
+}
+
+int
+idl__unix_send_desc(struct unix_conn *c, const struct idl_xmsg *m, int64_t deadline)
+{
+	const unsigned char *msg = m->data;
+	struct unix_out o;
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int) * IDL_DESC_MAX)];
+	} cm;
+	struct msghdr mh;
+	size_t hlen;
+	uint32_t nd;
+	int err;
+
+	o.niov = o.nfds = o.nlist = 0;
+	o.inl = 0;
+	if ((err = idl__desc_out_check(msg, m->len, "unix", &nd)) == 0) {
+		hlen = IDL_MSG_HEADER_SIZE + (size_t)nd * IDL_DESC_SIZE;
+		memcpy(o.head, msg, hlen);
+		o.iov[o.niov++] = (struct iovec){ o.head, hlen };
+		if (m->len > hlen)
+			o.iov[o.niov++] = (struct iovec){ (void *)(msg + hlen), m->len - hlen };
+		o.off = m->len;
+		for (uint32_t i = 0; i < nd && err == 0; i++)
+			err = unix_desc_put(&o, i, deadline);
+	}
+	memset(&mh, 0, sizeof mh);
+	if (err == 0) {
+		mh.msg_iov = o.iov;
+		mh.msg_iovlen = o.niov;
+		if (o.nfds != 0) {
+			struct cmsghdr *ch;
+
+			memset(&cm, 0, sizeof cm);
+			mh.msg_control = cm.buf;
+			mh.msg_controllen = CMSG_SPACE(sizeof(int) * o.nfds);
+			ch = CMSG_FIRSTHDR(&mh);
+			ch->cmsg_level = SOL_SOCKET;
+			ch->cmsg_type = SCM_RIGHTS;
+			ch->cmsg_len = CMSG_LEN(sizeof(int) * o.nfds);
+			memcpy(CMSG_DATA(ch), o.fds, sizeof(int) * o.nfds);
+		}
+		err = idl__unix_sendmsg(c, &mh, deadline);
+		if (err == IDL_EMSGSIZE)
+			idl__fail(err, "unix: a %zu-byte message (%zu bytes of data inline after "
+				  "it) is too large for one packet", o.off, o.inl);
+	} else {
+		idl_msg_header_t bare;
+		struct idl_xmsg b;
+		struct iovec iov;
+
+		if (idl__desc_bare_reply(m, &bare, err, &b)) {
+			iov = (struct iovec){ b.data, b.len };
+			mh.msg_iov = &iov;
+			mh.msg_iovlen = 1;
+			err = idl__unix_sendmsg(c, &mh, deadline);
+		}
+	}
+	/* The receiver has its own copies of the descriptors now (or nothing went). */
+	for (unsigned i = 0; i < o.nfds; i++)
+		close(o.fds[i]);
+	idl__msg_release_sent(m->data);
+	return err;
+}
+
+/*
+ * Receiving.
+ */
+
+struct unix_in {
+	int fds[IDL_DESC_MAX];
+	unsigned nfds;
+	unsigned char used[IDL_DESC_MAX]; /* taken by a descriptor (and closed or kept) */
+	struct idl__ool_span span; /* the inline bytes: after the message in m->data, spill */
+	size_t off; /* the next inline piece's offset */
+	size_t wire_len;
+};
+
+/* File descriptor `index` of the message, taken once. -1 for a bad or reused index. */
+static int
+unix_take_fd(struct unix_in *in, uint64_t index)
+{
+	if (index >= in->nfds || in->used[index])
+		return -1;
+	in->used[index] = 1;
+	return in->fds[index];
+}
+
+/* Maps (or, small, copies) the sealed memfd fd of `size` bytes; closes fd. */
+static int
+unix_map(int fd, uint32_t size, void **pp)
+{
+	struct stat st;
+	int seals, err = 0;
+	void *p = NULL;
+
+	seals = fcntl(fd, F_GET_SEALS);
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size != size ||
+	    seals < 0 || (seals & UNIX_SEALS) != UNIX_SEALS) {
+		close(fd);
+		return idl__fail(IDL_EPROTO, "unix: out-of-line data of %u bytes not in a sealed "
+				 "memfd of that size", size);
+	}
+	if (size >= IDL_OOL_MAP_MIN) {
+		/* Private: the receiver may write its copy; the seal keeps the sender out. */
+		p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+		if (p == MAP_FAILED)
+			err = idl__fail(IDL_ESYSERR(errno), "unix: mapping %u bytes out of line: "
+					"%s", size, strerror(errno));
+	} else if ((p = idl_ool_alloc(size)) == NULL) {
+		err = idl__fail(IDL_ENOMEM, "unix: no memory for %u bytes out of line", size);
+	} else {
+		for (size_t off = 0; off < size && err == 0;) {
+			ssize_t n = pread(fd, (char *)p + off, size - off, (off_t)off);
+
+			if (n > 0)
+				off += (size_t)n;
+			else if (n == 0 || errno != EINTR)
+				err = idl__fail(IDL_EPROTO, "unix: out-of-line data cut short");
+		}
+		if (err != 0)
+			idl__ool_free_plain(p, size);
+	}
+	close(fd);
+	if (err == 0)
+		*pp = p;
+	return err;
+}
+
+/* A received file descriptor as a port: a connected unix: SEQPACKET socket. Takes fd. */
+static int
+unix_fd_port(int fd, idl_port_t *portp)
+{
+	int type = 0, domain = 0;
+	socklen_t l1 = sizeof type, l2 = sizeof domain;
+
+	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &l1) != 0 ||
+	    getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &l2) != 0 || type != SOCK_SEQPACKET ||
+	    domain != AF_UNIX) {
+		close(fd);
+		return idl__fail(IDL_EPROTO, "unix: a port that is not a unix: connection");
+	}
+	return idl__unix_adopt(fd, portp);
+}
+
+static void
+unix_ports_free(idl_port_t *ports, uint32_t n)
+{
+	for (uint32_t j = 0; j < n; j++)
+		idl_port_close(ports[j]);
+	idl_ool_free(ports, (size_t)n * sizeof(idl_port_t));
+}
+
+/* Skips padding and reads n inline bytes at the next offset, which must be `at`. */
+static int
+unix_inline(struct unix_in *in, uint64_t at, void *dst, size_t n)
+{
+	size_t round = IDL_MSG_ROUND(n);
+
+	if (at != in->off || round > in->wire_len - in->off ||
+	    idl__ool_span_read(&in->span, in->off, dst, n) != 0)
+		return idl__fail(IDL_EPROTO, "unix: inline data at %llu, expected at %zu",
+				 (unsigned long long)at, in->off);
+	in->off += round;
+	return 0;
+}
+
+/* One descriptor from its wire form into the receiver's memory and ports. */
+static int
+unix_desc_take(struct unix_in *in, idl_desc_t *d)
+{
+	void *p = NULL;
+	int fd, err;
+
+	switch (d->type) {
+	case IDL_DESC_OOL:
+		if (d->size == 0) {
+			if (d->addr != 0 || d->aux != UNIX_AUX_INLINE)
+				return idl__fail(IDL_EPROTO, "unix: empty datum with an address");
+		} else if (d->aux == UNIX_AUX_INLINE) {
+			if ((p = idl_ool_alloc(d->size)) == NULL)
+				return idl__fail(IDL_ENOMEM, "unix: no memory for %u bytes out of "
+						 "line", d->size);
+			if ((err = unix_inline(in, d->addr, p, d->size)) != 0) {
+				idl__ool_free_plain(p, d->size);
+				return err;
+			}
+		} else if (d->aux == UNIX_AUX_MEMFD) {
+			if ((fd = unix_take_fd(in, d->addr)) < 0)
+				return idl__fail(IDL_EPROTO, "unix: bad file descriptor index");
+			if ((err = unix_map(fd, d->size, &p)) != 0)
+				return err;
+		} else {
+			return idl__fail(IDL_EPROTO, "unix: out-of-line data of unknown form %u",
+					 d->aux);
+		}
+		d->addr = (uint64_t)(uintptr_t)p;
+		d->aux = 0;
+		return 0;
+	case IDL_DESC_PORT: {
+		idl_port_t port = NULL;
+
+		if (d->addr != UNIX_NULL_PORT) {
+			if ((fd = unix_take_fd(in, d->addr)) < 0)
+				return idl__fail(IDL_EPROTO, "unix: bad file descriptor index");
+			if ((err = unix_fd_port(fd, &port)) != 0)
+				return err;
+		}
+		d->addr = (uint64_t)(uintptr_t)port;
+		return 0;
+	}
+	case IDL_DESC_PORT_ARRAY: {
+		uint32_t list[UNIX_LIST_MAX], words = d->size + (d->size & 1u), j;
+		idl_port_t *ports;
+
+		if (d->size == 0) {
+			if (d->addr != 0)
+				return idl__fail(IDL_EPROTO, "unix: empty array with an address");
+			return 0;
+		}
+		if (d->size > IDL_DESC_MAX)
+			return idl__fail(IDL_EPROTO, "unix: an array of %u ports", d->size);
+		if ((err = unix_inline(in, d->addr, list, (size_t)words * 4)) != 0)
+			return err;
+		if ((ports = idl_ool_alloc((size_t)d->size * sizeof *ports)) == NULL)
+			return idl__fail(IDL_ENOMEM, "unix: no memory for %u ports", d->size);
+		for (j = 0, err = 0; j < d->size && err == 0; j++) {
+			if (list[j] == UNIX_NULL_FD)
+				ports[j] = NULL;
+			else if ((fd = unix_take_fd(in, list[j])) < 0)
+				err = idl__fail(IDL_EPROTO, "unix: bad file descriptor index");
+			else
+				err = unix_fd_port(fd, &ports[j]);
+		}
+		if (err != 0) {
+			/* The ports made before the one that failed are closed. */
+			for (uint32_t k = 0; k + 1 < j; k++)
+				idl_port_close(ports[k]);
+			idl_ool_free(ports, (size_t)d->size * sizeof *ports);
+			return err;
+		}
+		d->addr = (uint64_t)(uintptr_t)ports;
+		return 0;
+	}
+	default:
+		return idl__fail(IDL_EPROTO, "unix: descriptor of unknown type %u", d->type);
+	}
+}
+
+/* Releases a descriptor unix_desc_take converted. */
+static void
+unix_desc_undo(const idl_desc_t *d)
+{
+	if (d->type == IDL_DESC_OOL)
+		idl_ool_free((void *)(uintptr_t)d->addr, d->size);
+	else if (d->type == IDL_DESC_PORT)
+		idl_port_close((idl_port_t)(uintptr_t)d->addr);
+	else if (d->type == IDL_DESC_PORT_ARRAY && d->size != 0)
+		unix_ports_free((idl_port_t *)(uintptr_t)d->addr, d->size);
+}
+
+static int
+unix_desc_in(struct unix_in *in, unsigned char *msg, size_t msize)
+{
+	unsigned char *descs = msg + IDL_MSG_HEADER_SIZE;
+	idl_desc_t d;
+	uint32_t nd, i;
+	int err;
+
+	if ((err = idl__desc_in_check(msg, msize, "unix", &nd)) != 0)
+		return err;
+	for (i = 0; i < nd; i++) {
+		memcpy(&d, descs + (size_t)i * IDL_DESC_SIZE, sizeof d);
+		if ((err = unix_desc_take(in, &d)) != 0)
+			break;
+		memcpy(descs + (size_t)i * IDL_DESC_SIZE, &d, sizeof d);
+	}
+	if (err == 0 && in->off != in->wire_len)
+		err = idl__fail(IDL_EPROTO, "unix: %zu bytes after the inline data",
+				in->wire_len - in->off);
+	for (unsigned k = 0; err == 0 && k < in->nfds; k++)
+		if (!in->used[k])
+			err = idl__fail(IDL_EPROTO, "unix: a file descriptor no descriptor names");
+	if (err != 0) {
+		while (i-- > 0) {
+			memcpy(&d, descs + (size_t)i * IDL_DESC_SIZE, sizeof d);
+			unix_desc_undo(&d);
+		}
+	}
+	return err;
+}
+
+int
+idl__unix_recv_desc(struct unix_conn *c, struct idl_xmsg *m, const struct msghdr *mh,
+		    size_t n)
+{
+	size_t got = n < m->cap ? n : m->cap;
+	unsigned char *msg = m->data;
+	struct unix_in in;
+	idl_msg_header_t h;
+	int err = 0;
+
+	in.nfds = 0;
+	memset(in.used, 0, sizeof in.used);
+	for (struct cmsghdr *ch = CMSG_FIRSTHDR(mh); ch != NULL;
+	     ch = CMSG_NXTHDR((struct msghdr *)mh, ch)) {
+		size_t k;
+
+		if (ch->cmsg_level != SOL_SOCKET || ch->cmsg_type != SCM_RIGHTS ||
+		    ch->cmsg_len < CMSG_LEN(0))
+			continue;
+		k = (ch->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (size_t j = 0; j < k; j++) {
+			int fd;
+
+			memcpy(&fd, CMSG_DATA(ch) + j * sizeof(int), sizeof fd);
+			if (in.nfds < IDL_DESC_MAX)
+				in.fds[in.nfds++] = fd;
+			else
+				close(fd);
+		}
+	}
+
+	if (!idl__desc_msg(msg, got)) {
+		/* File descriptors with a message that has no descriptors: nobody's. */
+		for (unsigned k = 0; k < in.nfds; k++)
+			close(in.fds[k]);
+		return n > m->cap ? IDL_EMSGSIZE : 0;
+	}
+	memcpy(&h, msg, sizeof h);
+	if (mh->msg_flags & MSG_CTRUNC)
+		err = idl__fail(IDL_EPROTO, "unix: more than %u file descriptors in one message",
+				IDL_DESC_MAX);
+	else if ((mh->msg_flags & MSG_TRUNC) || h.size > m->cap)
+		err = IDL_EMSGSIZE;
+	else if (h.size > n)
+		err = idl__fail(IDL_EPROTO, "unix: a %u-byte message in %zu bytes", h.size, n);
+	if (err == 0) {
+		in.span = (struct idl__ool_span){ h.size, msg + h.size, got - h.size, c->spill,
+						  n - got };
+		in.off = h.size;
+		in.wire_len = n;
+		err = unix_desc_in(&in, msg, h.size);
+	}
+	/* Whatever no descriptor took is closed, on every path. */
+	for (unsigned k = 0; k < in.nfds; k++)
+		if (!in.used[k])
+			close(in.fds[k]);
+	if (err != 0) {
+		msg[3] &= (unsigned char)~IDL_MSGF_DESC;
+		return err;
+	}
+	m->len = h.size;
+	return 0;
+}

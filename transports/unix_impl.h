@@ -1,0 +1,46 @@
+/*
+ * unix_impl.h - what the two files of the unix: transport share: unix.c has the socket and
+ * the fast path, unix_desc.c the descriptors a message carries ([dialect]: out-of-line data
+ * in sealed memfds, ports as connections, both passed with SCM_RIGHTS).
+ */
+#ifndef IDL_TRANSPORTS_UNIX_IMPL_H
+#define IDL_TRANSPORTS_UNIX_IMPL_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "internal.h"
+
+/* The most a message carries inline after itself (small out-of-line data, the file
+ * descriptor numbers of arrays of ports): what a receive can take beyond the caller's
+ * buffer. Larger data travels in a memfd. */
+#define UNIX_SPILL (64u * 1024u)
+
+struct unix_conn {
+	int fd;
+	int open;
+	atomic_int closed; /* conn_close was called: errors after it are IDL_ECLOSED */
+	int64_t rcvtimeo_us; /* the socket's SO_RCVTIMEO as last set; 0: none (blocks) */
+	int64_t sndtimeo_us;
+	struct idl_cred cred; /* the peer's, from SO_PEERCRED at connect or accept */
+	unsigned char *spill; /* UNIX_SPILL bytes: what a receive brings beyond m->cap */
+};
+
+/* unix.c */
+void idl__unix_peercred(int fd, struct idl_cred *cred);
+/* Connects c (zeroed) to the socket file `rest`, waiting at most until the deadline. */
+int idl__unix_connect(void *conn, const char *rest, int64_t deadline);
+/* One sendmsg of mh, as the fast path sends, with its deadline and its errors. */
+int idl__unix_sendmsg(struct unix_conn *c, const struct msghdr *mh, int64_t deadline);
+/* A client port around a connected socket that arrived in a message; takes fd always. */
+int idl__unix_adopt(int fd, idl_port_t *portp);
+
+/* unix_desc.c */
+int idl__unix_send_desc(struct unix_conn *c, const struct idl_xmsg *m, int64_t deadline);
+/* A message of n bytes arrived with mh's control data: its descriptors are converted (or
+ * stray file descriptors closed). */
+int idl__unix_recv_desc(struct unix_conn *c, struct idl_xmsg *m, const struct msghdr *mh,
+			size_t n);
+
+#endif /* IDL_TRANSPORTS_UNIX_IMPL_H */
