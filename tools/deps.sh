@@ -10,6 +10,7 @@ packages="
 	iproute2 nftables
 	libtirpc-dev rpcsvc-proto gnuplot-nox
 	cmake man-db groff-base
+	strace valgrind
 "
 missing=""
 for p in $packages; do
