@@ -526,6 +526,18 @@ call_common(idl_port_t p, const struct idl_subsystem *ss, uint32_t number,
 		return err;
 	}
 	err = call_hello(p, c, ss, deadline, &verdicts);
+	if (err == MIG_SERVER_DIED) {
+		/* A hello runs no server code, so trying it once more on a new connection is
+		 * always safe: a server drops a connection that stays silent past its handshake
+		 * timeout, and a port may be opened long before its first call. */
+		idl__cl_conn_unref(p, c);
+		err = idl__cl_conn_get(p, deadline, &c);
+		if (err != 0) {
+			pthread_mutex_unlock(&p->lock);
+			return err;
+		}
+		err = call_hello(p, c, ss, deadline, &verdicts);
+	}
 	if (err == 0 && verdicts[number] == IDL__SIG_MISMATCH)
 		err = idl__fail(IDL_ESIGNATURE, "%s.%s: signature differs from the server's",
 				ss->name, rt->name);

@@ -16,16 +16,24 @@ chmod +x "$work/server"
 rc=0
 echo "== every-server under valgrind"
 IDL_HARDEN_SERVER=$work/server "$IDL_TOP_BUILDDIR/tests/harden/harden" || rc=1
-for f in "$work"/server.*.log; do
-	[ -s "$f" ] && { echo "--- $f"; cat "$f"; rc=1; }
+# Errors are "==PID==" lines; "--PID--" lines are valgrind's own notes (valgrind 3.19 does
+# not know pidfd_open, which the port: transport then replaces by polling).
+check_logs() {
+	for f in "$@"; do
+		[ -f "$f" ] || continue
+		grep -q '^==[0-9]*==' "$f" && { echo "--- $f"; cat "$f"; rc=1; }
+	done
+}
+check_logs "$work"/server.*.log
+# The cases that measure time (handshake, emfile) are left out here: valgrind slows the
+# client enough to change what they measure; they ran above with the servers under it.
+echo "== the suite under valgrind"
+for c in "limits api" "limits msg_size" "limits inflight" "limits connections" \
+	"limits idle" "limits fds" auth reply; do
+	# shellcheck disable=SC2086
+	$vg --log-file="$work/harden.%p.log" --trace-children=no \
+		"$IDL_TOP_BUILDDIR/tests/harden/harden" $c || rc=1
 done
-echo "== the suite under valgrind (limits, auth, reply)"
-for s in limits auth reply; do
-	$vg --log-file="$work/harden.$s.%p.log" --trace-children=no \
-		"$IDL_TOP_BUILDDIR/tests/harden/harden" $s || rc=1
-done
-for f in "$work"/harden.*.log; do
-	[ -s "$f" ] && { echo "--- $f"; cat "$f"; rc=1; }
-done
+check_logs "$work"/harden.*.log
 [ $rc -eq 0 ] && echo "PASS: valgrind found nothing" || echo "FAIL: see above"
 exit $rc
