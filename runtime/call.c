@@ -197,7 +197,8 @@ call_send_failed(struct idl_port *p, struct cl_conn *c, int err)
 }
 
 /* The transport's combined send and receive, for a call alone on its connection: it
- * leads, and other calls wait at the send gate until it is back. */
+ * leads, and other calls wait at the send gate until it is back. Called with the port's
+ * lock and the connection's send lock held; releases the send lock. */
 static void
 call_combined(struct idl_port *p, struct cl_conn *c, struct cl_waiter *w,
 	      const struct idl_xmsg *req, int64_t deadline)
@@ -214,6 +215,7 @@ call_combined(struct idl_port *p, struct cl_conn *c, struct cl_waiter *w,
 	pthread_mutex_unlock(&p->lock);
 	IDL__TRACE(IDL_TRACE_CLIENT, IDL_TRACE_SEND, p->head.address, req->data, req->len);
 	err = p->tr->conn_call(c->tr_state, req, &rep, deadline);
+	pthread_mutex_unlock(&c->send_lock);
 	if (err == 0)
 		IDL__TRACE(IDL_TRACE_CLIENT, IDL_TRACE_RECV, p->head.address, rep.data, rep.len);
 	pthread_mutex_lock(&p->lock);
@@ -270,7 +272,11 @@ call_transact(struct idl_port *p, struct cl_conn *c, idl_msg_header_t *req,
 	m.len = req->size;
 	/* From here the transport has the request, and releases what it gives away. */
 	*handed = 1;
-	if (p->tr->conn_call != NULL && !c->receiving && c->waiters == w && w->next == NULL) {
+	/* A simpleroutine's send is not linked as a waiter and does not stop at the gate: it
+	 * holds the send lock instead, so the combined path must hold it too, or two
+	 * producers could meet in a transport that has one (shm's ring). */
+	if (p->tr->conn_call != NULL && !c->receiving && c->waiters == w && w->next == NULL &&
+	    pthread_mutex_trylock(&c->send_lock) == 0) {
 		call_combined(p, c, w, &m, deadline);
 		goto out;
 	}
