@@ -204,12 +204,4 @@ int idl__port_adopt(const struct idl_transport *tr, const char *address, void *t
  * (serve.c); declared weak where it is used, so that a library without it still links. */
 int idl__request_conn(const struct idl_transport **tr, void **conn);
 
-/* The server's per-thread view of the request being served (server.c). */
-struct idl__request {
-	const struct idl_transport *tr;
-	void *conn; /* connection state, or NULL for a message endpoint */
-	idl_port_t port; /* the endpoint handle */
-};
-void idl__set_request(const struct idl__request *rq);
-
 #endif /* IDL_RUNTIME_INTERNAL_H */

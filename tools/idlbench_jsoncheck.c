@@ -87,6 +87,24 @@ bad:
 	return NULL;
 }
 
+/* Frees a value and everything under it; NULL is accepted. */
+static void
+jv_free(struct jv *v)
+{
+	if (v == NULL)
+		return;
+	for (size_t i = 0; i < v->n; i++) {
+		jv_free(v->kids[i]);
+		if (v->keys != NULL)
+			free(v->keys[i]);
+	}
+	free(v->kids);
+	free(v->keys);
+	free(v->str);
+	free(v);
+}
+
+/* Appends kid (and key, for an object) to v, which owns both from then on, even on failure. */
 static int
 jp_push(struct jv *v, struct jv *kid, char *key)
 {
@@ -94,19 +112,23 @@ jp_push(struct jv *v, struct jv *kid, char *key)
 	char **nkeys;
 
 	if (nk == NULL)
-		return -1;
+		goto fail;
 	v->kids = nk;
 	if (v->t == J_OBJ) {
 		if ((nkeys = realloc(v->keys, (v->n + 1) * sizeof *nkeys)) == NULL)
-			return -1;
+			goto fail;
 		v->keys = nkeys;
 		v->keys[v->n] = key;
 	}
 	v->kids[v->n++] = kid;
 	return 0;
+fail:
+	jv_free(kid);
+	free(key);
+	return -1;
 }
 
-static struct jv *
+static int
 jp_container(struct jp *p, struct jv *v, int depth)
 {
 	char close = v->t == J_OBJ ? '}' : ']';
@@ -115,7 +137,7 @@ jp_container(struct jp *p, struct jv *v, int depth)
 	jp_ws(p);
 	if (*p->s == close) {
 		p->s++;
-		return v;
+		return 0;
 	}
 	for (;;) {
 		char *key = NULL;
@@ -124,37 +146,40 @@ jp_container(struct jp *p, struct jv *v, int depth)
 		jp_ws(p);
 		if (v->t == J_OBJ) {
 			if ((key = jp_string(p)) == NULL)
-				return NULL;
+				return -1;
 			jp_ws(p);
 			if (*p->s++ != ':') {
+				free(key);
 				p->err = "expected ':'";
-				return NULL;
+				return -1;
 			}
 		}
-		if ((kid = jp_value(p, depth + 1)) == NULL || jp_push(v, kid, key) != 0)
-			return NULL;
+		if ((kid = jp_value(p, depth + 1)) == NULL) {
+			free(key);
+			return -1;
+		}
+		if (jp_push(v, kid, key) != 0) {
+			p->err = "out of memory";
+			return -1;
+		}
 		jp_ws(p);
 		if (*p->s == ',') {
 			p->s++;
 			continue;
 		}
 		if (*p->s++ == close)
-			return v;
+			return 0;
 		p->err = "expected ',' or the end of a container";
-		return NULL;
+		return -1;
 	}
 }
 
-static struct jv *
-jp_value(struct jp *p, int depth)
+/* Parses one scalar or container into v; v's partial contents are the caller's to free. */
+static int
+jp_fill(struct jp *p, struct jv *v, int depth)
 {
-	struct jv *v = calloc(1, sizeof *v);
 	char *end;
 
-	if (v == NULL || depth > 32) {
-		p->err = "too deep";
-		return NULL;
-	}
 	jp_ws(p);
 	if (*p->s == '{' || *p->s == '[') {
 		v->t = *p->s == '{' ? J_OBJ : J_ARR;
@@ -162,25 +187,45 @@ jp_value(struct jp *p, int depth)
 	}
 	if (*p->s == '"') {
 		v->t = J_STR;
-		return (v->str = jp_string(p)) != NULL ? v : NULL;
+		return (v->str = jp_string(p)) != NULL ? 0 : -1;
 	}
 	if (strncmp(p->s, "null", 4) == 0 || strncmp(p->s, "true", 4) == 0) {
 		v->t = *p->s == 'n' ? J_NULL : J_BOOL;
 		p->s += 4;
-		return v;
+		return 0;
 	}
 	if (strncmp(p->s, "false", 5) == 0) {
 		v->t = J_BOOL;
 		p->s += 5;
-		return v;
+		return 0;
 	}
 	v->t = J_NUM;
 	v->num = strtod(p->s, &end);
 	if (end == p->s || !(*p->s == '-' || isdigit((unsigned char)*p->s))) {
 		p->err = "bad value";
-		return NULL;
+		return -1;
 	}
 	p->s = end;
+	return 0;
+}
+
+static struct jv *
+jp_value(struct jp *p, int depth)
+{
+	struct jv *v;
+
+	if (depth > 32) {
+		p->err = "too deep";
+		return NULL;
+	}
+	if ((v = calloc(1, sizeof *v)) == NULL) {
+		p->err = "out of memory";
+		return NULL;
+	}
+	if (jp_fill(p, v, depth) != 0) {
+		jv_free(v);
+		return NULL;
+	}
 	return v;
 }
 
@@ -314,6 +359,8 @@ main(int argc, char **argv)
 	if (top == NULL || p.err != NULL) {
 		fprintf(stderr, "idlbench_jsoncheck: %s: not JSON: %s at offset %ld\n", argv[1],
 			p.err ? p.err : "?", (long)(p.s - text));
+		jv_free(top);
+		free(text);
 		return 1;
 	}
 	if (!is(top, J_OBJ) || top->n != 4 || !is(jv_get(top, "idlbench"), J_STR) ||
@@ -334,5 +381,7 @@ main(int argc, char **argv)
 		check_transport(results, argv[a]);
 	if (failures == 0)
 		printf("idlbench_jsoncheck: %s: %zu results, shape ok\n", argv[1], results->n);
+	jv_free(top);
+	free(text);
 	return failures == 0 ? 0 : 1;
 }

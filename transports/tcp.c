@@ -621,6 +621,24 @@ tcp_conn_fini(void *vconn)
 	c->carry = NULL;
 }
 
+/* What TCP can tell of the peer: its address, never its identity (docs/security.md). The
+ * peer's address as the socket has it, so a client's port reports the server it reached. */
+static int
+tcp_conn_cred(void *vconn, struct idl_cred *cred)
+{
+	struct tcp_conn *c = vconn;
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof ss;
+	char host[80];
+
+	memset(cred, 0, sizeof *cred);
+	if (!c->open || getpeername(c->fd, (struct sockaddr *)&ss, &sl) != 0)
+		return IDL_ENOTSUP;
+	idl__inet_format((struct sockaddr *)&ss, sl, host, sizeof host);
+	snprintf(cred->addr, sizeof cred->addr, "tcp:%s", host);
+	return 0;
+}
+
 static const struct idl_transport tcp_transport = {
 	.scheme = "tcp",
 	/* Not IDL_TRF_STREAM: the length prefix keeps the framing even across an oversized
@@ -638,6 +656,7 @@ static const struct idl_transport tcp_transport = {
 	.conn_recv = tcp_conn_recv,
 	.conn_close = tcp_conn_close,
 	.conn_fini = tcp_conn_fini,
+	.conn_cred = tcp_conn_cred,
 };
 
 void

@@ -7,6 +7,8 @@
 fuzzer=$IDL_TOP_BUILDDIR/tests/fuzz/fuzz_defs
 runs=${FUZZ_RUNS:-40000}
 time=${FUZZ_TIME:-60}
+# libFuzzer's -runs=0 only replays the corpus; 0 here means "no bound on runs", its -1.
+[ "$runs" = 0 ] && runs=-1
 if [ ! -x "$fuzzer" ]; then
 	echo "FAIL: $fuzzer was not built (configure found no clang with libFuzzer:" \
 		"apt-get install -y clang-14 libclang-rt-14-dev)"

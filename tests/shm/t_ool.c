@@ -165,7 +165,8 @@ ot_call(struct shm_conn *c, unsigned char *m, int32_t cmd, const idl_desc_t *d, 
 	int err;
 
 	st_head(m, IDL_KIND_REQUEST, cmd, size, nd ? IDL_MSGF_DESC : 0, nd);
-	memcpy(m + 24, d, 16 * (size_t)nd);
+	if (nd > 0)
+		memcpy(m + 24, d, 16 * (size_t)nd);
 	if ((err = st_raw_send(c, m, size, 5000)) != 0)
 		return err;
 	return st_raw_recv(c, m, OT_BUF, &len, 5000);
