@@ -27,6 +27,7 @@
 #include <sys/types.h>
 
 #include "internal.h"
+#include "sockfile.h"
 
 #define SHM_MAGIC 0x31306d6873646c69ull /* "idlshm01" in memory order on little-endian */
 #define SHM_VERSION 1u
@@ -172,12 +173,7 @@ extern struct shm_cfg idl__shm_cfg;
 
 /* A listening endpoint: the rendezvous socket. */
 struct shm_ep {
-	int fd;
-	int open;
-	int created; /* we bound the file and may remove it */
-	dev_t dev; /* the file we created, so that we never remove another's */
-	ino_t ino;
-	char path[108];
+	struct idl__sockfile sf; /* the rendezvous socket file (sockfile.c) */
 };
 
 /* The rendezvous ops (shm_rdv.c) and the connection's hook-up to its region (shm.c). */

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "shm_impl.h"
+#include "sockfile.h"
 
 static int
 shm_sysfail(int e, const char *what, const char *path)
@@ -29,99 +30,16 @@ shm_sysfail(int e, const char *what, const char *path)
 	return idl__fail(IDL_ESYSERR(e), "shm:%s: %s: %s", path, what, strerror(e));
 }
 
-static int
-shm_addr(const char *rest, struct sockaddr_un *sa)
-{
-	size_t n = strlen(rest);
-
-	memset(sa, 0, sizeof *sa);
-	sa->sun_family = AF_UNIX;
-	/* Abstract sockets have no permission checks: refused, as on unix:. */
-	if (n == 0 || rest[0] == '@')
-		return idl__fail(IDL_EADDRINVAL, "shm:%s: expected a socket file path", rest);
-	if (n >= sizeof sa->sun_path)
-		return idl__fail(IDL_EADDRINVAL, "shm:%s: path longer than %zu bytes", rest,
-				 sizeof sa->sun_path - 1);
-	memcpy(sa->sun_path, rest, n + 1);
-	return 0;
-}
-
-static void
-shm_peercred(int fd, struct idl_cred *cred)
-{
-	struct ucred uc;
-	socklen_t len = sizeof uc;
-
-	memset(cred, 0, sizeof *cred);
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &len) == 0 && len == sizeof uc) {
-		cred->valid = 1;
-		cred->pid = uc.pid;
-		cred->uid = uc.uid;
-		cred->gid = uc.gid;
-	}
-}
-
-static int
-shm_live(const struct sockaddr_un *sa)
-{
-	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	int live;
-
-	if (fd < 0)
-		return 1; /* cannot tell: never remove what may be in use */
-	live = connect(fd, (const struct sockaddr *)sa, sizeof *sa) == 0 ||
-	       (errno != ECONNREFUSED && errno != ENOENT);
-	close(fd);
-	return live;
-}
-
 int
 idl__shm_ep_listen(void *vep, const char *rest, const struct idl_listen_opts *opts)
 {
-	struct shm_ep *ep = vep;
-	struct sockaddr_un sa;
-	struct stat st;
-	int err;
-
-	if ((err = shm_addr(rest, &sa)) != 0)
-		return err;
-	ep->fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (ep->fd < 0)
-		return shm_sysfail(errno, "socket", rest);
-	ep->open = 1;
-	/* The socket file gets the inode's mode at bind: no window with a wider one. */
-	if (fchmod(ep->fd, opts != NULL && opts->mode != 0 ? opts->mode : 0600) != 0)
-		return shm_sysfail(errno, "fchmod", rest);
-	if (bind(ep->fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
-		if (errno != EADDRINUSE)
-			return errno == EACCES ? idl__fail(IDL_EACCES, "shm:%s: bind: %s", rest,
-							   strerror(errno))
-					       : shm_sysfail(errno, "bind", rest);
-		/* A socket file left by a dead server is replaced, nothing else. */
-		if (lstat(sa.sun_path, &st) != 0 || !S_ISSOCK(st.st_mode) || shm_live(&sa))
-			return idl__fail(IDL_EADDRINUSE, "shm:%s: address in use", rest);
-		if (unlink(sa.sun_path) != 0 && errno != ENOENT)
-			return shm_sysfail(errno, "unlink stale socket", rest);
-		if (bind(ep->fd, (struct sockaddr *)&sa, sizeof sa) != 0)
-			return errno == EADDRINUSE
-				       ? idl__fail(IDL_EADDRINUSE, "shm:%s: address in use", rest)
-				       : shm_sysfail(errno, "bind", rest);
-	}
-	ep->created = 1;
-	memcpy(ep->path, sa.sun_path, sizeof ep->path);
-	if (stat(ep->path, &st) == 0) {
-		ep->dev = st.st_dev;
-		ep->ino = st.st_ino;
-	}
-	if (listen(ep->fd, SOMAXCONN) != 0)
-		return shm_sysfail(errno, "listen", rest);
-	return 0;
+	return idl__sockfile_listen(&((struct shm_ep *)vep)->sf, "shm", rest, opts);
 }
 
 int
 idl__shm_ep_fd(void *vep)
 {
-	return ((struct shm_ep *)vep)->fd;
+	return ((struct shm_ep *)vep)->sf.fd;
 }
 
 /* Creates, seals and maps a connection's region; returns the memfd or an error. */
@@ -187,11 +105,11 @@ idl__shm_ep_accept(void *vep, void *vconn)
 	int mfd, err = 0;
 
 	c->me = SHM_SERVER;
-	c->fd = accept4(ep->fd, NULL, NULL, SOCK_CLOEXEC);
+	c->fd = accept4(ep->sf.fd, NULL, NULL, SOCK_CLOEXEC);
 	if (c->fd < 0)
 		return IDL_ESYSERR(errno);
 	c->open = 1;
-	shm_peercred(c->fd, &c->cred);
+	idl__sockfile_peercred(c->fd, &c->cred);
 	if ((mfd = shm_region_create(c, &lay)) < 0)
 		return mfd;
 	memset(&h, 0, sizeof h);
@@ -215,25 +133,13 @@ idl__shm_ep_accept(void *vep, void *vconn)
 void
 idl__shm_ep_close(void *vep)
 {
-	struct shm_ep *ep = vep;
-
-	if (ep->open)
-		shutdown(ep->fd, SHUT_RDWR);
+	idl__sockfile_close(&((struct shm_ep *)vep)->sf);
 }
 
 void
 idl__shm_ep_fini(void *vep)
 {
-	struct shm_ep *ep = vep;
-	struct stat st;
-
-	if (ep->created && stat(ep->path, &st) == 0 && st.st_dev == ep->dev &&
-	    st.st_ino == ep->ino)
-		unlink(ep->path);
-	ep->created = 0;
-	if (ep->open)
-		close(ep->fd);
-	ep->open = 0;
+	idl__sockfile_fini(&((struct shm_ep *)vep)->sf);
 }
 
 /* Sets the socket's timeout `opt` to what is left of the deadline; 1 if it passed. */
@@ -340,7 +246,7 @@ idl__shm_conn_connect(void *vconn, const char *rest, int64_t deadline)
 	int err, mfd, t;
 
 	c->me = SHM_CLIENT;
-	if ((err = shm_addr(rest, &sa)) != 0)
+	if ((err = idl__sockfile_addr("shm", rest, &sa)) != 0)
 		return err;
 	c->fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (c->fd < 0)
@@ -349,22 +255,9 @@ idl__shm_conn_connect(void *vconn, const char *rest, int64_t deadline)
 	if ((t = shm_timeo(c->fd, SO_SNDTIMEO, deadline)) != 0)
 		return t == 1 ? idl__fail(IDL_ETIMEDOUT, "shm:%s: connect: deadline passed", rest)
 			      : t;
-	while (connect(c->fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
-		int e = errno;
-
-		if (e == EINTR)
-			continue;
-		if (e == ECONNREFUSED || e == ENOENT)
-			return idl__fail(IDL_ECONNREFUSED, "shm:%s: connect: %s", rest,
-					 strerror(e));
-		if (e == EACCES || e == EPERM)
-			return idl__fail(IDL_EACCES, "shm:%s: connect: %s", rest, strerror(e));
-		if (e == EAGAIN || e == EINPROGRESS)
-			return idl__fail(IDL_ETIMEDOUT, "shm:%s: connect: the server's backlog "
-					 "stayed full", rest);
-		return shm_sysfail(e, "connect", rest);
-	}
-	shm_peercred(c->fd, &c->cred);
+	if ((err = idl__sockfile_connect(c->fd, "shm", rest, &sa)) != 0)
+		return err;
+	idl__sockfile_peercred(c->fd, &c->cred);
 	if ((mfd = shm_recv_hello(c, rest, &h, deadline)) < 0)
 		return mfd;
 	err = shm_map_region(c, rest, &h, mfd);

@@ -32,37 +32,9 @@
 #include "unix_impl.h"
 
 struct unix_ep {
-	int fd;
-	int open; /* fd is ours to close (the state starts zeroed, and 0 is a valid fd) */
-	int created; /* we bound the file below and may unlink it */
-	dev_t dev; /* the file we created, so that we never remove another's */
-	ino_t ino;
-	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	struct idl__sockfile sf; /* the listening socket file (sockfile.c) */
 };
 
-
-static int
-unix_sysfail(int e, const char *what, const char *path)
-{
-	return idl__fail(IDL_ESYSERR(e), "unix:%s: %s: %s", path, what, strerror(e));
-}
-
-static int
-unix_addr(const char *rest, struct sockaddr_un *sa)
-{
-	size_t n = strlen(rest);
-
-	memset(sa, 0, sizeof *sa);
-	sa->sun_family = AF_UNIX;
-	/* Abstract sockets ("@name") have no permission checks at all: refused. */
-	if (n == 0 || rest[0] == '@')
-		return idl__fail(IDL_EADDRINVAL, "unix:%s: expected a socket file path", rest);
-	if (n >= sizeof sa->sun_path)
-		return idl__fail(IDL_EADDRINVAL, "unix:%s: path longer than %zu bytes", rest,
-				 sizeof sa->sun_path - 1);
-	memcpy(sa->sun_path, rest, n + 1);
-	return 0;
-}
 
 /*
  * Makes the socket's timeout for `opt` fit the deadline. The cached value may stay when it
@@ -100,85 +72,16 @@ unix_timeo(int fd, int opt, int64_t *cached, int64_t deadline)
 	return 0;
 }
 
-void
-idl__unix_peercred(int fd, struct idl_cred *cred)
-{
-	struct ucred uc;
-	socklen_t len = sizeof uc;
-
-	memset(cred, 0, sizeof *cred);
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &len) == 0 && len == sizeof uc) {
-		cred->valid = 1;
-		cred->pid = uc.pid;
-		cred->uid = uc.uid;
-		cred->gid = uc.gid;
-	}
-}
-
-/* Whether a live server answers at the path (a stale file refuses connections). */
-static int
-unix_live(const struct sockaddr_un *sa)
-{
-	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	int live;
-
-	if (fd < 0)
-		return 1; /* cannot tell: assume live, never remove what may be in use */
-	live = connect(fd, (const struct sockaddr *)sa, sizeof *sa) == 0 ||
-	       (errno != ECONNREFUSED && errno != ENOENT);
-	close(fd);
-	return live;
-}
-
 static int
 unix_ep_listen(void *vep, const char *rest, const struct idl_listen_opts *opts)
 {
-	struct unix_ep *ep = vep;
-	struct sockaddr_un sa;
-	struct stat st;
-	int err;
-
-	if ((err = unix_addr(rest, &sa)) != 0)
-		return err;
-	ep->fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (ep->fd < 0)
-		return unix_sysfail(errno, "socket", rest);
-	ep->open = 1;
-	/* Linux gives the socket file the mode of the socket's inode (less the umask), so
-	 * setting it before bind creates the file with it: no window with a wider mode. */
-	if (fchmod(ep->fd, opts != NULL && opts->mode != 0 ? opts->mode : 0600) != 0)
-		return unix_sysfail(errno, "fchmod", rest);
-	if (bind(ep->fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
-		if (errno != EADDRINUSE)
-			return errno == EACCES ? idl__fail(IDL_EACCES, "unix:%s: bind: %s", rest,
-							   strerror(errno))
-					       : unix_sysfail(errno, "bind", rest);
-		/* A socket file left by a dead server is replaced; a live one, or anything
-		 * that is not a socket, is not ours to remove. */
-		if (lstat(sa.sun_path, &st) != 0 || !S_ISSOCK(st.st_mode) || unix_live(&sa))
-			return idl__fail(IDL_EADDRINUSE, "unix:%s: address in use", rest);
-		if (unlink(sa.sun_path) != 0 && errno != ENOENT)
-			return unix_sysfail(errno, "unlink stale socket", rest);
-		if (bind(ep->fd, (struct sockaddr *)&sa, sizeof sa) != 0)
-			return errno == EADDRINUSE
-				       ? idl__fail(IDL_EADDRINUSE, "unix:%s: address in use", rest)
-				       : unix_sysfail(errno, "bind", rest);
-	}
-	ep->created = 1;
-	memcpy(ep->path, sa.sun_path, sizeof ep->path);
-	if (stat(ep->path, &st) == 0) {
-		ep->dev = st.st_dev;
-		ep->ino = st.st_ino;
-	}
-	if (listen(ep->fd, SOMAXCONN) != 0)
-		return unix_sysfail(errno, "listen", rest);
-	return 0;
+	return idl__sockfile_listen(&((struct unix_ep *)vep)->sf, "unix", rest, opts);
 }
 
 static int
 unix_ep_fd(void *vep)
 {
-	return ((struct unix_ep *)vep)->fd;
+	return ((struct unix_ep *)vep)->sf.fd;
 }
 
 static int
@@ -189,11 +92,11 @@ unix_ep_accept(void *vep, void *vconn)
 
 	/* The listening socket is non-blocking, so a connection that went away between
 	 * epoll and here costs an EAGAIN, not a stuck accept loop. */
-	c->fd = accept4(ep->fd, NULL, NULL, SOCK_CLOEXEC);
+	c->fd = accept4(ep->sf.fd, NULL, NULL, SOCK_CLOEXEC);
 	if (c->fd < 0)
 		return IDL_ESYSERR(errno);
 	c->open = 1;
-	idl__unix_peercred(c->fd, &c->cred);
+	idl__sockfile_peercred(c->fd, &c->cred);
 	if ((c->spill = malloc(UNIX_SPILL)) == NULL)
 		return IDL_ENOMEM;
 	return 0;
@@ -202,25 +105,13 @@ unix_ep_accept(void *vep, void *vconn)
 static void
 unix_ep_close(void *vep)
 {
-	struct unix_ep *ep = vep;
-
-	if (ep->open)
-		shutdown(ep->fd, SHUT_RDWR);
+	idl__sockfile_close(&((struct unix_ep *)vep)->sf);
 }
 
 static void
 unix_ep_fini(void *vep)
 {
-	struct unix_ep *ep = vep;
-	struct stat st;
-
-	if (ep->created && stat(ep->path, &st) == 0 && st.st_dev == ep->dev &&
-	    st.st_ino == ep->ino)
-		unlink(ep->path);
-	ep->created = 0;
-	if (ep->open)
-		close(ep->fd);
-	ep->open = 0;
+	idl__sockfile_fini(&((struct unix_ep *)vep)->sf);
 }
 
 int
@@ -230,11 +121,11 @@ idl__unix_connect(void *vconn, const char *rest, int64_t deadline)
 	struct sockaddr_un sa;
 	int err;
 
-	if ((err = unix_addr(rest, &sa)) != 0)
+	if ((err = idl__sockfile_addr("unix", rest, &sa)) != 0)
 		return err;
 	c->fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (c->fd < 0)
-		return unix_sysfail(errno, "socket", rest);
+		return idl__fail(IDL_ESYSERR(errno), "unix:%s: socket: %s", rest, strerror(errno));
 	c->open = 1;
 	/* connect on a unix socket waits for room in the listener's backlog, bounded by the
 	 * send timeout. */
@@ -242,22 +133,9 @@ idl__unix_connect(void *vconn, const char *rest, int64_t deadline)
 		return err == 1 ? idl__fail(IDL_ETIMEDOUT, "unix:%s: connect: deadline passed",
 					    rest)
 				: err;
-	while (connect(c->fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
-		int e = errno;
-
-		if (e == EINTR)
-			continue;
-		if (e == ECONNREFUSED || e == ENOENT)
-			return idl__fail(IDL_ECONNREFUSED, "unix:%s: connect: %s", rest,
-					 strerror(e));
-		if (e == EACCES || e == EPERM)
-			return idl__fail(IDL_EACCES, "unix:%s: connect: %s", rest, strerror(e));
-		if (e == EAGAIN || e == EINPROGRESS)
-			return idl__fail(IDL_ETIMEDOUT, "unix:%s: connect: the server's backlog "
-					 "stayed full", rest);
-		return unix_sysfail(e, "connect", rest);
-	}
-	idl__unix_peercred(c->fd, &c->cred);
+	if ((err = idl__sockfile_connect(c->fd, "unix", rest, &sa)) != 0)
+		return err;
+	idl__sockfile_peercred(c->fd, &c->cred);
 	return 0;
 }
 
@@ -440,7 +318,7 @@ idl__unix_adopt(int fd, idl_port_t *portp)
 	}
 	c->fd = fd;
 	c->open = 1;
-	idl__unix_peercred(fd, &c->cred);
+	idl__sockfile_peercred(fd, &c->cred);
 	if ((c->spill = malloc(UNIX_SPILL)) == NULL) {
 		unix_conn_fini(c);
 		free(c);

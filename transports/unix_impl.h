@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 
 #include "internal.h"
+#include "sockfile.h"
 
 /* The most a message carries inline after itself (small out-of-line data, the file
  * descriptor numbers of arrays of ports): what a receive can take beyond the caller's
@@ -28,7 +29,6 @@ struct unix_conn {
 };
 
 /* unix.c */
-void idl__unix_peercred(int fd, struct idl_cred *cred);
 /* Connects c (zeroed) to the socket file `rest`, waiting at most until the deadline. */
 int idl__unix_connect(void *conn, const char *rest, int64_t deadline);
 /* One sendmsg of mh, as the fast path sends, with its deadline and its errors. */
