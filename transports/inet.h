@@ -18,6 +18,7 @@
 #include <sys/socket.h>
 
 #include "internal.h"
+#include "sockfile.h"
 
 /* The addresses a name resolves to that are tried in turn. */
 #define INET_MAX_ADDRS 8
@@ -50,13 +51,6 @@ void idl__inet_format(const struct sockaddr *sa, socklen_t len, char *buf, size_
 int idl__inet_socket(const char *scheme, const struct inet_addr *a, int type, int passive,
 		     int nonblock);
 
-/*
- * Makes the socket's SO_RCVTIMEO or SO_SNDTIMEO (`opt`) fit the deadline, keeping the
- * cached value *cached (microseconds, 0 = none) when it is no longer than what is left and
- * at least half of it, so that calls with similar deadlines make no setsockopt. Returns 0,
- * 1 when the deadline has passed (try once without blocking), or an error.
- */
-int idl__inet_timeo(int fd, int opt, int64_t *cached, int64_t deadline);
 
 /* Maps a system error of a connect or a listen to an idlkit error with a detail. */
 int idl__inet_sysfail(int e, const char *scheme, const char *rest, const char *what);

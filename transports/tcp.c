@@ -249,7 +249,7 @@ tcp_sendv(struct tcp_conn *c, struct iovec *iov, size_t niov, size_t total, int6
 	size_t sent = 0;
 
 	while (sent < total) {
-		int t = idl__inet_timeo(c->fd, SO_SNDTIMEO, &c->sndtimeo_us, deadline);
+		int t = idl__sock_timeo(c->fd, SO_SNDTIMEO, &c->sndtimeo_us, deadline);
 		ssize_t n;
 
 		if (t < 0)
@@ -391,7 +391,7 @@ tcp_read_exact(struct tcp_conn *c, void *buf, size_t n, int64_t deadline)
 			n -= k;
 			continue;
 		}
-		if ((t = idl__inet_timeo(c->fd, SO_RCVTIMEO, &c->rcvtimeo_us, deadline)) < 0)
+		if ((t = idl__sock_timeo(c->fd, SO_RCVTIMEO, &c->rcvtimeo_us, deadline)) < 0)
 			return t;
 		k = buf != NULL ? n : n < sizeof sink ? n : sizeof sink;
 		r = recv(c->fd, buf != NULL ? buf : sink, k, t == 1 ? MSG_DONTWAIT : 0);
@@ -522,7 +522,7 @@ tcp_conn_recv(void *vconn, struct idl_xmsg *m, int64_t deadline)
 		ssize_t n;
 
 		for (;;) {
-			int t = idl__inet_timeo(c->fd, SO_RCVTIMEO, &c->rcvtimeo_us, deadline);
+			int t = idl__sock_timeo(c->fd, SO_RCVTIMEO, &c->rcvtimeo_us, deadline);
 
 			if (t < 0)
 				return t;

@@ -416,7 +416,7 @@ udp_ep_recv(void *vep, struct idl_xmsg *m, struct idl_peer *from, int64_t deadli
 
 		mh.msg_name = &sa;
 		mh.msg_namelen = sizeof sa;
-		if ((t = idl__inet_timeo(ep->fd, SO_RCVTIMEO, &ep->rcvtimeo_us, deadline)) < 0)
+		if ((t = idl__sock_timeo(ep->fd, SO_RCVTIMEO, &ep->rcvtimeo_us, deadline)) < 0)
 			return t;
 		n = recvmsg(ep->fd, &mh, MSG_TRUNC | (t == 1 ? MSG_DONTWAIT : 0));
 		if (atomic_load_explicit(&ep->closed, memory_order_relaxed))
@@ -705,7 +705,7 @@ udp_conn_send_bytes(struct udp_conn *c, const struct idl_xmsg *m, int64_t deadli
 			return IDL_ENOMEM;
 	}
 	for (;;) {
-		int t = idl__inet_timeo(c->fd, SO_SNDTIMEO, &c->sndtimeo_us, deadline);
+		int t = idl__sock_timeo(c->fd, SO_SNDTIMEO, &c->sndtimeo_us, deadline);
 		ssize_t n;
 
 		if (t < 0)
@@ -806,7 +806,7 @@ udp_conn_recv(void *vconn, struct idl_xmsg *m, int64_t deadline)
 		pthread_mutex_unlock(&c->lock);
 		if (err != 0)
 			return err;
-		if ((t = idl__inet_timeo(c->fd, SO_RCVTIMEO, &c->rcvtimeo_us, wake)) < 0)
+		if ((t = idl__sock_timeo(c->fd, SO_RCVTIMEO, &c->rcvtimeo_us, wake)) < 0)
 			return t;
 		{
 			struct iovec iov[2] = { { m->data, m->cap }, { c->spill, UDP_SPILL } };

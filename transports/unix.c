@@ -36,42 +36,6 @@ struct unix_ep {
 };
 
 
-/*
- * Makes the socket's timeout for `opt` fit the deadline. The cached value may stay when it
- * is no longer than what is left (the wait never overshoots the deadline) and at least half
- * of it (a long wait is not cut into many short ones); otherwise it is set to 15/16 of what
- * is left, so that the next calls with a similar deadline keep it. A wait cut short by the
- * timeout returns EAGAIN, and the caller checks the deadline and waits again.
- * Returns 0, 1 when the deadline has passed (try once without blocking), or an error.
- */
-static int
-unix_timeo(int fd, int opt, int64_t *cached, int64_t deadline)
-{
-	int64_t left, want;
-	struct timeval tv;
-
-	if (deadline == IDL_DEADLINE_NONE) {
-		want = 0;
-	} else {
-		left = (deadline - idl_now_ns()) / 1000;
-		if (left <= 0)
-			return 1;
-		if (*cached != 0 && *cached <= left && *cached >= left / 2)
-			return 0;
-		want = left - left / 16;
-		if (want <= 0)
-			want = 1;
-	}
-	if (want == *cached)
-		return 0;
-	tv.tv_sec = (time_t)(want / 1000000);
-	tv.tv_usec = (suseconds_t)(want % 1000000);
-	if (setsockopt(fd, SOL_SOCKET, opt, &tv, sizeof tv) != 0)
-		return IDL_ESYSERR(errno);
-	*cached = want;
-	return 0;
-}
-
 static int
 unix_ep_listen(void *vep, const char *rest, const struct idl_listen_opts *opts)
 {
@@ -129,7 +93,7 @@ idl__unix_connect(void *vconn, const char *rest, int64_t deadline)
 	c->open = 1;
 	/* connect on a unix socket waits for room in the listener's backlog, bounded by the
 	 * send timeout. */
-	if ((err = unix_timeo(c->fd, SO_SNDTIMEO, &c->sndtimeo_us, deadline)) != 0)
+	if ((err = idl__sock_timeo(c->fd, SO_SNDTIMEO, &c->sndtimeo_us, deadline)) != 0)
 		return err == 1 ? idl__fail(IDL_ETIMEDOUT, "unix:%s: connect: deadline passed",
 					    rest)
 				: err;
@@ -167,7 +131,7 @@ idl__unix_sendmsg(struct unix_conn *c, const struct msghdr *mhp, int64_t deadlin
 	struct msghdr mh = *mhp;
 
 	for (;;) {
-		int t = unix_timeo(c->fd, SO_SNDTIMEO, &c->sndtimeo_us, deadline);
+		int t = idl__sock_timeo(c->fd, SO_SNDTIMEO, &c->sndtimeo_us, deadline);
 		ssize_t n;
 
 		if (t < 0)
@@ -215,7 +179,7 @@ unix_conn_recv(void *vconn, struct idl_xmsg *m, int64_t deadline)
 
 	m->nfds = 0;
 	for (;;) {
-		int t = unix_timeo(c->fd, SO_RCVTIMEO, &c->rcvtimeo_us, deadline);
+		int t = idl__sock_timeo(c->fd, SO_RCVTIMEO, &c->rcvtimeo_us, deadline);
 		ssize_t n;
 
 		if (t < 0)
