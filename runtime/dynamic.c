@@ -10,6 +10,8 @@
  * cleared, inout data copied into the reply, the call, the out checks, the scalars, and the
  * variable parts packed in order (each written at its largest offset, moved down after the
  * call, as docs/generated-code.md describes), so the reply's bytes are the compiled stub's.
+ * Descriptors (out-of-line data, ports) and the special arguments (msgseqno, sreplyport)
+ * are dynamic_desc.c's, read from the traits beside the table.
  *
  * The server core takes a plain demux function with no context, so each dynamic interface
  * served is bound to one of a fixed set of trampolines (dyn_tramps) that find it in a
@@ -24,21 +26,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dynamic.h"
+#include "dynamic_desc.h"
+#include "dynamic_num.h"
 #include "internal.h"
 #include "trace.h"
 
 #define DYN_MAX_ARGS 256 /* nargs is a uint8_t */
 #define DYN_MAX_PARAMS (2 * DYN_MAX_ARGS)
 #define DYN_SLOTS 64
-
-/* The class of a C or wire scalar: what a value is converted through. */
-enum dyn_cls {
-	DC_SINT = 1,
-	DC_UINT,
-	DC_FLOAT,
-	DC_RECORD, /* bytes: a struct passed by value or by pointer */
-};
 
 /* What one C parameter of a server routine is, and where its value comes from. */
 enum dyn_how {
@@ -50,6 +45,16 @@ enum dyn_how {
 	DH_OUT_SCALAR, /* a pointer to a local, converted into the reply after the call */
 	DH_OUT_PTR, /* a pointer into the reply: arrays, strings, records */
 	DH_OUT_COUNT, /* a pointer to a variable out-array's count */
+	DH_CONST, /* a constant (the stubs' FALSE for <arg>SCopy, a reply port's Poly) */
+	DH_SEQNO, /* msgseqno: the request's seqno */
+	DH_REPLY, /* sreplyport: the idl_reply_t fetched before the call */
+	DH_DIN_VALUE, /* an in descriptor's value: data, a port, an array of ports */
+	DH_DIN_POLY, /* its disposition as received */
+	DH_DIN_COUNT, /* its element count */
+	DH_DOUT_VALUE, /* pointers to what the routine returns in an out descriptor */
+	DH_DOUT_POLY,
+	DH_DOUT_COUNT,
+	DH_DOUT_DEALLOC,
 };
 
 /* The classes and sizes of a scalar argument's wire type and C type, found once. */
@@ -63,6 +68,7 @@ struct dyn_param {
 	uint8_t cls; /* DH_*_SCALAR: enum dyn_cls of the C type */
 	uint8_t size; /* DH_*_SCALAR: bytes of the C type */
 	uint8_t arg; /* index in the routine's args */
+	uint32_t k; /* DH_CONST: the value */
 };
 
 struct dyn_routine {
@@ -76,7 +82,9 @@ struct dyn_routine {
 	ffi_type ***elems; /* their element lists (NULL-terminated), owned */
 	uint32_t *var_pos; /* per argument: where a variable reply argument is written */
 	struct dyn_argcls *cls; /* per argument: its wire and C classes (scalars) */
-	bool unsupported; /* out-of-line data or ports: answered with IDL_ENOTSUP */
+	const struct idl_arg_traits *tr; /* per argument, or NULL (the defaults) */
+	bool too_many; /* more C parameters than DYN_MAX_PARAMS: not served */
+	bool unsupported; /* arguments only compiled stubs serve: answered IDL_ENOTSUP */
 };
 
 struct idl_dynamic {
@@ -84,222 +92,6 @@ struct idl_dynamic {
 	struct dyn_routine *routines; /* ss->nroutines */
 	int slot; /* its trampoline, or -1 */
 };
-
-/* One value of any scalar C type, at offset 0 whatever its type. */
-union dyn_slot {
-	int8_t i8;
-	int16_t i16;
-	int32_t i32;
-	int64_t i64;
-	uint32_t u32;
-	float f;
-	double d;
-	void *p;
-	unsigned char bytes[8];
-};
-
-/* A scalar on its way between a wire type and a C type. */
-struct dyn_num {
-	uint8_t cls;
-	uint8_t size;
-	unsigned char raw[8]; /* the bytes as loaded: copied as they are to the same type */
-	int64_t i;
-	uint64_t u;
-	double d;
-};
-
-struct dyn_ctype {
-	const char *name;
-	uint8_t cls;
-	uint8_t size;
-};
-
-#define DYN_CHAR_CLS (CHAR_MIN < 0 ? DC_SINT : DC_UINT)
-
-/* The C types whose ABI class is known by name; others are taken to be what their wire
- * type is (a typedef of a same-sized integer passes the same way). */
-static const struct dyn_ctype dyn_ctypes[] = {
-	{ "char", DYN_CHAR_CLS, 1 },
-	{ "signed char", DC_SINT, 1 },
-	{ "unsigned char", DC_UINT, 1 },
-	{ "int8_t", DC_SINT, 1 },
-	{ "uint8_t", DC_UINT, 1 },
-	{ "short", DC_SINT, sizeof(short) },
-	{ "unsigned short", DC_UINT, sizeof(short) },
-	{ "int16_t", DC_SINT, 2 },
-	{ "uint16_t", DC_UINT, 2 },
-	{ "int", DC_SINT, sizeof(int) },
-	{ "unsigned", DC_UINT, sizeof(int) },
-	{ "unsigned int", DC_UINT, sizeof(int) },
-	{ "int32_t", DC_SINT, 4 },
-	{ "uint32_t", DC_UINT, 4 },
-	{ "boolean_t", DC_SINT, 4 },
-	{ "integer_t", DC_SINT, 4 },
-	{ "natural_t", DC_UINT, 4 },
-	{ "kern_return_t", DC_SINT, 4 },
-	{ "mach_msg_type_number_t", DC_UINT, 4 },
-	{ "long", DC_SINT, sizeof(long) },
-	{ "unsigned long", DC_UINT, sizeof(long) },
-	{ "long long", DC_SINT, sizeof(long long) },
-	{ "unsigned long long", DC_UINT, sizeof(long long) },
-	{ "int64_t", DC_SINT, 8 },
-	{ "uint64_t", DC_UINT, 8 },
-	{ "size_t", DC_UINT, sizeof(size_t) },
-	{ "intptr_t", DC_SINT, sizeof(intptr_t) },
-	{ "uintptr_t", DC_UINT, sizeof(uintptr_t) },
-	{ "vm_offset_t", DC_UINT, sizeof(uintptr_t) },
-	{ "vm_address_t", DC_UINT, sizeof(uintptr_t) },
-	{ "vm_size_t", DC_UINT, sizeof(uintptr_t) },
-	{ "float", DC_FLOAT, sizeof(float) },
-	{ "double", DC_FLOAT, sizeof(double) },
-};
-
-/* The class and size of an argument's wire element. */
-static void
-dyn_wire_cls(const struct idl_arg_desc *a, uint8_t *cls, uint8_t *size)
-{
-	*size = (uint8_t)(a->elem_size <= 8 ? a->elem_size : 8);
-	switch (a->wire_type) {
-	case IDL_WT_INT8:
-	case IDL_WT_INT16:
-	case IDL_WT_INT32:
-	case IDL_WT_INT64:
-		*cls = (a->flags & IDL_ARGF_SIGNED) ? DC_SINT : DC_UINT;
-		return;
-	case IDL_WT_BOOLEAN:
-		*cls = DC_SINT;
-		return;
-	case IDL_WT_CHAR:
-		*cls = DYN_CHAR_CLS;
-		return;
-	case IDL_WT_BYTE:
-		*cls = DC_UINT;
-		return;
-	case IDL_WT_REAL32:
-	case IDL_WT_REAL64:
-		*cls = DC_FLOAT;
-		return;
-	default:
-		*cls = DC_RECORD;
-		return;
-	}
-}
-
-/* The class and size of a scalar argument's C type. */
-static void
-dyn_c_cls(const struct idl_arg_desc *a, uint8_t *cls, uint8_t *size)
-{
-	dyn_wire_cls(a, cls, size);
-	if (*cls == DC_RECORD || a->ctype == NULL)
-		return;
-	for (size_t i = 0; i < sizeof dyn_ctypes / sizeof dyn_ctypes[0]; i++) {
-		if (strcmp(dyn_ctypes[i].name, a->ctype) == 0) {
-			*cls = dyn_ctypes[i].cls;
-			*size = dyn_ctypes[i].size;
-			return;
-		}
-	}
-}
-
-static ffi_type *
-dyn_ffi_type(uint8_t cls, uint8_t size)
-{
-	switch (size) {
-	case 1:
-		return cls == DC_SINT ? &ffi_type_sint8 : &ffi_type_uint8;
-	case 2:
-		return cls == DC_SINT ? &ffi_type_sint16 : &ffi_type_uint16;
-	case 4:
-		if (cls == DC_FLOAT)
-			return &ffi_type_float;
-		return cls == DC_SINT ? &ffi_type_sint32 : &ffi_type_uint32;
-	case 8:
-		if (cls == DC_FLOAT)
-			return &ffi_type_double;
-		return cls == DC_SINT ? &ffi_type_sint64 : &ffi_type_uint64;
-	default:
-		return NULL;
-	}
-}
-
-static void
-dyn_load(const void *p, uint8_t cls, uint8_t size, struct dyn_num *n)
-{
-	union dyn_slot v;
-
-	memcpy(&v, p, size);
-	memcpy(n->raw, p, size);
-	n->size = size;
-	n->cls = cls;
-	n->i = 0;
-	n->u = 0;
-	n->d = 0;
-	if (cls == DC_FLOAT) {
-		n->d = size == 4 ? (double)v.f : v.d;
-		return;
-	}
-	switch (size) {
-	case 1:
-		n->i = cls == DC_SINT ? v.i8 : (int64_t)(uint8_t)v.i8;
-		break;
-	case 2:
-		n->i = cls == DC_SINT ? v.i16 : (int64_t)(uint16_t)v.i16;
-		break;
-	case 4:
-		n->i = cls == DC_SINT ? v.i32 : (int64_t)(uint32_t)v.i32;
-		break;
-	default:
-		n->i = v.i64;
-		break;
-	}
-	n->u = (uint64_t)n->i;
-}
-
-/* Stores a value as a C type or wire type would hold it, converting as C's casts do. */
-static void
-dyn_store(void *p, uint8_t cls, uint8_t size, const struct dyn_num *n)
-{
-	union dyn_slot v;
-	int64_t i;
-
-	/* The same type on both sides (the common case) is copied bit for bit: a conversion
-	 * through double would quieten a signalling NaN that the compiled stub passes on. */
-	if (cls == n->cls && size == n->size) {
-		memcpy(p, n->raw, size);
-		return;
-	}
-	memset(&v, 0, sizeof v);
-	if (cls == DC_FLOAT) {
-		double d = n->cls == DC_FLOAT ? n->d : n->cls == DC_SINT ? (double)n->i
-									: (double)n->u;
-
-		if (size == 4)
-			v.f = (float)d;
-		else
-			v.d = d;
-		memcpy(p, &v, size);
-		return;
-	}
-	if (n->cls == DC_FLOAT)
-		i = cls == DC_SINT ? (int64_t)n->d : (int64_t)(uint64_t)n->d;
-	else
-		i = n->i;
-	switch (size) {
-	case 1:
-		v.i8 = (int8_t)i;
-		break;
-	case 2:
-		v.i16 = (int16_t)i;
-		break;
-	case 4:
-		v.i32 = (int32_t)i;
-		break;
-	default:
-		v.i64 = i;
-		break;
-	}
-	memcpy(p, &v, size);
-}
 
 /* Whether an argument is a record (a C struct): passed by value in, by pointer out. */
 static bool
@@ -325,15 +117,15 @@ dyn_record_type(struct dyn_routine *r, unsigned i, ffi_type **out)
 	ffi_type *et;
 	ffi_type **el;
 
-	dyn_wire_cls(a, &cls, &size);
-	et = cls == DC_RECORD ? NULL : dyn_ffi_type(cls, size);
+	idl__dyn_wire_cls(a, &cls, &size);
+	et = cls == DC_RECORD ? NULL : idl__dyn_ffi_type(cls, size);
 	if (et == NULL) {
 		/* An opaque record: words of the largest size that divides it. */
 		uint32_t bytes = a->elem_size * n, w = 8;
 
 		while (bytes % w != 0)
 			w /= 2;
-		et = dyn_ffi_type(DC_UINT, (uint8_t)w);
+		et = idl__dyn_ffi_type(DC_UINT, (uint8_t)w);
 		n = bytes / w;
 	}
 	if (n == 0 || n > 64 * 1024 * 1024 || (el = calloc((size_t)n + 1, sizeof *el)) == NULL)
@@ -356,11 +148,76 @@ dyn_add(struct dyn_routine *r, uint8_t how, unsigned arg, uint8_t cls, uint8_t s
 {
 	struct dyn_param *p = &r->params[r->nparams];
 
+	if (r->nparams >= DYN_MAX_PARAMS) {
+		r->too_many = true;
+		return;
+	}
 	p->how = how;
 	p->arg = (uint8_t)arg;
 	p->cls = cls;
 	p->size = size;
 	r->types[r->nparams++] = t;
+}
+
+/* The parameters of a special argument: what its traits say the server routine takes. */
+static void
+dyn_plan_other(struct dyn_routine *r, unsigned i)
+{
+	const struct idl_arg_traits *t = idl__dyn_traits(r->tr, i);
+
+	if (t->flags & IDL_ARGT_SEQNO) {
+		dyn_add(r, DH_SEQNO, i, DC_UINT, 4, &ffi_type_uint32);
+	} else if (t->flags & IDL_ARGT_REPLY) {
+		dyn_add(r, DH_REPLY, i, 0, 0, &ffi_type_pointer);
+		if (t->flags & IDL_ARGT_POLY_OUT) {
+			dyn_add(r, DH_CONST, i, DC_UINT, 4, &ffi_type_uint32);
+			if (!r->too_many)
+				r->params[r->nparams - 1].k = 18; /* MACH_MSG_TYPE_PORT_SEND_ONCE */
+		}
+	}
+}
+
+/* The parameters of a descriptor argument, in the stubs' order: in, the value, its Poly,
+ * its count, SCopy; out, pointers to the value, Poly, count and Dealloc. */
+static void
+dyn_plan_desc(struct dyn_routine *r, unsigned i, bool out)
+{
+	const struct idl_arg_desc *a = &r->rt->args[i];
+	const struct idl_arg_traits *t = idl__dyn_traits(r->tr, i);
+	bool poly = idl__dyn_has_poly(a, t, 1), count = !idl__dyn_desc_fixed(a, t) &&
+							  a->kind == IDL_ARG_OOL;
+
+	if (out) {
+		dyn_add(r, DH_DOUT_VALUE, i, 0, 0, &ffi_type_pointer);
+		if (poly)
+			dyn_add(r, DH_DOUT_POLY, i, 0, 0, &ffi_type_pointer);
+		if (count)
+			dyn_add(r, DH_DOUT_COUNT, i, 0, 0, &ffi_type_pointer);
+		if (t->flags & IDL_ARGT_DEALLOC_PARAM)
+			dyn_add(r, DH_DOUT_DEALLOC, i, 0, 0, &ffi_type_pointer);
+		return;
+	}
+	dyn_add(r, DH_DIN_VALUE, i, 0, 0, &ffi_type_pointer);
+	if (poly)
+		dyn_add(r, DH_DIN_POLY, i, DC_UINT, 4, &ffi_type_uint32);
+	if (count)
+		dyn_add(r, DH_DIN_COUNT, i, DC_UINT, 4, &ffi_type_uint32);
+	if (t->flags & IDL_ARGT_SERVERCOPY)
+		dyn_add(r, DH_CONST, i, DC_SINT, 4, &ffi_type_sint32); /* FALSE */
+}
+
+/* Whether only compiled stubs can serve a routine: translated or token arguments, or
+ * special ones the table alone does not explain. */
+static bool
+dyn_opaque(const struct idl_routine_desc *rt, const struct idl_arg_traits *tr)
+{
+	for (unsigned i = 0; i < rt->nargs; i++) {
+		if (tr != NULL && (tr[i].flags & IDL_ARGT_OPAQUE))
+			return true;
+		if (tr == NULL && rt->args[i].dir == IDL_DIR_OTHER)
+			return true;
+	}
+	return false;
 }
 
 /* Plans the parameters of one routine and prepares its call interface. */
@@ -386,22 +243,30 @@ dyn_plan(struct dyn_routine *r)
 		uint8_t cls, size;
 		ffi_type *t;
 
-		dyn_wire_cls(a, &r->cls[i].wc, &r->cls[i].ws);
-		dyn_c_cls(a, &r->cls[i].cc, &r->cls[i].cs);
+		idl__dyn_wire_cls(a, &r->cls[i].wc, &r->cls[i].ws);
+		idl__dyn_c_cls(a, &r->cls[i].cc, &r->cls[i].cs);
 		if (a->dir == IDL_DIR_REQUESTPORT) {
 			dyn_add(r, DH_PORT, i, 0, 0, &ffi_type_pointer);
 			continue;
 		}
+		if (a->dir == IDL_DIR_OTHER) {
+			dyn_plan_other(r, i);
+			continue;
+		}
 		if (a->dir != IDL_DIR_IN && !out)
 			continue; /* client-side only: not a parameter of the server routine */
+		if (idl__dyn_is_desc(a)) {
+			dyn_plan_desc(r, i, out);
+			continue;
+		}
 		if (out && idl__dyn_is_var(a)) {
 			/* Later variable arguments wait at their largest offsets. */
 			r->var_pos[i] = pos;
 			pos += (uint32_t)IDL_MSG_ROUND((uint64_t)a->elem_size * a->count);
 		}
 		if (a->kind == IDL_ARG_SCALAR && !dyn_is_record(a)) {
-			dyn_c_cls(a, &cls, &size);
-			if ((t = dyn_ffi_type(cls, size)) == NULL)
+			idl__dyn_c_cls(a, &cls, &size);
+			if ((t = idl__dyn_ffi_type(cls, size)) == NULL)
 				return IDL_ENOTSUP;
 			if (out)
 				dyn_add(r, DH_OUT_SCALAR, i, cls, size, &ffi_type_pointer);
@@ -420,8 +285,9 @@ dyn_plan(struct dyn_routine *r)
 			dyn_add(r, out ? DH_OUT_COUNT : DH_IN_COUNT, i, DC_UINT, 4,
 				out ? &ffi_type_pointer : &ffi_type_uint32);
 	}
-	if (ffi_prep_cif(&r->cif, FFI_DEFAULT_ABI, r->nparams, &ffi_type_sint32, r->types) !=
-	    FFI_OK)
+	if (r->too_many ||
+	    ffi_prep_cif(&r->cif, FFI_DEFAULT_ABI, r->nparams, &ffi_type_sint32, r->types) !=
+		    FFI_OK)
 		return IDL_ENOTSUP;
 	return 0;
 }
@@ -443,6 +309,14 @@ dyn_routine_free(struct dyn_routine *r)
 int
 idl_dynamic_create(const struct idl_subsystem *ss, const char *prefix, idl_resolver_fn resolve,
 		   void *arg, idl_dynamic_t **dp)
+{
+	return idl_dynamic_create_traits(ss, NULL, prefix, resolve, arg, dp);
+}
+
+int
+idl_dynamic_create_traits(const struct idl_subsystem *ss,
+			  const struct idl_arg_traits *const *traits, const char *prefix,
+			  idl_resolver_fn resolve, void *arg, idl_dynamic_t **dp)
 {
 	struct idl_dynamic *d;
 	int err;
@@ -467,7 +341,10 @@ idl_dynamic_create(const struct idl_subsystem *ss, const char *prefix, idl_resol
 		if (rt->kind == IDL_RT_SKIP || rt->name == NULL)
 			continue;
 		r->rt = rt;
+		r->tr = traits != NULL ? traits[n] : NULL;
 		err = idl__dyn_supported(rt);
+		if (err == 0 && dyn_opaque(rt, r->tr))
+			err = IDL_ENOTSUP;
 		if (err == IDL_ENOTSUP) {
 			/* Served as "not supported", so the rest of the interface still is. */
 			r->unsupported = true;
@@ -527,21 +404,28 @@ dyn_prepare(const struct dyn_routine *r, const unsigned char *ip,
 		const struct idl_arg_desc *a = &rt->args[i];
 		bool inout = a->dir == IDL_DIR_INOUT;
 
-		if (!idl__dyn_travels(a, 1))
+		if (!idl__dyn_travels(a, 1) || idl__dyn_is_desc(a))
 			continue;
 		if (idl__dyn_is_var(a)) {
 			if (inout)
 				memcpy(op + r->var_pos[i], ip + sp[i].off,
 				       (size_t)sp[i].count * a->elem_size);
 			locals[i].u32 = inout ? sp[i].count : a->count;
+			if (idl__dyn_countinout(a)) {
+				/* countinout: the caller's capacity, as GNU MIG clamps it. */
+				uint32_t cap;
+
+				memcpy(&cap, ip + a->req_offset, sizeof cap);
+				locals[i].u32 = cap < a->count ? cap : a->count;
+			}
 		} else if (a->kind == IDL_ARG_SCALAR && r->cls[i].wc != DC_RECORD) {
 			const struct dyn_argcls *c = &r->cls[i];
 			struct dyn_num v;
 
 			memset(&locals[i], 0, sizeof locals[i]);
 			if (inout) {
-				dyn_load(ip + a->req_offset, c->wc, c->ws, &v);
-				dyn_store(&locals[i], c->cc, c->cs, &v);
+				idl__dyn_load(ip + a->req_offset, c->wc, c->ws, &v);
+				idl__dyn_store(&locals[i], c->cc, c->cs, &v);
 			}
 		} else if (inout) {
 			memcpy(op + a->rep_offset, ip + a->req_offset,
@@ -552,12 +436,18 @@ dyn_prepare(const struct dyn_routine *r, const unsigned char *ip,
 
 /* After a successful call: the out checks, the scalars, and the variable parts packed. */
 static void
-dyn_finish(const struct dyn_routine *r, idl_msg_header_t *out, const union dyn_slot *locals)
+dyn_finish(const struct dyn_routine *r, idl_msg_header_t *out, const union dyn_slot *locals,
+	   const struct idl__dyn_dlocal *dl)
 {
 	const struct idl_routine_desc *rt = r->rt;
 	unsigned char *op = (unsigned char *)out;
 	size_t off;
 
+	/* Every check answers the same code, so their order does not matter. */
+	if (idl__dyn_desc_out_too_large(rt, r->tr, dl)) {
+		out->retcode = MIG_ARRAY_TOO_LARGE;
+		return;
+	}
 	for (unsigned i = 0; i < rt->nargs; i++) {
 		const struct idl_arg_desc *a = &rt->args[i];
 
@@ -579,9 +469,10 @@ dyn_finish(const struct dyn_routine *r, idl_msg_header_t *out, const union dyn_s
 
 		if (!idl__dyn_travels(a, 1) || a->kind != IDL_ARG_SCALAR || c->wc == DC_RECORD)
 			continue;
-		dyn_load(&locals[i], c->cc, c->cs, &v);
-		dyn_store(op + a->rep_offset, c->wc, c->ws, &v);
+		idl__dyn_load(&locals[i], c->cc, c->cs, &v);
+		idl__dyn_store(op + a->rep_offset, c->wc, c->ws, &v);
 	}
+	idl__dyn_desc_fill(rt, r->tr, out, dl);
 	off = rt->rep_fixed;
 	for (unsigned i = 0; i < rt->nargs; i++) {
 		const struct idl_arg_desc *a = &rt->args[i];
@@ -613,13 +504,15 @@ dyn_serve(const struct dyn_routine *r, idl_msg_header_t *in, idl_msg_header_t *o
 	struct idl_arg_span sp[DYN_MAX_ARGS];
 	union dyn_slot locals[DYN_MAX_ARGS];
 	union dyn_slot vals[DYN_MAX_PARAMS];
+	struct idl__dyn_dlocal dl[DYN_MAX_ARGS];
 	void *av[DYN_MAX_PARAMS];
 	ffi_arg rc = 0;
 
-	if (idl__dyn_check(rt, in, in->size, 0, sp) != 0) {
+	if (idl__dyn_check_traits(rt, r->tr, in, in->size, 0, sp) != 0) {
 		out->retcode = MIG_BAD_ARGUMENTS;
 		return;
 	}
+	idl__dyn_desc_before(rt, r->tr, in, dl);
 	dyn_prepare(r, ip, sp, op, locals);
 	for (unsigned k = 0; k < r->nparams; k++) {
 		const struct dyn_param *p = &r->params[k];
@@ -633,8 +526,8 @@ dyn_serve(const struct dyn_routine *r, idl_msg_header_t *in, idl_msg_header_t *o
 			vals[k].p = idl_request_port();
 			break;
 		case DH_IN_SCALAR:
-			dyn_load(ip + a->req_offset, c->wc, c->ws, &v);
-			dyn_store(&vals[k], p->cls, p->size, &v);
+			idl__dyn_load(ip + a->req_offset, c->wc, c->ws, &v);
+			idl__dyn_store(&vals[k], p->cls, p->size, &v);
 			break;
 		case DH_IN_RECORD:
 			av[k] = ip + a->req_offset;
@@ -652,6 +545,36 @@ dyn_serve(const struct dyn_routine *r, idl_msg_header_t *in, idl_msg_header_t *o
 		case DH_OUT_PTR:
 			vals[k].p = op + (idl__dyn_is_var(a) ? r->var_pos[p->arg] : a->rep_offset);
 			break;
+		case DH_CONST:
+			vals[k].u32 = p->k;
+			break;
+		case DH_SEQNO:
+			vals[k].u32 = in->seqno;
+			break;
+		case DH_REPLY:
+			vals[k].p = (void *)dl[p->arg].value;
+			break;
+		case DH_DIN_VALUE:
+			vals[k].p = (void *)idl__dyn_desc_in_value(in, a, 0);
+			break;
+		case DH_DIN_POLY:
+			vals[k].u32 = (uint32_t)idl__dyn_desc_in_value(in, a, 1);
+			break;
+		case DH_DIN_COUNT:
+			vals[k].u32 = (uint32_t)idl__dyn_desc_in_value(in, a, 2);
+			break;
+		case DH_DOUT_VALUE:
+			vals[k].p = &dl[p->arg].value;
+			break;
+		case DH_DOUT_POLY:
+			vals[k].p = &dl[p->arg].poly;
+			break;
+		case DH_DOUT_COUNT:
+			vals[k].p = &dl[p->arg].cnt;
+			break;
+		case DH_DOUT_DEALLOC:
+			vals[k].p = &dl[p->arg].dealloc;
+			break;
 		default:
 			vals[k].p = NULL;
 			break;
@@ -659,9 +582,10 @@ dyn_serve(const struct dyn_routine *r, idl_msg_header_t *in, idl_msg_header_t *o
 	}
 	ffi_call((ffi_cif *)&r->cif, r->fn, &rc, av);
 	out->retcode = (int32_t)(ffi_sarg)rc;
+	idl__dyn_desc_after_call(rt, r->tr, in, out->retcode, dl);
 	if (out->retcode != KERN_SUCCESS || rt->kind != IDL_RT_ROUTINE)
 		return;
-	dyn_finish(r, out, locals);
+	dyn_finish(r, out, locals, dl);
 }
 
 static const char *

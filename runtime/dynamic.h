@@ -40,9 +40,10 @@ idl__dyn_offset(const struct idl_arg_desc *a, int reply)
 	return reply ? a->rep_offset : a->req_offset;
 }
 
-/* 0 when every argument of the routine is one the interpreter knows, else IDL_ENOTSUP
- * (out-of-line data, ports in messages) or IDL_EINVAL (a descriptor that contradicts
- * itself: offsets outside the fixed part, zero element sizes). */
+/* 0 when every argument of the routine is one the interpreter knows, else IDL_ENOTSUP (a
+ * request port that is not a port, special arguments of a kind other than implicit) or
+ * IDL_EINVAL (a descriptor that contradicts itself: offsets outside the fixed part, zero
+ * element sizes, descriptors outside the fixed part or unaligned). */
 int idl__dyn_supported(const struct idl_routine_desc *rt);
 
 /* idl_msg_check() for a routine that idl__dyn_supported() accepted (the dynamic server

@@ -4,6 +4,10 @@
  *
  * Only a message that idl_msg_check() accepts is decoded, so every offset and count used
  * here has been checked against the message's length; anything else is "<malformed>".
+ * Descriptors point at memory and ports the runtime made when the message arrived (or that
+ * the sender still holds), so their data is read, and a port asked its address, only while
+ * the message is whole: trace lines (IDL_DESCRIBE_BRIEF) show a port as "<port>" without
+ * touching it, and no bytes of data marked dealloc, which a send may already have freed.
  */
 #include <config.h>
 
@@ -14,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dynamic.h"
+#include "dynamic_desc.h"
 #include "internal.h"
 
 /* IDL_DESCRIBE_BRIEF: elements of an array and characters of a string shown. */
@@ -299,6 +303,81 @@ fmt_value(struct idl__sb *sb, const struct idl_arg_desc *a, const unsigned char 
 	idl__sb_puts(sb, "]");
 }
 
+/* One port: its address, or only that it is one (brief: it may be closed by now). */
+static void
+fmt_port(struct idl__sb *sb, uint64_t addr, unsigned flags)
+{
+	idl_port_t port = (idl_port_t)(uintptr_t)addr;
+	const char *where;
+	bool json = flags & IDL_DESCRIBE_JSON;
+
+	if (json)
+		idl__sb_puts(sb, "\"");
+	if (port == IDL_PORT_NULL)
+		idl__sb_puts(sb, "<port null>");
+	else if (flags & IDL_DESCRIBE_BRIEF)
+		idl__sb_puts(sb, "<port>");
+	else if ((where = idl_port_address(port)) != NULL) {
+		idl__sb_puts(sb, "<port ");
+		for (const char *c = where; *c != '\0'; c++)
+			fmt_char(sb, (unsigned char)*c, json);
+		idl__sb_puts(sb, ">");
+	} else
+		idl__sb_puts(sb, "<port>");
+	if (json)
+		idl__sb_puts(sb, "\"");
+}
+
+/* A descriptor argument: data as its elements would be shown inline (bytes, chars and
+ * records as hex), a port, or a list of ports. */
+static void
+fmt_desc(struct idl__sb *sb, const struct idl_arg_desc *a, const unsigned char *p,
+	 uint32_t count, unsigned flags)
+{
+	bool brief = flags & IDL_DESCRIBE_BRIEF, json = flags & IDL_DESCRIBE_JSON;
+	const unsigned char *data;
+	idl_desc_t d;
+
+	memcpy(&d, p, sizeof d);
+	data = (const unsigned char *)(uintptr_t)d.addr;
+	if (a->kind == IDL_ARG_PORT) {
+		fmt_port(sb, d.addr, flags);
+		return;
+	}
+	if (brief && ((d.flags & IDL_DESCF_DEALLOC) || (data == NULL && count > 0))) {
+		idl__sb_printf(sb, json ? "\"<%s %" PRIu32 " %s>\"" : "<%s %" PRIu32 " %s>",
+			       idl__dyn_is_ports(a) ? "ports" : "ool", d.size,
+			       idl__dyn_is_ports(a) ? "ports" : "bytes");
+		return;
+	}
+	if (idl__dyn_is_ports(a)) {
+		idl__sb_puts(sb, "[");
+		for (uint32_t i = 0; i < count; i++) {
+			idl_port_t port;
+
+			if (brief && i == FMT_BRIEF_ELEMS) {
+				idl__sb_puts(sb, json ? "" : ",...");
+				break;
+			}
+			memcpy(&port, data + (size_t)i * sizeof port, sizeof port);
+			if (i > 0)
+				idl__sb_puts(sb, json ? ", " : ",");
+			fmt_port(sb, (uint64_t)(uintptr_t)port, flags);
+		}
+		idl__sb_puts(sb, "]");
+		return;
+	}
+	if (brief && !json)
+		idl__sb_printf(sb, "<ool %" PRIu32 " bytes: ", d.size);
+	if (a->wire_type == IDL_WT_CHAR || a->wire_type == IDL_WT_BYTE ||
+	    a->wire_type == IDL_WT_STRUCT || a->elem_size == 0)
+		fmt_hex(sb, data, d.size, flags);
+	else
+		fmt_value(sb, a, data, count, flags);
+	if (brief && !json)
+		idl__sb_puts(sb, ">");
+}
+
 void
 idl__dyn_describe(struct idl__sb *sb, const struct idl_routine_desc *rt,
 		  const idl_msg_header_t *msg, size_t len, unsigned flags)
@@ -328,7 +407,12 @@ idl__dyn_describe(struct idl__sb *sb, const struct idl_routine_desc *rt,
 			idl__sb_printf(sb, "%s = ", a->name);
 		else
 			idl__sb_printf(sb, "%s%s=", first ? "" : " ", a->name);
-		fmt_value(sb, a, (const unsigned char *)msg + spans[i].off, spans[i].count, flags);
+		if (idl__dyn_is_desc(a))
+			fmt_desc(sb, a, (const unsigned char *)msg + spans[i].off, spans[i].count,
+				 flags);
+		else
+			fmt_value(sb, a, (const unsigned char *)msg + spans[i].off,
+				  spans[i].count, flags);
 		if ((flags & IDL_DESCRIBE_LINES) && !(flags & IDL_DESCRIBE_JSON))
 			idl__sb_puts(sb, "\n");
 		first = false;

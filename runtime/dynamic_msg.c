@@ -12,7 +12,7 @@
 
 #include <string.h>
 
-#include "dynamic.h"
+#include "dynamic_desc.h"
 #include "internal.h"
 
 /* Bytes of `count` elements of `a`, or UINT64_MAX when no message could hold them. */
@@ -92,8 +92,13 @@ idl__dyn_supported(const struct idl_routine_desc *rt)
 		case IDL_ARG_CSTRING_FIXED:
 		case IDL_ARG_CSTRING_VAR:
 			break;
+		case IDL_ARG_OOL:
+		case IDL_ARG_PORT:
+			if (idl__dyn_desc_valid(rt, a) != 0)
+				return IDL_EINVAL;
+			continue;
 		default:
-			return IDL_ENOTSUP; /* out-of-line data, ports in the message */
+			return IDL_EINVAL;
 		}
 		if (a->elem_size == 0 || a->elem_size > IDL_MSG_ALIGN * 1024u * 1024u ||
 		    (a->kind != IDL_ARG_SCALAR && a->count == 0))
@@ -106,6 +111,11 @@ idl__dyn_supported(const struct idl_routine_desc *rt)
 			return IDL_EINVAL;
 		if (rt->kind != IDL_RT_ROUTINE && idl__dyn_travels(a, 1))
 			return IDL_EINVAL; /* a simpleroutine has no reply */
+		/* countinout: the capacity lies in the request's fixed part. */
+		if (idl__dyn_countinout(a) &&
+		    (a->req_offset < IDL_MSG_HEADER_SIZE || a->req_offset >= rt->req_fixed ||
+		     rt->req_fixed - a->req_offset < sizeof(uint32_t)))
+			return IDL_EINVAL;
 	}
 	return 0;
 }
@@ -123,6 +133,14 @@ int
 idl__dyn_check(const struct idl_routine_desc *rt, const idl_msg_header_t *msg, size_t len,
 	       int reply, struct idl_arg_span *spans)
 {
+	return idl__dyn_check_traits(rt, NULL, msg, len, reply, spans);
+}
+
+int
+idl__dyn_check_traits(const struct idl_routine_desc *rt, const struct idl_arg_traits *traits,
+		      const idl_msg_header_t *msg, size_t len, int reply,
+		      struct idl_arg_span *spans)
+{
 	const unsigned char *p = (const unsigned char *)msg;
 	uint32_t fixed;
 	bool has_var = false;
@@ -137,6 +155,9 @@ idl__dyn_check(const struct idl_routine_desc *rt, const idl_msg_header_t *msg, s
 
 	/* The size: exactly the fixed part, or at least it when a variable part follows. */
 	if (has_var ? len < fixed : len != fixed)
+		return -1;
+	/* The descriptors: the header's flag and count, then each one's type and size. */
+	if (idl__dyn_desc_check(rt, traits, msg, reply, spans) != 0)
 		return -1;
 	/* Every fixed c_string holds its NUL. */
 	for (unsigned i = 0; i < rt->nargs; i++) {
@@ -154,7 +175,7 @@ idl__dyn_check(const struct idl_routine_desc *rt, const idl_msg_header_t *msg, s
 		uint32_t n;
 		uint64_t bytes;
 
-		if (!idl__dyn_travels(a, reply))
+		if (!idl__dyn_travels(a, reply) || idl__dyn_is_desc(a))
 			continue;
 		if (!idl__dyn_is_var(a)) {
 			if (spans != NULL) {
@@ -183,16 +204,24 @@ idl__dyn_check(const struct idl_routine_desc *rt, const idl_msg_header_t *msg, s
 }
 
 int
-idl_msg_check(const struct idl_routine_desc *rt, const idl_msg_header_t *msg, size_t len,
-	      int reply, struct idl_arg_span *spans)
+idl_msg_check_traits(const struct idl_routine_desc *rt, const struct idl_arg_traits *traits,
+		     const idl_msg_header_t *msg, size_t len, int reply,
+		     struct idl_arg_span *spans)
 {
 	int err;
 
 	if ((err = idl__dyn_supported(rt)) != 0)
 		return err;
-	if (reply && rt->kind != IDL_RT_ROUTINE)
+	if ((reply && rt->kind != IDL_RT_ROUTINE) || msg == NULL)
 		return IDL_EINVAL;
-	return idl__dyn_check(rt, msg, len, reply, spans);
+	return idl__dyn_check_traits(rt, traits, msg, len, reply, spans);
+}
+
+int
+idl_msg_check(const struct idl_routine_desc *rt, const idl_msg_header_t *msg, size_t len,
+	      int reply, struct idl_arg_span *spans)
+{
+	return idl_msg_check_traits(rt, NULL, msg, len, reply, spans);
 }
 
 /* Refuses what a client stub refuses before building anything. */
@@ -228,6 +257,15 @@ int
 idl_msg_pack(const struct idl_routine_desc *rt, int reply, const struct idl_arg_value *vals,
 	     idl_msg_header_t *buf, size_t cap)
 {
+	return idl_msg_pack_traits(rt, NULL, reply, vals, buf, cap);
+}
+
+int
+idl_msg_pack_traits(const struct idl_routine_desc *rt, const struct idl_arg_traits *traits,
+		    int reply, const struct idl_arg_value *vals, idl_msg_header_t *buf,
+		    size_t cap)
+{
+	uint32_t ndesc;
 	unsigned char *p = (unsigned char *)buf;
 	uint64_t total;
 	size_t off;
@@ -243,7 +281,11 @@ idl_msg_pack(const struct idl_routine_desc *rt, int reply, const struct idl_arg_
 
 		if (!idl__dyn_travels(a, reply))
 			continue;
-		if ((err = dm_pack_check(a, &vals[i])) != 0)
+		if (idl__dyn_is_desc(a))
+			err = idl__dyn_desc_pack_check(a, idl__dyn_traits(traits, i), &vals[i]);
+		else
+			err = dm_pack_check(a, &vals[i]);
+		if (err != 0)
 			return err;
 		if (idl__dyn_is_var(a))
 			total += IDL_MSG_ROUND(dm_bytes(a, vals[i].count));
@@ -258,8 +300,29 @@ idl_msg_pack(const struct idl_routine_desc *rt, int reply, const struct idl_arg_
 		uint32_t at = idl__dyn_offset(a, reply);
 		size_t n;
 
+		if (!reply && idl__dyn_countinout(a)) {
+			/* The capacity sent is the bound: a buffer of the largest reply takes
+			 * whatever comes. */
+			memcpy(p + a->req_offset, &a->count, sizeof a->count);
+			continue;
+		}
 		if (!idl__dyn_travels(a, reply))
 			continue;
+		if (idl__dyn_is_desc(a)) {
+			const struct idl_arg_traits *t = idl__dyn_traits(traits, i);
+			uintptr_t value = (uintptr_t)vals[i].data;
+			idl_port_t port;
+
+			if (a->kind == IDL_ARG_PORT) {
+				memcpy(&port, vals[i].data, sizeof port);
+				value = (uintptr_t)port;
+			}
+			/* The sender names no Poly or Dealloc of its own here: the traits'. */
+			idl__dyn_desc_write((idl_desc_t *)(void *)(p + at), a, t, value,
+					    vals[i].count, false, 0,
+					    (t->flags & IDL_ARGT_DEALLOC_PARAM) != 0, 0);
+			continue;
+		}
 		n = (size_t)dm_bytes(a, vals[i].count);
 		if (!idl__dyn_is_var(a)) {
 			if (n > 0)
@@ -271,6 +334,10 @@ idl_msg_pack(const struct idl_routine_desc *rt, int reply, const struct idl_arg_
 			memcpy(p + off, vals[i].data, n);
 		memset(p + off + n, 0, IDL_MSG_ROUND(n) - n);
 		off += IDL_MSG_ROUND(n);
+	}
+	if ((ndesc = idl__dyn_ndesc(rt, reply)) != 0) {
+		buf->flags = IDL_MSGF_DESC;
+		buf->ndesc = ndesc;
 	}
 	buf->size = (uint32_t)off;
 	return (int)off;

@@ -7,6 +7,10 @@ runtime_libidlrt_la_SOURCES += \
 	runtime/dynamic.h \
 	runtime/dynamic_msg.c \
 	runtime/dynamic_fmt.c \
+	runtime/dynamic_desc.h \
+	runtime/dynamic_desc.c \
+	runtime/dynamic_num.h \
+	runtime/dynamic_num.c \
 	runtime/dynamic.c \
 	runtime/trace.h \
 	runtime/trace.c
@@ -32,11 +36,13 @@ dyn_golden = scalars arrays strings
 dyn_gen = \
 	tests/dynamic/gen/scalarsServer.c tests/dynamic/gen/scalars_S.h \
 	tests/dynamic/gen/arraysServer.c tests/dynamic/gen/arrays_S.h \
-	tests/dynamic/gen/stringsServer.c tests/dynamic/gen/strings_S.h
+	tests/dynamic/gen/stringsServer.c tests/dynamic/gen/strings_S.h \
+	tests/dynamic/gen/xoolServer.c tests/dynamic/gen/xool_S.h
 
+# xool.defs (descriptors and special arguments) is the tests' own, beside them.
 tests/dynamic/gen.stamp: $(srcdir)/tests/golden/scalars.defs \
 		$(srcdir)/tests/golden/arrays.defs $(srcdir)/tests/golden/strings.defs \
-		idlc/idlc$(EXEEXT)
+		$(srcdir)/tests/dynamic/xool.defs idlc/idlc$(EXEEXT)
 	@$(MKDIR_P) tests/dynamic/gen
 	@rm -f tests/dynamic/gen.stamp.tmp
 	@touch tests/dynamic/gen.stamp.tmp
@@ -45,6 +51,10 @@ tests/dynamic/gen.stamp: $(srcdir)/tests/golden/scalars.defs \
 			-server $(abs_builddir)/tests/dynamic/gen/$${n}Server.c \
 			-sheader $(abs_builddir)/tests/dynamic/gen/$${n}_S.h $$n.defs) || exit 1; \
 	done
+	$(AM_V_at)cd $(srcdir)/tests/dynamic && $(abs_top_builddir)/idlc/idlc$(EXEEXT) -n \
+		-I$(abs_top_srcdir)/data/include \
+		-server $(abs_builddir)/tests/dynamic/gen/xoolServer.c \
+		-sheader $(abs_builddir)/tests/dynamic/gen/xool_S.h xool.defs
 	@mv -f tests/dynamic/gen.stamp.tmp $@
 
 $(dyn_gen): tests/dynamic/gen.stamp
@@ -65,13 +75,15 @@ TESTS += tests/dynamic/xdemux
 tests_dynamic_xdemux_SOURCES = \
 	tests/dynamic/xdemux.c \
 	tests/dynamic/xdemux_impl.c \
+	tests/dynamic/xool_impl.c \
 	tools/idlcall_desc.c \
 	tools/idlcall_args.c \
 	examples/bench/bench_impl.c
 nodist_tests_dynamic_xdemux_SOURCES = \
 	tests/dynamic/gen/scalarsServer.c \
 	tests/dynamic/gen/arraysServer.c \
-	tests/dynamic/gen/stringsServer.c
+	tests/dynamic/gen/stringsServer.c \
+	tests/dynamic/gen/xoolServer.c
 tests_dynamic_xdemux_CPPFLAGS = $(dyn_test_cppflags)
 tests_dynamic_xdemux_LDADD = examples/bench/libbenchstubs.a idlc/libidlc.a \
 	runtime/libidlrt.la
@@ -89,6 +101,19 @@ tests_dynamic_dyn_server_LDADD = examples/bench/libbenchstubs.a idlc/libidlc.a \
 	runtime/libidlrt.la
 tests_dynamic_dyn_server_LDFLAGS = -no-install -export-dynamic
 
+# dyn-oolt-server: oolt.defs (out-of-line data, ports, deferred replies) served by the
+# dynamic server, for the conformance suite's oolt cases ($IDL_OOLT_SERVER).
+check_PROGRAMS += tests/dynamic/dyn-oolt-server
+tests_dynamic_dyn_oolt_server_SOURCES = \
+	tests/dynamic/dyn_oolt_server.c \
+	tools/idlcall_desc.c
+nodist_tests_dynamic_dyn_oolt_server_SOURCES = tests/ool/ooltServer.c tests/ool/ooltServer.h \
+	tests/ool/ooltUser.c tests/ool/oolt.h
+tests_dynamic_dyn_oolt_server_CPPFLAGS = $(dyn_test_cppflags) -I$(top_srcdir)/tests/ool \
+	-I$(top_builddir)/tests/ool
+tests_dynamic_dyn_oolt_server_LDADD = idlc/libidlc.a runtime/libidlrt.la
+tests_dynamic_dyn_oolt_server_LDFLAGS = -no-install -export-dynamic
+
 # idlcall against the compiled bench-server and against dyn-server, bench-client against
 # dyn-server, tracing; then the transport conformance suite with dyn-server in place of
 # bench-server.
@@ -99,3 +124,4 @@ TESTS += tests/dynamic/conformance.sh
 endif
 
 dist_man_MANS += man/idlcall.1
+EXTRA_DIST += tests/dynamic/xool.defs

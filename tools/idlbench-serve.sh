@@ -5,9 +5,9 @@
 # stops cleanly on SIGTERM. Then --connect to an address with no server fails clearly.
 # Then the same with `idlbench serve --dynamic` (the interpreted server): every call row gives
 # figures, which it only does when each result checks out (the client checks what comes back,
-# the routines what they get); out-of-line rows, when bench.defs has them, are refused with
-# IDL_ENOTSUP there. Last, a run with the unix-dyn column
-# beside unix: figures, its ratio and its cost line, and the JSON of both.
+# the routines what they get), the out-of-line rows (ool64k, ool1m) included when bench.defs
+# has them. Last, a run with the unix-dyn column beside unix: figures, its ratio and its cost
+# line, and the JSON of both, an out-of-line row among them.
 : "${IDL_TOP_BUILDDIR:?run me through make check}"
 set -u
 fail() {
@@ -46,7 +46,7 @@ stop() {
 	[ ! -e "${1#unix:}" ] || fail "idlbench serve left its socket file behind"
 }
 ool=
-grep -q '^#define IB_HAVE_OOL64K 1' "$IDL_TOP_BUILDDIR/tools/idlbench_ool.h" && ool=ool64k
+grep -q '^#define IB_HAVE_OOL64K 1' "$IDL_TOP_BUILDDIR/tools/idlbench_ool.h" && ool="ool64k ool1m"
 
 serve "$addr"
 
@@ -80,14 +80,17 @@ for row in null add intrpc bigin bigout biginout notify; do
 	! grep -q "^n/a: $row " "$tmp/d.txt" || fail "serve --dynamic: $row is n/a"
 done
 "$check" "$tmp/d.json" || fail "serve --dynamic: the JSON does not have the documented shape"
-if [ -n "$ool" ]; then
-	grep -q "^n/a: $ool (unix): .*ENOTSUP" "$tmp/d.txt" ||
-		fail "serve --dynamic: $ool is not refused with IDL_ENOTSUP: is it the interpreter?"
-fi
+for row in $ool; do
+	grep -q "\"routine\": \"$row\"" "$tmp/d.json" ||
+		fail "serve --dynamic: no $row result (out-of-line data not interpreted?)"
+	! grep -q "^n/a: $row " "$tmp/d.txt" || fail "serve --dynamic: $row is n/a"
+done
 stop "$daddr"
 
 # The unix-dyn column beside unix, in one run.
-"$bench" --transports unix,unix-dyn --placement same --routines null,add,biginout,notify \
+routines=null,add,biginout,notify
+[ -n "$ool" ] && routines=$routines,ool64k
+"$bench" --transports unix,unix-dyn --placement same --routines $routines \
 	--rounds 2 --iterations 100 --json "$tmp/u.json" >"$tmp/u.txt" 2>"$tmp/u.err"
 status=$?
 cat "$tmp/u.txt"
@@ -98,6 +101,10 @@ grep -Eq "^unix-dyn +idlkit +[0-9.]+ +[0-9.]+ +[0-9.]+\$" "$tmp/u.txt" ||
 grep -Eq "^ +cost +[0-9.]+ +[0-9.]+ +[0-9.]+\$" "$tmp/u.txt" || fail "no cost line"
 grep -q '"transport": "unix-dyn", "routine": "biginout"' "$tmp/u.json" ||
 	fail "no unix-dyn biginout result in the JSON"
+if [ -n "$ool" ]; then
+	grep -q '"transport": "unix-dyn", "routine": "ool64k"' "$tmp/u.json" ||
+		fail "no unix-dyn ool64k result in the JSON"
+fi
 "$check" "$tmp/u.json" unix unix-dyn || fail "unix-dyn: the JSON does not have the documented shape"
 
 "$bench" --connect "unix:$tmp/nobody.sock" --rounds 1 --iterations 10 >"$tmp/n.txt" 2>&1

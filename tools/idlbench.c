@@ -274,8 +274,6 @@ ib_skip(const struct ib_run *run, const struct ib_row *row, const struct ib_col 
 			   : "";
 	if (!row->present)
 		return "not in bench.defs";
-	if (col->dynamic && row->ool)
-		return "the interpreted server does not serve out-of-line data (IDL_ENOTSUP)";
 	if (side == 1 && col->twin != NULL)
 		return ""; /* the compiled column's floor, shared after the run (ib_share_floors) */
 	if (col->dgram_max != 0 && (row->req > col->dgram_max || row->rep > col->dgram_max ||

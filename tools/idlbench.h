@@ -50,7 +50,6 @@ struct ib_row {
 	int present;
 	uint32_t req; /* request bytes, header included */
 	uint32_t rep; /* reply bytes, header included (0 for a simpleroutine) */
-	int ool;      /* it moves out-of-line data or ports: the interpreted server refuses it */
 };
 
 /* The raw channel of a floor (tools/floor*.c). Ours, no runtime: one send and one receive

@@ -139,18 +139,18 @@ row_ool1m(void *port, unsigned i, void *vs)
 #endif
 
 struct ib_row ib_rows[] = {
-    {"null", "null", IB_LATENCY, IB_MODE_CALL, 0, 1, row_null, 0, 0, 0, 0},
-    {"add", "add", IB_LATENCY, IB_MODE_CALL, 0, 1, row_add, 0, 0, 0, 0},
-    {"intrpc", "intrpc", IB_LATENCY, IB_MODE_CALL, 0, 1, row_intrpc, 0, 0, 0, 0},
-    {"bigin", "bigin", IB_LATENCY, IB_MODE_CALL, 0, 1, row_bigin, 0, 0, 0, 0},
-    {"bigout", "bigout", IB_LATENCY, IB_MODE_CALL, 0, 1, row_bigout, 0, 0, 0, 0},
-    {"biginout", "biginout", IB_LATENCY, IB_MODE_CALL, 0, 1, row_biginout, 0, 0, 0, 0},
-    {"ool64k", "ool64k", IB_BANDWIDTH, IB_MODE_CALL, 64u << 10, 8, IB_OOL64K_CALL, 0, 0, 0, 0},
-    {"ool1m", "ool1m", IB_BANDWIDTH, IB_MODE_CALL, 1u << 20, 64, IB_OOL1M_CALL, 0, 0, 0, 0},
-    {"notify", "notify", IB_ONEWAY, IB_MODE_ONEWAY, 0, 1, NULL, 0, 0, 0, 0},
-    {"notifypp", "notify", IB_ONEWAY, IB_MODE_PINGPONG, 0, 1, NULL, 0, 0, 0, 0},
+    {"null", "null", IB_LATENCY, IB_MODE_CALL, 0, 1, row_null, 0, 0, 0},
+    {"add", "add", IB_LATENCY, IB_MODE_CALL, 0, 1, row_add, 0, 0, 0},
+    {"intrpc", "intrpc", IB_LATENCY, IB_MODE_CALL, 0, 1, row_intrpc, 0, 0, 0},
+    {"bigin", "bigin", IB_LATENCY, IB_MODE_CALL, 0, 1, row_bigin, 0, 0, 0},
+    {"bigout", "bigout", IB_LATENCY, IB_MODE_CALL, 0, 1, row_bigout, 0, 0, 0},
+    {"biginout", "biginout", IB_LATENCY, IB_MODE_CALL, 0, 1, row_biginout, 0, 0, 0},
+    {"ool64k", "ool64k", IB_BANDWIDTH, IB_MODE_CALL, 64u << 10, 8, IB_OOL64K_CALL, 0, 0, 0},
+    {"ool1m", "ool1m", IB_BANDWIDTH, IB_MODE_CALL, 1u << 20, 64, IB_OOL1M_CALL, 0, 0, 0},
+    {"notify", "notify", IB_ONEWAY, IB_MODE_ONEWAY, 0, 1, NULL, 0, 0, 0},
+    {"notifypp", "notify", IB_ONEWAY, IB_MODE_PINGPONG, 0, 1, NULL, 0, 0, 0},
     /* Floor only, over UDP: the same one-way messages sent unconnected (seed 003). */
-    {"notify-sendto", "notify", IB_ONEWAY, IB_MODE_SENDTO, 0, 1, NULL, 0, 0, 0, 0},
+    {"notify-sendto", "notify", IB_ONEWAY, IB_MODE_SENDTO, 0, 1, NULL, 0, 0, 0},
 };
 
 const size_t ib_nrows = sizeof ib_rows / sizeof ib_rows[0];
@@ -165,18 +165,6 @@ ib_routine(const char *name)
 			return rt;
 	}
 	return NULL;
-}
-
-/* What <idl/idl_dynamic.h> does not interpret: out-of-line data, and ports other than the
- * request port. The interpreted server answers such a routine's requests IDL_ENOTSUP. */
-static int
-ib_moves_ool(const struct idl_routine_desc *rt)
-{
-	for (uint32_t i = 0; i < rt->nargs; i++)
-		if (rt->args[i].kind == IDL_ARG_OOL ||
-		    (rt->args[i].kind == IDL_ARG_PORT && rt->args[i].dir != IDL_DIR_REQUESTPORT))
-			return 1;
-	return 0;
 }
 
 void
@@ -195,7 +183,6 @@ ib_rows_init(void)
 		if (rt != NULL) {
 			row->req = rt->req_max;
 			row->rep = rt->rep_max;
-			row->ool = ib_moves_ool(rt);
 		}
 	}
 }

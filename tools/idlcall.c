@@ -21,6 +21,7 @@
 
 #include <idl/idl.h>
 #include <idl/idl_dynamic.h>
+#include <idl/idl_ool.h>
 #include <idl/idl_trace.h>
 #include <idl/idl_transport.h>
 
@@ -47,7 +48,8 @@ call_usage(FILE *f)
 	      "  -l, --list         list the routines of FILE.defs with their signatures\n"
 	      "  -h, --help         this text\n"
 	      "Arguments: integers, true/false, reals, text for chars and strings, [1,2,3] for\n"
-	      "arrays, hex digits or @FILE for bytes. See idlcall(1).\n",
+	      "arrays, hex digits or @FILE for bytes and out-of-line data, an ADDRESS (or null)\n"
+	      "for a port, [ADDRESS,...] for ports. See idlcall(1).\n",
 	      f);
 }
 
@@ -158,11 +160,128 @@ call_trace(const char *address, int dir, const idl_msg_header_t *m, int64_t t)
 	idl_trace_emit(&ev);
 }
 
+/* A port argument: the port opened to an ADDRESS, or null. */
+static int
+call_open_port(const char *text, idl_port_t *port)
+{
+	*port = IDL_PORT_NULL;
+	if (strcmp(text, "null") == 0)
+		return 0;
+	return idl_port_open(text, port);
+}
+
+/* A port (one idl_port_t, malloc()ed) or an array of ports (idl_ool_alloc()ed, which the
+ * runtime frees when it is dealloc) from text. Returns 0, 2 for bad text, or the error of
+ * the port that did not open. */
+static int
+call_port_arg(const struct idl_arg_desc *a, const char *text, void **data, uint32_t *count)
+{
+	char *copy, *p, *tok, *save = NULL;
+	idl_port_t *ports;
+	size_t len, n = 0, cap = 1;
+	int err;
+
+	if (a->kind == IDL_ARG_PORT) {
+		if ((ports = malloc(sizeof *ports)) == NULL)
+			return IDL_ENOMEM;
+		if ((err = call_open_port(text, ports)) != 0) {
+			free(ports);
+			return err;
+		}
+		*data = ports;
+		*count = 1;
+		return 0;
+	}
+	for (const char *c = text; *c != '\0'; c++)
+		cap += *c == ',';
+	if ((copy = strdup(text)) == NULL || (ports = idl_ool_alloc(cap * sizeof *ports)) == NULL) {
+		free(copy);
+		return IDL_ENOMEM;
+	}
+	p = copy;
+	len = strlen(p);
+	if (len >= 2 && p[0] == '[' && p[len - 1] == ']') {
+		p[len - 1] = '\0';
+		p++;
+	}
+	err = 0;
+	for (tok = strtok_r(p, ", ", &save); tok != NULL && err == 0;
+	     tok = strtok_r(NULL, ", ", &save))
+		if ((err = call_open_port(tok, &ports[n])) == 0)
+			n++;
+	free(copy);
+	if (err != 0) {
+		while (n > 0)
+			idl_port_close(ports[--n]);
+		idl_ool_free(ports, cap * sizeof *ports);
+		return err;
+	}
+	*data = ports;
+	*count = (uint32_t)n;
+	return 0;
+}
+
+/* Out-of-line data moved into memory of the runtime's (the runtime frees it with
+ * idl_ool_free() when it is dealloc); a fixed size filled up with zeroes. */
+static int
+call_ool_data(const struct idl_arg_desc *a, const struct idl_arg_traits *t, void **data,
+	      uint32_t *count)
+{
+	uint32_t n = t != NULL && (t->flags & IDL_ARGT_FIXED) ? a->count : *count;
+	size_t bytes = (size_t)n * a->elem_size;
+	void *mem = idl_ool_alloc(bytes);
+
+	if (mem == NULL)
+		return IDL_ENOMEM;
+	if (*count > 0)
+		memcpy(mem, *data, (size_t)*count * a->elem_size);
+	free(*data);
+	*data = mem;
+	*count = n;
+	return 0;
+}
+
+/*
+ * Releases the data and ports of the request's descriptor arguments: everything when no
+ * call had the message, else what the call did not consume (MIG's rule: data marked dealloc
+ * and ports moved are the runtime's once idl_call() or idl_send() has the message).
+ */
+static void
+call_release(const struct idl_routine_desc *rt, const struct idl_arg_traits *tr,
+	     const struct idl_arg_value *vals, int handed)
+{
+	for (unsigned i = 0; i < rt->nargs; i++) {
+		const struct idl_arg_desc *a = &rt->args[i];
+		uint16_t disp = tr != NULL && tr[i].disposition != 0 ? tr[i].disposition : 19;
+		bool ports = a->kind == IDL_ARG_PORT || a->wire_type == IDL_WT_PORT;
+		bool moves = (tr != NULL && (tr[i].flags & IDL_ARGT_DEALLOC)) ||
+			     (ports && disp >= 16 && disp <= 18);
+
+		if ((a->kind != IDL_ARG_OOL && a->kind != IDL_ARG_PORT) ||
+		    (a->dir != IDL_DIR_IN && a->dir != IDL_DIR_INOUT) || vals[i].data == NULL ||
+		    (handed && moves))
+			continue;
+		if (a->kind == IDL_ARG_PORT) {
+			idl_port_close(*(idl_port_t const *)vals[i].data);
+		} else if (ports) {
+			for (uint32_t k = 0; k < vals[i].count; k++)
+				idl_port_close(((idl_port_t const *)vals[i].data)[k]);
+			idl_ool_free((void *)vals[i].data,
+				     (size_t)vals[i].count * sizeof(idl_port_t));
+		} else {
+			idl_ool_free((void *)vals[i].data, (size_t)vals[i].count * a->elem_size);
+		}
+	}
+}
+
 /* Packs the arguments from text, calls, checks and prints the reply. */
 static int
-call_run(const struct call_opts *o, const struct idl_subsystem *ss,
+call_run(const struct call_opts *o, const struct idlcall_iface *ifc,
 	 const struct idl_routine_desc *rt, const char *address, char **texts, int ntexts)
 {
+	const struct idl_subsystem *ss = &ifc->ss;
+	const struct idl_arg_traits *tr = idlcall_traits(ifc, rt);
+	int handed = 0;
 	struct idl_arg_value vals[UINT8_MAX + 1];
 	void *owned[UINT8_MAX + 1];
 	uint64_t *req = NULL, *rep = NULL;
@@ -194,12 +313,31 @@ call_run(const struct call_opts *o, const struct idl_subsystem *ss,
 
 		if (a->dir != IDL_DIR_IN && a->dir != IDL_DIR_INOUT)
 			continue;
+		if (a->kind == IDL_ARG_PORT || (a->kind == IDL_ARG_OOL &&
+						a->wire_type == IDL_WT_PORT)) {
+			/* Ports are opened here, released with the request's descriptors. */
+			if ((kr = call_port_arg(a, texts[t++], &data, &count)) != 0) {
+				rc = call_failed(o, ss, rt, kr);
+				goto out;
+			}
+			if (a->kind == IDL_ARG_PORT)
+				owned[i] = data;
+			vals[i].data = data;
+			vals[i].count = count;
+			continue;
+		}
 		if (idlcall_parse_arg(a, texts[t++], &data, &count, err, sizeof err) != 0) {
 			fprintf(stderr, "idlcall: %s: %s\n", rt->name, err);
 			rc = 2;
 			goto out;
 		}
-		owned[i] = data;
+		if (a->kind == IDL_ARG_OOL && call_ool_data(a, tr, &data, &count) != 0) {
+			free(data);
+			fputs("idlcall: out of memory\n", stderr);
+			goto out;
+		}
+		if (a->kind != IDL_ARG_OOL)
+			owned[i] = data;
 		vals[i].data = data;
 		vals[i].count = count;
 	}
@@ -209,7 +347,7 @@ call_run(const struct call_opts *o, const struct idl_subsystem *ss,
 		fputs("idlcall: out of memory\n", stderr);
 		goto out;
 	}
-	if ((kr = idl_msg_pack(rt, 0, vals, (idl_msg_header_t *)req, req_cap)) < 0) {
+	if ((kr = idl_msg_pack_traits(rt, tr, 0, vals, (idl_msg_header_t *)req, req_cap)) < 0) {
 		rc = call_failed(o, ss, rt, kr);
 		goto out;
 	}
@@ -222,6 +360,7 @@ call_run(const struct call_opts *o, const struct idl_subsystem *ss,
 
 	traced = idl_trace_count();
 	t0 = idl_now_ns();
+	handed = 1;
 	if (rt->kind == IDL_RT_SIMPLEROUTINE)
 		kr = idl_send(port, ss, rt->number, (idl_msg_header_t *)req, IDL_TIMEOUT_DEFAULT);
 	else
@@ -241,8 +380,10 @@ call_run(const struct call_opts *o, const struct idl_subsystem *ss,
 		goto out;
 	}
 	if (rt->kind == IDL_RT_ROUTINE &&
-	    idl_msg_check(rt, (idl_msg_header_t *)rep, ((idl_msg_header_t *)rep)->size, 1,
-			  NULL) != 0) {
+	    idl_msg_check_traits(rt, tr, (idl_msg_header_t *)rep, ((idl_msg_header_t *)rep)->size,
+				 1, NULL) != 0) {
+		/* As a stub does: a refused reply's descriptors are released. */
+		idl_msg_destroy((idl_msg_header_t *)rep);
 		rc = call_failed(o, ss, rt, MIG_TYPE_ERROR);
 		goto out;
 	}
@@ -255,6 +396,8 @@ call_run(const struct call_opts *o, const struct idl_subsystem *ss,
 	out = idl_msg_describe(rt, (idl_msg_header_t *)rep, ((idl_msg_header_t *)rep)->size,
 			       IDL_DESCRIBE_REPLY |
 				       (o->json ? IDL_DESCRIBE_JSON : IDL_DESCRIBE_LINES));
+	/* The reply's data and ports are idlcall's: printed, then released. */
+	idl_msg_destroy((idl_msg_header_t *)rep);
 	if (out == NULL) {
 		fputs("idlcall: out of memory\n", stderr);
 		goto out;
@@ -266,6 +409,7 @@ call_run(const struct call_opts *o, const struct idl_subsystem *ss,
 	free(out);
 	rc = fflush(stdout) == 0 ? 0 : 1;
 out:
+	call_release(rt, tr, vals, handed);
 	idl_port_close(port);
 	for (unsigned i = 0; i <= UINT8_MAX; i++)
 		free(owned[i]);
@@ -316,7 +460,7 @@ main(int argc, char **argv)
 		idl_trace_register(&ifc.ss);
 		if (o.trace)
 			idl_trace_print_to(2);
-		rc = call_run(&o, &ifc.ss, rt, argv[optind + 1], argv + optind + 3,
+		rc = call_run(&o, &ifc, rt, argv[optind + 1], argv + optind + 3,
 			      argc - optind - 3);
 	}
 	idlcall_unload(&ifc);

@@ -104,6 +104,13 @@ idlcall_signature(const struct idl_routine_desc *rt)
 		case IDL_ARG_VAR_ARRAY:
 			fprintf(f, "%s[*:%" PRIu32 "]", args_wire_name(a), a->count);
 			break;
+		case IDL_ARG_OOL:
+			/* Out of line: a fixed size, a bound of ports, or any size. */
+			if (a->count != 0)
+				fprintf(f, "^%s[%" PRIu32 "]", args_wire_name(a), a->count);
+			else
+				fprintf(f, "^%s[]", args_wire_name(a));
+			break;
 		default:
 			fputs(args_wire_name(a), f);
 			break;
@@ -447,8 +454,35 @@ idlcall_parse_arg(const struct idl_arg_desc *a, const char *text, void **data,
 					 a->count, *count);
 		}
 		return 0;
+	case IDL_ARG_OOL:
+		if (a->wire_type == IDL_WT_PORT)
+			break; /* ports are opened by the caller (idlcall.c) */
+		/* Out-of-line data: bytes (chars too) as hex or @FILE, other elements as a
+		 * list; a fixed size is filled up with zeroes. */
+		if (bytes || a->wire_type == IDL_WT_CHAR) {
+			if (args_bytes(a, text, &b, &n, err, errlen) != 0)
+				return -1;
+			if (n % a->elem_size != 0) {
+				free(b);
+				return args_fail(err, errlen, a,
+						 "%zu bytes are not whole elements of %" PRIu32,
+						 n, a->elem_size);
+			}
+			*data = b;
+			*count = (uint32_t)(n / a->elem_size);
+		} else if (args_list(a, text, data, count, err, errlen) != 0) {
+			return -1;
+		}
+		if (a->count != 0 && *count > a->count) {
+			free(*data);
+			*data = NULL;
+			return args_fail(err, errlen, a, "%" PRIu32 " elements, more than %" PRIu32,
+					 *count, a->count);
+		}
+		return 0;
 	default:
-		return args_fail(err, errlen, a, "idlcall cannot pass %s arguments",
-				 a->kind == IDL_ARG_OOL ? "out-of-line" : "port");
+		break;
 	}
+	return args_fail(err, errlen, a, "idlcall cannot read a %s argument from text",
+			 a->kind == IDL_ARG_PORT ? "port" : "special");
 }

@@ -8,9 +8,11 @@
  * docs/generated-code.md and the results are byte for byte those of the compiled stubs: the
  * same checks in the same order, the same error codes, the same reply bytes.
  *
- * Out-of-line data and ports other than the request port are not interpreted yet: the
- * functions below return IDL_ENOTSUP for routines with them, and the dynamic server answers
- * their requests with IDL_ENOTSUP.
+ * Out-of-line data, ports and arrays of ports travel as descriptors (<idl/idl_ool.h>,
+ * docs/generated-code.md "Descriptors"). The table says where each lies and what it holds;
+ * a few facts the stubs also act on (dealloc, polymorphic ports, a port's disposition, the
+ * special server arguments) are not in it and come as traits (struct idl_arg_traits below):
+ * the *_traits() functions take them, the others assume the plain case.
  */
 #ifndef IDL_DYNAMIC_H
 #define IDL_DYNAMIC_H
@@ -39,6 +41,32 @@ struct idl_arg_span {
 };
 
 /*
+ * What a generated stub does with an argument that the descriptor table does not say, one
+ * per argument (indexed like rt->args). idlcall builds them from the .defs file beside the
+ * table (tools/idlcall_desc.c). A NULL traits array means: ports are sent
+ * MACH_MSG_TYPE_COPY_SEND and not polymorphic, nothing is dealloc, an out-of-line array of
+ * data with a nonzero count is fixed, and an array of ports is bounded by its count.
+ */
+struct idl_arg_traits {
+	uint16_t disposition; /* ports and arrays of ports: the MACH_MSG_TYPE_* (15...21) a
+			       * sender names when it is not polymorphic; 0 means COPY_SEND */
+	uint16_t flags; /* IDL_ARGT_* */
+};
+
+#define IDL_ARGT_POLY_IN 0x0001 /* port: the sender names the disposition (<arg>Poly) */
+#define IDL_ARGT_POLY_OUT 0x0002 /* port: the receiver is told it (<arg>Poly) and checks it */
+#define IDL_ARGT_DEALLOC 0x0004 /* `dealloc`: sent with IDL_DESCF_DEALLOC */
+#define IDL_ARGT_DEALLOC_PARAM 0x0008 /* `dealloc[]`: the sender's <arg>Dealloc decides */
+#define IDL_ARGT_SERVERCOPY 0x0010 /* `servercopy`: the server routine gets <arg>SCopy */
+#define IDL_ARGT_FIXED 0x0020 /* out-of-line: exactly `count` elements (^array[N]), no count */
+#define IDL_ARGT_INLINE 0x0040 /* array[*:N] of a port: its memory is not the routine's */
+#define IDL_ARGT_SEQNO 0x0100 /* msgseqno: the server routine gets the request's seqno */
+#define IDL_ARGT_REPLY 0x0200 /* sreplyport, replyport: the server routine gets an
+			       * idl_reply_t (<idl/idl_ool.h>, deferred replies) */
+#define IDL_ARGT_OPAQUE 0x8000 /* only compiled stubs can serve it: translated types
+				* (intran, outtran, destructor), tokens */
+
+/*
  * Checks a message of routine `rt` that is `len` bytes long (len must equal msg->size; the
  * header itself is the runtime's to check). With reply = 0 it is a request checked as the
  * generated server stub checks it, in the same order (size, fixed c_strings, then each
@@ -52,10 +80,24 @@ int idl_msg_check(const struct idl_routine_desc *rt, const idl_msg_header_t *msg
 		  int reply, struct idl_arg_span *spans);
 
 /*
+ * idl_msg_check() with the routine's traits (NULL: as idl_msg_check()). Descriptors are
+ * checked after the size, as the stubs check them: IDL_MSGF_DESC and ndesc exactly, then
+ * each descriptor's type, its size (whole elements; exactly a fixed size; at most the bound
+ * of a bounded array of ports) and, for a receiver told the disposition, that it is one.
+ * A descriptor argument's span is the offset of its descriptor and its element count (1 for
+ * a port, the ports of an array, bytes / elem_size of data).
+ */
+int idl_msg_check_traits(const struct idl_routine_desc *rt, const struct idl_arg_traits *traits,
+			 const idl_msg_header_t *msg, size_t len, int reply,
+			 struct idl_arg_span *spans);
+
+/*
  * One argument's value for idl_msg_pack(), in wire form (native order): `count` elements of
  * the argument's elem_size bytes at `data`. A scalar has count 1; a fixed array or fixed
  * c_string has at most its count (the rest is zero-filled); a variable array has its count;
- * a variable c_string counts its characters and its NUL.
+ * a variable c_string counts its characters and its NUL. Out-of-line data is `count`
+ * elements at `data`, a port is one idl_port_t at `data`, an array of ports `count` of them:
+ * the message's descriptor points at them (no copy), as a compiled stub's does.
  */
 struct idl_arg_value {
 	const void *data;
@@ -74,6 +116,18 @@ struct idl_arg_value {
 int idl_msg_pack(const struct idl_routine_desc *rt, int reply, const struct idl_arg_value *vals,
 		 idl_msg_header_t *buf, size_t cap);
 
+/*
+ * idl_msg_pack() with the routine's traits (NULL: as idl_msg_pack()): a port's disposition
+ * and IDL_DESCF_DEALLOC come from them. A message with descriptors has IDL_MSGF_DESC and
+ * ndesc set. Refuses, as the client stubs do, more ports than a bounded array's bound and
+ * data whose byte size does not fit 32 bits (MIG_ARRAY_TOO_LARGE), and a fixed array of
+ * another count (IDL_EINVAL). Once idl_call() or idl_send() has the message, what it marks
+ * dealloc (IDL_ARGT_DEALLOC, MOVE dispositions) is the runtime's to release.
+ */
+int idl_msg_pack_traits(const struct idl_routine_desc *rt, const struct idl_arg_traits *traits,
+			int reply, const struct idl_arg_value *vals, idl_msg_header_t *buf,
+			size_t cap);
+
 /* How idl_msg_describe() writes. */
 #define IDL_DESCRIBE_REPLY 0x01 /* the message is a reply: describe out and inout arguments */
 #define IDL_DESCRIBE_LINES 0x02 /* "name = value" lines, each ending in '\n' */
@@ -84,10 +138,13 @@ int idl_msg_pack(const struct idl_routine_desc *rt, int reply, const struct idl_
  * The arguments of a message as text: by default "name=value" pairs separated by spaces;
  * integers in decimal, booleans as true/false, reals in shortest round-trip form, chars and
  * c_strings as quoted strings with C escapes (JSON escapes with IDL_DESCRIBE_JSON), bytes
- * and records as hex, other arrays as [1,2,3]. A message that fails idl_msg_check() is
- * described as "<malformed>", one of a routine with out-of-line data or ports as
- * "<not decoded>". Returns a malloc()ed string the caller frees, or NULL when
- * out of memory.
+ * and records as hex, other arrays as [1,2,3]. Out-of-line data is shown as its
+ * elements would be inline, chars as hex (IDL_DESCRIBE_BRIEF: "<ool N bytes: 0a0b...>", without the
+ * bytes when the descriptor is dealloc, as its memory may be gone once sent), a port as
+ * "<port ADDRESS>" (idl_port_address(), "<port null>" for none; IDL_DESCRIBE_BRIEF:
+ * "<port>", without looking at it), an array of ports as a list of those. A message that
+ * fails idl_msg_check() is described as "<malformed>". Returns a malloc()ed string the
+ * caller frees, or NULL when out of memory.
  */
 char *idl_msg_describe(const struct idl_routine_desc *rt, const idl_msg_header_t *msg, size_t len,
 		       unsigned flags);
@@ -107,6 +164,13 @@ char *idl_msg_describe(const struct idl_routine_desc *rt, const idl_msg_header_t
  * bytes. Records (struct[N] of T, GNU struct {}) passed by value are given to libffi as
  * structs of their wire elements, which matches the C ABI for records of integers; records
  * with floating-point members must be served by compiled stubs.
+ *
+ * Descriptors are served as the stubs serve them: out-of-line data in is a pointer and a
+ * count (none for a fixed size), a port an idl_port_t, an array of ports a pointer and a
+ * count, with <arg>Poly and <arg>SCopy where the traits say; out ones are pointers to the
+ * routine's value, Poly, count and Dealloc. The ownership rule is MIG's and the server
+ * core's: what a request carries is the routine's when it returns KERN_SUCCESS or
+ * MIG_NO_REPLY, else the runtime releases it.
  */
 typedef struct idl_dynamic idl_dynamic_t;
 
@@ -116,11 +180,23 @@ typedef void *(*idl_resolver_fn)(void *arg, const char *symbol);
 /*
  * Prepares a dynamic interface for `ss` (which must outlive it): resolves every routine's
  * function and prepares its call. Errors: IDL_EINVAL (a bad descriptor, or a routine whose
- * function the resolver does not find: idl_errdetail() names it), IDL_ENOMEM. Routines with
- * out-of-line data or ports are not resolved; their requests get IDL_ENOTSUP.
+ * function the resolver does not find: idl_errdetail() names it), IDL_ENOMEM. Without
+ * traits, routines with special arguments (IDL_DIR_OTHER: msgseqno, reply ports, tokens)
+ * cannot be served, as the table does not say what their server routines take: they are
+ * not resolved and their requests get IDL_ENOTSUP.
  */
 int idl_dynamic_create(const struct idl_subsystem *ss, const char *prefix,
 		       idl_resolver_fn resolve, void *arg, idl_dynamic_t **dp);
+
+/*
+ * idl_dynamic_create() with traits: `traits` has ss->nroutines entries, each NULL or the
+ * traits of that routine's arguments (see struct idl_arg_traits); they must outlive the
+ * interface. Routines with an IDL_ARGT_OPAQUE argument are not resolved and answered
+ * IDL_ENOTSUP.
+ */
+int idl_dynamic_create_traits(const struct idl_subsystem *ss,
+			      const struct idl_arg_traits *const *traits, const char *prefix,
+			      idl_resolver_fn resolve, void *arg, idl_dynamic_t **dp);
 
 /* The demux of a dynamic interface, with the contract of a generated one (idl_demux_fn). */
 int idl_dynamic_demux(idl_dynamic_t *d, idl_msg_header_t *in, idl_msg_header_t *out);

@@ -1,7 +1,8 @@
 #!/bin/sh
 # tests/abi/man.sh - the manual pages render without a warning, both through groff and
 # through man -l, and each page of a program names every option that program's --help
-# names (idlc always; idlbench when it was built), so the pages keep up with the programs.
+# names (idlc always; idlbench and idlcall when they were built), so the pages keep up with
+# the programs.
 set -eu
 : "${IDL_TOP_BUILDDIR:?run me from make check}" "${IDL_TOP_SRCDIR:?run me from make check}"
 
@@ -17,7 +18,8 @@ render()
 	groff -man -Tascii -rHY=0 -rLL=200n -P-cbou "$1"
 }
 
-for page in "$man"/idlc.1 "$man"/idlbench.1 "$man"/defs.5 "$man"/libidlrt.3; do
+for page in "$man"/idlc.1 "$man"/idlbench.1 "$man"/idlcall.1 "$man"/defs.5 \
+	"$man"/libidlrt.3; do
 	name=$(basename "$page")
 	if ! groff -man -Tascii -ww -z "$page" 2>"$tmp/warn" || [ -s "$tmp/warn" ]; then
 		echo "FAIL: $name: groff warns:"
@@ -90,5 +92,10 @@ if [ -x "$IDL_TOP_BUILDDIR/tools/idlbench" ]; then
 	check_options "$IDL_TOP_BUILDDIR/tools/idlbench" "$man/idlbench.1"
 else
 	echo "note: idlbench not built here: its page's options not checked"
+fi
+if [ -x "$IDL_TOP_BUILDDIR/tools/idlcall" ]; then
+	check_options "$IDL_TOP_BUILDDIR/tools/idlcall" "$man/idlcall.1"
+else
+	echo "note: idlcall not built here: its page's options not checked"
 fi
 exit $status

@@ -1,8 +1,12 @@
 #!/bin/sh
 # conformance.sh - the transport conformance suite (tests/transport/) with the dynamic server
-# in place of the compiled bench-server: every routine, concurrency, deadlines, peer death
-# and the malformed-message cases must pass against it unchanged. Run twice: with the
-# descriptor compiled into the stubs, and with the one built from bench.defs at run time.
+# in place of the compiled servers: every routine, concurrency, deadlines, peer death, the
+# malformed-message cases and the out-of-line cases (bench.defs's ool64k and ool1m) must pass
+# against dyn-server unchanged, and the dialect's cases at run time (oolt.defs: data each
+# way with dealloc, ports, arrays of ports, countinout, msgseqno, deferred replies) against
+# dyn-oolt-server. Run twice: with bench's descriptor compiled into the stubs, and with the
+# one built from bench.defs at run time (oolt's is always built from oolt.defs: the traits
+# that say what its ports and dealloc arguments are come with it).
 set -u
 
 B=${IDL_TOP_BUILDDIR:?run through make check}
@@ -14,12 +18,10 @@ if [ ! -x "$CONF" ]; then
 fi
 
 rc=0
-# The interpreter answers out-of-line routines IDL_ENOTSUP: the suite skips its OOL cases
-# for it, by name, and says so.
-export IDL_CONF_NO_OOL=1
-echo "== dyn-server, compiled descriptor"
+export IDL_OOLT_SERVER=$B/tests/dynamic/dyn-oolt-server
+echo "== dyn-server, compiled descriptor; dyn-oolt-server"
 IDL_BENCH_SERVER=$B/tests/dynamic/dyn-server DYN_SERVER_DEFS= "$CONF" unix || rc=1
-echo "== dyn-server, descriptor from bench.defs"
+echo "== dyn-server, descriptor from bench.defs; dyn-oolt-server"
 IDL_BENCH_SERVER=$B/tests/dynamic/dyn-server DYN_SERVER_DEFS=$S/examples/bench/bench.defs \
 	"$CONF" unix || rc=1
 exit $rc

@@ -8,7 +8,12 @@
 #   3. dyn-server (bench.defs through the dynamic server, no server stubs) answers idlcall
 #      the same way and the compiled bench-client, which checks every result; its own trace
 #      shows the server's side;
-#   4. the same with the descriptor built from bench.defs at run time (dyn-server -d).
+#   4. the same with the descriptor built from bench.defs at run time (dyn-server -d);
+#   5. out-of-line data and ports: ool64k and ool1m (data from @FILE, the server's checksum
+#      read back) against both bench servers, and oolt.defs (data each way, ports in, out,
+#      polymorphic and in arrays, countinout, a deferred reply) against the compiled
+#      oolt-server and dyn-oolt-server, with the same results; a port that cannot travel
+#      is IDL_ENOTSUP by name.
 #
 # Needs IDL_TOP_BUILDDIR and IDL_TOP_SRCDIR (make check sets them).
 set -u
@@ -118,6 +123,21 @@ pattern() {
 		s = s sprintf("%c", 65 + (i * 7 + salt * 11) % 26); print s }'
 }
 
+# The checksum bench_impl.h's bench_ool_sum() gives N bytes of value V, as intrpc -1003
+# (BENCH_X_OOLSUM) reports it: y and err, the low and high 32 bits.
+oolsum() {
+	local n=$1 v=$2 s lo hi
+	s=$(( (n / 8) * (v * 0x0101010101010101) + n ))
+	lo=$(( s & 0xffffffff ))
+	hi=$(( (s >> 32) & 0xffffffff ))
+	[ "$lo" -ge 2147483648 ] && lo=$(( lo - 4294967296 ))
+	[ "$hi" -ge 2147483648 ] && hi=$(( hi - 4294967296 ))
+	printf 'y = %d\nerr = %d' "$lo" "$hi"
+}
+head -c 65536 /dev/zero | tr '\0' '\001' >"$TMP/ool64k"
+head -c 1048576 /dev/zero | tr '\0' '\003' >"$TMP/ool1m"
+head -c 65528 /dev/zero >"$TMP/short"
+
 # Every routine of bench.defs against the server at $1, which must be fresh (its
 # notification counters at zero).
 every_routine() {
@@ -167,6 +187,17 @@ every_routine() {
 		"${call[@]}" sum "[$(seq -s, 1 1025)]"
 	expect_err "$on: string without room for its NUL" 1 "MIG_ARRAY_TOO_LARGE" \
 		"${call[@]}" echo "$(printf '%0256d' 0)"
+	# Out of line: the server reads all of it into a checksum that intrpc reads back.
+	expect "$on: ool64k" 0 "" "${call[@]}" ool64k "@$TMP/ool64k"
+	expect "$on: ool64k checksum" 0 "$(oolsum 65536 1)" "${call[@]}" intrpc -1003
+	expect "$on: ool1m" 0 "" "${call[@]}" ool1m "@$TMP/ool1m"
+	expect "$on: ool1m checksum" 0 "$(oolsum 1048576 3)" "${call[@]}" intrpc -1003
+	expect "$on: json ool64k" 0 '{"return": 0}' "$IDLCALL" -j "$DEFS" "$a" ool64k "@$TMP/ool64k"
+	expect_err "$on: ool64k of the wrong size" 1 "the server returned 4243" \
+		"${call[@]}" ool64k "@$TMP/short"
+	expect_err "$on: ool1m of 3 bytes in hex" 1 "the server returned 4243" \
+		"${call[@]}" ool1m 0a0b0c
+	expect "$on: checksum after refusals" 0 "$(oolsum 65536 1)" "${call[@]}" intrpc -1003
 }
 
 # 1. Against the compiled server.
@@ -179,6 +210,7 @@ has "--list" "$TMP/list" '^subsystem bench 4200: 11 routines$'
 has "--list" "$TMP/list" '^  4201 routine add\(in a: int32, in b: int32, out sum: int32\)$'
 has "--list" "$TMP/list" '^  4206 simpleroutine notify\(in value: int32\)$'
 has "--list" "$TMP/list" '^  4208 routine sum\(in data: int32\[\*:1024\], out total: int64\)$'
+has "--list" "$TMP/list" '^  4209 routine ool64k\(in data: \^char\[\]\)$'
 expect "-l before the file" 0 "$(cat "$TMP/list")" "$IDLCALL" -l "$DEFS"
 
 expect_err "no server" 1 "ECONNREFUSED" "$IDLCALL" "$DEFS" "unix:$TMP/none.sock" add 1 2
@@ -227,6 +259,10 @@ has "IDL_TRACE=FILE" "$TMP/trace.log" 'REPLY bench.intrpc seq=[0-9]+ size=24 ret
 if [ "$(stat -c %a "$TMP/trace.log")" = 600 ]; then ok; else bad "trace file mode"; fi
 "$IDLCALL" --trace "$DEFS" "$C" sum "[$(seq -s, 1 100)]" >/dev/null 2>"$TMP/trace"
 has "brief arrays" "$TMP/trace" 'data=\[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,\.\.\.\]$'
+"$IDLCALL" --trace "$DEFS" "$C" ool64k "@$TMP/ool64k" >/dev/null 2>"$TMP/trace"
+OOL64='data=<ool 65536 bytes: (01){32}\.\.\.>$'
+has "out-of-line data traced" "$TMP/trace" \
+	"client send $C REQUEST bench.ool64k seq=[0-9]+ size=40 $OOL64"
 stop "$compiled_pid"
 
 # 3. The dynamic server, traced on its side.
@@ -257,6 +293,68 @@ else
 fi
 expect "run-time descriptor: add" 0 "sum = 5" "$IDLCALL" "$DEFS" "$E" add 2 3
 stop "$fromdefs_pid"
+
+# 5. oolt.defs: descriptors of every kind, compiled server and dynamic one alike.
+OOLT=$S/tests/ool/oolt.defs
+start oolt "$B/tests/ool/oolt-server" "unix:$TMP/oc.sock" || exit 1
+start dynoolt env IDL_TRACE="$TMP/oolt-trace.log" "$B/tests/dynamic/dyn-oolt-server" \
+	"unix:$TMP/od.sock" || exit 1
+OC=unix:$TMP/oc.sock
+OD=unix:$TMP/od.sock
+ocall=("$IDLCALL" -I "$S/data/include" "$OOLT")
+cpid=$("${ocall[@]}" "$OC" ping)
+# A server on tcp:, whose ports cannot travel: on a free port, tried a few times.
+T=
+for _ in 1 2 3 4 5 6 7 8; do
+	t=tcp:127.0.0.1:$((20000 + RANDOM % 40000))
+	"$B/tests/ool/oolt-server" "$t" >"$TMP/ot.out" 2>/dev/null &
+	tpid=$!
+	for _ in $(seq 50); do
+		grep -q '^ready ' "$TMP/ot.out" 2>/dev/null && break
+		kill -0 "$tpid" 2>/dev/null || break
+		sleep 0.1
+	done
+	if grep -q '^ready ' "$TMP/ot.out"; then
+		PIDS="$PIDS $tpid"
+		T=$t
+		break
+	fi
+	wait "$tpid" 2>/dev/null
+done
+[ -n "$T" ] || bad "no oolt-server on tcp: could start"
+for a in "$OC" "$OD"; do
+	on=oolt-server
+	[ "$a" = "$OD" ] && on=dyn-oolt-server
+	expect "$on: give a port" 0 "$cpid" "${ocall[@]}" "$a" give "$OC"
+	expect "$on: give null" 0 "pid = 0" "${ocall[@]}" "$a" give null
+	expect "$on: take a port" 0 "p = <port $a>" "${ocall[@]}" "$a" take
+	expect "$on: json take" 0 "{\"p\": \"<port $a>\", \"return\": 0}" \
+		"$IDLCALL" -j -I "$S/data/include" "$OOLT" "$a" take
+	expect "$on: poly" 0 $'got = 17\n'"q = <port $OC>" "${ocall[@]}" "$a" poly "$OC"
+	expect "$on: ports" 0 "n = 2002" "${ocall[@]}" "$a" ports "[$a,null,$a,null]"
+	expect "$on: source" 0 "data = 15981b9e21a427aa2db0" "${ocall[@]}" "$a" source 10 3
+	expect "$on: source 0" 0 'data = ""' "${ocall[@]}" "$a" source 0 3
+	expect "$on: where" 0 $'place = 3\nsum = 21542142470' "${ocall[@]}" "$a" where 0102030405
+	expect "$on: sink (dealloc)" 0 "sum = 2828" "${ocall[@]}" "$a" sink 0a0b
+	expect "$on: countinout" 0 "vals = [$(seq -s, 0 3 189)]" "${ocall[@]}" "$a" counted
+	expect "$on: deferred reply" 0 "y = 42" "${ocall[@]}" "$a" later 21 10
+	[ -n "$T" ] && expect_err "$on: a tcp: port cannot travel" 1 "oolt.give: ENOTSUP" \
+		"${ocall[@]}" "$a" give "$T"
+	expect_err "$on: a port that does not open" 1 "ENOSCHEME" \
+		"${ocall[@]}" "$a" give nosuch:x
+done
+if [ -n "$T" ]; then
+	expect_err "tcp: a port in" 1 "oolt.give: ENOTSUP" "${ocall[@]}" "$T" give "$OC"
+	expect_err "tcp: a port out" 1 "oolt.take: ENOTSUP" "${ocall[@]}" "$T" take
+	expect "tcp: data out of line" 0 "data = 15981b9e21a427aa2db0" \
+		"${ocall[@]}" "$T" source 10 3
+fi
+has "dyn-oolt-server trace: a port" "$TMP/oolt-trace.log" \
+	"server recv $OD REQUEST oolt.give seq=[0-9]+ size=40 p=<port>$"
+has "dyn-oolt-server trace: data out, dealloc" "$TMP/oolt-trace.log" \
+	"server send $OD REPLY oolt.source seq=[0-9]+ size=40 $OK data=<ool 10 bytes>"
+stop "$oolt_pid"
+stop "$dynoolt_pid"
 
 echo "idlcall.sh: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

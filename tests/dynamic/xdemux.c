@@ -1,8 +1,9 @@
 /*
  * xdemux.c - the dynamic server against the compiled stubs, request for request.
  *
- * For every golden interface (scalars, arrays, strings) and bench.defs, linked here with
- * their generated server stubs:
+ * For every golden interface (scalars, arrays, strings), bench.defs and xool.defs (every kind
+ * of descriptor: out-of-line data and ports each way, dealloc, polymorphic ports, msgseqno,
+ * sreplyport, countinout), linked here with their generated server stubs:
  *   - the descriptor idlcall builds from the .defs file at run time (tools/idlcall_desc.c)
  *     equals the one idlc compiled into the stubs, field for field, hashes included;
  *   - thousands of requests, valid ones with random values and counts and broken ones
@@ -10,7 +11,10 @@
  *     flipped bytes, foreign ids), go to the compiled demux and to the dynamic one (built on
  *     both descriptors, resolving the routines with dlsym: this program is linked with
  *     -export-dynamic), each into a reply buffer full of different garbage; the return
- *     value, the reply's retcode, size and every byte of it must be the same.
+ *     value, the reply's retcode, size and every byte of it must be the same. Descriptors
+ *     carry the same addresses to both (the routines return static memory and treat ports
+ *     as numbers), so a reply's descriptors compare byte for byte too; broken descriptors
+ *     (wrong type, flag, count, size, disposition) are among the broken requests.
  *
  *     xdemux [SEED]
  *     xdemux time     the cost of one demux call, compiled and dynamic, for a few routines
@@ -29,6 +33,7 @@
 #include "idlcall.h"
 #include "scalars_S.h"
 #include "strings_S.h"
+#include "xool_S.h"
 
 #define XD_CAP (256 * 1024)
 #define XD_VALID 300 /* valid requests per routine */
@@ -48,6 +53,7 @@ static const struct xd_iface xd_ifaces[] = {
 	  "S_str_" },
 	{ "examples/bench/bench.defs", "examples/bench", &bench_subsystem, bench_server,
 	  "S_bench_" },
+	{ "tests/dynamic/xool.defs", "data/include", &xool_subsystem, xool_server, "x_" },
 };
 
 static union xd_buf {
@@ -190,9 +196,55 @@ xd_text(unsigned char *p, uint32_t n)
 	p[n] = '\0';
 }
 
+/* A descriptor argument's value: data of a random count, or ports, which are numbers to the
+ * routines (never used), some of them null. */
+static void
+xd_desc_value(const struct idl_arg_desc *a, const struct idl_arg_traits *t, unsigned char *p,
+	      struct idl_arg_value *v)
+{
+	bool fixed = t != NULL && (t->flags & IDL_ARGT_FIXED);
+	uint32_t n;
+
+	if (a->kind == IDL_ARG_PORT || a->wire_type == IDL_WT_PORT) {
+		n = a->kind == IDL_ARG_PORT ? 1 : fixed ? a->count : xd_count(a->count ? a->count
+											: 9);
+		for (uint32_t k = 0; k < n; k++) {
+			idl_port_t port = (idl_port_t)(uintptr_t)(xd_rand() % 4 == 0 ? 0
+						      : 0x7000 + 8 * (xd_rand() % 512));
+
+			memcpy(p + k * sizeof port, &port, sizeof port);
+		}
+	} else {
+		n = fixed ? a->count : xd_count(xd_rand() % 3 ? 40 : 3000);
+		for (size_t k = 0; k < (size_t)n * a->elem_size; k++)
+			p[k] = (unsigned char)xd_rand();
+	}
+	v->data = p;
+	v->count = n;
+}
+
+/* Bytes of the descriptors of a request, which the broken requests leave alone but for the
+ * changes xd_desc_mutants() makes: a changed address would send the routine anywhere. */
+static size_t
+xd_desc_end(const struct idl_routine_desc *rt)
+{
+	size_t end = IDL_MSG_HEADER_SIZE;
+
+	for (unsigned i = 0; i < rt->nargs; i++) {
+		const struct idl_arg_desc *a = &rt->args[i];
+
+		if ((a->dir == IDL_DIR_IN || a->dir == IDL_DIR_INOUT) &&
+		    (a->kind == IDL_ARG_OOL || a->kind == IDL_ARG_PORT) &&
+		    a->req_offset + (size_t)IDL_DESC_SIZE > end)
+			end = a->req_offset + (size_t)IDL_DESC_SIZE;
+	}
+	return end;
+}
+
 /* A valid request with random values; returns its size. */
 static size_t
-xd_valid(const struct idl_subsystem *ss, const struct idl_routine_desc *rt)
+xd_valid(const struct idl_subsystem *ss, const struct idl_routine_desc *rt,
+	 const struct idl_arg_traits *tr)
 {
 	struct idl_arg_value vals[UINT8_MAX + 1];
 	int size;
@@ -230,11 +282,15 @@ xd_valid(const struct idl_subsystem *ss, const struct idl_routine_desc *rt)
 				memset(p, 0, (size_t)n * a->elem_size); /* small values too */
 			vals[i].count = n;
 			break;
+		case IDL_ARG_PORT:
+		case IDL_ARG_OOL:
+			xd_desc_value(a, tr != NULL ? &tr[i] : NULL, p, &vals[i]);
+			break;
 		default:
 			break;
 		}
 	}
-	size = idl_msg_pack(rt, 0, vals, &xd_msg.head, sizeof xd_msg);
+	size = idl_msg_pack_traits(rt, tr, 0, vals, &xd_msg.head, sizeof xd_msg);
 	XD_CHECK(size > 0, "%s.%s: pack: %d", ss->name, rt->name, size);
 	xd_msg.head.magic = IDL_MSG_MAGIC;
 	xd_msg.head.order = IDL_ORDER_NATIVE;
@@ -248,6 +304,56 @@ static void
 xd_put32(uint32_t off, uint32_t v)
 {
 	memcpy(xd_msg.b + off, &v, sizeof v);
+}
+
+/* Broken descriptors of a valid request: the header's flag and count, each descriptor's
+ * type, size, disposition. Sizes only shrink or grow by a little, within the test's
+ * buffers, as a routine that accepts them reads that much. */
+static void
+xd_desc_mutants(const struct xd_iface *xi, idl_dynamic_t *d, const struct idl_routine_desc *rt,
+		size_t len, const union xd_buf *orig)
+{
+	if (!(xd_msg.head.flags & IDL_MSGF_DESC))
+		return;
+	xd_msg.head.flags = 0;
+	xd_serve(xi, d, "descriptor flag cleared", len);
+	memcpy(xd_msg.b, orig->b, len);
+	xd_msg.head.ndesc++;
+	xd_serve(xi, d, "one descriptor more", len);
+	memcpy(xd_msg.b, orig->b, len);
+	for (unsigned i = 0; i < rt->nargs; i++) {
+		const struct idl_arg_desc *a = &rt->args[i];
+		idl_desc_t *dp = (idl_desc_t *)(void *)(xd_msg.b + a->req_offset);
+		const uint32_t sizes[] = { 1, 3, 4, 5, 8, 9 };
+
+		if ((a->dir != IDL_DIR_IN && a->dir != IDL_DIR_INOUT) ||
+		    (a->kind != IDL_ARG_OOL && a->kind != IDL_ARG_PORT))
+			continue;
+		for (uint8_t type = 0; type <= 4; type++) {
+			dp->type = type;
+			xd_serve(xi, d, "descriptor type", len);
+			memcpy(xd_msg.b, orig->b, len);
+		}
+		for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+			uint32_t elem = a->elem_size != 0 ? a->elem_size : 1;
+
+			/* Ports count elements; data counts bytes, whole elements or not. */
+			if (a->kind == IDL_ARG_OOL && a->wire_type == IDL_WT_PORT)
+				dp->size = sizes[k];
+			else
+				dp->size = sizes[k] * elem + (uint32_t)(k % 2);
+			xd_serve(xi, d, "descriptor size", len);
+			memcpy(xd_msg.b, orig->b, len);
+		}
+		for (uint16_t aux = 14; aux <= 22; aux += 2) {
+			dp->aux = aux;
+			xd_serve(xi, d, "descriptor disposition", len);
+			memcpy(xd_msg.b, orig->b, len);
+		}
+		dp->flags = IDL_DESCF_DEALLOC;
+		xd_serve(xi, d, "descriptor dealloc", len);
+		memcpy(xd_msg.b, orig->b, len);
+	}
 }
 
 /* Broken variants of a valid request of `len` bytes, each served by both demuxes. */
@@ -318,13 +424,14 @@ xd_mutants(const struct xd_iface *xi, idl_dynamic_t *d, const struct idl_routine
 		}
 		break;
 	}
-	for (int k = 0; k < 3 && len > IDL_MSG_HEADER_SIZE; k++) {
-		size_t at = IDL_MSG_HEADER_SIZE + xd_rand() % (len - IDL_MSG_HEADER_SIZE);
+	for (int k = 0; k < 3 && len > xd_desc_end(rt); k++) {
+		size_t at = xd_desc_end(rt) + xd_rand() % (len - xd_desc_end(rt));
 
 		xd_msg.b[at] ^= (unsigned char)(1u << (xd_rand() % 8));
 		xd_serve(xi, d, "flipped bit", len);
 	}
 	memcpy(xd_msg.b, orig.b, len);
+	xd_desc_mutants(xi, d, rt, len, &orig);
 	/* Descriptors announced that the routine does not have. */
 	xd_msg.head.flags = IDL_MSGF_DESC;
 	xd_msg.head.ndesc = 1;
@@ -342,12 +449,6 @@ xd_mutants(const struct xd_iface *xi, idl_dynamic_t *d, const struct idl_routine
 static bool
 xd_skip(const struct idl_routine_desc *rt)
 {
-	/* Out-of-line data and ports: the dynamic server answers IDL_ENOTSUP, the compiled
-	 * stub checks the descriptors first; they cannot agree. */
-	for (unsigned i = 0; rt != NULL && rt->args != NULL && i < rt->nargs; i++)
-		if (rt->args[i].kind == IDL_ARG_OOL ||
-		    (rt->args[i].kind == IDL_ARG_PORT && rt->args[i].dir != IDL_DIR_REQUESTPORT))
-			return true;
 #ifdef IDL_ARGF_RECORD
 	return false;
 #else
@@ -382,9 +483,12 @@ xd_iface_run(const struct xd_iface *xi, const char *top)
 	xd_compare_desc(xi->ss, &ifc.ss);
 	XD_CHECK(strcmp(ifc.serverprefix, xi->prefix) == 0, "%s: prefix %s", xi->defs,
 		 ifc.serverprefix);
-	XD_CHECK(idl_dynamic_create(xi->ss, xi->prefix, NULL, NULL, &dc) == 0,
+	/* The traits from the .defs file go with the compiled table as well: they are
+	 * indexed like it. */
+	XD_CHECK(idl_dynamic_create_traits(xi->ss, ifc.rtraits, xi->prefix, NULL, NULL, &dc) == 0,
 		 "%s: create (compiled descriptor): %s", xi->defs, idl_errdetail());
-	XD_CHECK(idl_dynamic_create(&ifc.ss, ifc.serverprefix, NULL, NULL, &dr) == 0,
+	XD_CHECK(idl_dynamic_create_traits(&ifc.ss, ifc.rtraits, ifc.serverprefix, NULL, NULL,
+					   &dr) == 0,
 		 "%s: create (descriptor from the .defs): %s", xi->defs, idl_errdetail());
 	XD_CHECK(idl_dynamic_create(xi->ss, xi->prefix, xd_resolve, NULL, &bad) == IDL_EINVAL &&
 			 bad == NULL && strstr(idl_errdetail(), xi->prefix) != NULL,
@@ -396,14 +500,13 @@ xd_iface_run(const struct xd_iface *xi, const char *top)
 		if (rt->kind == IDL_RT_SKIP)
 			continue;
 		if (xd_skip(rt)) {
-			printf("xdemux: %s.%s skipped: out-of-line data or ports (IDL_ENOTSUP "
-			       "in the dynamic server), or a record by value (no "
-			       "IDL_ARGF_RECORD yet)\n",
+			printf("xdemux: %s.%s skipped: a record by value (no IDL_ARGF_RECORD "
+			       "yet)\n",
 			       xi->ss->name, rt->name);
 			continue;
 		}
 		for (int k = 0; k < XD_VALID; k++) {
-			size_t len = xd_valid(xi->ss, rt);
+			size_t len = xd_valid(xi->ss, rt, ifc.rtraits[n]);
 
 			xd_serve(xi, k % 2 ? dc : dr, "valid", len);
 			if (k % 10 == 0)
@@ -418,7 +521,13 @@ xd_iface_run(const struct xd_iface *xi, const char *top)
 			xd_msg.b[j] = (unsigned char)(xd_rand() % 4 ? xd_rand() % 4 : xd_rand());
 		xd_msg.head.id = xi->ss->base + (int32_t)(xd_rand() % (xi->ss->nroutines + 1));
 		xd_msg.head.kind = IDL_KIND_REQUEST;
-		if (xd_skip(idl_subsystem_routine(xi->ss, xd_msg.head.id)))
+		xd_msg.head.flags = 0;
+		xd_msg.head.ndesc = 0;
+		/* Garbage descriptors would send routines to garbage addresses. */
+		if (xd_skip(idl_subsystem_routine(xi->ss, xd_msg.head.id)) ||
+		    (idl_subsystem_routine(xi->ss, xd_msg.head.id) != NULL &&
+		     xd_desc_end(idl_subsystem_routine(xi->ss, xd_msg.head.id)) >
+			     IDL_MSG_HEADER_SIZE))
 			continue;
 		xd_serve(xi, dc, "garbage", len);
 	}
@@ -459,13 +568,25 @@ static const struct idl_subsystem xd_bad = {
 	IDL_SUBSYSTEM_MAGIC, 1, "bad", 9100, 32, 24, 0, xd_bad_routines,
 };
 
-/* odd.null's implementation, found by dlsym. */
+/* odd.null's and odd.ool's implementations, found by dlsym. */
 kern_return_t odd_null(mach_port_t server);
+kern_return_t odd_ool(mach_port_t server, char *data, mach_msg_type_number_t dataCnt);
+
+static const char *xd_odd_data;
+static uint32_t xd_odd_count;
 
 kern_return_t
 odd_null(mach_port_t server)
 {
 	return 4242;
+}
+
+kern_return_t
+odd_ool(mach_port_t server, char *data, mach_msg_type_number_t dataCnt)
+{
+	xd_odd_data = data;
+	xd_odd_count = dataCnt;
+	return 4343;
 }
 
 static void
@@ -482,16 +603,37 @@ xd_odd_descriptors(void)
 		xd_msg.head.id = 9000;
 		idl_dynamic_demux(d, &xd_msg.head, &xd_out2.head);
 		XD_CHECK(xd_out2.head.retcode == 4242, "odd.null: %d", xd_out2.head.retcode);
+		/* Out-of-line data: without IDL_MSGF_DESC, with a wrong type, then right. */
 		xd_msg.head.size = 40;
 		xd_msg.head.id = 9001;
 		idl_dynamic_demux(d, &xd_msg.head, &xd_out2.head);
-		XD_CHECK(xd_out2.head.retcode == IDL_ENOTSUP, "odd.ool: %d", xd_out2.head.retcode);
+		XD_CHECK(xd_out2.head.retcode == MIG_BAD_ARGUMENTS, "odd.ool without descriptors: "
+			 "%d", xd_out2.head.retcode);
+		xd_msg.head.flags = IDL_MSGF_DESC;
+		xd_msg.head.ndesc = 1;
+		xd_msg.b[40] = 1;
+		xd_msg.b[41] = 0xab;
+		memcpy(&xd_msg.b[24], &(uint64_t){ (uintptr_t)&xd_msg.b[40] }, 8);
+		memcpy(&xd_msg.b[32], &(uint32_t){ 2 }, 4);
+		xd_msg.b[36] = IDL_DESC_PORT;
+		idl_dynamic_demux(d, &xd_msg.head, &xd_out2.head);
+		XD_CHECK(xd_out2.head.retcode == MIG_BAD_ARGUMENTS, "odd.ool as a port: %d",
+			 xd_out2.head.retcode);
+		xd_msg.b[36] = IDL_DESC_OOL;
+		idl_dynamic_demux(d, &xd_msg.head, &xd_out2.head);
+		XD_CHECK(xd_out2.head.retcode == 4343 && xd_odd_data == (char *)&xd_msg.b[40] &&
+				 xd_odd_count == 2,
+			 "odd.ool: %d, %u bytes", xd_out2.head.retcode, xd_odd_count);
 	}
 	idl_dynamic_destroy(d);
-	XD_CHECK(idl_msg_check(&xd_odd_routines[1], &xd_msg.head, 40, 0, NULL) == IDL_ENOTSUP,
+	XD_CHECK(idl_msg_check(&xd_odd_routines[1], &xd_msg.head, 40, 0, NULL) == 0,
 		 "check of an ool routine");
 	text = idl_msg_describe(&xd_odd_routines[1], &xd_msg.head, 40, 0);
-	XD_CHECK(text != NULL && strcmp(text, "<not decoded>") == 0, "describe: %s", text);
+	XD_CHECK(text != NULL && strcmp(text, "data=01ab") == 0, "describe: %s", text);
+	free(text);
+	text = idl_msg_describe(&xd_odd_routines[1], &xd_msg.head, 40, IDL_DESCRIBE_BRIEF);
+	XD_CHECK(text != NULL && strcmp(text, "data=<ool 2 bytes: 01ab>") == 0, "describe: %s",
+		 text);
 	free(text);
 	d = NULL;
 	XD_CHECK(idl_dynamic_create(&xd_bad, "odd_", NULL, NULL, &d) == IDL_EINVAL && d == NULL,

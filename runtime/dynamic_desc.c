@@ -1,0 +1,335 @@
+/*
+ * dynamic_desc.c - descriptors in the interpreter: out-of-line data, ports and arrays of
+ * ports, as the generated stubs check, write and hand them over (idlc/emit_ool.c is the
+ * code this reads like; docs/generated-code.md "Descriptors" the contract).
+ *
+ * The table gives a descriptor argument's kind, element type and size, its count (0 for a
+ * variable size, else the fixed size or the bound of an array of ports) and the offset of its
+ * 16-byte descriptor; the traits (<idl/idl_dynamic.h>) give what the table does not:
+ * dealloc, polymorphism, the disposition a sender names, fixed or bounded.
+ */
+#include <config.h>
+
+#include <string.h>
+
+#include <idl/idl_ool.h>
+
+#include "dynamic_desc.h"
+#include "internal.h"
+
+#define DD_COPY_SEND 19u /* MACH_MSG_TYPE_COPY_SEND: mach_port_t's disposition */
+#define DD_MOVE_SEND 17u
+
+static const struct idl_arg_traits dd_default = { 0, IDL__ARGT_DEFAULT };
+
+const struct idl_arg_traits *
+idl__dyn_traits(const struct idl_arg_traits *traits, unsigned i)
+{
+	return traits != NULL ? &traits[i] : &dd_default;
+}
+
+uint16_t
+idl__dyn_disposition(const struct idl_arg_traits *t)
+{
+	return t->disposition != 0 ? t->disposition : DD_COPY_SEND;
+}
+
+bool
+idl__dyn_desc_fixed(const struct idl_arg_desc *a, const struct idl_arg_traits *t)
+{
+	if (a->kind != IDL_ARG_OOL)
+		return false;
+	if (t->flags & IDL__ARGT_DEFAULT)
+		return !idl__dyn_is_ports(a) && a->count != 0;
+	return (t->flags & IDL_ARGT_FIXED) != 0;
+}
+
+bool
+idl__dyn_has_poly(const struct idl_arg_desc *a, const struct idl_arg_traits *t, int server)
+{
+	bool in = t->flags & IDL_ARGT_POLY_IN, out = t->flags & IDL_ARGT_POLY_OUT;
+
+	if (a->kind != IDL_ARG_PORT && !idl__dyn_is_ports(a))
+		return false;
+	switch (a->dir) {
+	case IDL_DIR_IN:
+		return server ? out : in;
+	case IDL_DIR_OUT:
+		return server ? in : out;
+	case IDL_DIR_INOUT:
+		return in || out;
+	default:
+		return false;
+	}
+}
+
+uint32_t
+idl__dyn_ndesc(const struct idl_routine_desc *rt, int reply)
+{
+	uint32_t n = 0;
+
+	for (unsigned i = 0; i < rt->nargs; i++)
+		if (idl__dyn_travels(&rt->args[i], reply) && idl__dyn_is_desc(&rt->args[i]))
+			n++;
+	return n;
+}
+
+/* Whether a descriptor lies inside one direction's fixed part, 8-aligned. */
+static bool
+dd_fits(const struct idl_routine_desc *rt, const struct idl_arg_desc *a, int reply)
+{
+	uint32_t fixed = reply ? rt->rep_fixed : rt->req_fixed;
+	uint32_t off = idl__dyn_offset(a, reply);
+
+	return off >= IDL_MSG_HEADER_SIZE && off < fixed && off % IDL_MSG_ALIGN == 0 &&
+	       IDL_DESC_SIZE <= fixed - off;
+}
+
+int
+idl__dyn_desc_valid(const struct idl_routine_desc *rt, const struct idl_arg_desc *a)
+{
+	if (a->kind == IDL_ARG_OOL && !idl__dyn_is_ports(a) &&
+	    (a->elem_size == 0 || a->elem_size > IDL_MSG_ALIGN * 1024u * 1024u))
+		return IDL_EINVAL;
+	if (idl__dyn_travels(a, 0) && !dd_fits(rt, a, 0))
+		return IDL_EINVAL;
+	if (idl__dyn_travels(a, 1) && (rt->kind != IDL_RT_ROUTINE || !dd_fits(rt, a, 1)))
+		return IDL_EINVAL;
+	return 0;
+}
+
+uint32_t
+idl__dyn_desc_count(const struct idl_arg_desc *a, const idl_desc_t *d)
+{
+	if (a->kind == IDL_ARG_PORT)
+		return 1;
+	if (idl__dyn_is_ports(a) || a->elem_size <= 1)
+		return d->size;
+	return d->size / a->elem_size;
+}
+
+/* One descriptor as emit_desc_bad() checks it: whether it is refused. */
+static bool
+dd_bad(const struct idl_arg_desc *a, const struct idl_arg_traits *t, const idl_desc_t *d)
+{
+	bool told = t->flags & IDL_ARGT_POLY_OUT;
+
+	if (a->kind == IDL_ARG_PORT)
+		return d->type != IDL_DESC_PORT || (told && !idl_port_disposition_ok(d->aux));
+	if (idl__dyn_is_ports(a)) {
+		if (d->type != IDL_DESC_PORT_ARRAY)
+			return true;
+		if (idl__dyn_desc_fixed(a, t) ? d->size != a->count
+					      : a->count != 0 && d->size > a->count)
+			return true;
+		return told && !idl_port_disposition_ok(d->aux);
+	}
+	if (d->type != IDL_DESC_OOL)
+		return true;
+	if (idl__dyn_desc_fixed(a, t))
+		return d->size != (uint64_t)a->count * a->elem_size;
+	return a->elem_size > 1 && d->size % a->elem_size != 0;
+}
+
+int
+idl__dyn_desc_check(const struct idl_routine_desc *rt, const struct idl_arg_traits *traits,
+		    const idl_msg_header_t *msg, int reply, struct idl_arg_span *spans)
+{
+	uint32_t n = idl__dyn_ndesc(rt, reply);
+
+	if (n == 0)
+		return 0;
+	if (!(msg->flags & IDL_MSGF_DESC) || msg->ndesc != n)
+		return -1;
+	for (unsigned i = 0; i < rt->nargs; i++) {
+		const struct idl_arg_desc *a = &rt->args[i];
+		uint32_t off = idl__dyn_offset(a, reply);
+		idl_desc_t d;
+
+		if (!idl__dyn_travels(a, reply) || !idl__dyn_is_desc(a))
+			continue;
+		memcpy(&d, (const char *)msg + off, sizeof d);
+		if (dd_bad(a, idl__dyn_traits(traits, i), &d))
+			return -1;
+		if (spans != NULL) {
+			spans[i].off = off;
+			spans[i].count = idl__dyn_desc_count(a, &d);
+		}
+	}
+	return 0;
+}
+
+int
+idl__dyn_desc_pack_check(const struct idl_arg_desc *a, const struct idl_arg_traits *t,
+			 const struct idl_arg_value *v)
+{
+	if (v->count > 0 && v->data == NULL)
+		return IDL_EINVAL;
+	if (a->kind == IDL_ARG_PORT)
+		return v->count == 1 ? 0 : IDL_EINVAL;
+	if (idl__dyn_desc_fixed(a, t))
+		return v->count == a->count ? 0 : IDL_EINVAL;
+	if (idl__dyn_is_ports(a))
+		return a->count != 0 && v->count > a->count ? MIG_ARRAY_TOO_LARGE : 0;
+	/* The descriptor's size is 32 bits. */
+	if (a->elem_size > 1 && v->count > UINT32_MAX / a->elem_size)
+		return MIG_ARRAY_TOO_LARGE;
+	return 0;
+}
+
+void
+idl__dyn_desc_write(idl_desc_t *d, const struct idl_arg_desc *a, const struct idl_arg_traits *t,
+		    uintptr_t value, uint32_t count, bool has_poly, uint32_t poly,
+		    bool has_dealloc, int32_t dealloc)
+{
+	bool fixed = idl__dyn_desc_fixed(a, t);
+	idl_desc_t v;
+
+	memset(&v, 0, sizeof v);
+	v.addr = (uint64_t)value;
+	if (a->kind == IDL_ARG_PORT) {
+		v.type = IDL_DESC_PORT;
+		v.size = 0;
+	} else if (idl__dyn_is_ports(a)) {
+		v.type = IDL_DESC_PORT_ARRAY;
+		v.size = fixed ? a->count : count;
+	} else {
+		v.type = IDL_DESC_OOL;
+		v.size = (uint32_t)((size_t)(fixed ? a->count : count) * a->elem_size);
+	}
+	if (has_dealloc)
+		v.flags = dealloc ? IDL_DESCF_DEALLOC : 0;
+	else
+		v.flags = (t->flags & IDL_ARGT_DEALLOC) ? IDL_DESCF_DEALLOC : 0;
+	if (a->kind == IDL_ARG_PORT || idl__dyn_is_ports(a))
+		v.aux = has_poly ? (uint16_t)poly : idl__dyn_disposition(t);
+	memcpy(d, &v, sizeof v);
+}
+
+void
+idl__dyn_desc_prepare(const struct idl_arg_desc *a, const struct idl_arg_traits *t,
+		      const idl_desc_t *in, struct idl__dyn_dlocal *l)
+{
+	(void)t;
+	memset(l, 0, sizeof *l);
+	l->poly = DD_MOVE_SEND;
+	if (a->dir == IDL_DIR_INOUT && in != NULL) {
+		l->value = (uintptr_t)in->addr;
+		l->cnt = idl__dyn_desc_count(a, in);
+		l->poly = idl_port_received_name(in->aux);
+	}
+}
+
+bool
+idl__dyn_desc_too_large(const struct idl_arg_desc *a, const struct idl_arg_traits *t,
+			const struct idl__dyn_dlocal *l)
+{
+	return a->kind == IDL_ARG_OOL && !idl__dyn_is_ports(a) && !idl__dyn_desc_fixed(a, t) &&
+	       a->elem_size > 1 && l->cnt > UINT32_MAX / a->elem_size;
+}
+
+/* The request's descriptor of argument `a` (checked by idl__dyn_desc_check()). */
+static idl_desc_t
+dd_in(const idl_msg_header_t *in, const struct idl_arg_desc *a)
+{
+	idl_desc_t d;
+
+	memcpy(&d, (const char *)in + a->req_offset, sizeof d);
+	return d;
+}
+
+void
+idl__dyn_desc_before(const struct idl_routine_desc *rt, const struct idl_arg_traits *traits,
+		     const idl_msg_header_t *in, struct idl__dyn_dlocal *dl)
+{
+	for (unsigned i = 0; i < rt->nargs; i++) {
+		const struct idl_arg_desc *a = &rt->args[i];
+		const struct idl_arg_traits *t = idl__dyn_traits(traits, i);
+		idl_desc_t d;
+
+		memset(&d, 0, sizeof d);
+		if (a->dir == IDL_DIR_OTHER && (t->flags & IDL_ARGT_REPLY)) {
+			dl[i].value = (uintptr_t)idl_request_reply();
+			continue;
+		}
+		if (rt->kind != IDL_RT_ROUTINE || !idl__dyn_travels(a, 1) || !idl__dyn_is_desc(a))
+			continue;
+		if (a->dir == IDL_DIR_INOUT)
+			d = dd_in(in, a);
+		idl__dyn_desc_prepare(a, t, a->dir == IDL_DIR_INOUT ? &d : NULL, &dl[i]);
+	}
+}
+
+void
+idl__dyn_desc_after_call(const struct idl_routine_desc *rt, const struct idl_arg_traits *traits,
+			 const idl_msg_header_t *in, int32_t retcode,
+			 const struct idl__dyn_dlocal *dl)
+{
+	for (unsigned i = 0; i < rt->nargs; i++) {
+		const struct idl_arg_desc *a = &rt->args[i];
+		const struct idl_arg_traits *t = idl__dyn_traits(traits, i);
+
+		if (a->dir == IDL_DIR_OTHER && (t->flags & IDL_ARGT_REPLY)) {
+			if (retcode != MIG_NO_REPLY)
+				idl_reply_discard((idl_reply_t)dl[i].value);
+		} else if (a->dir == IDL_DIR_IN && idl__dyn_is_ports(a) &&
+			   (t->flags & IDL_ARGT_INLINE) &&
+			   (retcode == KERN_SUCCESS || retcode == MIG_NO_REPLY)) {
+			/* An inline array is never the routine's to keep: its memory goes, the
+			 * ports in it stay. */
+			idl_desc_t d = dd_in(in, a);
+			size_t bytes = (size_t)d.size * sizeof(idl_port_t);
+
+			idl_ool_free((void *)(uintptr_t)d.addr, bytes);
+		}
+	}
+}
+
+bool
+idl__dyn_desc_out_too_large(const struct idl_routine_desc *rt,
+			    const struct idl_arg_traits *traits, const struct idl__dyn_dlocal *dl)
+{
+	for (unsigned i = 0; i < rt->nargs; i++)
+		if (idl__dyn_travels(&rt->args[i], 1) && idl__dyn_is_desc(&rt->args[i]) &&
+		    idl__dyn_desc_too_large(&rt->args[i], idl__dyn_traits(traits, i), &dl[i]))
+			return true;
+	return false;
+}
+
+void
+idl__dyn_desc_fill(const struct idl_routine_desc *rt, const struct idl_arg_traits *traits,
+		   idl_msg_header_t *out, const struct idl__dyn_dlocal *dl)
+{
+	uint32_t n = 0;
+
+	for (unsigned i = 0; i < rt->nargs; i++) {
+		const struct idl_arg_desc *a = &rt->args[i];
+		const struct idl_arg_traits *t = idl__dyn_traits(traits, i);
+
+		if (!idl__dyn_travels(a, 1) || !idl__dyn_is_desc(a))
+			continue;
+		idl__dyn_desc_write((idl_desc_t *)(void *)((char *)out + a->rep_offset), a, t,
+				    dl[i].value, dl[i].cnt, idl__dyn_has_poly(a, t, 1), dl[i].poly,
+				    (t->flags & IDL_ARGT_DEALLOC_PARAM) != 0, dl[i].dealloc);
+		n++;
+	}
+	if (n != 0) {
+		out->flags = IDL_MSGF_DESC;
+		out->ndesc = n;
+	}
+}
+
+uintptr_t
+idl__dyn_desc_in_value(const idl_msg_header_t *in, const struct idl_arg_desc *a, int what)
+{
+	idl_desc_t d = dd_in(in, a);
+
+	switch (what) {
+	case 0:
+		return (uintptr_t)d.addr;
+	case 1:
+		return idl_port_received_name(d.aux);
+	default:
+		return idl__dyn_desc_count(a, &d);
+	}
+}

@@ -1,0 +1,121 @@
+/*
+ * dynamic_desc.h - descriptors in the interpreter (dynamic_desc.c): out-of-line data, ports
+ * and arrays of ports, checked, packed, served and printed as the generated stubs do
+ * (idlc/emit_ool.c, docs/generated-code.md "Descriptors").
+ */
+#ifndef IDL_RUNTIME_DYNAMIC_DESC_H
+#define IDL_RUNTIME_DYNAMIC_DESC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "dynamic.h"
+
+/* Whether an argument travels as a descriptor (data out of line, a port, ports). */
+static inline bool
+idl__dyn_is_desc(const struct idl_arg_desc *a)
+{
+	return a->kind == IDL_ARG_OOL || a->kind == IDL_ARG_PORT;
+}
+
+static inline bool
+idl__dyn_is_ports(const struct idl_arg_desc *a)
+{
+	return a->kind == IDL_ARG_OOL && a->wire_type == IDL_WT_PORT;
+}
+
+/* Whether an out array is `countinout`: the request carries the caller's capacity. */
+static inline bool
+idl__dyn_countinout(const struct idl_arg_desc *a)
+{
+	return a->dir == IDL_DIR_OUT && a->kind == IDL_ARG_VAR_ARRAY &&
+	       a->req_offset != IDL_NO_OFFSET;
+}
+
+/* Marks the traits assumed when a routine has none (struct idl_arg_traits): only then is an
+ * out-of-line array of data with a nonzero count taken to be fixed. */
+#define IDL__ARGT_DEFAULT 0x4000
+
+/* The traits of argument i; the defaults when there are none. */
+const struct idl_arg_traits *idl__dyn_traits(const struct idl_arg_traits *traits, unsigned i);
+
+/* A descriptor's disposition as a sender writes it when not polymorphic. */
+uint16_t idl__dyn_disposition(const struct idl_arg_traits *t);
+
+/* Whether out-of-line argument `a` has a fixed size (no count). */
+bool idl__dyn_desc_fixed(const struct idl_arg_desc *a, const struct idl_arg_traits *t);
+
+/* Whether a side's routine gets <arg>Poly: the server (server = 1) or the client. */
+bool idl__dyn_has_poly(const struct idl_arg_desc *a, const struct idl_arg_traits *t, int server);
+
+/* The descriptors of one direction's message. */
+uint32_t idl__dyn_ndesc(const struct idl_routine_desc *rt, int reply);
+
+/* 0 when a descriptor argument is one the interpreter can carry in the direction(s) it
+ * travels, IDL_EINVAL when the table contradicts itself. */
+int idl__dyn_desc_valid(const struct idl_routine_desc *rt, const struct idl_arg_desc *a);
+
+/* The checks of the stubs on the descriptors of a message whose size was checked: the
+ * header's flag and count, then each descriptor in order. Fills the descriptor arguments'
+ * spans. 0 or -1. */
+int idl__dyn_desc_check(const struct idl_routine_desc *rt, const struct idl_arg_traits *traits,
+			const idl_msg_header_t *msg, int reply, struct idl_arg_span *spans);
+
+/* idl_msg_check() with traits, for a routine idl__dyn_supported() accepted. */
+int idl__dyn_check_traits(const struct idl_routine_desc *rt,
+			  const struct idl_arg_traits *traits, const idl_msg_header_t *msg,
+			  size_t len, int reply, struct idl_arg_span *spans);
+
+/* The element count a receiver's routine is given for a checked descriptor. */
+uint32_t idl__dyn_desc_count(const struct idl_arg_desc *a, const idl_desc_t *d);
+
+/* Refuses what a client stub refuses of a descriptor value before building anything. */
+int idl__dyn_desc_pack_check(const struct idl_arg_desc *a, const struct idl_arg_traits *t,
+			     const struct idl_arg_value *v);
+
+/* Writes one descriptor from a value (addr, size, type, flags, aux). */
+void idl__dyn_desc_write(idl_desc_t *d, const struct idl_arg_desc *a,
+			 const struct idl_arg_traits *t, uintptr_t value, uint32_t count,
+			 bool has_poly, uint32_t poly, bool has_dealloc, int32_t dealloc);
+
+/* What an out (or inout) descriptor argument's server routine fills. */
+struct idl__dyn_dlocal {
+	uintptr_t value;
+	uint32_t cnt;
+	uint32_t poly;
+	int32_t dealloc;
+};
+
+/* Before the call: the locals of out descriptors start empty, inout ones as received. */
+void idl__dyn_desc_prepare(const struct idl_arg_desc *a, const struct idl_arg_traits *t,
+			   const idl_desc_t *in, struct idl__dyn_dlocal *l);
+
+/* After the call: whether an out descriptor's count is too large for its 32-bit size. */
+bool idl__dyn_desc_too_large(const struct idl_arg_desc *a, const struct idl_arg_traits *t,
+			     const struct idl__dyn_dlocal *l);
+
+/*
+ * Serving a request, around the call (dl: one per argument):
+ *   before: reply handles fetched (sreplyport), out descriptors' locals prepared;
+ *   after_call: reply handles not kept released, inline arrays of ports' memory freed when
+ *   the routine keeps the request;
+ *   out_too_large: whether a returned count does not fit a descriptor (MIG_ARRAY_TOO_LARGE);
+ *   fill: the reply's descriptors and the header's flag and count.
+ */
+void idl__dyn_desc_before(const struct idl_routine_desc *rt, const struct idl_arg_traits *traits,
+			  const idl_msg_header_t *in, struct idl__dyn_dlocal *dl);
+void idl__dyn_desc_after_call(const struct idl_routine_desc *rt,
+			      const struct idl_arg_traits *traits, const idl_msg_header_t *in,
+			      int32_t retcode, const struct idl__dyn_dlocal *dl);
+bool idl__dyn_desc_out_too_large(const struct idl_routine_desc *rt,
+				 const struct idl_arg_traits *traits,
+				 const struct idl__dyn_dlocal *dl);
+void idl__dyn_desc_fill(const struct idl_routine_desc *rt, const struct idl_arg_traits *traits,
+			idl_msg_header_t *out, const struct idl__dyn_dlocal *dl);
+
+/* What an in descriptor gives its server routine: what = 0 the value (addr), 1 its Poly
+ * (the received name of its disposition), 2 its count. */
+uintptr_t idl__dyn_desc_in_value(const idl_msg_header_t *in, const struct idl_arg_desc *a,
+				 int what);
+
+#endif /* IDL_RUNTIME_DYNAMIC_DESC_H */
