@@ -41,15 +41,13 @@
 #include <unistd.h>
 
 #include "inet.h"
+#include "udp_cache.h"
 
 #define MS 1000000ll
 #define UDP_RTO_INIT (20 * MS)
 #define UDP_RTO_MIN (10 * MS)
 #define UDP_RTO_MAX (1000 * MS)
 #define UDP_RETRY_WINDOW (45000 * MS)
-#define UDP_CACHE_ENTRIES 65536u
-#define UDP_CACHE_BYTES (32u << 20)
-#define UDP_CACHE_AGE (60000 * MS)
 /* The largest UDP payload: 65535 less the IPv4 (20) or only the UDP (8) header. */
 #define UDP_LIMIT_V4 65507u
 #define UDP_LIMIT_V6 65527u
@@ -63,38 +61,6 @@
  * out-of-line data after it is larger than the buffer sized for the message alone, and a
  * datagram cannot be read twice. Any datagram fits the two together. */
 #define UDP_SPILL 65536u
-
-/* ---- The server's duplicate-reply cache ---- */
-
-enum udp_state {
-	UDP_PENDING = 0, /* delivered, no reply yet */
-	UDP_DONE = 1, /* replied (reply != NULL), or a one-way message (reply == NULL) */
-};
-
-struct udp_entry {
-	struct udp_entry *hnext; /* hash chain */
-	struct udp_entry *older; /* age list */
-	struct udp_entry *newer;
-	uint64_t key;
-	uint64_t fp; /* fingerprint of the request's bytes */
-	uint32_t reqlen;
-	uint32_t seqno; /* as the bytes came, whatever their order */
-	uint32_t alen;
-	uint32_t replen;
-	int64_t t_ns; /* when the request first came */
-	int state;
-	unsigned char addr[sizeof(struct sockaddr_in6)];
-	unsigned char *reply;
-};
-
-struct udp_cache {
-	struct udp_entry **buckets;
-	size_t nbuckets; /* a power of two, grown with the count */
-	struct udp_entry *oldest;
-	struct udp_entry *newest;
-	size_t count;
-	size_t bytes;
-};
 
 struct udp_ep {
 	int fd;
@@ -149,140 +115,6 @@ udp_seqno(const void *p)
 
 	memcpy(&s, (const unsigned char *)p + UDP_SEQNO_OFF, sizeof s);
 	return s;
-}
-
-/* A fast 64-bit fingerprint, eight bytes at a time: retransmissions are byte-identical. */
-static uint64_t
-udp_fingerprint(const unsigned char *p, size_t n, size_t truelen)
-{
-	uint64_t h = 0x9e3779b97f4a7c15ull ^ truelen, w;
-	size_t i = 0;
-
-	for (; i + 8 <= n; i += 8) {
-		memcpy(&w, p + i, 8);
-		h = (h ^ w) * 0xff51afd7ed558ccdull;
-		h ^= h >> 32;
-	}
-	for (; i < n; i++)
-		h = (h ^ p[i]) * 0x100000001b3ull;
-	return h ^ (h >> 29);
-}
-
-static uint64_t
-udp_key(const unsigned char *addr, uint32_t alen, uint32_t seqno)
-{
-	uint64_t h = 0xcbf29ce484222325ull ^ seqno;
-
-	for (uint32_t i = 0; i < alen; i++)
-		h = (h ^ addr[i]) * 0x100000001b3ull;
-	return h ^ ((uint64_t)seqno << 17);
-}
-
-static struct udp_entry *
-udp_cache_find(struct udp_cache *c, uint64_t key, const unsigned char *addr, uint32_t alen,
-	       uint32_t seqno)
-{
-	if (c->nbuckets == 0)
-		return NULL;
-	for (struct udp_entry *e = c->buckets[key & (c->nbuckets - 1)]; e; e = e->hnext)
-		if (e->key == key && e->seqno == seqno && e->alen == alen &&
-		    memcmp(e->addr, addr, alen) == 0)
-			return e;
-	return NULL;
-}
-
-static void
-udp_cache_remove(struct udp_cache *c, struct udp_entry *e)
-{
-	struct udp_entry **pp = &c->buckets[e->key & (c->nbuckets - 1)];
-
-	while (*pp != e)
-		pp = &(*pp)->hnext;
-	*pp = e->hnext;
-	if (e->older != NULL)
-		e->older->newer = e->newer;
-	else
-		c->oldest = e->newer;
-	if (e->newer != NULL)
-		e->newer->older = e->older;
-	else
-		c->newest = e->older;
-	c->count--;
-	c->bytes -= e->replen;
-	free(e->reply);
-	free(e);
-}
-
-/* Drops the oldest entries beyond the bounds of count, bytes and age. */
-static void
-udp_cache_expire(struct udp_cache *c, int64_t now)
-{
-	while (c->oldest != NULL &&
-	       (c->count > UDP_CACHE_ENTRIES || c->bytes > UDP_CACHE_BYTES ||
-		now - c->oldest->t_ns > UDP_CACHE_AGE))
-		udp_cache_remove(c, c->oldest);
-}
-
-static int
-udp_cache_grow(struct udp_cache *c)
-{
-	size_t n = c->nbuckets ? 2 * c->nbuckets : 64;
-	struct udp_entry **nb = calloc(n, sizeof *nb);
-
-	if (nb == NULL)
-		return -1;
-	for (size_t i = 0; i < c->nbuckets; i++) {
-		struct udp_entry *e = c->buckets[i], *next;
-
-		for (; e != NULL; e = next) {
-			next = e->hnext;
-			e->hnext = nb[e->key & (n - 1)];
-			nb[e->key & (n - 1)] = e;
-		}
-	}
-	free(c->buckets);
-	c->buckets = nb;
-	c->nbuckets = n;
-	return 0;
-}
-
-static struct udp_entry *
-udp_cache_add(struct udp_cache *c, uint64_t key, const unsigned char *addr, uint32_t alen,
-	      uint32_t seqno, int64_t now)
-{
-	struct udp_entry *e;
-
-	if (c->count + 1 > c->nbuckets && c->nbuckets < 2 * UDP_CACHE_ENTRIES &&
-	    udp_cache_grow(c) != 0 && c->nbuckets == 0)
-		return NULL;
-	if ((e = calloc(1, sizeof *e)) == NULL)
-		return NULL;
-	e->key = key;
-	e->seqno = seqno;
-	e->alen = alen;
-	memcpy(e->addr, addr, alen);
-	e->t_ns = now;
-	e->hnext = c->buckets[key & (c->nbuckets - 1)];
-	c->buckets[key & (c->nbuckets - 1)] = e;
-	e->older = c->newest;
-	if (c->newest != NULL)
-		c->newest->newer = e;
-	else
-		c->oldest = e;
-	c->newest = e;
-	c->count++;
-	udp_cache_expire(c, now);
-	return e;
-}
-
-static void
-udp_cache_free(struct udp_cache *c)
-{
-	while (c->oldest != NULL)
-		udp_cache_remove(c, c->oldest);
-	free(c->buckets);
-	c->buckets = NULL;
-	c->nbuckets = 0;
 }
 
 /* ---- The server ---- */
@@ -440,12 +272,12 @@ udp_ep_recv(void *vep, struct idl_xmsg *m, struct idl_peer *from, int64_t deadli
 		if (got < UDP_KEYED_MIN)
 			return udp_received(ep->name, m, (size_t)n, ep->spill);
 		seqno = udp_seqno(m->data);
-		key = udp_key(from->addr, alen, seqno);
-		fp = udp_fingerprint(m->data, got, (size_t)n);
+		key = idl__udp_key(from->addr, alen, seqno);
+		fp = idl__udp_fingerprint(m->data, got, (size_t)n);
 		now = idl_now_ns();
 		pthread_mutex_lock(&ep->lock);
-		udp_cache_expire(&ep->cache, now);
-		e = udp_cache_find(&ep->cache, key, from->addr, alen, seqno);
+		idl__udp_cache_expire(&ep->cache, now);
+		e = idl__udp_cache_find(&ep->cache, key, from->addr, alen, seqno);
 		if (e != NULL && e->fp == fp && e->reqlen == (uint32_t)n) {
 			if (e->state == UDP_DONE && e->reply != NULL)
 				(void)sendto(ep->fd, e->reply, e->replen,
@@ -456,8 +288,8 @@ udp_ep_recv(void *vep, struct idl_xmsg *m, struct idl_peer *from, int64_t deadli
 		}
 		/* The same number with other bytes: the client started over; a new request. */
 		if (e != NULL)
-			udp_cache_remove(&ep->cache, e);
-		e = udp_cache_add(&ep->cache, key, from->addr, alen, seqno, now);
+			idl__udp_cache_remove(&ep->cache, e);
+		e = idl__udp_cache_add(&ep->cache, key, from->addr, alen, seqno, now);
 		if (e != NULL) {
 			e->fp = fp;
 			e->reqlen = (uint32_t)n;
@@ -520,14 +352,14 @@ udp_ep_reply_bytes(struct udp_ep *ep, const struct idl_peer *to, const struct id
 		uint32_t seqno = udp_seqno(data);
 
 		pthread_mutex_lock(&ep->lock);
-		e = udp_cache_find(&ep->cache, udp_key(to->addr, to->len, seqno), to->addr,
-				   to->len, seqno);
+		e = idl__udp_cache_find(&ep->cache, idl__udp_key(to->addr, to->len, seqno),
+					to->addr, to->len, seqno);
 		if (e != NULL && e->state == UDP_PENDING && (e->reply = malloc(len)) != NULL) {
 			memcpy(e->reply, data, len);
 			e->replen = (uint32_t)len;
 			e->state = UDP_DONE;
 			ep->cache.bytes += len;
-			udp_cache_expire(&ep->cache, idl_now_ns());
+			idl__udp_cache_expire(&ep->cache, idl_now_ns());
 		}
 		pthread_mutex_unlock(&ep->lock);
 	}
@@ -558,7 +390,7 @@ udp_ep_fini(void *vep)
 	if (ep->open)
 		close(ep->fd);
 	ep->open = 0;
-	udp_cache_free(&ep->cache);
+	idl__udp_cache_free(&ep->cache);
 	free(ep->spill);
 	ep->spill = NULL;
 	if (ep->lock_ok)
