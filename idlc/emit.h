@@ -186,5 +186,8 @@ void emit_descriptor(struct emit_out *o);
  * the table always agree. */
 void idlc_arg_desc_facts(const struct idlc_arg *a, uint32_t *kind, uint32_t *wire_type,
 			 uint32_t *elem_size, uint32_t *count);
+/* The table's flags (IDL_ARGF_*) and disposition of an argument: what the stubs do with it,
+ * from the predicates the stub emitters use (emit_desc.c; idlcall builds its table with it). */
+void emit_desc_arg_flags(const struct idlc_arg *a, uint32_t *flags, uint32_t *disposition);
 
 #endif /* IDLC_EMIT_H */

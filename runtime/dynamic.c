@@ -11,7 +11,7 @@
  * variable parts packed in order (each written at its largest offset, moved down after the
  * call, as docs/generated-code.md describes), so the reply's bytes are the compiled stub's.
  * Descriptors (out-of-line data, ports) and the special arguments (msgseqno, sreplyport)
- * are dynamic_desc.c's, read from the traits beside the table.
+ * are dynamic_desc.c's, read from the table's flags and dispositions.
  *
  * The server core takes a plain demux function with no context, so each dynamic interface
  * served is bound to one of a fixed set of trampolines (dyn_tramps) that find it in a
@@ -82,7 +82,6 @@ struct dyn_routine {
 	ffi_type ***elems; /* their element lists (NULL-terminated), owned */
 	uint32_t *var_pos; /* per argument: where a variable reply argument is written */
 	struct dyn_argcls *cls; /* per argument: its wire and C classes (scalars) */
-	const struct idl_arg_traits *tr; /* per argument, or NULL (the defaults) */
 	bool too_many; /* more C parameters than DYN_MAX_PARAMS: not served */
 	bool unsupported; /* arguments only compiled stubs serve: answered IDL_ENOTSUP */
 };
@@ -97,13 +96,7 @@ struct idl_dynamic {
 static bool
 dyn_is_record(const struct idl_arg_desc *a)
 {
-	if (a->kind == IDL_ARG_SCALAR && a->wire_type == IDL_WT_STRUCT)
-		return true;
-#ifdef IDL_ARGF_RECORD
-	if (a->flags & IDL_ARGF_RECORD)
-		return true;
-#endif
-	return false;
+	return (a->flags & IDL_ARGF_RECORD) != 0;
 }
 
 /* The libffi struct type of a record passed by value: its wire elements in order, which
@@ -159,17 +152,18 @@ dyn_add(struct dyn_routine *r, uint8_t how, unsigned arg, uint8_t cls, uint8_t s
 	r->types[r->nparams++] = t;
 }
 
-/* The parameters of a special argument: what its traits say the server routine takes. */
+/* The parameters of a special argument: what its flags say the server routine takes (none
+ * for the client's own: ureplyport, waittime...). */
 static void
 dyn_plan_other(struct dyn_routine *r, unsigned i)
 {
-	const struct idl_arg_traits *t = idl__dyn_traits(r->tr, i);
+	const struct idl_arg_desc *a = &r->rt->args[i];
 
-	if (t->flags & IDL_ARGT_SEQNO) {
+	if (a->flags & IDL_ARGF_SEQNO) {
 		dyn_add(r, DH_SEQNO, i, DC_UINT, 4, &ffi_type_uint32);
-	} else if (t->flags & IDL_ARGT_REPLY) {
+	} else if (a->flags & IDL_ARGF_REPLY) {
 		dyn_add(r, DH_REPLY, i, 0, 0, &ffi_type_pointer);
-		if (t->flags & IDL_ARGT_POLY_OUT) {
+		if (a->flags & IDL_ARGF_POLY_OUT) {
 			dyn_add(r, DH_CONST, i, DC_UINT, 4, &ffi_type_uint32);
 			if (!r->too_many)
 				r->params[r->nparams - 1].k = 18; /* MACH_MSG_TYPE_PORT_SEND_ONCE */
@@ -183,9 +177,8 @@ static void
 dyn_plan_desc(struct dyn_routine *r, unsigned i, bool out)
 {
 	const struct idl_arg_desc *a = &r->rt->args[i];
-	const struct idl_arg_traits *t = idl__dyn_traits(r->tr, i);
-	bool poly = idl__dyn_has_poly(a, t, 1), count = !idl__dyn_desc_fixed(a, t) &&
-							  a->kind == IDL_ARG_OOL;
+	bool poly = idl__dyn_has_poly(a, 1);
+	bool count = a->kind == IDL_ARG_OOL && !idl__dyn_desc_fixed(a);
 
 	if (out) {
 		dyn_add(r, DH_DOUT_VALUE, i, 0, 0, &ffi_type_pointer);
@@ -193,7 +186,7 @@ dyn_plan_desc(struct dyn_routine *r, unsigned i, bool out)
 			dyn_add(r, DH_DOUT_POLY, i, 0, 0, &ffi_type_pointer);
 		if (count)
 			dyn_add(r, DH_DOUT_COUNT, i, 0, 0, &ffi_type_pointer);
-		if (t->flags & IDL_ARGT_DEALLOC_PARAM)
+		if (a->flags & IDL_ARGF_DEALLOC_PARAM)
 			dyn_add(r, DH_DOUT_DEALLOC, i, 0, 0, &ffi_type_pointer);
 		return;
 	}
@@ -202,21 +195,17 @@ dyn_plan_desc(struct dyn_routine *r, unsigned i, bool out)
 		dyn_add(r, DH_DIN_POLY, i, DC_UINT, 4, &ffi_type_uint32);
 	if (count)
 		dyn_add(r, DH_DIN_COUNT, i, DC_UINT, 4, &ffi_type_uint32);
-	if (t->flags & IDL_ARGT_SERVERCOPY)
+	if (a->flags & IDL_ARGF_SERVERCOPY)
 		dyn_add(r, DH_CONST, i, DC_SINT, 4, &ffi_type_sint32); /* FALSE */
 }
 
-/* Whether only compiled stubs can serve a routine: translated or token arguments, or
- * special ones the table alone does not explain. */
+/* Whether only compiled stubs can serve a routine: translated or token arguments. */
 static bool
-dyn_opaque(const struct idl_routine_desc *rt, const struct idl_arg_traits *tr)
+dyn_opaque(const struct idl_routine_desc *rt)
 {
-	for (unsigned i = 0; i < rt->nargs; i++) {
-		if (tr != NULL && (tr[i].flags & IDL_ARGT_OPAQUE))
+	for (unsigned i = 0; i < rt->nargs; i++)
+		if (rt->args[i].flags & IDL_ARGF_OPAQUE)
 			return true;
-		if (tr == NULL && rt->args[i].dir == IDL_DIR_OTHER)
-			return true;
-	}
 	return false;
 }
 
@@ -310,14 +299,6 @@ int
 idl_dynamic_create(const struct idl_subsystem *ss, const char *prefix, idl_resolver_fn resolve,
 		   void *arg, idl_dynamic_t **dp)
 {
-	return idl_dynamic_create_traits(ss, NULL, prefix, resolve, arg, dp);
-}
-
-int
-idl_dynamic_create_traits(const struct idl_subsystem *ss,
-			  const struct idl_arg_traits *const *traits, const char *prefix,
-			  idl_resolver_fn resolve, void *arg, idl_dynamic_t **dp)
-{
 	struct idl_dynamic *d;
 	int err;
 
@@ -341,9 +322,8 @@ idl_dynamic_create_traits(const struct idl_subsystem *ss,
 		if (rt->kind == IDL_RT_SKIP || rt->name == NULL)
 			continue;
 		r->rt = rt;
-		r->tr = traits != NULL ? traits[n] : NULL;
 		err = idl__dyn_supported(rt);
-		if (err == 0 && dyn_opaque(rt, r->tr))
+		if (err == 0 && dyn_opaque(rt))
 			err = IDL_ENOTSUP;
 		if (err == IDL_ENOTSUP) {
 			/* Served as "not supported", so the rest of the interface still is. */
@@ -444,7 +424,7 @@ dyn_finish(const struct dyn_routine *r, idl_msg_header_t *out, const union dyn_s
 	size_t off;
 
 	/* Every check answers the same code, so their order does not matter. */
-	if (idl__dyn_desc_out_too_large(rt, r->tr, dl)) {
+	if (idl__dyn_desc_out_too_large(rt, dl)) {
 		out->retcode = MIG_ARRAY_TOO_LARGE;
 		return;
 	}
@@ -472,7 +452,7 @@ dyn_finish(const struct dyn_routine *r, idl_msg_header_t *out, const union dyn_s
 		idl__dyn_load(&locals[i], c->cc, c->cs, &v);
 		idl__dyn_store(op + a->rep_offset, c->wc, c->ws, &v);
 	}
-	idl__dyn_desc_fill(rt, r->tr, out, dl);
+	idl__dyn_desc_fill(rt, out, dl);
 	off = rt->rep_fixed;
 	for (unsigned i = 0; i < rt->nargs; i++) {
 		const struct idl_arg_desc *a = &rt->args[i];
@@ -508,11 +488,11 @@ dyn_serve(const struct dyn_routine *r, idl_msg_header_t *in, idl_msg_header_t *o
 	void *av[DYN_MAX_PARAMS];
 	ffi_arg rc = 0;
 
-	if (idl__dyn_check_traits(rt, r->tr, in, in->size, 0, sp) != 0) {
+	if (idl__dyn_check(rt, in, in->size, 0, sp) != 0) {
 		out->retcode = MIG_BAD_ARGUMENTS;
 		return;
 	}
-	idl__dyn_desc_before(rt, r->tr, in, dl);
+	idl__dyn_desc_before(rt, in, dl);
 	dyn_prepare(r, ip, sp, op, locals);
 	for (unsigned k = 0; k < r->nparams; k++) {
 		const struct dyn_param *p = &r->params[k];
@@ -582,7 +562,7 @@ dyn_serve(const struct dyn_routine *r, idl_msg_header_t *in, idl_msg_header_t *o
 	}
 	ffi_call((ffi_cif *)&r->cif, r->fn, &rc, av);
 	out->retcode = (int32_t)(ffi_sarg)rc;
-	idl__dyn_desc_after_call(rt, r->tr, in, out->retcode, dl);
+	idl__dyn_desc_after_call(rt, in, out->retcode, dl);
 	if (out->retcode != KERN_SUCCESS || rt->kind != IDL_RT_ROUTINE)
 		return;
 	dyn_finish(r, out, locals, dl);

@@ -4,9 +4,9 @@
  * code this reads like; docs/generated-code.md "Descriptors" the contract).
  *
  * The table gives a descriptor argument's kind, element type and size, its count (0 for a
- * variable size, else the fixed size or the bound of an array of ports) and the offset of its
- * 16-byte descriptor; the traits (<idl/idl_dynamic.h>) give what the table does not:
- * dealloc, polymorphism, the disposition a sender names, fixed or bounded.
+ * variable size, else the fixed size or the bound of an array of ports), the offset of its
+ * 16-byte descriptor, and in its flags and disposition what the stubs do with it: dealloc,
+ * polymorphism, the disposition a sender names, fixed or bounded.
  */
 #include <config.h>
 
@@ -20,34 +20,16 @@
 #define DD_COPY_SEND 19u /* MACH_MSG_TYPE_COPY_SEND: mach_port_t's disposition */
 #define DD_MOVE_SEND 17u
 
-static const struct idl_arg_traits dd_default = { 0, IDL__ARGT_DEFAULT };
-
-const struct idl_arg_traits *
-idl__dyn_traits(const struct idl_arg_traits *traits, unsigned i)
-{
-	return traits != NULL ? &traits[i] : &dd_default;
-}
-
 uint16_t
-idl__dyn_disposition(const struct idl_arg_traits *t)
+idl__dyn_disposition(const struct idl_arg_desc *a)
 {
-	return t->disposition != 0 ? t->disposition : DD_COPY_SEND;
+	return a->disposition != 0 ? a->disposition : DD_COPY_SEND;
 }
 
 bool
-idl__dyn_desc_fixed(const struct idl_arg_desc *a, const struct idl_arg_traits *t)
+idl__dyn_has_poly(const struct idl_arg_desc *a, int server)
 {
-	if (a->kind != IDL_ARG_OOL)
-		return false;
-	if (t->flags & IDL__ARGT_DEFAULT)
-		return !idl__dyn_is_ports(a) && a->count != 0;
-	return (t->flags & IDL_ARGT_FIXED) != 0;
-}
-
-bool
-idl__dyn_has_poly(const struct idl_arg_desc *a, const struct idl_arg_traits *t, int server)
-{
-	bool in = t->flags & IDL_ARGT_POLY_IN, out = t->flags & IDL_ARGT_POLY_OUT;
+	bool in = a->flags & IDL_ARGF_POLY_IN, out = a->flags & IDL_ARGF_POLY_OUT;
 
 	if (a->kind != IDL_ARG_PORT && !idl__dyn_is_ports(a))
 		return false;
@@ -110,30 +92,30 @@ idl__dyn_desc_count(const struct idl_arg_desc *a, const idl_desc_t *d)
 
 /* One descriptor as emit_desc_bad() checks it: whether it is refused. */
 static bool
-dd_bad(const struct idl_arg_desc *a, const struct idl_arg_traits *t, const idl_desc_t *d)
+dd_bad(const struct idl_arg_desc *a, const idl_desc_t *d)
 {
-	bool told = t->flags & IDL_ARGT_POLY_OUT;
+	bool told = a->flags & IDL_ARGF_POLY_OUT;
 
 	if (a->kind == IDL_ARG_PORT)
 		return d->type != IDL_DESC_PORT || (told && !idl_port_disposition_ok(d->aux));
 	if (idl__dyn_is_ports(a)) {
 		if (d->type != IDL_DESC_PORT_ARRAY)
 			return true;
-		if (idl__dyn_desc_fixed(a, t) ? d->size != a->count
+		if (idl__dyn_desc_fixed(a) ? d->size != a->count
 					      : a->count != 0 && d->size > a->count)
 			return true;
 		return told && !idl_port_disposition_ok(d->aux);
 	}
 	if (d->type != IDL_DESC_OOL)
 		return true;
-	if (idl__dyn_desc_fixed(a, t))
+	if (idl__dyn_desc_fixed(a))
 		return d->size != (uint64_t)a->count * a->elem_size;
 	return a->elem_size > 1 && d->size % a->elem_size != 0;
 }
 
 int
-idl__dyn_desc_check(const struct idl_routine_desc *rt, const struct idl_arg_traits *traits,
-		    const idl_msg_header_t *msg, int reply, struct idl_arg_span *spans)
+idl__dyn_desc_check(const struct idl_routine_desc *rt, const idl_msg_header_t *msg, int reply,
+		    struct idl_arg_span *spans)
 {
 	uint32_t n = idl__dyn_ndesc(rt, reply);
 
@@ -149,7 +131,7 @@ idl__dyn_desc_check(const struct idl_routine_desc *rt, const struct idl_arg_trai
 		if (!idl__dyn_travels(a, reply) || !idl__dyn_is_desc(a))
 			continue;
 		memcpy(&d, (const char *)msg + off, sizeof d);
-		if (dd_bad(a, idl__dyn_traits(traits, i), &d))
+		if (dd_bad(a, &d))
 			return -1;
 		if (spans != NULL) {
 			spans[i].off = off;
@@ -160,14 +142,13 @@ idl__dyn_desc_check(const struct idl_routine_desc *rt, const struct idl_arg_trai
 }
 
 int
-idl__dyn_desc_pack_check(const struct idl_arg_desc *a, const struct idl_arg_traits *t,
-			 const struct idl_arg_value *v)
+idl__dyn_desc_pack_check(const struct idl_arg_desc *a, const struct idl_arg_value *v)
 {
 	if (v->count > 0 && v->data == NULL)
 		return IDL_EINVAL;
 	if (a->kind == IDL_ARG_PORT)
 		return v->count == 1 ? 0 : IDL_EINVAL;
-	if (idl__dyn_desc_fixed(a, t))
+	if (idl__dyn_desc_fixed(a))
 		return v->count == a->count ? 0 : IDL_EINVAL;
 	if (idl__dyn_is_ports(a))
 		return a->count != 0 && v->count > a->count ? MIG_ARRAY_TOO_LARGE : 0;
@@ -178,11 +159,10 @@ idl__dyn_desc_pack_check(const struct idl_arg_desc *a, const struct idl_arg_trai
 }
 
 void
-idl__dyn_desc_write(idl_desc_t *d, const struct idl_arg_desc *a, const struct idl_arg_traits *t,
-		    uintptr_t value, uint32_t count, bool has_poly, uint32_t poly,
-		    bool has_dealloc, int32_t dealloc)
+idl__dyn_desc_write(idl_desc_t *d, const struct idl_arg_desc *a, uintptr_t value, uint32_t count,
+		    bool has_poly, uint32_t poly, bool has_dealloc, int32_t dealloc)
 {
-	bool fixed = idl__dyn_desc_fixed(a, t);
+	bool fixed = idl__dyn_desc_fixed(a);
 	idl_desc_t v;
 
 	memset(&v, 0, sizeof v);
@@ -200,17 +180,16 @@ idl__dyn_desc_write(idl_desc_t *d, const struct idl_arg_desc *a, const struct id
 	if (has_dealloc)
 		v.flags = dealloc ? IDL_DESCF_DEALLOC : 0;
 	else
-		v.flags = (t->flags & IDL_ARGT_DEALLOC) ? IDL_DESCF_DEALLOC : 0;
+		v.flags = (a->flags & IDL_ARGF_DEALLOC) ? IDL_DESCF_DEALLOC : 0;
 	if (a->kind == IDL_ARG_PORT || idl__dyn_is_ports(a))
-		v.aux = has_poly ? (uint16_t)poly : idl__dyn_disposition(t);
+		v.aux = has_poly ? (uint16_t)poly : idl__dyn_disposition(a);
 	memcpy(d, &v, sizeof v);
 }
 
 void
-idl__dyn_desc_prepare(const struct idl_arg_desc *a, const struct idl_arg_traits *t,
-		      const idl_desc_t *in, struct idl__dyn_dlocal *l)
+idl__dyn_desc_prepare(const struct idl_arg_desc *a, const idl_desc_t *in,
+		      struct idl__dyn_dlocal *l)
 {
-	(void)t;
 	memset(l, 0, sizeof *l);
 	l->poly = DD_MOVE_SEND;
 	if (a->dir == IDL_DIR_INOUT && in != NULL) {
@@ -221,10 +200,9 @@ idl__dyn_desc_prepare(const struct idl_arg_desc *a, const struct idl_arg_traits 
 }
 
 bool
-idl__dyn_desc_too_large(const struct idl_arg_desc *a, const struct idl_arg_traits *t,
-			const struct idl__dyn_dlocal *l)
+idl__dyn_desc_too_large(const struct idl_arg_desc *a, const struct idl__dyn_dlocal *l)
 {
-	return a->kind == IDL_ARG_OOL && !idl__dyn_is_ports(a) && !idl__dyn_desc_fixed(a, t) &&
+	return a->kind == IDL_ARG_OOL && !idl__dyn_is_ports(a) && !idl__dyn_desc_fixed(a) &&
 	       a->elem_size > 1 && l->cnt > UINT32_MAX / a->elem_size;
 }
 
@@ -239,16 +217,15 @@ dd_in(const idl_msg_header_t *in, const struct idl_arg_desc *a)
 }
 
 void
-idl__dyn_desc_before(const struct idl_routine_desc *rt, const struct idl_arg_traits *traits,
-		     const idl_msg_header_t *in, struct idl__dyn_dlocal *dl)
+idl__dyn_desc_before(const struct idl_routine_desc *rt, const idl_msg_header_t *in,
+		     struct idl__dyn_dlocal *dl)
 {
 	for (unsigned i = 0; i < rt->nargs; i++) {
 		const struct idl_arg_desc *a = &rt->args[i];
-		const struct idl_arg_traits *t = idl__dyn_traits(traits, i);
 		idl_desc_t d;
 
 		memset(&d, 0, sizeof d);
-		if (a->dir == IDL_DIR_OTHER && (t->flags & IDL_ARGT_REPLY)) {
+		if (a->dir == IDL_DIR_OTHER && (a->flags & IDL_ARGF_REPLY)) {
 			dl[i].value = (uintptr_t)idl_request_reply();
 			continue;
 		}
@@ -256,24 +233,22 @@ idl__dyn_desc_before(const struct idl_routine_desc *rt, const struct idl_arg_tra
 			continue;
 		if (a->dir == IDL_DIR_INOUT)
 			d = dd_in(in, a);
-		idl__dyn_desc_prepare(a, t, a->dir == IDL_DIR_INOUT ? &d : NULL, &dl[i]);
+		idl__dyn_desc_prepare(a, a->dir == IDL_DIR_INOUT ? &d : NULL, &dl[i]);
 	}
 }
 
 void
-idl__dyn_desc_after_call(const struct idl_routine_desc *rt, const struct idl_arg_traits *traits,
-			 const idl_msg_header_t *in, int32_t retcode,
-			 const struct idl__dyn_dlocal *dl)
+idl__dyn_desc_after_call(const struct idl_routine_desc *rt, const idl_msg_header_t *in,
+			 int32_t retcode, const struct idl__dyn_dlocal *dl)
 {
 	for (unsigned i = 0; i < rt->nargs; i++) {
 		const struct idl_arg_desc *a = &rt->args[i];
-		const struct idl_arg_traits *t = idl__dyn_traits(traits, i);
 
-		if (a->dir == IDL_DIR_OTHER && (t->flags & IDL_ARGT_REPLY)) {
+		if (a->dir == IDL_DIR_OTHER && (a->flags & IDL_ARGF_REPLY)) {
 			if (retcode != MIG_NO_REPLY)
 				idl_reply_discard((idl_reply_t)dl[i].value);
 		} else if (a->dir == IDL_DIR_IN && idl__dyn_is_ports(a) &&
-			   (t->flags & IDL_ARGT_INLINE) &&
+			   (a->flags & IDL_ARGF_INLINE) &&
 			   (retcode == KERN_SUCCESS || retcode == MIG_NO_REPLY)) {
 			/* An inline array is never the routine's to keep: its memory goes, the
 			 * ports in it stay. */
@@ -286,31 +261,29 @@ idl__dyn_desc_after_call(const struct idl_routine_desc *rt, const struct idl_arg
 }
 
 bool
-idl__dyn_desc_out_too_large(const struct idl_routine_desc *rt,
-			    const struct idl_arg_traits *traits, const struct idl__dyn_dlocal *dl)
+idl__dyn_desc_out_too_large(const struct idl_routine_desc *rt, const struct idl__dyn_dlocal *dl)
 {
 	for (unsigned i = 0; i < rt->nargs; i++)
 		if (idl__dyn_travels(&rt->args[i], 1) && idl__dyn_is_desc(&rt->args[i]) &&
-		    idl__dyn_desc_too_large(&rt->args[i], idl__dyn_traits(traits, i), &dl[i]))
+		    idl__dyn_desc_too_large(&rt->args[i], &dl[i]))
 			return true;
 	return false;
 }
 
 void
-idl__dyn_desc_fill(const struct idl_routine_desc *rt, const struct idl_arg_traits *traits,
-		   idl_msg_header_t *out, const struct idl__dyn_dlocal *dl)
+idl__dyn_desc_fill(const struct idl_routine_desc *rt, idl_msg_header_t *out,
+		   const struct idl__dyn_dlocal *dl)
 {
 	uint32_t n = 0;
 
 	for (unsigned i = 0; i < rt->nargs; i++) {
 		const struct idl_arg_desc *a = &rt->args[i];
-		const struct idl_arg_traits *t = idl__dyn_traits(traits, i);
 
 		if (!idl__dyn_travels(a, 1) || !idl__dyn_is_desc(a))
 			continue;
-		idl__dyn_desc_write((idl_desc_t *)(void *)((char *)out + a->rep_offset), a, t,
-				    dl[i].value, dl[i].cnt, idl__dyn_has_poly(a, t, 1), dl[i].poly,
-				    (t->flags & IDL_ARGT_DEALLOC_PARAM) != 0, dl[i].dealloc);
+		idl__dyn_desc_write((idl_desc_t *)(void *)((char *)out + a->rep_offset), a,
+				    dl[i].value, dl[i].cnt, idl__dyn_has_poly(a, 1), dl[i].poly,
+				    (a->flags & IDL_ARGF_DEALLOC_PARAM) != 0, dl[i].dealloc);
 		n++;
 	}
 	if (n != 0) {

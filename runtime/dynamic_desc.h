@@ -32,21 +32,18 @@ idl__dyn_countinout(const struct idl_arg_desc *a)
 	       a->req_offset != IDL_NO_OFFSET;
 }
 
-/* Marks the traits assumed when a routine has none (struct idl_arg_traits): only then is an
- * out-of-line array of data with a nonzero count taken to be fixed. */
-#define IDL__ARGT_DEFAULT 0x4000
-
-/* The traits of argument i; the defaults when there are none. */
-const struct idl_arg_traits *idl__dyn_traits(const struct idl_arg_traits *traits, unsigned i);
-
 /* A descriptor's disposition as a sender writes it when not polymorphic. */
-uint16_t idl__dyn_disposition(const struct idl_arg_traits *t);
+uint16_t idl__dyn_disposition(const struct idl_arg_desc *a);
 
 /* Whether out-of-line argument `a` has a fixed size (no count). */
-bool idl__dyn_desc_fixed(const struct idl_arg_desc *a, const struct idl_arg_traits *t);
+static inline bool
+idl__dyn_desc_fixed(const struct idl_arg_desc *a)
+{
+	return a->kind == IDL_ARG_OOL && (a->flags & IDL_ARGF_FIXED);
+}
 
 /* Whether a side's routine gets <arg>Poly: the server (server = 1) or the client. */
-bool idl__dyn_has_poly(const struct idl_arg_desc *a, const struct idl_arg_traits *t, int server);
+bool idl__dyn_has_poly(const struct idl_arg_desc *a, int server);
 
 /* The descriptors of one direction's message. */
 uint32_t idl__dyn_ndesc(const struct idl_routine_desc *rt, int reply);
@@ -58,25 +55,19 @@ int idl__dyn_desc_valid(const struct idl_routine_desc *rt, const struct idl_arg_
 /* The checks of the stubs on the descriptors of a message whose size was checked: the
  * header's flag and count, then each descriptor in order. Fills the descriptor arguments'
  * spans. 0 or -1. */
-int idl__dyn_desc_check(const struct idl_routine_desc *rt, const struct idl_arg_traits *traits,
-			const idl_msg_header_t *msg, int reply, struct idl_arg_span *spans);
-
-/* idl_msg_check() with traits, for a routine idl__dyn_supported() accepted. */
-int idl__dyn_check_traits(const struct idl_routine_desc *rt,
-			  const struct idl_arg_traits *traits, const idl_msg_header_t *msg,
-			  size_t len, int reply, struct idl_arg_span *spans);
+int idl__dyn_desc_check(const struct idl_routine_desc *rt, const idl_msg_header_t *msg, int reply,
+			struct idl_arg_span *spans);
 
 /* The element count a receiver's routine is given for a checked descriptor. */
 uint32_t idl__dyn_desc_count(const struct idl_arg_desc *a, const idl_desc_t *d);
 
 /* Refuses what a client stub refuses of a descriptor value before building anything. */
-int idl__dyn_desc_pack_check(const struct idl_arg_desc *a, const struct idl_arg_traits *t,
-			     const struct idl_arg_value *v);
+int idl__dyn_desc_pack_check(const struct idl_arg_desc *a, const struct idl_arg_value *v);
 
 /* Writes one descriptor from a value (addr, size, type, flags, aux). */
-void idl__dyn_desc_write(idl_desc_t *d, const struct idl_arg_desc *a,
-			 const struct idl_arg_traits *t, uintptr_t value, uint32_t count,
-			 bool has_poly, uint32_t poly, bool has_dealloc, int32_t dealloc);
+void idl__dyn_desc_write(idl_desc_t *d, const struct idl_arg_desc *a, uintptr_t value,
+			 uint32_t count, bool has_poly, uint32_t poly, bool has_dealloc,
+			 int32_t dealloc);
 
 /* What an out (or inout) descriptor argument's server routine fills. */
 struct idl__dyn_dlocal {
@@ -87,12 +78,11 @@ struct idl__dyn_dlocal {
 };
 
 /* Before the call: the locals of out descriptors start empty, inout ones as received. */
-void idl__dyn_desc_prepare(const struct idl_arg_desc *a, const struct idl_arg_traits *t,
-			   const idl_desc_t *in, struct idl__dyn_dlocal *l);
+void idl__dyn_desc_prepare(const struct idl_arg_desc *a, const idl_desc_t *in,
+			   struct idl__dyn_dlocal *l);
 
 /* After the call: whether an out descriptor's count is too large for its 32-bit size. */
-bool idl__dyn_desc_too_large(const struct idl_arg_desc *a, const struct idl_arg_traits *t,
-			     const struct idl__dyn_dlocal *l);
+bool idl__dyn_desc_too_large(const struct idl_arg_desc *a, const struct idl__dyn_dlocal *l);
 
 /*
  * Serving a request, around the call (dl: one per argument):
@@ -102,16 +92,14 @@ bool idl__dyn_desc_too_large(const struct idl_arg_desc *a, const struct idl_arg_
  *   out_too_large: whether a returned count does not fit a descriptor (MIG_ARRAY_TOO_LARGE);
  *   fill: the reply's descriptors and the header's flag and count.
  */
-void idl__dyn_desc_before(const struct idl_routine_desc *rt, const struct idl_arg_traits *traits,
-			  const idl_msg_header_t *in, struct idl__dyn_dlocal *dl);
-void idl__dyn_desc_after_call(const struct idl_routine_desc *rt,
-			      const struct idl_arg_traits *traits, const idl_msg_header_t *in,
+void idl__dyn_desc_before(const struct idl_routine_desc *rt, const idl_msg_header_t *in,
+			  struct idl__dyn_dlocal *dl);
+void idl__dyn_desc_after_call(const struct idl_routine_desc *rt, const idl_msg_header_t *in,
 			      int32_t retcode, const struct idl__dyn_dlocal *dl);
 bool idl__dyn_desc_out_too_large(const struct idl_routine_desc *rt,
-				 const struct idl_arg_traits *traits,
 				 const struct idl__dyn_dlocal *dl);
-void idl__dyn_desc_fill(const struct idl_routine_desc *rt, const struct idl_arg_traits *traits,
-			idl_msg_header_t *out, const struct idl__dyn_dlocal *dl);
+void idl__dyn_desc_fill(const struct idl_routine_desc *rt, idl_msg_header_t *out,
+			const struct idl__dyn_dlocal *dl);
 
 /* What an in descriptor gives its server routine: what = 0 the value (addr), 1 its Poly
  * (the received name of its disposition), 2 its count. */

@@ -133,14 +133,6 @@ int
 idl__dyn_check(const struct idl_routine_desc *rt, const idl_msg_header_t *msg, size_t len,
 	       int reply, struct idl_arg_span *spans)
 {
-	return idl__dyn_check_traits(rt, NULL, msg, len, reply, spans);
-}
-
-int
-idl__dyn_check_traits(const struct idl_routine_desc *rt, const struct idl_arg_traits *traits,
-		      const idl_msg_header_t *msg, size_t len, int reply,
-		      struct idl_arg_span *spans)
-{
 	const unsigned char *p = (const unsigned char *)msg;
 	uint32_t fixed;
 	bool has_var = false;
@@ -157,7 +149,7 @@ idl__dyn_check_traits(const struct idl_routine_desc *rt, const struct idl_arg_tr
 	if (has_var ? len < fixed : len != fixed)
 		return -1;
 	/* The descriptors: the header's flag and count, then each one's type and size. */
-	if (idl__dyn_desc_check(rt, traits, msg, reply, spans) != 0)
+	if (idl__dyn_desc_check(rt, msg, reply, spans) != 0)
 		return -1;
 	/* Every fixed c_string holds its NUL. */
 	for (unsigned i = 0; i < rt->nargs; i++) {
@@ -204,9 +196,8 @@ idl__dyn_check_traits(const struct idl_routine_desc *rt, const struct idl_arg_tr
 }
 
 int
-idl_msg_check_traits(const struct idl_routine_desc *rt, const struct idl_arg_traits *traits,
-		     const idl_msg_header_t *msg, size_t len, int reply,
-		     struct idl_arg_span *spans)
+idl_msg_check(const struct idl_routine_desc *rt, const idl_msg_header_t *msg, size_t len,
+	      int reply, struct idl_arg_span *spans)
 {
 	int err;
 
@@ -214,14 +205,7 @@ idl_msg_check_traits(const struct idl_routine_desc *rt, const struct idl_arg_tra
 		return err;
 	if ((reply && rt->kind != IDL_RT_ROUTINE) || msg == NULL)
 		return IDL_EINVAL;
-	return idl__dyn_check_traits(rt, traits, msg, len, reply, spans);
-}
-
-int
-idl_msg_check(const struct idl_routine_desc *rt, const idl_msg_header_t *msg, size_t len,
-	      int reply, struct idl_arg_span *spans)
-{
-	return idl_msg_check_traits(rt, NULL, msg, len, reply, spans);
+	return idl__dyn_check(rt, msg, len, reply, spans);
 }
 
 /* Refuses what a client stub refuses before building anything. */
@@ -257,14 +241,6 @@ int
 idl_msg_pack(const struct idl_routine_desc *rt, int reply, const struct idl_arg_value *vals,
 	     idl_msg_header_t *buf, size_t cap)
 {
-	return idl_msg_pack_traits(rt, NULL, reply, vals, buf, cap);
-}
-
-int
-idl_msg_pack_traits(const struct idl_routine_desc *rt, const struct idl_arg_traits *traits,
-		    int reply, const struct idl_arg_value *vals, idl_msg_header_t *buf,
-		    size_t cap)
-{
 	uint32_t ndesc;
 	unsigned char *p = (unsigned char *)buf;
 	uint64_t total;
@@ -282,7 +258,7 @@ idl_msg_pack_traits(const struct idl_routine_desc *rt, const struct idl_arg_trai
 		if (!idl__dyn_travels(a, reply))
 			continue;
 		if (idl__dyn_is_desc(a))
-			err = idl__dyn_desc_pack_check(a, idl__dyn_traits(traits, i), &vals[i]);
+			err = idl__dyn_desc_pack_check(a, &vals[i]);
 		else
 			err = dm_pack_check(a, &vals[i]);
 		if (err != 0)
@@ -309,7 +285,6 @@ idl_msg_pack_traits(const struct idl_routine_desc *rt, const struct idl_arg_trai
 		if (!idl__dyn_travels(a, reply))
 			continue;
 		if (idl__dyn_is_desc(a)) {
-			const struct idl_arg_traits *t = idl__dyn_traits(traits, i);
 			uintptr_t value = (uintptr_t)vals[i].data;
 			idl_port_t port;
 
@@ -317,10 +292,10 @@ idl_msg_pack_traits(const struct idl_routine_desc *rt, const struct idl_arg_trai
 				memcpy(&port, vals[i].data, sizeof port);
 				value = (uintptr_t)port;
 			}
-			/* The sender names no Poly or Dealloc of its own here: the traits'. */
-			idl__dyn_desc_write((idl_desc_t *)(void *)(p + at), a, t, value,
+			/* The sender names no Poly or Dealloc of its own here: the table's. */
+			idl__dyn_desc_write((idl_desc_t *)(void *)(p + at), a, value,
 					    vals[i].count, false, 0,
-					    (t->flags & IDL_ARGT_DEALLOC_PARAM) != 0, 0);
+					    (a->flags & IDL_ARGF_DEALLOC_PARAM) != 0, 0);
 			continue;
 		}
 		n = (size_t)dm_bytes(a, vals[i].count);

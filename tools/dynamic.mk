@@ -66,6 +66,7 @@ CLEANFILES += $(dyn_gen) tests/dynamic/gen.stamp tests/dynamic/gen.stamp.tmp
 
 dyn_test_cppflags = $(AM_CPPFLAGS) -I$(top_srcdir)/idlc -I$(top_builddir)/idlc \
 	-I$(top_srcdir)/tools -I$(top_srcdir)/tests/golden -I$(top_builddir)/tests/dynamic/gen \
+	-I$(top_srcdir)/tests/dynamic \
 	-I$(top_srcdir)/examples/bench -I$(top_builddir)/examples/bench \
 	-DIDL_TOP_SRCDIR='"$(abs_top_srcdir)"' -DIDLC_PKGINCLUDEDIR='"$(pkgdatadir)/include"'
 
@@ -124,4 +125,4 @@ TESTS += tests/dynamic/conformance.sh
 endif
 
 dist_man_MANS += man/idlcall.1
-EXTRA_DIST += tests/dynamic/xool.defs
+EXTRA_DIST += tests/dynamic/xool.defs tests/dynamic/xool_types.h

@@ -224,10 +224,9 @@ call_port_arg(const struct idl_arg_desc *a, const char *text, void **data, uint3
 /* Out-of-line data moved into memory of the runtime's (the runtime frees it with
  * idl_ool_free() when it is dealloc); a fixed size filled up with zeroes. */
 static int
-call_ool_data(const struct idl_arg_desc *a, const struct idl_arg_traits *t, void **data,
-	      uint32_t *count)
+call_ool_data(const struct idl_arg_desc *a, void **data, uint32_t *count)
 {
-	uint32_t n = t != NULL && (t->flags & IDL_ARGT_FIXED) ? a->count : *count;
+	uint32_t n = (a->flags & IDL_ARGF_FIXED) ? a->count : *count;
 	size_t bytes = (size_t)n * a->elem_size;
 	void *mem = idl_ool_alloc(bytes);
 
@@ -247,15 +246,13 @@ call_ool_data(const struct idl_arg_desc *a, const struct idl_arg_traits *t, void
  * and ports moved are the runtime's once idl_call() or idl_send() has the message).
  */
 static void
-call_release(const struct idl_routine_desc *rt, const struct idl_arg_traits *tr,
-	     const struct idl_arg_value *vals, int handed)
+call_release(const struct idl_routine_desc *rt, const struct idl_arg_value *vals, int handed)
 {
 	for (unsigned i = 0; i < rt->nargs; i++) {
 		const struct idl_arg_desc *a = &rt->args[i];
-		uint16_t disp = tr != NULL && tr[i].disposition != 0 ? tr[i].disposition : 19;
+		unsigned disp = a->disposition != 0 ? a->disposition : 19;
 		bool ports = a->kind == IDL_ARG_PORT || a->wire_type == IDL_WT_PORT;
-		bool moves = (tr != NULL && (tr[i].flags & IDL_ARGT_DEALLOC)) ||
-			     (ports && disp >= 16 && disp <= 18);
+		bool moves = (a->flags & IDL_ARGF_DEALLOC) || (ports && disp >= 16 && disp <= 18);
 
 		if ((a->kind != IDL_ARG_OOL && a->kind != IDL_ARG_PORT) ||
 		    (a->dir != IDL_DIR_IN && a->dir != IDL_DIR_INOUT) || vals[i].data == NULL ||
@@ -280,7 +277,6 @@ call_run(const struct call_opts *o, const struct idlcall_iface *ifc,
 	 const struct idl_routine_desc *rt, const char *address, char **texts, int ntexts)
 {
 	const struct idl_subsystem *ss = &ifc->ss;
-	const struct idl_arg_traits *tr = idlcall_traits(ifc, rt);
 	int handed = 0;
 	struct idl_arg_value vals[UINT8_MAX + 1];
 	void *owned[UINT8_MAX + 1];
@@ -331,7 +327,7 @@ call_run(const struct call_opts *o, const struct idlcall_iface *ifc,
 			rc = 2;
 			goto out;
 		}
-		if (a->kind == IDL_ARG_OOL && call_ool_data(a, tr, &data, &count) != 0) {
+		if (a->kind == IDL_ARG_OOL && call_ool_data(a, &data, &count) != 0) {
 			free(data);
 			fputs("idlcall: out of memory\n", stderr);
 			goto out;
@@ -347,7 +343,7 @@ call_run(const struct call_opts *o, const struct idlcall_iface *ifc,
 		fputs("idlcall: out of memory\n", stderr);
 		goto out;
 	}
-	if ((kr = idl_msg_pack_traits(rt, tr, 0, vals, (idl_msg_header_t *)req, req_cap)) < 0) {
+	if ((kr = idl_msg_pack(rt, 0, vals, (idl_msg_header_t *)req, req_cap)) < 0) {
 		rc = call_failed(o, ss, rt, kr);
 		goto out;
 	}
@@ -380,8 +376,8 @@ call_run(const struct call_opts *o, const struct idlcall_iface *ifc,
 		goto out;
 	}
 	if (rt->kind == IDL_RT_ROUTINE &&
-	    idl_msg_check_traits(rt, tr, (idl_msg_header_t *)rep, ((idl_msg_header_t *)rep)->size,
-				 1, NULL) != 0) {
+	    idl_msg_check(rt, (idl_msg_header_t *)rep, ((idl_msg_header_t *)rep)->size, 1,
+			  NULL) != 0) {
 		/* As a stub does: a refused reply's descriptors are released. */
 		idl_msg_destroy((idl_msg_header_t *)rep);
 		rc = call_failed(o, ss, rt, MIG_TYPE_ERROR);
@@ -409,7 +405,7 @@ call_run(const struct call_opts *o, const struct idlcall_iface *ifc,
 	free(out);
 	rc = fflush(stdout) == 0 ? 0 : 1;
 out:
-	call_release(rt, tr, vals, handed);
+	call_release(rt, vals, handed);
 	idl_port_close(port);
 	for (unsigned i = 0; i <= UINT8_MAX; i++)
 		free(owned[i]);

@@ -22,8 +22,6 @@ struct idlcall_iface {
 	struct idl_subsystem ss;
 	struct idl_routine_desc *routines;
 	struct idl_arg_desc *args;
-	struct idl_arg_traits *traits; /* parallel to args */
-	const struct idl_arg_traits **rtraits; /* per routine number: its args' traits, or NULL */
 	const char *serverprefix; /* -prefix and serverprefix, as the server's names have it */
 };
 
@@ -32,10 +30,6 @@ struct idlcall_iface {
 int idlcall_load(const char *path, const char *const *cpp_args, size_t ncpp_args,
 		 struct idlcall_iface *ifc);
 void idlcall_unload(struct idlcall_iface *ifc);
-
-/* The traits of routine `rt` of the loaded interface (NULL when it is not its). */
-const struct idl_arg_traits *idlcall_traits(const struct idlcall_iface *ifc,
-					    const struct idl_routine_desc *rt);
 
 /* The routine called `name`, or NULL. */
 const struct idl_routine_desc *idlcall_find(const struct idl_subsystem *ss, const char *name);

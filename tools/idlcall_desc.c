@@ -6,8 +6,7 @@
  * signature hashes would not match a compiled server's and its messages would differ from
  * the compiled stubs'. So every fact is read through the functions the emitter itself uses
  * (idlc_arg_desc_facts(), the emit_* questions about C types), and the hashes are the
- * compiler's; tests/dynamic compares the result with a compiled descriptor. Beside the table
- * go the traits (<idl/idl_dynamic.h>): what the stubs do that the table does not say.
+ * compiler's; tests/dynamic compares the result with a compiled descriptor, field by field.
  */
 #include <config.h>
 
@@ -58,91 +57,21 @@ desc_ctype(const struct idlc_arg *a)
 static void
 desc_arg(const struct idlc_arg *a, struct idl_arg_desc *d)
 {
-	uint32_t kind, wire_type, elem_size, count;
+	uint32_t kind, wire_type, elem_size, count, flags, disposition;
 
 	idlc_arg_desc_facts(a, &kind, &wire_type, &elem_size, &count);
+	emit_desc_arg_flags(a, &flags, &disposition);
 	d->name = a->name;
 	d->ctype = desc_ctype(a);
 	d->dir = (uint8_t)a->dir;
 	d->kind = (uint8_t)kind;
 	d->wire_type = (uint8_t)wire_type;
-	d->flags = 0;
-	if (kind != IDL_ARG_IMPLICIT && kind != IDL_ARG_PORT && a->rtype->is_signed)
-		d->flags |= IDL_ARGF_SIGNED;
-#ifdef IDL_ARGF_RECORD
-	if (emit_is_record(a))
-		d->flags |= IDL_ARGF_RECORD;
-#endif
+	d->disposition = (uint8_t)disposition;
+	d->flags = flags;
 	d->elem_size = elem_size;
 	d->count = count;
 	d->req_offset = a->req_offset;
 	d->rep_offset = a->rep_offset;
-}
-
-/* MIG's number for the disposition a sender names (idlc/emit_ool.c's ool_disposition()). */
-static uint16_t
-desc_disposition(enum idlc_ipc ipc)
-{
-	switch (ipc) {
-	case IDLC_IPC_MOVE_RECEIVE:
-	case IDLC_IPC_PORT_RECEIVE:
-		return 16;
-	case IDLC_IPC_MOVE_SEND:
-	case IDLC_IPC_PORT_SEND:
-		return 17;
-	case IDLC_IPC_MOVE_SEND_ONCE:
-	case IDLC_IPC_PORT_SEND_ONCE:
-		return 18;
-	case IDLC_IPC_MAKE_SEND:
-		return 20;
-	case IDLC_IPC_MAKE_SEND_ONCE:
-		return 21;
-	case IDLC_IPC_PORT_NAME:
-		return 15;
-	default:
-		return 19; /* COPY_SEND */
-	}
-}
-
-/* What the generated stubs do with an argument beyond what the table says (struct
- * idl_arg_traits), from the same facts and predicates the emitter uses. */
-static void
-desc_traits(const struct idlc_arg *a, struct idl_arg_traits *t)
-{
-	const struct idlc_type *ty = a->rtype;
-
-	t->disposition = 0;
-	t->flags = 0;
-	if (a->dir_written == IDLC_DIR_MSGSEQNO)
-		t->flags |= IDL_ARGT_SEQNO;
-	if (emit_is_reply_handle(a) && emit_is_param(a, EMIT_SERVER))
-		t->flags |= IDL_ARGT_REPLY;
-	if (emit_is_token(a) && emit_is_param(a, EMIT_SERVER))
-		t->flags |= IDL_ARGT_OPAQUE;
-	if (ty == NULL)
-		return;
-	if ((ty->intran != NULL || ty->outtran != NULL || ty->destructor != NULL) &&
-	    emit_is_param(a, EMIT_SERVER))
-		t->flags |= IDL_ARGT_OPAQUE;
-	if (ty->arg_kind == IDL_ARG_PORT || ty->wire_type == IDL_WT_PORT) {
-		t->disposition = desc_disposition(ty->port_ipc);
-		if (ty->poly_in)
-			t->flags |= IDL_ARGT_POLY_IN;
-		if (ty->poly_out)
-			t->flags |= IDL_ARGT_POLY_OUT;
-	}
-	if (ty->arg_kind == IDL_ARG_OOL) {
-		if (ty->ool_fixed)
-			t->flags |= IDL_ARGT_FIXED;
-		if (ty->ool_inline)
-			t->flags |= IDL_ARGT_INLINE;
-	}
-	if (a->desc_flags & IDLC_AF_DEALLOC)
-		t->flags |= IDL_ARGT_DEALLOC;
-	if (a->desc_flags & IDLC_AF_DEALLOC_RT)
-		t->flags |= IDL_ARGT_DEALLOC_PARAM;
-	if (a->flags & IDLC_AF_SERVERCOPY)
-		t->flags |= IDL_ARGT_SERVERCOPY;
 }
 
 /* Builds the table from a checked module. */
@@ -158,10 +87,7 @@ desc_build(const struct idlc_module *m, struct idlcall_iface *ifc)
 			nargs += rt->nargs;
 	ifc->routines = calloc(m->nroutines + 1u, sizeof *ifc->routines);
 	ifc->args = calloc(nargs + 1, sizeof *ifc->args);
-	ifc->traits = calloc(nargs + 1, sizeof *ifc->traits);
-	ifc->rtraits = calloc(m->nroutines + 1u, sizeof *ifc->rtraits);
-	if (ifc->routines == NULL || ifc->args == NULL || ifc->traits == NULL ||
-	    ifc->rtraits == NULL) {
+	if (ifc->routines == NULL || ifc->args == NULL) {
 		fputs("idlcall: out of memory\n", stderr);
 		return 1;
 	}
@@ -187,11 +113,8 @@ desc_build(const struct idlc_module *m, struct idlcall_iface *ifc)
 		d->rep_fixed = rt->rep_fixed;
 		d->rep_max = rt->rep_max;
 		d->args = rt->args != NULL ? &ifc->args[ai] : NULL;
-		ifc->rtraits[n] = &ifc->traits[ai];
-		for (const struct idlc_arg *a = rt->args; a != NULL; a = a->next, k++) {
-			desc_traits(a, &ifc->traits[ai]);
+		for (const struct idlc_arg *a = rt->args; a != NULL; a = a->next, k++)
 			desc_arg(a, &ifc->args[ai++]);
-		}
 		d->nargs = (uint8_t)k;
 	}
 	ifc->ss.magic = IDL_SUBSYSTEM_MAGIC;
@@ -244,8 +167,6 @@ idlcall_unload(struct idlcall_iface *ifc)
 		idlc_destroy(ifc->ctx);
 	free(ifc->routines);
 	free(ifc->args);
-	free(ifc->traits);
-	free(ifc->rtraits);
 	memset(ifc, 0, sizeof *ifc);
 }
 
@@ -256,12 +177,4 @@ idlcall_find(const struct idl_subsystem *ss, const char *name)
 		if (ss->routines[n].name != NULL && strcmp(ss->routines[n].name, name) == 0)
 			return &ss->routines[n];
 	return NULL;
-}
-
-const struct idl_arg_traits *
-idlcall_traits(const struct idlcall_iface *ifc, const struct idl_routine_desc *rt)
-{
-	if (ifc->rtraits == NULL || rt < ifc->routines || rt >= ifc->routines + ifc->ss.nroutines)
-		return NULL;
-	return ifc->rtraits[rt - ifc->routines];
 }

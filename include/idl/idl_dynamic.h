@@ -9,10 +9,11 @@
  * same checks in the same order, the same error codes, the same reply bytes.
  *
  * Out-of-line data, ports and arrays of ports travel as descriptors (<idl/idl_ool.h>,
- * docs/generated-code.md "Descriptors"). The table says where each lies and what it holds;
- * a few facts the stubs also act on (dealloc, polymorphic ports, a port's disposition, the
- * special server arguments) are not in it and come as traits (struct idl_arg_traits below):
- * the *_traits() functions take them, the others assume the plain case.
+ * docs/generated-code.md "Descriptors"). The table says where each lies and what it holds,
+ * and in each argument's flags and disposition (IDL_ARGF_*) what the stubs do with it:
+ * dealloc, polymorphic ports, a port's disposition, fixed sizes, records, the special server
+ * arguments. A compiled table (<sub>_subsystem) and one idlcall builds from the .defs file
+ * are the same, so either serves and marshals exactly as the stubs do.
  */
 #ifndef IDL_DYNAMIC_H
 #define IDL_DYNAMIC_H
@@ -41,32 +42,6 @@ struct idl_arg_span {
 };
 
 /*
- * What a generated stub does with an argument that the descriptor table does not say, one
- * per argument (indexed like rt->args). idlcall builds them from the .defs file beside the
- * table (tools/idlcall_desc.c). A NULL traits array means: ports are sent
- * MACH_MSG_TYPE_COPY_SEND and not polymorphic, nothing is dealloc, an out-of-line array of
- * data with a nonzero count is fixed, and an array of ports is bounded by its count.
- */
-struct idl_arg_traits {
-	uint16_t disposition; /* ports and arrays of ports: the MACH_MSG_TYPE_* (15...21) a
-			       * sender names when it is not polymorphic; 0 means COPY_SEND */
-	uint16_t flags; /* IDL_ARGT_* */
-};
-
-#define IDL_ARGT_POLY_IN 0x0001 /* port: the sender names the disposition (<arg>Poly) */
-#define IDL_ARGT_POLY_OUT 0x0002 /* port: the receiver is told it (<arg>Poly) and checks it */
-#define IDL_ARGT_DEALLOC 0x0004 /* `dealloc`: sent with IDL_DESCF_DEALLOC */
-#define IDL_ARGT_DEALLOC_PARAM 0x0008 /* `dealloc[]`: the sender's <arg>Dealloc decides */
-#define IDL_ARGT_SERVERCOPY 0x0010 /* `servercopy`: the server routine gets <arg>SCopy */
-#define IDL_ARGT_FIXED 0x0020 /* out-of-line: exactly `count` elements (^array[N]), no count */
-#define IDL_ARGT_INLINE 0x0040 /* array[*:N] of a port: its memory is not the routine's */
-#define IDL_ARGT_SEQNO 0x0100 /* msgseqno: the server routine gets the request's seqno */
-#define IDL_ARGT_REPLY 0x0200 /* sreplyport, replyport: the server routine gets an
-			       * idl_reply_t (<idl/idl_ool.h>, deferred replies) */
-#define IDL_ARGT_OPAQUE 0x8000 /* only compiled stubs can serve it: translated types
-				* (intran, outtran, destructor), tokens */
-
-/*
  * Checks a message of routine `rt` that is `len` bytes long (len must equal msg->size; the
  * header itself is the runtime's to check). With reply = 0 it is a request checked as the
  * generated server stub checks it, in the same order (size, fixed c_strings, then each
@@ -75,21 +50,16 @@ struct idl_arg_traits {
  * fails (the stubs answer MIG_BAD_ARGUMENTS, or return MIG_TYPE_ERROR, respectively), or
  * IDL_ENOTSUP for a routine this module cannot interpret. `spans`, when not NULL, has
  * rt->nargs entries and is filled on success.
+ *
+ * Descriptors are checked after the size, as the stubs check them: IDL_MSGF_DESC and ndesc
+ * exactly, then each descriptor's type, its size (whole elements; exactly a fixed size; at
+ * most the bound of a bounded array of ports) and, for a receiver told the disposition
+ * (IDL_ARGF_POLY_OUT), that it is one. A descriptor argument's span is the offset of its
+ * descriptor and its element count (1 for a port, the ports of an array, bytes / elem_size
+ * of data).
  */
 int idl_msg_check(const struct idl_routine_desc *rt, const idl_msg_header_t *msg, size_t len,
 		  int reply, struct idl_arg_span *spans);
-
-/*
- * idl_msg_check() with the routine's traits (NULL: as idl_msg_check()). Descriptors are
- * checked after the size, as the stubs check them: IDL_MSGF_DESC and ndesc exactly, then
- * each descriptor's type, its size (whole elements; exactly a fixed size; at most the bound
- * of a bounded array of ports) and, for a receiver told the disposition, that it is one.
- * A descriptor argument's span is the offset of its descriptor and its element count (1 for
- * a port, the ports of an array, bytes / elem_size of data).
- */
-int idl_msg_check_traits(const struct idl_routine_desc *rt, const struct idl_arg_traits *traits,
-			 const idl_msg_header_t *msg, size_t len, int reply,
-			 struct idl_arg_span *spans);
 
 /*
  * One argument's value for idl_msg_pack(), in wire form (native order): `count` elements of
@@ -112,21 +82,17 @@ struct idl_arg_value {
  * client stubs do, a count above its bound and a string without its NUL inside its bound
  * (MIG_ARRAY_TOO_LARGE). Returns the message size, or a negative error: also IDL_EMSGSIZE
  * when cap is too small, IDL_ENOTSUP for a routine this module cannot interpret.
+ *
+ * A port's disposition and IDL_DESCF_DEALLOC come from the table (a `dealloc[]` argument is
+ * sent without it, a polymorphic port with the table's disposition); a message with
+ * descriptors has IDL_MSGF_DESC and ndesc set. Refuses, as the client stubs do, more ports
+ * than a bounded array's bound and data whose byte size does not fit 32 bits
+ * (MIG_ARRAY_TOO_LARGE), and a fixed out-of-line array of another count (IDL_EINVAL). Once
+ * idl_call() or idl_send() has the message, what it marks dealloc (IDL_ARGF_DEALLOC, MOVE
+ * dispositions) is the runtime's to release.
  */
 int idl_msg_pack(const struct idl_routine_desc *rt, int reply, const struct idl_arg_value *vals,
 		 idl_msg_header_t *buf, size_t cap);
-
-/*
- * idl_msg_pack() with the routine's traits (NULL: as idl_msg_pack()): a port's disposition
- * and IDL_DESCF_DEALLOC come from them. A message with descriptors has IDL_MSGF_DESC and
- * ndesc set. Refuses, as the client stubs do, more ports than a bounded array's bound and
- * data whose byte size does not fit 32 bits (MIG_ARRAY_TOO_LARGE), and a fixed array of
- * another count (IDL_EINVAL). Once idl_call() or idl_send() has the message, what it marks
- * dealloc (IDL_ARGT_DEALLOC, MOVE dispositions) is the runtime's to release.
- */
-int idl_msg_pack_traits(const struct idl_routine_desc *rt, const struct idl_arg_traits *traits,
-			int reply, const struct idl_arg_value *vals, idl_msg_header_t *buf,
-			size_t cap);
 
 /* How idl_msg_describe() writes. */
 #define IDL_DESCRIBE_REPLY 0x01 /* the message is a reply: describe out and inout arguments */
@@ -161,13 +127,15 @@ char *idl_msg_describe(const struct idl_routine_desc *rt, const idl_msg_header_t
  * type and wire type.
  *
  * Requests are checked exactly as the generated stubs check them and answered with the same
- * bytes. Records (struct[N] of T, GNU struct {}) passed by value are given to libffi as
- * structs of their wire elements, which matches the C ABI for records of integers; records
- * with floating-point members must be served by compiled stubs.
+ * bytes. Records (IDL_ARGF_RECORD) passed by value are given to libffi as structs of their
+ * wire elements, which is how the C ABI passes them: struct[N] of T of integers or of reals
+ * (in floating-point registers) alike. A GNU struct {} is opaque bytes on the wire and is
+ * passed as a struct of integer words, so one with floating-point members must be served by
+ * compiled stubs.
  *
  * Descriptors are served as the stubs serve them: out-of-line data in is a pointer and a
  * count (none for a fixed size), a port an idl_port_t, an array of ports a pointer and a
- * count, with <arg>Poly and <arg>SCopy where the traits say; out ones are pointers to the
+ * count, with <arg>Poly and <arg>SCopy where the flags say; out ones are pointers to the
  * routine's value, Poly, count and Dealloc. The ownership rule is MIG's and the server
  * core's: what a request carries is the routine's when it returns KERN_SUCCESS or
  * MIG_NO_REPLY, else the runtime releases it.
@@ -180,23 +148,13 @@ typedef void *(*idl_resolver_fn)(void *arg, const char *symbol);
 /*
  * Prepares a dynamic interface for `ss` (which must outlive it): resolves every routine's
  * function and prepares its call. Errors: IDL_EINVAL (a bad descriptor, or a routine whose
- * function the resolver does not find: idl_errdetail() names it), IDL_ENOMEM. Without
- * traits, routines with special arguments (IDL_DIR_OTHER: msgseqno, reply ports, tokens)
- * cannot be served, as the table does not say what their server routines take: they are
- * not resolved and their requests get IDL_ENOTSUP.
+ * function the resolver does not find: idl_errdetail() names it), IDL_ENOMEM. msgseqno and
+ * reply ports are given as the stubs give them (IDL_ARGF_SEQNO, IDL_ARGF_REPLY); routines
+ * with an IDL_ARGF_OPAQUE argument (translated types, tokens) are not resolved and their
+ * requests get IDL_ENOTSUP.
  */
 int idl_dynamic_create(const struct idl_subsystem *ss, const char *prefix,
 		       idl_resolver_fn resolve, void *arg, idl_dynamic_t **dp);
-
-/*
- * idl_dynamic_create() with traits: `traits` has ss->nroutines entries, each NULL or the
- * traits of that routine's arguments (see struct idl_arg_traits); they must outlive the
- * interface. Routines with an IDL_ARGT_OPAQUE argument are not resolved and answered
- * IDL_ENOTSUP.
- */
-int idl_dynamic_create_traits(const struct idl_subsystem *ss,
-			      const struct idl_arg_traits *const *traits, const char *prefix,
-			      idl_resolver_fn resolve, void *arg, idl_dynamic_t **dp);
 
 /* The demux of a dynamic interface, with the contract of a generated one (idl_demux_fn). */
 int idl_dynamic_demux(idl_dynamic_t *d, idl_msg_header_t *in, idl_msg_header_t *out);

@@ -21,7 +21,7 @@
 extern "C" {
 #endif
 
-#define IDL_SUBSYSTEM_MAGIC 0x69646c31u /* "idl1": bumped when the layout below changes */
+#define IDL_SUBSYSTEM_MAGIC 0x69646c32u /* "idl2": bumped when the layout below changes */
 
 enum idl_arg_dir {
 	IDL_DIR_REQUESTPORT = 1, /* the port the request is sent to; not in the message */
@@ -63,20 +63,47 @@ enum idl_wire_type {
 
 #define IDL_NO_OFFSET UINT32_MAX
 
+/*
+ * One argument. Beside how it travels, the table says what the generated stubs do with it
+ * (flags and disposition), so that whoever marshals or serves from the table alone (the
+ * dynamic server, idl_msg_pack(), idlcall) does exactly what the compiled stubs do.
+ */
 struct idl_arg_desc {
 	const char *name; /* as written in the .defs file */
 	const char *ctype; /* the C type the stubs use for one element, e.g. "int" */
 	uint8_t dir; /* enum idl_arg_dir */
 	uint8_t kind; /* enum idl_arg_kind */
 	uint8_t wire_type; /* enum idl_wire_type */
-	uint8_t flags; /* IDL_ARGF_* */
+	uint8_t disposition; /* a port or array of ports in a message: the MACH_MSG_TYPE_* a
+			      * sender names when it names none (15 PORT_NAME, 16 MOVE_RECEIVE,
+			      * 17 MOVE_SEND, 18 MOVE_SEND_ONCE, 19 COPY_SEND, 20 MAKE_SEND,
+			      * 21 MAKE_SEND_ONCE); 0 for other arguments (read as COPY_SEND) */
+	uint32_t flags; /* IDL_ARGF_* */
 	uint32_t elem_size; /* bytes of one element on the wire */
 	uint32_t count; /* fixed: element count; variable: the bound (0 = unbounded) */
 	uint32_t req_offset; /* offset in the request of the value or count, or IDL_NO_OFFSET */
 	uint32_t rep_offset; /* offset in the reply of the value or count, or IDL_NO_OFFSET */
 };
 
-#define IDL_ARGF_SIGNED 0x01 /* integer element is signed */
+/* What an element is. */
+#define IDL_ARGF_SIGNED 0x0001u /* integer element is signed */
+#define IDL_ARGF_RECORD 0x0002u /* a C struct (struct[N] of T, GNU struct {}, a record of
+				 * opaque bytes): passed by value in, by pointer out */
+/* Ports and arrays of ports (and reply ports: the server routine's Poly). */
+#define IDL_ARGF_POLY_IN 0x0004u /* polymorphic: the sender names the disposition (<arg>Poly) */
+#define IDL_ARGF_POLY_OUT 0x0008u /* the receiver is told it (<arg>Poly) and checks it */
+/* Descriptors. */
+#define IDL_ARGF_DEALLOC 0x0010u /* `dealloc`: sent with IDL_DESCF_DEALLOC */
+#define IDL_ARGF_DEALLOC_PARAM 0x0020u /* `dealloc[]`: the sender's <arg>Dealloc decides */
+#define IDL_ARGF_SERVERCOPY 0x0040u /* `servercopy`: the server routine gets <arg>SCopy */
+#define IDL_ARGF_FIXED 0x0080u /* out-of-line: exactly `count` elements (^array[N]), no count */
+#define IDL_ARGF_INLINE 0x0100u /* array[*:N] of a port: its memory is never the routine's */
+/* Special arguments (IDL_DIR_OTHER): what the server routine takes for them. */
+#define IDL_ARGF_SEQNO 0x0200u /* msgseqno: the request's seqno, a uint32_t */
+#define IDL_ARGF_REPLY 0x0400u /* sreplyport, replyport: an idl_reply_t (<idl/idl_ool.h>,
+				* deferred replies) */
+#define IDL_ARGF_OPAQUE 0x8000u /* only compiled stubs can serve it: translated types (intran,
+				 * outtran, destructor) and tokens on the server's side */
 
 enum idl_routine_kind {
 	IDL_RT_ROUTINE = 1,

@@ -4,9 +4,9 @@
 # malformed-message cases and the out-of-line cases (bench.defs's ool64k and ool1m) must pass
 # against dyn-server unchanged, and the dialect's cases at run time (oolt.defs: data each
 # way with dealloc, ports, arrays of ports, countinout, msgseqno, deferred replies) against
-# dyn-oolt-server. Run twice: with bench's descriptor compiled into the stubs, and with the
-# one built from bench.defs at run time (oolt's is always built from oolt.defs: the traits
-# that say what its ports and dealloc arguments are come with it).
+# dyn-oolt-server. Run twice: with the descriptors compiled into the stubs (which alone say
+# what the stubs do with ports, dealloc, msgseqno and reply ports), and with the ones built
+# from bench.defs and oolt.defs at run time.
 set -u
 
 B=${IDL_TOP_BUILDDIR:?run through make check}
@@ -19,9 +19,10 @@ fi
 
 rc=0
 export IDL_OOLT_SERVER=$B/tests/dynamic/dyn-oolt-server
-echo "== dyn-server, compiled descriptor; dyn-oolt-server"
-IDL_BENCH_SERVER=$B/tests/dynamic/dyn-server DYN_SERVER_DEFS= "$CONF" unix || rc=1
-echo "== dyn-server, descriptor from bench.defs; dyn-oolt-server"
-IDL_BENCH_SERVER=$B/tests/dynamic/dyn-server DYN_SERVER_DEFS=$S/examples/bench/bench.defs \
+echo "== dyn-server and dyn-oolt-server, compiled descriptors"
+IDL_BENCH_SERVER=$B/tests/dynamic/dyn-server DYN_SERVER_DEFS= DYN_OOLT_DEFS= \
 	"$CONF" unix || rc=1
+echo "== dyn-server and dyn-oolt-server, descriptors from bench.defs and oolt.defs"
+IDL_BENCH_SERVER=$B/tests/dynamic/dyn-server DYN_SERVER_DEFS=$S/examples/bench/bench.defs \
+	DYN_OOLT_DEFS=$S/tests/ool/oolt.defs "$CONF" unix || rc=1
 exit $rc

@@ -5,11 +5,12 @@
  * of descriptor: out-of-line data and ports each way, dealloc, polymorphic ports, msgseqno,
  * sreplyport, countinout), linked here with their generated server stubs:
  *   - the descriptor idlcall builds from the .defs file at run time (tools/idlcall_desc.c)
- *     equals the one idlc compiled into the stubs, field for field, hashes included;
+ *     equals the one idlc compiled into the stubs, field for field, hashes, flags and
+ *     dispositions included;
  *   - thousands of requests, valid ones with random values and counts and broken ones
  *     (cut, grown, counts over their bounds or past the bytes, strings without their NUL,
  *     flipped bytes, foreign ids), go to the compiled demux and to the dynamic one (built on
- *     both descriptors, resolving the routines with dlsym: this program is linked with
+ *     either descriptor alone, resolving the routines with dlsym: this program is linked with
  *     -export-dynamic), each into a reply buffer full of different garbage; the return
  *     value, the reply's retcode, size and every byte of it must be the same. Descriptors
  *     carry the same addresses to both (the routines return static memory and treat ports
@@ -117,12 +118,15 @@ xd_compare_desc(const struct idl_subsystem *c, const struct idl_subsystem *r)
 
 			XD_CHECK(xd_streq(x->name, y->name) && xd_streq(x->ctype, y->ctype) &&
 					 x->dir == y->dir && x->kind == y->kind &&
-					 x->wire_type == y->wire_type && x->flags == y->flags &&
+					 x->wire_type == y->wire_type &&
+					 x->disposition == y->disposition && x->flags == y->flags &&
 					 x->elem_size == y->elem_size && x->count == y->count &&
 					 x->req_offset == y->req_offset &&
 					 x->rep_offset == y->rep_offset,
-				 "%s.%s argument %s (ctype %s vs %s)", c->name, a->name, x->name,
-				 x->ctype, y->ctype);
+				 "%s.%s argument %s (ctype %s vs %s, flags %#" PRIx32 " vs %#" PRIx32
+				 ", disposition %u vs %u)",
+				 c->name, a->name, x->name, x->ctype, y->ctype, x->flags, y->flags,
+				 x->disposition, y->disposition);
 		}
 	}
 }
@@ -199,10 +203,9 @@ xd_text(unsigned char *p, uint32_t n)
 /* A descriptor argument's value: data of a random count, or ports, which are numbers to the
  * routines (never used), some of them null. */
 static void
-xd_desc_value(const struct idl_arg_desc *a, const struct idl_arg_traits *t, unsigned char *p,
-	      struct idl_arg_value *v)
+xd_desc_value(const struct idl_arg_desc *a, unsigned char *p, struct idl_arg_value *v)
 {
-	bool fixed = t != NULL && (t->flags & IDL_ARGT_FIXED);
+	bool fixed = a->flags & IDL_ARGF_FIXED;
 	uint32_t n;
 
 	if (a->kind == IDL_ARG_PORT || a->wire_type == IDL_WT_PORT) {
@@ -243,8 +246,7 @@ xd_desc_end(const struct idl_routine_desc *rt)
 
 /* A valid request with random values; returns its size. */
 static size_t
-xd_valid(const struct idl_subsystem *ss, const struct idl_routine_desc *rt,
-	 const struct idl_arg_traits *tr)
+xd_valid(const struct idl_subsystem *ss, const struct idl_routine_desc *rt)
 {
 	struct idl_arg_value vals[UINT8_MAX + 1];
 	int size;
@@ -284,13 +286,13 @@ xd_valid(const struct idl_subsystem *ss, const struct idl_routine_desc *rt,
 			break;
 		case IDL_ARG_PORT:
 		case IDL_ARG_OOL:
-			xd_desc_value(a, tr != NULL ? &tr[i] : NULL, p, &vals[i]);
+			xd_desc_value(a, p, &vals[i]);
 			break;
 		default:
 			break;
 		}
 	}
-	size = idl_msg_pack_traits(rt, tr, 0, vals, &xd_msg.head, sizeof xd_msg);
+	size = idl_msg_pack(rt, 0, vals, &xd_msg.head, sizeof xd_msg);
 	XD_CHECK(size > 0, "%s.%s: pack: %d", ss->name, rt->name, size);
 	xd_msg.head.magic = IDL_MSG_MAGIC;
 	xd_msg.head.order = IDL_ORDER_NATIVE;
@@ -444,18 +446,6 @@ xd_mutants(const struct xd_iface *xi, idl_dynamic_t *d, const struct idl_routine
 	memcpy(xd_msg.b, orig.b, len);
 }
 
-/* A routine with a record passed by value, which the dynamic server can call only when the
- * descriptor marks records (IDL_ARGF_RECORD); until then it is left out. */
-static bool
-xd_skip(const struct idl_routine_desc *rt)
-{
-#ifdef IDL_ARGF_RECORD
-	return false;
-#else
-	return rt != NULL && rt->name != NULL && strcmp(rt->name, "points") == 0;
-#endif
-}
-
 static void *
 xd_resolve(void *arg, const char *symbol)
 {
@@ -483,12 +473,11 @@ xd_iface_run(const struct xd_iface *xi, const char *top)
 	xd_compare_desc(xi->ss, &ifc.ss);
 	XD_CHECK(strcmp(ifc.serverprefix, xi->prefix) == 0, "%s: prefix %s", xi->defs,
 		 ifc.serverprefix);
-	/* The traits from the .defs file go with the compiled table as well: they are
-	 * indexed like it. */
-	XD_CHECK(idl_dynamic_create_traits(xi->ss, ifc.rtraits, xi->prefix, NULL, NULL, &dc) == 0,
+	/* Each table alone: the compiled one must say all the stubs do (ports, dealloc,
+	 * msgseqno, reply ports, records), as the one from the .defs file does. */
+	XD_CHECK(idl_dynamic_create(xi->ss, xi->prefix, NULL, NULL, &dc) == 0,
 		 "%s: create (compiled descriptor): %s", xi->defs, idl_errdetail());
-	XD_CHECK(idl_dynamic_create_traits(&ifc.ss, ifc.rtraits, ifc.serverprefix, NULL, NULL,
-					   &dr) == 0,
+	XD_CHECK(idl_dynamic_create(&ifc.ss, ifc.serverprefix, NULL, NULL, &dr) == 0,
 		 "%s: create (descriptor from the .defs): %s", xi->defs, idl_errdetail());
 	XD_CHECK(idl_dynamic_create(xi->ss, xi->prefix, xd_resolve, NULL, &bad) == IDL_EINVAL &&
 			 bad == NULL && strstr(idl_errdetail(), xi->prefix) != NULL,
@@ -499,14 +488,8 @@ xd_iface_run(const struct xd_iface *xi, const char *top)
 
 		if (rt->kind == IDL_RT_SKIP)
 			continue;
-		if (xd_skip(rt)) {
-			printf("xdemux: %s.%s skipped: a record by value (no IDL_ARGF_RECORD "
-			       "yet)\n",
-			       xi->ss->name, rt->name);
-			continue;
-		}
 		for (int k = 0; k < XD_VALID; k++) {
-			size_t len = xd_valid(xi->ss, rt, ifc.rtraits[n]);
+			size_t len = xd_valid(xi->ss, rt);
 
 			xd_serve(xi, k % 2 ? dc : dr, "valid", len);
 			if (k % 10 == 0)
@@ -524,10 +507,9 @@ xd_iface_run(const struct xd_iface *xi, const char *top)
 		xd_msg.head.flags = 0;
 		xd_msg.head.ndesc = 0;
 		/* Garbage descriptors would send routines to garbage addresses. */
-		if (xd_skip(idl_subsystem_routine(xi->ss, xd_msg.head.id)) ||
-		    (idl_subsystem_routine(xi->ss, xd_msg.head.id) != NULL &&
-		     xd_desc_end(idl_subsystem_routine(xi->ss, xd_msg.head.id)) >
-			     IDL_MSG_HEADER_SIZE))
+		if (idl_subsystem_routine(xi->ss, xd_msg.head.id) != NULL &&
+		    xd_desc_end(idl_subsystem_routine(xi->ss, xd_msg.head.id)) >
+			    IDL_MSG_HEADER_SIZE)
 			continue;
 		xd_serve(xi, dc, "garbage", len);
 	}
@@ -540,18 +522,18 @@ xd_iface_run(const struct xd_iface *xi, const char *top)
  * (served as IDL_ENOTSUP, the rest of the interface still served) and one whose offsets lie
  * outside its fixed part (refused). */
 static const struct idl_arg_desc xd_port_only[] = {
-	{ "server", "mach_port_t", IDL_DIR_REQUESTPORT, IDL_ARG_PORT, IDL_WT_PORT, 0, 0, 1,
+	{ "server", "mach_port_t", IDL_DIR_REQUESTPORT, IDL_ARG_PORT, IDL_WT_PORT, 0, 0, 0, 1,
 	  IDL_NO_OFFSET, IDL_NO_OFFSET },
 };
 static const struct idl_arg_desc xd_ool_args[] = {
-	{ "server", "mach_port_t", IDL_DIR_REQUESTPORT, IDL_ARG_PORT, IDL_WT_PORT, 0, 0, 1,
+	{ "server", "mach_port_t", IDL_DIR_REQUESTPORT, IDL_ARG_PORT, IDL_WT_PORT, 0, 0, 0, 1,
 	  IDL_NO_OFFSET, IDL_NO_OFFSET },
-	{ "data", "char", IDL_DIR_IN, IDL_ARG_OOL, IDL_WT_BYTE, 0, 1, 0, 24, IDL_NO_OFFSET },
+	{ "data", "char", IDL_DIR_IN, IDL_ARG_OOL, IDL_WT_BYTE, 0, 0, 1, 0, 24, IDL_NO_OFFSET },
 };
 static const struct idl_arg_desc xd_offside_args[] = {
-	{ "server", "mach_port_t", IDL_DIR_REQUESTPORT, IDL_ARG_PORT, IDL_WT_PORT, 0, 0, 1,
+	{ "server", "mach_port_t", IDL_DIR_REQUESTPORT, IDL_ARG_PORT, IDL_WT_PORT, 0, 0, 0, 1,
 	  IDL_NO_OFFSET, IDL_NO_OFFSET },
-	{ "x", "int", IDL_DIR_IN, IDL_ARG_SCALAR, IDL_WT_INT32, IDL_ARGF_SIGNED, 4, 1, 32,
+	{ "x", "int", IDL_DIR_IN, IDL_ARG_SCALAR, IDL_WT_INT32, 0, IDL_ARGF_SIGNED, 4, 1, 32,
 	  IDL_NO_OFFSET },
 };
 static const struct idl_routine_desc xd_odd_routines[] = {

@@ -222,3 +222,18 @@ x_oneway(mach_port_t server, mach_port_type_array_t a, mach_msg_type_number_t aC
 {
 	return (kern_return_t)(1 + xo_hash(a, (size_t)aCnt * 4, (uint64_t)(uintptr_t)p) % 1000);
 }
+
+kern_return_t
+x_reals(mach_port_t server, xfl_t a, int x, xdb_t b, xf3_t c, int *r, xdb_t *s)
+{
+	/* The bytes as received: a record passed in the wrong registers changes them. Nothing
+	 * here computes with the values, so random NaNs keep their bits. */
+	uint64_t h = xo_hash(&a, sizeof a, (uint64_t)(uint32_t)x);
+
+	h = xo_hash(&b, sizeof b, h);
+	h = xo_hash(&c, sizeof c, h);
+	*r = xo_result(h);
+	s->v[0] = b.v[1];
+	s->v[1] = b.v[0];
+	return x % 7 == 0 ? 4700 : KERN_SUCCESS;
+}

@@ -15,51 +15,51 @@ _Atomic int rtt_naps_done;
 
 /* Descriptor. The hashes are FNV-1a 64 of the canonical forms, computed outside C. */
 static const struct idl_arg_desc rtt_null_args[] = {
-	{ "server", "mach_port_t", IDL_DIR_REQUESTPORT, IDL_ARG_PORT, IDL_WT_PORT, 0, 0, 1,
+	{ "server", "mach_port_t", IDL_DIR_REQUESTPORT, IDL_ARG_PORT, IDL_WT_PORT, 0, 0, 0, 1,
 	  IDL_NO_OFFSET, IDL_NO_OFFSET },
 };
 static const struct idl_arg_desc rtt_add_args[] = {
-	{ "server", "mach_port_t", IDL_DIR_REQUESTPORT, IDL_ARG_PORT, IDL_WT_PORT, 0, 0, 1,
+	{ "server", "mach_port_t", IDL_DIR_REQUESTPORT, IDL_ARG_PORT, IDL_WT_PORT, 0, 0, 0, 1,
 	  IDL_NO_OFFSET, IDL_NO_OFFSET },
-	{ "a", "int", IDL_DIR_IN, IDL_ARG_SCALAR, IDL_WT_INT32, IDL_ARGF_SIGNED, 4, 1, 24,
+	{ "a", "int", IDL_DIR_IN, IDL_ARG_SCALAR, IDL_WT_INT32, 0, IDL_ARGF_SIGNED, 4, 1, 24,
 	  IDL_NO_OFFSET },
-	{ "b", "int", IDL_DIR_IN, IDL_ARG_SCALAR, IDL_WT_INT32, IDL_ARGF_SIGNED, 4, 1, 28,
+	{ "b", "int", IDL_DIR_IN, IDL_ARG_SCALAR, IDL_WT_INT32, 0, IDL_ARGF_SIGNED, 4, 1, 28,
 	  IDL_NO_OFFSET },
-	{ "sum", "int", IDL_DIR_OUT, IDL_ARG_SCALAR, IDL_WT_INT32, IDL_ARGF_SIGNED, 4, 1,
+	{ "sum", "int", IDL_DIR_OUT, IDL_ARG_SCALAR, IDL_WT_INT32, 0, IDL_ARGF_SIGNED, 4, 1,
 	  IDL_NO_OFFSET, 24 },
 };
 static const struct idl_arg_desc rtt_add_changed_args[] = {
-	{ "server", "mach_port_t", IDL_DIR_REQUESTPORT, IDL_ARG_PORT, IDL_WT_PORT, 0, 0, 1,
+	{ "server", "mach_port_t", IDL_DIR_REQUESTPORT, IDL_ARG_PORT, IDL_WT_PORT, 0, 0, 0, 1,
 	  IDL_NO_OFFSET, IDL_NO_OFFSET },
-	{ "a", "int64_t", IDL_DIR_IN, IDL_ARG_SCALAR, IDL_WT_INT64, IDL_ARGF_SIGNED, 8, 1, 24,
+	{ "a", "int64_t", IDL_DIR_IN, IDL_ARG_SCALAR, IDL_WT_INT64, 0, IDL_ARGF_SIGNED, 8, 1, 24,
 	  IDL_NO_OFFSET },
-	{ "b", "int", IDL_DIR_IN, IDL_ARG_SCALAR, IDL_WT_INT32, IDL_ARGF_SIGNED, 4, 1, 32,
+	{ "b", "int", IDL_DIR_IN, IDL_ARG_SCALAR, IDL_WT_INT32, 0, IDL_ARGF_SIGNED, 4, 1, 32,
 	  IDL_NO_OFFSET },
-	{ "sum", "int", IDL_DIR_OUT, IDL_ARG_SCALAR, IDL_WT_INT32, IDL_ARGF_SIGNED, 4, 1,
+	{ "sum", "int", IDL_DIR_OUT, IDL_ARG_SCALAR, IDL_WT_INT32, 0, IDL_ARGF_SIGNED, 4, 1,
 	  IDL_NO_OFFSET, 24 },
 };
 static const struct idl_arg_desc rtt_int_in_args[] = {
-	{ "server", "mach_port_t", IDL_DIR_REQUESTPORT, IDL_ARG_PORT, IDL_WT_PORT, 0, 0, 1,
+	{ "server", "mach_port_t", IDL_DIR_REQUESTPORT, IDL_ARG_PORT, IDL_WT_PORT, 0, 0, 0, 1,
 	  IDL_NO_OFFSET, IDL_NO_OFFSET },
-	{ "ms", "int", IDL_DIR_IN, IDL_ARG_SCALAR, IDL_WT_INT32, IDL_ARGF_SIGNED, 4, 1, 24,
+	{ "ms", "int", IDL_DIR_IN, IDL_ARG_SCALAR, IDL_WT_INT32, 0, IDL_ARGF_SIGNED, 4, 1, 24,
 	  IDL_NO_OFFSET },
 };
 static const struct idl_arg_desc rtt_fill_args[] = {
-	{ "server", "mach_port_t", IDL_DIR_REQUESTPORT, IDL_ARG_PORT, IDL_WT_PORT, 0, 0, 1,
+	{ "server", "mach_port_t", IDL_DIR_REQUESTPORT, IDL_ARG_PORT, IDL_WT_PORT, 0, 0, 0, 1,
 	  IDL_NO_OFFSET, IDL_NO_OFFSET },
-	{ "seed", "int", IDL_DIR_IN, IDL_ARG_SCALAR, IDL_WT_INT32, IDL_ARGF_SIGNED, 4, 1, 24,
+	{ "seed", "int", IDL_DIR_IN, IDL_ARG_SCALAR, IDL_WT_INT32, 0, IDL_ARGF_SIGNED, 4, 1, 24,
 	  IDL_NO_OFFSET },
-	{ "data", "unsigned char", IDL_DIR_OUT, IDL_ARG_FIXED_ARRAY, IDL_WT_BYTE, 0, 1, 1024,
+	{ "data", "unsigned char", IDL_DIR_OUT, IDL_ARG_FIXED_ARRAY, IDL_WT_BYTE, 0, 0, 1, 1024,
 	  IDL_NO_OFFSET, 24 },
 };
 static const struct idl_arg_desc rtt_whoami_args[] = {
-	{ "server", "mach_port_t", IDL_DIR_REQUESTPORT, IDL_ARG_PORT, IDL_WT_PORT, 0, 0, 1,
+	{ "server", "mach_port_t", IDL_DIR_REQUESTPORT, IDL_ARG_PORT, IDL_WT_PORT, 0, 0, 0, 1,
 	  IDL_NO_OFFSET, IDL_NO_OFFSET },
-	{ "uid", "int", IDL_DIR_OUT, IDL_ARG_SCALAR, IDL_WT_INT32, IDL_ARGF_SIGNED, 4, 1,
+	{ "uid", "int", IDL_DIR_OUT, IDL_ARG_SCALAR, IDL_WT_INT32, 0, IDL_ARGF_SIGNED, 4, 1,
 	  IDL_NO_OFFSET, 24 },
-	{ "pid", "int", IDL_DIR_OUT, IDL_ARG_SCALAR, IDL_WT_INT32, IDL_ARGF_SIGNED, 4, 1,
+	{ "pid", "int", IDL_DIR_OUT, IDL_ARG_SCALAR, IDL_WT_INT32, 0, IDL_ARGF_SIGNED, 4, 1,
 	  IDL_NO_OFFSET, 28 },
-	{ "ok", "int", IDL_DIR_OUT, IDL_ARG_SCALAR, IDL_WT_INT32, IDL_ARGF_SIGNED, 4, 1,
+	{ "ok", "int", IDL_DIR_OUT, IDL_ARG_SCALAR, IDL_WT_INT32, 0, IDL_ARGF_SIGNED, 4, 1,
 	  IDL_NO_OFFSET, 32 },
 };
 

@@ -21,15 +21,15 @@ sub_fnv(const char *s)
 }
 
 static const struct idl_arg_desc sub_add_args[] = {
-	{ "server", "mach_port_t", IDL_DIR_REQUESTPORT, IDL_ARG_PORT, IDL_WT_PORT, 0, 0, 1,
+	{ "server", "mach_port_t", IDL_DIR_REQUESTPORT, IDL_ARG_PORT, IDL_WT_PORT, 0, 0, 0, 1,
 	  IDL_NO_OFFSET, IDL_NO_OFFSET },
-	{ "a", "int", IDL_DIR_IN, IDL_ARG_SCALAR, IDL_WT_INT32, IDL_ARGF_SIGNED, 4, 1, 24,
+	{ "a", "int", IDL_DIR_IN, IDL_ARG_SCALAR, IDL_WT_INT32, 0, IDL_ARGF_SIGNED, 4, 1, 24,
 	  IDL_NO_OFFSET },
-	{ "wait", "natural_t", IDL_DIR_WAITTIME, IDL_ARG_IMPLICIT, IDL_WT_INT32, 0, 4, 1,
+	{ "wait", "natural_t", IDL_DIR_WAITTIME, IDL_ARG_IMPLICIT, IDL_WT_INT32, 0, 0, 4, 1,
 	  IDL_NO_OFFSET, IDL_NO_OFFSET },
-	{ "b", "int", IDL_DIR_IN, IDL_ARG_SCALAR, IDL_WT_INT32, IDL_ARGF_SIGNED, 4, 1, 28,
+	{ "b", "int", IDL_DIR_IN, IDL_ARG_SCALAR, IDL_WT_INT32, 0, IDL_ARGF_SIGNED, 4, 1, 28,
 	  IDL_NO_OFFSET },
-	{ "sum", "int", IDL_DIR_OUT, IDL_ARG_SCALAR, IDL_WT_INT32, IDL_ARGF_SIGNED, 4, 1,
+	{ "sum", "int", IDL_DIR_OUT, IDL_ARG_SCALAR, IDL_WT_INT32, 0, IDL_ARGF_SIGNED, 4, 1,
 	  IDL_NO_OFFSET, 24 },
 };
 
