@@ -13,9 +13,8 @@
  * Descriptors (out-of-line data, ports) and the special arguments (msgseqno, sreplyport)
  * are dynamic_desc.c's, read from the table's flags and dispositions.
  *
- * The server core takes a plain demux function with no context, so each dynamic interface
- * served is bound to one of a fixed set of trampolines (dyn_tramps) that find it in a
- * table. A demux with a context pointer in the core would make the table unnecessary.
+ * The server core hands each request to idl_dynamic_demux() with the interface as the
+ * demux's context (idl_server_add_subsystem_ctx()).
  */
 #include <config.h>
 
@@ -33,7 +32,6 @@
 
 #define DYN_MAX_ARGS 256 /* nargs is a uint8_t */
 #define DYN_MAX_PARAMS (2 * DYN_MAX_ARGS)
-#define DYN_SLOTS 64
 
 /* What one C parameter of a server routine is, and where its value comes from. */
 enum dyn_how {
@@ -89,7 +87,6 @@ struct dyn_routine {
 struct idl_dynamic {
 	const struct idl_subsystem *ss;
 	struct dyn_routine *routines; /* ss->nroutines */
-	int slot; /* its trampoline, or -1 */
 };
 
 /* Whether an argument is a record (a C struct): passed by value in, by pointer out. */
@@ -313,7 +310,6 @@ idl_dynamic_create(const struct idl_subsystem *ss, const char *prefix, idl_resol
 		return idl__fail(IDL_ENOMEM, "%s: out of memory", ss->name);
 	}
 	d->ss = ss;
-	d->slot = -1;
 	for (uint32_t n = 0; n < ss->nroutines; n++) {
 		const struct idl_routine_desc *rt = &ss->routines[n];
 		struct dyn_routine *r = &d->routines[n];
@@ -584,7 +580,6 @@ idl_dynamic_demux(idl_dynamic_t *d, idl_msg_header_t *in, idl_msg_header_t *out)
 	uint32_t n;
 
 	if (d == NULL) {
-		/* A trampoline whose interface was destroyed while still served. */
 		idl_reply_init(in, out);
 		out->retcode = MIG_BAD_ID;
 		return 0;
@@ -611,58 +606,18 @@ idl_dynamic_demux(idl_dynamic_t *d, idl_msg_header_t *in, idl_msg_header_t *out)
 	return 1;
 }
 
-/*
- * The trampolines: plain demux functions, each bound to one slot of the table.
- */
-static _Atomic(idl_dynamic_t *) dyn_slots[DYN_SLOTS];
-
-#define DYN_TRAMP(j, k)                                                                 \
-	static int dyn_tramp_##j##k(idl_msg_header_t *in, idl_msg_header_t *out)        \
-	{                                                                               \
-		return idl_dynamic_demux(atomic_load_explicit(&dyn_slots[(j) * 8 + (k)], \
-							      memory_order_acquire),    \
-					 in, out);                                      \
-	}
-#define DYN_TRAMP8(j)                                                                   \
-	DYN_TRAMP(j, 0) DYN_TRAMP(j, 1) DYN_TRAMP(j, 2) DYN_TRAMP(j, 3) DYN_TRAMP(j, 4) \
-	DYN_TRAMP(j, 5) DYN_TRAMP(j, 6) DYN_TRAMP(j, 7)
-DYN_TRAMP8(0)
-DYN_TRAMP8(1)
-DYN_TRAMP8(2)
-DYN_TRAMP8(3)
-DYN_TRAMP8(4)
-DYN_TRAMP8(5)
-DYN_TRAMP8(6)
-DYN_TRAMP8(7)
-
-#define DYN_NAMES8(j)                                                                   \
-	dyn_tramp_##j##0, dyn_tramp_##j##1, dyn_tramp_##j##2, dyn_tramp_##j##3,         \
-		dyn_tramp_##j##4, dyn_tramp_##j##5, dyn_tramp_##j##6, dyn_tramp_##j##7
-static const idl_demux_fn dyn_tramps[DYN_SLOTS] = {
-	DYN_NAMES8(0), DYN_NAMES8(1), DYN_NAMES8(2), DYN_NAMES8(3),
-	DYN_NAMES8(4), DYN_NAMES8(5), DYN_NAMES8(6), DYN_NAMES8(7),
-};
+static int
+dyn_demux_ctx(void *ctx, idl_msg_header_t *in, idl_msg_header_t *out)
+{
+	return idl_dynamic_demux(ctx, in, out);
+}
 
 int
 idl_server_add_dynamic(idl_server_t *srv, idl_dynamic_t *d)
 {
-	int err;
-
 	if (d == NULL)
 		return IDL_EINVAL;
-	if (d->slot < 0) {
-		for (int i = 0; i < DYN_SLOTS && d->slot < 0; i++) {
-			idl_dynamic_t *none = NULL;
-
-			if (atomic_compare_exchange_strong(&dyn_slots[i], &none, d))
-				d->slot = i;
-		}
-		if (d->slot < 0)
-			return idl__fail(IDL_ELIMIT, "%s: more than %d dynamic interfaces",
-					 d->ss->name, DYN_SLOTS);
-	}
-	err = idl_server_add_subsystem(srv, d->ss, dyn_tramps[d->slot]);
-	return err;
+	return idl_server_add_subsystem_ctx(srv, d->ss, dyn_demux_ctx, d);
 }
 
 void
@@ -670,8 +625,6 @@ idl_dynamic_destroy(idl_dynamic_t *d)
 {
 	if (d == NULL)
 		return;
-	if (d->slot >= 0)
-		atomic_store(&dyn_slots[d->slot], NULL);
 	for (uint32_t n = 0; n < d->ss->nroutines; n++)
 		dyn_routine_free(&d->routines[n]);
 	free(d->routines);

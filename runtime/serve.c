@@ -420,7 +420,10 @@ idl__srv_serve_one(struct srv_src *src, struct srv_hello *hs, idl_msg_header_t *
 
 		serve_dispatch_enter(srv);
 		serve_current = &rq;
-		s->demux(in, out);
+		if (s->demux != NULL)
+			s->demux(in, out);
+		else
+			s->demux_ctx(s->ctx, in, out);
 		serve_current = NULL;
 		serve_dispatch_leave(srv);
 		/* MIG's rule: the routine keeps what the request carried only when it

@@ -273,13 +273,16 @@ idl__srv_who(const struct srv_src *src, const struct idl_peer *from, char *buf, 
 		snprintf(buf, n, "a client");
 }
 
-int
-idl_server_add_subsystem(idl_server_t *srv, const struct idl_subsystem *ss, idl_demux_fn demux)
+/* Adds ss with either demux or demux_ctx (and its ctx). */
+static int
+srv_add_subsystem(idl_server_t *srv, const struct idl_subsystem *ss, idl_demux_fn demux,
+		  idl_demux_ctx_fn demux_ctx, void *ctx)
 {
 	struct srv_ss *ns;
 
 	idl__clear_detail();
-	if (srv == NULL || ss == NULL || demux == NULL || ss->magic != IDL_SUBSYSTEM_MAGIC)
+	if (srv == NULL || ss == NULL || (demux == NULL && demux_ctx == NULL) ||
+	    ss->magic != IDL_SUBSYSTEM_MAGIC)
 		return idl__fail(IDL_EINVAL, "idl_server_add_subsystem: bad argument");
 	if (ss->nroutines > IDL_HELLO_MAX_ROUTINES || strlen(ss->name) >= IDL_HELLO_NAME_MAX)
 		return idl__fail(IDL_ELIMIT, "%s: more than %u routines or a name over %u bytes",
@@ -310,6 +313,8 @@ idl_server_add_subsystem(idl_server_t *srv, const struct idl_subsystem *ss, idl_
 	srv->subs = ns;
 	ns[srv->nsubs].ss = ss;
 	ns[srv->nsubs].demux = demux;
+	ns[srv->nsubs].demux_ctx = demux_ctx;
+	ns[srv->nsubs].ctx = ctx;
 	ns[srv->nsubs].vbase = srv->nverdicts;
 	srv->nsubs++;
 	srv->nverdicts += ss->nroutines;
@@ -317,6 +322,19 @@ idl_server_add_subsystem(idl_server_t *srv, const struct idl_subsystem *ss, idl_
 	/* Trace lines name its routines, whenever tracing is turned on. */
 	idl_trace_register(ss);
 	return 0;
+}
+
+int
+idl_server_add_subsystem(idl_server_t *srv, const struct idl_subsystem *ss, idl_demux_fn demux)
+{
+	return srv_add_subsystem(srv, ss, demux, NULL, NULL);
+}
+
+int
+idl_server_add_subsystem_ctx(idl_server_t *srv, const struct idl_subsystem *ss,
+			     idl_demux_ctx_fn demux, void *ctx)
+{
+	return srv_add_subsystem(srv, ss, NULL, demux, ctx);
 }
 
 int

@@ -13,7 +13,9 @@
 
 struct srv_ss {
 	const struct idl_subsystem *ss;
-	idl_demux_fn demux;
+	idl_demux_fn demux; /* a generated demux, or NULL: */
+	idl_demux_ctx_fn demux_ctx; /* one with a context */
+	void *ctx;
 	uint32_t vbase; /* where its routines' verdicts start in a source's verdict array */
 };
 

@@ -163,9 +163,9 @@ int idl_dynamic_demux(idl_dynamic_t *d, idl_msg_header_t *in, idl_msg_header_t *
 const struct idl_subsystem *idl_dynamic_subsystem(const idl_dynamic_t *d);
 
 /*
- * Serves a dynamic interface on `srv`, as idl_server_add_subsystem() serves a compiled one.
- * The interface must outlive the server. At most 64 dynamic interfaces may be served at once
- * in a process (IDL_ELIMIT).
+ * Serves a dynamic interface on `srv`, as idl_server_add_subsystem() serves a compiled one
+ * (through idl_server_add_subsystem_ctx(), the interface being the context). The interface
+ * must outlive the server; any number may be served.
  */
 int idl_server_add_dynamic(idl_server_t *srv, idl_dynamic_t *d);
 

@@ -43,6 +43,10 @@ typedef struct idl_server idl_server_t;
  */
 typedef int (*idl_demux_fn)(idl_msg_header_t *in, idl_msg_header_t *out);
 
+/* A demux with state of its own (an interpreter, a wrapper around a generated demux): the
+ * contract of idl_demux_fn, with the `ctx` given to idl_server_add_subsystem_ctx(). */
+typedef int (*idl_demux_ctx_fn)(void *ctx, idl_msg_header_t *in, idl_msg_header_t *out);
+
 /* One generated unpacker (`_X<routine>`): the entries of a demux's routine table. */
 typedef void (*idl_routine_t)(idl_msg_header_t *in, idl_msg_header_t *out);
 
@@ -53,6 +57,11 @@ int idl_server_create(idl_server_t **srvp);
  * whose id ranges overlap are refused with IDL_EINVAL. Call before idl_server_run(). */
 int idl_server_add_subsystem(idl_server_t *srv, const struct idl_subsystem *ss,
 			     idl_demux_fn demux);
+
+/* idl_server_add_subsystem() for a demux that takes a context: each request is handed to
+ * demux(ctx, in, out). The descriptor and ctx must outlive the server. */
+int idl_server_add_subsystem_ctx(idl_server_t *srv, const struct idl_subsystem *ss,
+				 idl_demux_ctx_fn demux, void *ctx);
 
 /* Adds an endpoint and starts listening on it at once, so a client may connect as soon as
  * this returns (its calls are served once idl_server_run() starts). UNIX sockets are

@@ -657,6 +657,31 @@ xd_time(idl_dynamic_t *d, const char *name, const char *const *args, int nargs)
 		free(owned[i]);
 }
 
+/* Any number of dynamic interfaces are served at once: each is its server's demux
+ * context (there used to be a fixed table of 64). */
+static void
+xd_many_servers(void)
+{
+	enum { XD_MANY = 100 };
+	idl_dynamic_t *d[XD_MANY];
+	idl_server_t *srv[XD_MANY];
+	int added = 0;
+
+	for (int i = 0; i < XD_MANY; i++) {
+		d[i] = NULL;
+		srv[i] = NULL;
+		if (idl_dynamic_create(&bench_subsystem, "S_bench_", NULL, NULL, &d[i]) == 0 &&
+		    idl_server_create(&srv[i]) == 0 && idl_server_add_dynamic(srv[i], d[i]) == 0)
+			added++;
+	}
+	XD_CHECK(added == XD_MANY, "many servers: %d of %d dynamic interfaces served: %s", added,
+		 XD_MANY, idl_errdetail());
+	for (int i = 0; i < XD_MANY; i++) {
+		idl_server_destroy(srv[i]);
+		idl_dynamic_destroy(d[i]);
+	}
+}
+
 static int
 xd_time_all(void)
 {
@@ -691,6 +716,7 @@ main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof xd_ifaces / sizeof xd_ifaces[0]; i++)
 		xd_iface_run(&xd_ifaces[i], top);
 	xd_odd_descriptors();
+	xd_many_servers();
 	printf("xdemux: %lu requests compared: %lu succeeded, %lu MIG_BAD_ARGUMENTS, "
 	       "%lu MIG_ARRAY_TOO_LARGE, %lu server codes; %u failures\n",
 	       xd_compared, xd_ok, xd_bad_args, xd_too_large, xd_server_codes, xd_failures);

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -318,6 +319,53 @@ test_concurrency(void)
 	CU_ASSERT(ux_two_naps(2) < 280);
 }
 
+/* A demux with a context: the server hands every request to it with the context given. */
+struct ux_ctx {
+	int magic;
+	_Atomic int calls;
+};
+
+static int
+ux_demux_ctx(void *vctx, idl_msg_header_t *in, idl_msg_header_t *out)
+{
+	struct ux_ctx *ctx = vctx;
+
+	if (ctx->magic != 0x5eed) {
+		idl_reply_init(in, out);
+		out->retcode = MIG_BAD_ID;
+		return 0;
+	}
+	atomic_fetch_add(&ctx->calls, 1);
+	return rtt_server(in, out);
+}
+
+static void
+test_demux_ctx(void)
+{
+	struct ux_ctx ctx = { 0x5eed, 0 };
+	idl_server_t *srv;
+	pthread_t run;
+	idl_port_t p;
+	int sum = 0;
+
+	CU_ASSERT_EQUAL_FATAL(idl_server_create(&srv), 0);
+	CU_ASSERT_EQUAL(idl_server_add_subsystem_ctx(srv, &rtt_subsystem, NULL, &ctx), IDL_EINVAL);
+	CU_ASSERT_EQUAL_FATAL(idl_server_add_subsystem_ctx(srv, &rtt_subsystem, ux_demux_ctx, &ctx),
+			      0);
+	CU_ASSERT_EQUAL_FATAL(idl_server_listen(srv, ux_addr), 0);
+	pthread_create(&run, NULL, ux_run, srv);
+	CU_ASSERT_EQUAL_FATAL(idl_port_open(ux_addr, &p), 0);
+	CU_ASSERT_EQUAL(rtt_add(p, 2, 3, &sum), 0);
+	CU_ASSERT_EQUAL(sum, 5);
+	CU_ASSERT_EQUAL(rtt_null(p), 0);
+	/* Two routines reached the demux; the hello is the runtime's and does not. */
+	CU_ASSERT_EQUAL(atomic_load(&ctx.calls), 2);
+	idl_port_close(p);
+	idl_server_stop(srv);
+	pthread_join(run, NULL);
+	idl_server_destroy(srv);
+}
+
 static void
 test_signature(void)
 {
@@ -472,6 +520,7 @@ static CU_TestInfo ux_tests[] = {
 	{ "deadline", test_deadline },
 	{ "concurrency", test_concurrency },
 	{ "signature", test_signature },
+	{ "demux_ctx", test_demux_ctx },
 	{ "combined", test_combined },
 	{ "server_death", test_server_death },
 	CU_TEST_INFO_NULL,
