@@ -365,6 +365,13 @@ idl_dynamic_subsystem(const idl_dynamic_t *d)
 	return d != NULL ? d->ss : NULL;
 }
 
+int
+idl_dynamic_served(const idl_dynamic_t *d, uint32_t number)
+{
+	return d != NULL && number < d->ss->nroutines && d->routines[number].rt != NULL &&
+	       !d->routines[number].unsupported;
+}
+
 /* Before the call: the reply's fixed part cleared, inout data copied into it, and the
  * counts and scalars the routine starts with. */
 static void

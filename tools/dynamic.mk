@@ -24,7 +24,8 @@ tools_idlcall_SOURCES = \
 	tools/idlcall.h \
 	tools/idlcall.c \
 	tools/idlcall_desc.c \
-	tools/idlcall_args.c
+	tools/idlcall_args.c \
+	tools/idlcall_serve.c
 tools_idlcall_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/idlc -I$(top_builddir)/idlc \
 	-DIDLC_PKGINCLUDEDIR='"$(pkgdatadir)/include"'
 tools_idlcall_LDADD = idlc/libidlc.a runtime/libidlrt.la
@@ -115,6 +116,19 @@ tests_dynamic_dyn_oolt_server_CPPFLAGS = $(dyn_test_cppflags) -I$(top_srcdir)/te
 tests_dynamic_dyn_oolt_server_LDADD = idlc/libidlc.a runtime/libidlrt.la
 tests_dynamic_dyn_oolt_server_LDFLAGS = -no-install -export-dynamic
 
+# Shared libraries of server routines for idlcall --serve, built as a user builds one (a
+# libtool module, shared whatever the build's default): bench's own bench_impl.c, written
+# against the generated benchServer.h, and calc.defs's calc_lib.c, the example of
+# docs/idlcall.md. -rpath makes libtool build them shared though they are never installed.
+check_LTLIBRARIES = tests/dynamic/benchimpl.la tests/dynamic/calc.la
+dyn_module_ldflags = -module -shared -avoid-version -rpath /nowhere
+tests_dynamic_benchimpl_la_SOURCES = examples/bench/bench_impl.c examples/bench/bench_impl.h
+tests_dynamic_benchimpl_la_CPPFLAGS = $(bench_cppflags)
+tests_dynamic_benchimpl_la_LDFLAGS = $(dyn_module_ldflags)
+tests_dynamic_benchimpl_la_LIBADD = runtime/libidlrt.la
+tests_dynamic_calc_la_SOURCES = tests/dynamic/calc_lib.c
+tests_dynamic_calc_la_LDFLAGS = $(dyn_module_ldflags)
+
 # idlcall against the compiled bench-server and against dyn-server, bench-client against
 # dyn-server, tracing; then the transport conformance suite with dyn-server in place of
 # bench-server.
@@ -125,4 +139,4 @@ TESTS += tests/dynamic/conformance.sh
 endif
 
 dist_man_MANS += man/idlcall.1
-EXTRA_DIST += tests/dynamic/xool.defs tests/dynamic/xool_types.h
+EXTRA_DIST += tests/dynamic/xool.defs tests/dynamic/xool_types.h tests/dynamic/calc.defs

@@ -1,16 +1,19 @@
 /*
- * idlcall.c - call any routine of a running server from its .defs file, without stubs.
+ * idlcall.c - call any routine of a running server from its .defs file, without stubs; or
+ * serve an interface from a shared library, without generated code (idlcall_serve.c).
  *
  *     idlcall [-I DIR] [-D NAME[=VALUE]] [-U NAME] [--json] [--trace] [-t MS]
  *             FILE.defs ADDRESS ROUTINE [ARG...]
  *     idlcall [-I DIR] [-D NAME[=VALUE]] FILE.defs --list
+ *     idlcall [-I DIR] [-D NAME[=VALUE]] [--trace] --serve FILE.defs ADDRESS LIB.so
+ *             [--prefix P]
  *
  * The .defs file goes through cpp and the compiler's front end (libidlc.a) at run time; the
  * descriptor built from it gives the same signature hashes and the same message bytes as
  * compiled stubs, so idlcall can call any idlkit server. docs/idlcall.md is the manual.
  *
- * Exit status: 0 when the call succeeded, 1 when it failed (the error is printed by name),
- * 2 for a usage error or an interface that does not compile.
+ * Exit status: 0 when the call succeeded (or serving stopped on a signal), 1 when it failed
+ * (the error is printed by name), 2 for a usage error or an interface that does not compile.
  */
 #include <config.h>
 
@@ -33,6 +36,8 @@ struct call_opts {
 	bool json;
 	bool trace;
 	bool list;
+	bool serve;
+	const char *prefix; /* --prefix: the functions' prefix for --serve, NULL: the .defs's */
 	int timeout_ms; /* 0: the routine's or the port's default */
 };
 
@@ -41,11 +46,16 @@ call_usage(FILE *f)
 {
 	fputs("usage: idlcall [OPTIONS] FILE.defs ADDRESS ROUTINE [ARG...]\n"
 	      "       idlcall [OPTIONS] FILE.defs --list\n"
+	      "       idlcall [OPTIONS] --serve FILE.defs ADDRESS LIB.so [--prefix P]\n"
 	      "  -I DIR, -D NAME[=VALUE], -U NAME   passed to cpp\n"
 	      "  -j, --json         print the reply as one JSON object\n"
 	      "  --trace            print every message sent and received, decoded\n"
 	      "  -t, --timeout MS   the call's deadline in milliseconds\n"
 	      "  -l, --list         list the routines of FILE.defs with their signatures\n"
+	      "  --serve            serve FILE.defs on ADDRESS with the functions of LIB.so\n"
+	      "                     until SIGINT or SIGTERM\n"
+	      "  --prefix P         with --serve: the functions' names are P<routine>\n"
+	      "                     (default: the server prefix of FILE.defs)\n"
 	      "  -h, --help         this text\n"
 	      "Arguments: integers, true/false, reals, text for chars and strings, [1,2,3] for\n"
 	      "arrays, hex digits or @FILE for bytes and out-of-line data, an ADDRESS (or null)\n"
@@ -60,6 +70,7 @@ call_parse_opts(int argc, char **argv, struct call_opts *o)
 		{ "json", no_argument, NULL, 'j' },   { "trace", no_argument, NULL, 'T' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "list", no_argument, NULL, 'l' },   { "help", no_argument, NULL, 'h' },
+		{ "serve", no_argument, NULL, 'S' },  { "prefix", required_argument, NULL, 'P' },
 		{ "version", no_argument, NULL, 'V' }, { NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -95,6 +106,12 @@ call_parse_opts(int argc, char **argv, struct call_opts *o)
 			break;
 		case 'l':
 			o->list = true;
+			break;
+		case 'S':
+			o->serve = true;
+			break;
+		case 'P':
+			o->prefix = optarg;
 			break;
 		case 'h':
 			call_usage(stdout);
@@ -414,6 +431,53 @@ out:
 	return rc;
 }
 
+/*
+ * The operands of --serve: FILE.defs ADDRESS LIB.so, then --prefix P (or --prefix=P) may
+ * follow the library, as the synopsis puts it, or come with the options before FILE.defs.
+ * The options that shape a call mean nothing to a server and are refused.
+ */
+static int
+call_serve_args(int argc, char **argv, struct call_opts *o)
+{
+	int n = argc - optind;
+
+	if (o->json || o->list || o->timeout_ms > 0) {
+		fputs("idlcall: --serve takes no --json, --list or --timeout\n", stderr);
+		return -1;
+	}
+	if (n == 5 && strcmp(argv[optind + 3], "--prefix") == 0)
+		o->prefix = argv[optind + 4];
+	else if (n == 4 && strncmp(argv[optind + 3], "--prefix=", 9) == 0)
+		o->prefix = argv[optind + 3] + 9;
+	else if (n != 3)
+		return -1;
+	return 0;
+}
+
+/* idlcall --serve: the interface loaded, then served until a signal stops it. */
+static int
+call_serve(int argc, char **argv, struct call_opts *o)
+{
+	struct idlcall_iface ifc;
+	int rc;
+
+	if (call_serve_args(argc, argv, o) != 0) {
+		call_usage(stderr);
+		return 2;
+	}
+	if (idlcall_load(argv[optind], o->cpp_args, o->ncpp_args, &ifc) != 0) {
+		idlcall_unload(&ifc);
+		return 2;
+	}
+	/* The server's side of every message: the dynamic server registers the subsystem
+	 * for decoding. */
+	if (o->trace)
+		idl_trace_print_to(2);
+	rc = idlcall_serve(&ifc, argv[optind + 1], argv[optind + 2], o->prefix);
+	idlcall_unload(&ifc);
+	return rc;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -426,6 +490,18 @@ main(int argc, char **argv)
 	memset(&o, 0, sizeof o);
 	if (call_parse_opts(argc, argv, &o) != 0) {
 		call_usage(stderr);
+		free(o.cpp_args);
+		return 2;
+	}
+	if (o.serve) {
+		rc = call_serve(argc, argv, &o);
+		free(o.cpp_args);
+		return rc;
+	}
+	if (o.prefix != NULL) {
+		fputs("idlcall: --prefix goes with --serve\n", stderr);
+		call_usage(stderr);
+		free(o.cpp_args);
 		return 2;
 	}
 	if (optind < argc - 1 && (strcmp(argv[optind + 1], "--list") == 0 ||

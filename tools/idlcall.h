@@ -1,6 +1,7 @@
 /*
  * idlcall.h - what the files of idlcall share: the interface loaded from a .defs file
- * (idlcall_desc.c) and the reading of arguments from text (idlcall_args.c).
+ * (idlcall_desc.c), the reading of arguments from text (idlcall_args.c) and the serving of
+ * an interface from a shared library (idlcall_serve.c).
  */
 #ifndef IDLCALL_H
 #define IDLCALL_H
@@ -48,5 +49,16 @@ char *idlcall_signature(const struct idl_routine_desc *rt);
  */
 int idlcall_parse_arg(const struct idl_arg_desc *a, const char *text, void **data,
 		      uint32_t *count, char *err, size_t errlen);
+
+/*
+ * Serves the interface on `address` with the functions of the shared library `lib` (a path,
+ * or a name the dynamic linker searches for): each routine's is <prefix><routine>, found in
+ * that library alone; prefix NULL is the server prefix the generated stubs would call
+ * (ifc->serverprefix). Serves until SIGINT or SIGTERM, then stops and removes what it
+ * created. Returns 0 once stopped, or 1 after printing why it could not serve (a library
+ * that does not load, a routine whose function it lacks, an address it cannot listen on).
+ */
+int idlcall_serve(const struct idlcall_iface *ifc, const char *address, const char *lib,
+		  const char *prefix);
 
 #endif /* IDLCALL_H */

@@ -162,6 +162,11 @@ int idl_dynamic_demux(idl_dynamic_t *d, idl_msg_header_t *in, idl_msg_header_t *
 /* The descriptor it serves. */
 const struct idl_subsystem *idl_dynamic_subsystem(const idl_dynamic_t *d);
 
+/* 1 when routine `number` (0-based, as in ss->routines) is served by calling its function,
+ * 0 when its requests are answered IDL_ENOTSUP or MIG_BAD_ID (arguments only compiled stubs
+ * can handle, a skip, a number out of range). */
+int idl_dynamic_served(const idl_dynamic_t *d, uint32_t number);
+
 /*
  * Serves a dynamic interface on `srv`, as idl_server_add_subsystem() serves a compiled one
  * (through idl_server_add_subsystem_ctx(), the interface being the context). The interface

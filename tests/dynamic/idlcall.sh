@@ -13,7 +13,13 @@
 #      read back) against both bench servers, and oolt.defs (data each way, ports in, out,
 #      polymorphic and in arrays, countinout, a deferred reply) against the compiled
 #      oolt-server and dyn-oolt-server, with the same results; a port that cannot travel
-#      is IDL_ENOTSUP by name.
+#      is IDL_ENOTSUP by name;
+#   6. idlcall --serve: bench.defs served from a shared library of bench's own routines
+#      (bench_impl.c, written against the generated header; no generated code loaded)
+#      answers idlcall and the compiled bench-client, traced on the server's side; calc.defs
+#      (docs/idlcall.md's example) from calc_lib.c, with --prefix; a library that does not
+#      load and one that lacks a routine fail with status 1 and say why; SIGTERM and SIGINT
+#      stop it with status 0 and its socket file gone.
 #
 # Needs IDL_TOP_BUILDDIR and IDL_TOP_SRCDIR (make check sets them).
 set -u
@@ -355,6 +361,145 @@ has "dyn-oolt-server trace: data out, dealloc" "$TMP/oolt-trace.log" \
 	"server send $OD REPLY oolt.source seq=[0-9]+ size=40 $OK data=<ool 10 bytes>"
 stop "$oolt_pid"
 stop "$dynoolt_pid"
+
+# 6. idlcall --serve, with libtool modules of server routines.
+module() {
+	local dlname
+	dlname=$(sed -n "s/^dlname='\(.*\)'\$/\1/p" "$B/tests/dynamic/$1.la")
+	printf '%s/tests/dynamic/.libs/%s' "$B" "$dlname"
+}
+BENCHLIB=$(module benchimpl)
+CALCLIB=$(module calc)
+CALC=$S/tests/dynamic/calc.defs
+
+# serve NAME IDLCALL-ARGS...: idlcall --serve in the background; waits (10 s at most) for
+# the line that says it serves.
+serve() {
+	local name=$1
+	shift
+	"$IDLCALL" "$@" >"$TMP/$name.out" 2>"$TMP/$name.err" &
+	local pid=$!
+	PIDS="$PIDS $pid"
+	for _ in $(seq 100); do
+		if grep -q '^idlcall: serving ' "$TMP/$name.err" 2>/dev/null; then
+			eval "${name}_pid=$pid"
+			return 0
+		fi
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	bad "idlcall --serve ($name) did not start: $(cat "$TMP/$name.err")"
+	return 1
+}
+
+# unserve PID SIGNAL SOCKET: the signal stops it (10 s at most) with status 0, and the
+# socket file is gone.
+unserve() {
+	local pid=$1 sig=$2 sock=$3 rc
+	kill "-$sig" "$pid" 2>/dev/null
+	for _ in $(seq 100); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		kill -KILL "$pid"
+		bad "idlcall --serve did not stop on SIG$sig"
+	fi
+	wait "$pid"
+	rc=$?
+	if [ "$rc" = 0 ]; then ok; else bad "idlcall --serve: status $rc after SIG$sig (want 0)"; fi
+	if [ ! -e "$sock" ]; then ok; else bad "idlcall --serve left its socket $sock"; fi
+}
+
+# A serve that must fail must not serve: bounded, in case it does.
+SERVE=(timeout 20 "$IDLCALL")
+
+SB=unix:$TMP/sb.sock
+serve sbench --trace --serve "$DEFS" "$SB" "$BENCHLIB" || exit 1
+has "--serve: the line" "$TMP/sbench.err" "^idlcall: serving bench on $SB \(11 routines\)$"
+if [ -S "$TMP/sb.sock" ] && [ "$(stat -c %a "$TMP/sb.sock")" = 600 ]; then
+	ok
+else
+	bad "--serve: no socket $TMP/sb.sock of mode 600"
+fi
+every_routine "$SB" served
+if "$CLIENT" -n 200 -r 3 "$SB" >"$TMP/client.out" 2>&1; then
+	ok
+else
+	bad "bench-client against idlcall --serve:"
+	sed 's/^/    /' "$TMP/client.out"
+fi
+has "--serve --trace: request" "$TMP/sbench.err" \
+	"^idl-trace \+[0-9.]+ server recv $SB REQUEST bench.add seq=[0-9]+ size=32 a=2 b=3$"
+has "--serve --trace: reply" "$TMP/sbench.err" \
+	"^idl-trace \+[0-9.]+ server send $SB REPLY bench.add seq=[0-9]+ size=32 $OK sum=5 $US$"
+has "--serve --trace: one-way" "$TMP/sbench.err" "server recv $SB ONEWAY bench.notify .* value=5$"
+# Another server on the same address: refused by name, the first one unharmed.
+expect_err "--serve: address in use" 1 "EADDRINUSE" \
+	"${SERVE[@]}" --serve "$DEFS" "$SB" "$BENCHLIB"
+expect "--serve: still serving" 0 "sum = 5" "$IDLCALL" "$DEFS" "$SB" add 2 3
+unserve "$sbench_pid" TERM "$TMP/sb.sock"
+
+# calc.defs, the documentation's example: the default prefix (serverprefix calc_), stopped
+# by SIGINT; then --prefix in both places.
+SC=unix:$TMP/sc.sock
+serve calc --serve "$CALC" "$SC" "$CALCLIB" || exit 1
+has "--serve calc: the line" "$TMP/calc.err" "^idlcall: serving calc on $SC \(2 routines\)$"
+expect "--serve calc: add 2 3" 0 "sum = 5" "$IDLCALL" "$CALC" "$SC" add 2 3
+expect "--serve calc: div" 0 $'quot = -3\nrem = -1' "$IDLCALL" "$CALC" "$SC" div -7 2
+expect "--serve calc: json" 0 '{"quot": 3, "rem": 1, "return": 0}' \
+	"$IDLCALL" --json "$CALC" "$SC" div 7 2
+expect_err "--serve calc: the routine's error" 1 "calc.div: the server returned 5" \
+	"$IDLCALL" "$CALC" "$SC" div 1 0
+unserve "$calc_pid" INT "$TMP/sc.sock"
+serve calcp --serve "$CALC" "$SC" "$CALCLIB" --prefix calc_ || exit 1
+expect "--serve --prefix after the library" 0 "sum = 7" "$IDLCALL" "$CALC" "$SC" add 3 4
+unserve "$calcp_pid" TERM "$TMP/sc.sock"
+serve calcq --prefix=calc_ --serve "$CALC" "$SC" "$CALCLIB" || exit 1
+expect "--serve --prefix= before the file" 0 "sum = 9" "$IDLCALL" "$CALC" "$SC" add 4 5
+unserve "$calcq_pid" TERM "$TMP/sc.sock"
+# A routine only compiled stubs can serve (a translated type) is named and answered
+# ENOTSUP; the others are served.
+{
+	cat "$CALC"
+	printf 'type xl_t = int intran: int xl_in(int);\n'
+	printf 'routine conv(server : mach_port_t; x : xl_t);\n'
+} >"$TMP/xl.defs"
+serve calcx --serve "$TMP/xl.defs" "$SC" "$CALCLIB" || exit 1
+has "--serve: what is not served" "$TMP/calcx.err" \
+	"^idlcall: serving calc on $SC \(3 routines, 1 not served: conv\)$"
+expect "--serve: the others are" 0 "sum = 6" "$IDLCALL" "$TMP/xl.defs" "$SC" add 3 3
+expect_err "--serve: not served" 1 "calc.conv: ENOTSUP" "$IDLCALL" "$TMP/xl.defs" "$SC" conv 3
+unserve "$calcx_pid" TERM "$TMP/sc.sock"
+
+# What cannot be served is refused before anything listens.
+expect_err "--serve: no such library" 1 "cannot load $TMP/nosuch.so: .*No such file" \
+	"${SERVE[@]}" --serve "$CALC" "$SC" "$TMP/nosuch.so"
+printf 'not an ELF file\n' >"$TMP/junk.so"
+expect_err "--serve: not a library" 1 "cannot load $TMP/junk.so: " \
+	"${SERVE[@]}" --serve "$CALC" "$SC" "$TMP/junk.so"
+expect_err "--serve: a routine the library lacks" 1 \
+	"benchimpl.so: bench.extra: no function S_bench_extra$" \
+	"${SERVE[@]}" --serve "$TMP/extra.defs" "$SC" "$BENCHLIB"
+expect_err "--serve: another interface's library" 1 "calc.add: no function calc_add$" \
+	"${SERVE[@]}" --serve "$CALC" "$SC" "$BENCHLIB"
+expect_err "--serve: a wrong --prefix" 1 "calc.add: no function my_add$" \
+	"${SERVE[@]}" --serve "$CALC" "$SC" "$CALCLIB" --prefix my_
+# A function of a library the module depends on (libc's write) is not the routine's.
+printf 'subsystem w 100;\nroutine write(server : mach_port_t; fd : int);\n' >"$TMP/w.defs"
+expect_err "--serve: only the library's own functions" 1 "w.write: no function write$" \
+	"${SERVE[@]}" --serve "$TMP/w.defs" "$SC" "$CALCLIB"
+if [ ! -e "$TMP/sc.sock" ]; then ok; else bad "a refused --serve left a socket"; fi
+expect_err "--serve: an address of no transport" 1 "ENOSCHEME" \
+	"${SERVE[@]}" --serve "$CALC" nosuch:x "$CALCLIB"
+expect_err "--serve --json" 2 "takes no --json" \
+	"${SERVE[@]}" --json --serve "$CALC" "$SC" "$CALCLIB"
+expect_err "--serve without its library" 2 "usage: idlcall" "${SERVE[@]}" --serve "$CALC" "$SC"
+expect_err "--prefix without --serve" 2 "--prefix goes with --serve" \
+	"${SERVE[@]}" --prefix x "$CALC" "$SC" add 1 2
+"$IDLCALL" --help >"$TMP/help"
+has "--help: --serve" "$TMP/help" '^  --serve '
+has "--help: --prefix" "$TMP/help" '^  --prefix P '
 
 echo "idlcall.sh: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,0 +1,187 @@
+/*
+ * idlcall_serve.c - idlcall --serve: an interface served from its .defs file and a shared
+ * library of implementation functions, with no generated code.
+ *
+ *     idlcall [-I DIR] [-D NAME[=VALUE]] [--trace] --serve FILE.defs ADDRESS LIB.so
+ *             [--prefix P]
+ *
+ * The library holds what a program linked with idlc's server stubs would provide: one
+ * function per routine, named with the server prefix, with the signature <sub>Server.h
+ * declares. The descriptor built from the .defs file and the dynamic server
+ * (<idl/idl_dynamic.h>) check and answer requests byte for byte as the stubs would, and call
+ * the functions through libffi.
+ */
+#include <config.h>
+
+#include <dlfcn.h>
+#include <link.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <idl/idl.h>
+#include <idl/idl_dynamic.h>
+
+#include "idlcall.h"
+
+/* The server that SIGINT and SIGTERM stop: a signal handler reaches it only through a
+ * variable of the file's own. */
+static idl_server_t *serve_srv;
+
+static void
+serve_on_signal(int sig)
+{
+	(void)sig;
+	idl_server_stop(serve_srv);
+}
+
+/* The library the functions come from, and the name the dynamic linker knows it by. */
+struct serve_lib {
+	void *handle;
+	const char *name;
+};
+
+/*
+ * Finds a routine's function in the library itself. dlsym() on a handle also searches the
+ * libraries it depends on, so a routine called `write` in an interface without a server
+ * prefix would become libc's write(): a function found elsewhere counts as missing, as a
+ * missing definition in the library is what the user needs to hear about.
+ */
+static void *
+serve_resolve(void *arg, const char *symbol)
+{
+	const struct serve_lib *l = arg;
+	void *fn = dlsym(l->handle, symbol);
+	Dl_info info;
+
+	if (fn == NULL || dladdr(fn, &info) == 0 || info.dli_fname == NULL ||
+	    strcmp(info.dli_fname, l->name) != 0)
+		return NULL;
+	return fn;
+}
+
+/* The line that says what is served, written at once so that it is one line even when
+ * other output interleaves: "idlcall: serving bench on unix:b.sock (11 routines)". */
+static int
+serve_announce(const idl_dynamic_t *d, const char *address)
+{
+	const struct idl_subsystem *ss = idl_dynamic_subsystem(d);
+	unsigned total = 0, unserved = 0;
+	char *line = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&line, &len);
+
+	if (f == NULL)
+		return -1;
+	for (uint32_t n = 0; n < ss->nroutines; n++) {
+		const struct idl_routine_desc *rt = &ss->routines[n];
+
+		if (rt->kind == IDL_RT_SKIP || rt->name == NULL)
+			continue;
+		total++;
+		if (!idl_dynamic_served(d, n))
+			fprintf(f, "%s%s", unserved++ > 0 ? ", " : "", rt->name);
+	}
+	if (fclose(f) != 0) {
+		free(line);
+		return -1;
+	}
+	if (unserved > 0)
+		fprintf(stderr, "idlcall: serving %s on %s (%u routine%s, %u not served: %s)\n",
+			ss->name, address, total, total == 1 ? "" : "s", unserved, line);
+	else
+		fprintf(stderr, "idlcall: serving %s on %s (%u routine%s)\n", ss->name, address,
+			total, total == 1 ? "" : "s");
+	free(line);
+	return 0;
+}
+
+/* Prints a runtime error by name, with its detail, after what failed. */
+static int
+serve_failed(const char *what, int err)
+{
+	const char *detail = idl_errdetail();
+
+	fprintf(stderr, "idlcall: %s: %s (%s)%s%s\n", what, idl_errname(err), idl_strerror(err),
+		*detail ? ": " : "", detail);
+	return 1;
+}
+
+/* Serves until a signal stops the server; the handlers are installed once the server
+ * exists, and restored before it is destroyed. */
+static int
+serve_run(idl_dynamic_t *d, const char *address)
+{
+	struct sigaction sa, old_int, old_term;
+	int err, rc = 1;
+
+	if ((err = idl_server_create(&serve_srv)) != 0)
+		return serve_failed("--serve", err);
+	if ((err = idl_server_add_dynamic(serve_srv, d)) != 0 ||
+	    (err = idl_server_listen(serve_srv, address)) != 0) {
+		rc = serve_failed(address, err);
+		goto out;
+	}
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = serve_on_signal;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGINT, &sa, &old_int) != 0 || sigaction(SIGTERM, &sa, &old_term) != 0) {
+		perror("idlcall: sigaction");
+		goto out;
+	}
+	if (serve_announce(d, address) != 0)
+		fputs("idlcall: out of memory\n", stderr);
+	else if ((err = idl_server_run(serve_srv)) != 0)
+		rc = serve_failed(address, err);
+	else
+		rc = 0;
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+out:
+	/* Closes the endpoints and removes the socket file the server created. */
+	idl_server_destroy(serve_srv);
+	serve_srv = NULL;
+	return rc;
+}
+
+int
+idlcall_serve(const struct idlcall_iface *ifc, const char *address, const char *lib,
+	      const char *prefix)
+{
+	struct serve_lib l;
+	struct link_map *lm = NULL;
+	idl_dynamic_t *d = NULL;
+	int err, rc;
+
+	/* RTLD_NOW: a library with an unresolved symbol fails here, not at the first call;
+	 * RTLD_LOCAL: its names stay its own. */
+	if ((l.handle = dlopen(lib, RTLD_NOW | RTLD_LOCAL)) == NULL) {
+		fprintf(stderr, "idlcall: cannot load %s: %s\n", lib, dlerror());
+		return 1;
+	}
+	if (dlinfo(l.handle, RTLD_DI_LINKMAP, &lm) != 0 || lm == NULL || lm->l_name == NULL) {
+		fprintf(stderr, "idlcall: %s: %s\n", lib, dlerror());
+		dlclose(l.handle);
+		return 1;
+	}
+	l.name = lm->l_name;
+	if (prefix == NULL)
+		prefix = ifc->serverprefix;
+	if ((err = idl_dynamic_create(&ifc->ss, prefix, serve_resolve, &l, &d)) != 0) {
+		/* Most often a function the library lacks, which the detail names ("calc.add: no
+		 * function calc_add"): what a link with the generated stubs would have refused as
+		 * an undefined reference. */
+		if (*idl_errdetail() != '\0')
+			fprintf(stderr, "idlcall: %s: %s\n", lib, idl_errdetail());
+		else
+			serve_failed(lib, err);
+		rc = 1;
+	} else {
+		rc = serve_run(d, address);
+	}
+	idl_dynamic_destroy(d);
+	dlclose(l.handle);
+	return rc;
+}
