@@ -338,6 +338,27 @@ emit_is_var(const struct idlc_arg *a)
 }
 
 bool
+emit_var_in(const struct idlc_arg *a)
+{
+	return emit_in_request(a) && emit_is_var(a);
+}
+
+bool
+emit_var_out(const struct idlc_arg *a)
+{
+	return emit_in_reply(a) && emit_is_var(a);
+}
+
+bool
+emit_any_arg(const struct idlc_routine *rt, bool (*pred)(const struct idlc_arg *))
+{
+	for (const struct idlc_arg *a = rt->args; a != NULL; a = a->next)
+		if (pred(a))
+			return true;
+	return false;
+}
+
+bool
 emit_is_string(const struct idlc_arg *a)
 {
 	return emit_travels(a) && (a->rtype->arg_kind == IDL_ARG_CSTRING_FIXED ||

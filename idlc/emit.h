@@ -86,6 +86,10 @@ bool emit_travels(const struct idlc_arg *a); /* in, out or inout: in a message *
 bool emit_in_request(const struct idlc_arg *a); /* in or inout, carried in the message */
 bool emit_in_reply(const struct idlc_arg *a); /* out or inout, carried in the message */
 bool emit_is_var(const struct idlc_arg *a); /* variable array or variable string */
+bool emit_var_in(const struct idlc_arg *a); /* variable, and in the request */
+bool emit_var_out(const struct idlc_arg *a); /* variable, and in the reply */
+/* Whether any argument of the routine satisfies pred. */
+bool emit_any_arg(const struct idlc_routine *rt, bool (*pred)(const struct idlc_arg *));
 bool emit_is_string(const struct idlc_arg *a); /* c_string[N] or c_string[*:N] */
 /* A C struct (struct[N] of T, GNU struct {}, or a record carried as opaque bytes): passed
  * by value in, by pointer out, copied with memcpy. */

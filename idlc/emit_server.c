@@ -23,27 +23,6 @@ struct srv_stub {
 };
 
 static bool
-srv_any(const struct idlc_routine *rt, bool (*pred)(const struct idlc_arg *))
-{
-	for (const struct idlc_arg *a = rt->args; a != NULL; a = a->next)
-		if (pred(a))
-			return true;
-	return false;
-}
-
-static bool
-srv_var_in(const struct idlc_arg *a)
-{
-	return emit_in_request(a) && emit_is_var(a);
-}
-
-static bool
-srv_var_out(const struct idlc_arg *a)
-{
-	return emit_in_reply(a) && emit_is_var(a);
-}
-
-static bool
 srv_fixed_string_in(const struct idlc_arg *a)
 {
 	return emit_in_request(a) && a->rtype->arg_kind == IDL_ARG_CSTRING_FIXED;
@@ -237,7 +216,7 @@ srv_check_request(struct srv_stub *s)
 		uint32_t bound = a->rtype->wire_count;
 		bool str;
 
-		if (!srv_var_in(a))
+		if (!emit_var_in(a))
 			continue;
 		str = a->rtype->arg_kind == IDL_ARG_CSTRING_VAR;
 		cnt = idlc_printf(o->ctx, "%s->%sCnt", in, emit_field_name(o, a));
@@ -555,13 +534,13 @@ srv_finish(struct srv_stub *s)
 	}
 	if (rt->rep_ndesc != 0)
 		emit_desc_header(o, "OutHeadP->", rt->rep_ndesc);
-	if (!srv_any(rt, srv_var_out)) {
+	if (!emit_any_arg(rt, emit_var_out)) {
 		emit(o, "OutHeadP->size = sizeof *%s;\n", out);
 		return;
 	}
 	emit(o, "%s = sizeof *%s;\n", s->off, out);
 	for (a = rt->args; a != NULL; a = a->next) {
-		if (!srv_var_out(a))
+		if (!emit_var_out(a))
 			continue;
 		srv_finish_var(s, a, first);
 		first = false;
@@ -608,7 +587,7 @@ srv_unpacker(struct emit_out *o, const struct idlc_routine *rt)
 	s.off = emit_local(o, rt, "off");
 	s.len = emit_local(o, rt, "len");
 	for (const struct idlc_arg *a = rt->args; a != NULL; a = a->next)
-		if (srv_fixed_string_in(a) || srv_var_in(a) || srv_desc_in(a))
+		if (srv_fixed_string_in(a) || emit_var_in(a) || srv_desc_in(a))
 			checks++;
 	if (rt->req_ndesc != 0)
 		checks++;

@@ -52,21 +52,6 @@ user_star(const struct user_stub *s, const struct idlc_arg *a)
 	return !s->replying && a->dir == IDL_DIR_INOUT ? "*" : "";
 }
 
-static bool
-user_has(const struct idlc_routine *rt, bool (*pred)(const struct idlc_arg *))
-{
-	for (const struct idlc_arg *a = rt->args; a != NULL; a = a->next)
-		if (pred(a))
-			return true;
-	return false;
-}
-
-static bool
-user_var_out(const struct idlc_arg *a)
-{
-	return emit_in_reply(a) && emit_is_var(a);
-}
-
 /* An out variable array whose caller says how much room it has. */
 static bool
 user_array_out(const struct idlc_arg *a)
@@ -184,9 +169,9 @@ user_declare(struct user_stub *s)
 		emit(o, "size_t %s;\n", s->off);
 	if (s->rq.var_part || s->rp.var_part)
 		emit(o, "size_t %s;\n", s->len);
-	if (user_has(rt, user_array_out))
+	if (emit_any_arg(rt, user_array_out))
 		emit(o, "mach_msg_type_number_t %s;\n", s->n);
-	if (rt->kind == IDLC_RT_ROUTINE || s->heap || user_has(rt, user_token))
+	if (rt->kind == IDLC_RT_ROUTINE || s->heap || emit_any_arg(rt, user_token))
 		emit(o, "kern_return_t %s;\n", s->kr);
 	emit(o, "\n");
 }
@@ -438,7 +423,7 @@ user_call(struct user_stub *s)
 	items[3] = s->rq.head;
 	if (rt->kind == IDLC_RT_SIMPLEROUTINE) {
 		items[4] = user_timeout(s);
-		if (user_has(rt, user_token)) {
+		if (emit_any_arg(rt, user_token)) {
 			emit(o, "%s = idl_send(", s->kr);
 			emit_strings(o, items, 5, ", ", "", ");\n");
 			user_tokens(s);
@@ -507,7 +492,7 @@ user_check_reply(struct user_stub *s)
 		const char *cnt;
 		uint32_t bound = a->rtype->wire_count;
 
-		if (!user_var_out(a))
+		if (!emit_var_out(a))
 			continue;
 		cnt = idlc_printf(o->ctx, "%s%sCnt", f, emit_field_name(o, a));
 		if (a->rtype->arg_kind == IDL_ARG_CSTRING_VAR) {
@@ -617,7 +602,7 @@ user_copy_out(struct user_stub *s)
 	if (lastvar != NULL) {
 		emit(o, "%s = %s;\n", s->off, s->rp.size);
 		for (a = s->rt->args; a != NULL; a = a->next)
-			if (user_var_out(a))
+			if (emit_var_out(a))
 				user_copy_var(s, a, a == lastvar);
 	}
 	if (s->heap) {
@@ -630,7 +615,7 @@ user_copy_out(struct user_stub *s)
 			emit(o, "free(%s);\n", s->rq.var);
 		emit(o, "return %s;\n", s->kr);
 	} else {
-		emit(o, "return %s;\n", user_has(s->rt, user_array_out) ? s->kr : "KERN_SUCCESS");
+		emit(o, "return %s;\n", emit_any_arg(s->rt, user_array_out) ? s->kr : "KERN_SUCCESS");
 	}
 	if (s->rt->rep_ndesc != 0) {
 		/* A malformed reply still brought its descriptors: they are freed here. */
@@ -754,10 +739,7 @@ emit_has_send_reply(const struct idlc_routine *rt)
 {
 	if (rt->kind != IDLC_RT_ROUTINE)
 		return false;
-	for (const struct idlc_arg *a = rt->args; a != NULL; a = a->next)
-		if (emit_is_reply_handle(a))
-			return true;
-	return false;
+	return emit_any_arg(rt, emit_is_reply_handle);
 }
 
 void

@@ -396,13 +396,32 @@ args_list(const struct idl_arg_desc *a, const char *text, void **data, uint32_t 
 	return 0;
 }
 
+/* Elements given as bytes (hex or @FILE): as many whole elements as the bytes make. */
+static int
+args_elements(const struct idl_arg_desc *a, const char *text, void **data, uint32_t *count,
+	      char *err, size_t errlen)
+{
+	unsigned char *b;
+	size_t n;
+
+	if (args_bytes(a, text, &b, &n, err, errlen) != 0)
+		return -1;
+	if (n % a->elem_size != 0) {
+		free(b);
+		return args_fail(err, errlen, a, "%zu bytes are not whole elements of %" PRIu32,
+				 n, a->elem_size);
+	}
+	*data = b;
+	*count = (uint32_t)(n / a->elem_size);
+	return 0;
+}
+
 int
 idlcall_parse_arg(const struct idl_arg_desc *a, const char *text, void **data,
 		  uint32_t *count, char *err, size_t errlen)
 {
 	bool bytes = a->wire_type == IDL_WT_BYTE || a->wire_type == IDL_WT_STRUCT;
 	unsigned char *b;
-	size_t n;
 
 	*data = NULL;
 	*count = 0;
@@ -432,19 +451,8 @@ idlcall_parse_arg(const struct idl_arg_desc *a, const char *text, void **data,
 			*count = (uint32_t)strlen(text);
 			return 0;
 		}
-		if (bytes) {
-			if (args_bytes(a, text, &b, &n, err, errlen) != 0)
-				return -1;
-			if (n % a->elem_size != 0) {
-				free(b);
-				return args_fail(err, errlen, a,
-						 "%zu bytes are not whole elements of %" PRIu32,
-						 n, a->elem_size);
-			}
-			*data = b;
-			*count = (uint32_t)(n / a->elem_size);
-			return 0;
-		}
+		if (bytes)
+			return args_elements(a, text, data, count, err, errlen);
 		if (args_list(a, text, data, count, err, errlen) != 0)
 			return -1;
 		if (a->kind == IDL_ARG_FIXED_ARRAY && *count != a->count && *count <= a->count) {
@@ -460,16 +468,8 @@ idlcall_parse_arg(const struct idl_arg_desc *a, const char *text, void **data,
 		/* Out-of-line data: bytes (chars too) as hex or @FILE, other elements as a
 		 * list; a fixed size is filled up with zeroes. */
 		if (bytes || a->wire_type == IDL_WT_CHAR) {
-			if (args_bytes(a, text, &b, &n, err, errlen) != 0)
+			if (args_elements(a, text, data, count, err, errlen) != 0)
 				return -1;
-			if (n % a->elem_size != 0) {
-				free(b);
-				return args_fail(err, errlen, a,
-						 "%zu bytes are not whole elements of %" PRIu32,
-						 n, a->elem_size);
-			}
-			*data = b;
-			*count = (uint32_t)(n / a->elem_size);
 		} else if (args_list(a, text, data, count, err, errlen) != 0) {
 			return -1;
 		}

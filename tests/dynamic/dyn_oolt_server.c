@@ -34,7 +34,6 @@ main(int argc, char **argv)
 	const char *prefix = "S_oolt_";
 	struct idlcall_iface ifc;
 	idl_dynamic_t *d = NULL;
-	struct sigaction sa;
 	int err, rc = 1;
 
 	memset(&ifc, 0, sizeof ifc);
@@ -57,14 +56,7 @@ main(int argc, char **argv)
 			idl_errdetail());
 		goto out;
 	}
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = oolt_on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	printf("ready %s\n", argv[1]);
-	fflush(stdout);
-	rc = idl_server_run(oolt_srv) == 0 ? 0 : 1;
+	rc = oolt_run(argv[1]);
 out:
 	idl_server_destroy(oolt_srv);
 	idl_dynamic_destroy(d);

@@ -48,15 +48,16 @@ bad() {
 	echo "FAIL: $*"
 }
 
-# Starts a server in the background and waits for its "ready" line.
-start() {
-	local name=$1
-	shift
+# launch NAME STREAM PATTERN CMD...: runs CMD in the background and waits (10 s at most)
+# for a line matching PATTERN in its STREAM (out or err); sets NAME_pid.
+launch() {
+	local name=$1 stream=$2 pattern=$3
+	shift 3
 	"$@" >"$TMP/$name.out" 2>"$TMP/$name.err" &
 	local pid=$!
 	PIDS="$PIDS $pid"
 	for _ in $(seq 100); do
-		if grep -q '^ready ' "$TMP/$name.out" 2>/dev/null; then
+		if grep -q "$pattern" "$TMP/$name.$stream" 2>/dev/null; then
 			eval "${name}_pid=$pid"
 			return 0
 		fi
@@ -65,6 +66,11 @@ start() {
 	done
 	bad "$name did not start: $(cat "$TMP/$name.err")"
 	return 1
+}
+
+# Starts a server in the background and waits for its "ready" line.
+start() {
+	launch "$1" out '^ready ' "${@:2}"
 }
 
 stop() {
@@ -375,21 +381,7 @@ CALC=$S/tests/dynamic/calc.defs
 # serve NAME IDLCALL-ARGS...: idlcall --serve in the background; waits (10 s at most) for
 # the line that says it serves.
 serve() {
-	local name=$1
-	shift
-	"$IDLCALL" "$@" >"$TMP/$name.out" 2>"$TMP/$name.err" &
-	local pid=$!
-	PIDS="$PIDS $pid"
-	for _ in $(seq 100); do
-		if grep -q '^idlcall: serving ' "$TMP/$name.err" 2>/dev/null; then
-			eval "${name}_pid=$pid"
-			return 0
-		fi
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	bad "idlcall --serve ($name) did not start: $(cat "$TMP/$name.err")"
-	return 1
+	launch "$1" err '^idlcall: serving ' "$IDLCALL" "${@:2}"
 }
 
 # unserve PID SIGNAL SOCKET: the signal stops it (10 s at most) with status 0, and the

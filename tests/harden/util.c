@@ -68,6 +68,7 @@ hd_start(struct hd_srv *s, const char *addr, const char *const *opts, rlim_t nof
 	int out[2], logfd, n = 0;
 	char line[64];
 	size_t got = 0;
+	const char *start_ms;
 	int64_t end;
 
 	snprintf(s->addr, sizeof s->addr, "%s", addr);
@@ -99,9 +100,8 @@ hd_start(struct hd_srv *s, const char *addr, const char *const *opts, rlim_t nof
 	}
 	/* "ready" within 10 s, or the server failed; valgrind.sh gives servers under
 	 * valgrind longer (IDL_HARDEN_START_MS) on a loaded machine. */
-	end = hd_now_ms() + (getenv("IDL_HARDEN_START_MS") != NULL
-				     ? strtol(getenv("IDL_HARDEN_START_MS"), NULL, 10)
-				     : 10000);
+	start_ms = getenv("IDL_HARDEN_START_MS");
+	end = hd_now_ms() + (start_ms != NULL ? strtol(start_ms, NULL, 10) : 10000);
 	while (got < sizeof line - 1 && hd_now_ms() < end) {
 		struct pollfd p = { out[0], POLLIN, 0 };
 		ssize_t r;

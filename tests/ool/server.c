@@ -245,10 +245,26 @@ oolt_on_signal(int sig)
 	idl_server_stop(oolt_srv);
 }
 
+/* Stops on SIGTERM and SIGINT, says "ready ADDRESS" and serves oolt_srv: 0 once stopped,
+ * 1 when serving failed. dyn_oolt_server.c serves through it too. */
+static int
+oolt_run(const char *address)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = oolt_on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	printf("ready %s\n", address);
+	fflush(stdout);
+	return idl_server_run(oolt_srv) == 0 ? 0 : 1;
+}
+
 int
 main(int argc, char **argv)
 {
-	struct sigaction sa;
 	int err;
 
 	if (argc != 2) {
@@ -263,14 +279,7 @@ main(int argc, char **argv)
 			idl_errdetail());
 		return 1;
 	}
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = oolt_on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	printf("ready %s\n", argv[1]);
-	fflush(stdout);
-	err = idl_server_run(oolt_srv);
+	err = oolt_run(argv[1]);
 	idl_server_destroy(oolt_srv);
-	return err == 0 ? 0 : 1;
+	return err;
 }
