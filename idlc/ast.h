@@ -46,7 +46,7 @@ enum idlc_type_kind {
 	IDLC_T_CSTRING_VAR, /* c_string[*:N] */
 	IDLC_T_POINTER, /* ^T: out-of-line */
 	IDLC_T_NATIVE, /* Apple PointerTo(C), PointerToIfNot(C, D), ValueOf(C): `native` names the
-			* form, `ref` holds C and `native_alt` D ([dialect]) */
+			* form, `ref` holds C and `native_alt` D */
 };
 
 /* The IPC type names MIG knows (MACH_MSG_TYPE_*), by what they mean for us. */
@@ -100,9 +100,9 @@ struct idlc_type {
 	const char *ctype; /* ctype: */
 	const char *cusertype; /* cusertype: */
 	const char *cservertype; /* cservertype: */
-	const char *intran, *intran_type; /* intran: TYPE FN(...) ([dialect]) */
-	const char *outtran, *outtran_type; /* outtran: TYPE FN(...) ([dialect]) */
-	const char *destructor; /* destructor: FN(...) ([dialect]) */
+	const char *intran, *intran_type; /* intran: TYPE FN(...) */
+	const char *outtran, *outtran_type; /* outtran: TYPE FN(...) */
+	const char *destructor; /* destructor: FN(...) */
 	const char *intran_arg, *outtran_arg, *destructor_arg; /* the type in their (...) */
 	const char *intranpayload, *intranpayload_type; /* GNU intranpayload: TYPE FN */
 	unsigned flags; /* IDLC_T_LONGFORM: IPC flags after the size (IDLC_AF_*) */

@@ -229,8 +229,8 @@ ctx_setup(struct idlc_ctx *ctx, const struct idlc_options *opts)
 	ctx->opts.subrprefix = ctx_keep(ctx, ctx->opts.subrprefix);
 	ctx->opts.cpp = ctx_keep(ctx, ctx->opts.cpp);
 	ctx->opts.include_dir = ctx_keep(ctx, ctx->opts.include_dir);
-	ctx->opts.version = ctx_keep(ctx, ctx->opts.version != NULL ? ctx->opts.version
-								    : PACKAGE_VERSION);
+	ctx->opts.version =
+		ctx_keep(ctx, ctx->opts.version != NULL ? ctx->opts.version : PACKAGE_VERSION);
 	if (ctx->opts.ncpp_args > SIZE_MAX / sizeof *args - 1)
 		ctx_out_of_memory(ctx);
 	args = idlc_alloc(ctx, (ctx->opts.ncpp_args + 1) * sizeof *args);

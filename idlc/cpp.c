@@ -182,7 +182,7 @@ idlc_cpp_run(struct idlc_ctx *ctx, const char *path, struct strbuf *out)
 		idlc_error(ctx, where, "the preprocessor '%s' failed (exit status %d%s)", argv[0],
 			   WIFEXITED(status) ? WEXITSTATUS(status) : -1,
 			   WIFEXITED(status) && WEXITSTATUS(status) == 127 ? ": command not found?"
-									 : "");
+									   : "");
 		return -1;
 	}
 	if (read_rc != 0) {

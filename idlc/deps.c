@@ -62,8 +62,9 @@ deps_write_file(struct idlc_ctx *ctx, const char *path, const struct strbuf *tex
 	if (strcmp(path, "/dev/stdout") == 0)
 		fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
 	else if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
-		fd = open(path, O_WRONLY | O_CLOEXEC |
-				(stat(path, &st) == 0 && S_ISREG(st.st_mode) ? O_TRUNC : 0));
+		fd = open(path,
+			  O_WRONLY | O_CLOEXEC |
+				  (stat(path, &st) == 0 && S_ISREG(st.st_mode) ? O_TRUNC : 0));
 	else if ((tmp = idlc_printf(ctx, "%s.tmpXXXXXX", path)) == NULL)
 		return -1;
 	else if ((fd = mkstemp(tmp)) >= 0)

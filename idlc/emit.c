@@ -275,8 +275,7 @@ const char *
 emit_server_name(struct emit_out *o, const struct idlc_routine *rt)
 {
 	const char *r = idlc_printf(o->ctx, "%s%s%s", emit_prefix(o),
-				    o->m->serverprefix != NULL ? o->m->serverprefix : "",
-				    rt->name);
+				    o->m->serverprefix != NULL ? o->m->serverprefix : "", rt->name);
 
 	return r != NULL ? r : "";
 }
@@ -447,8 +446,7 @@ emit_has_poly(const struct idlc_arg *a, enum emit_side side)
 {
 	const struct idlc_type *t = a->rtype;
 
-	if ((t->arg_kind != IDL_ARG_PORT && t->wire_type != IDL_WT_PORT) ||
-	    !emit_is_param(a, side))
+	if ((t->arg_kind != IDL_ARG_PORT && t->wire_type != IDL_WT_PORT) || !emit_is_param(a, side))
 		return false;
 	switch (a->dir) {
 	case IDL_DIR_IN:

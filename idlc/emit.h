@@ -80,7 +80,10 @@ const char *emit_header_include(struct emit_out *o);
 /*
  * Arguments.
  */
-enum emit_side { EMIT_USER, EMIT_SERVER };
+enum emit_side {
+	EMIT_USER,
+	EMIT_SERVER
+};
 
 bool emit_travels(const struct idlc_arg *a); /* in, out or inout: in a message */
 bool emit_in_request(const struct idlc_arg *a); /* in or inout, carried in the message */
@@ -157,8 +160,8 @@ void emit_prototypes(struct emit_out *o, enum emit_side side);
 /* Writes the five fields of descriptor `d` ("rq.data") for argument a: its value, count
  * expression (NULL for a fixed size), disposition expression (NULL: the type's), dealloc
  * expression (NULL: the flag's). */
-void emit_desc_fill(struct emit_out *o, const char *d, const struct idlc_arg *a,
-		    const char *value, const char *count, const char *poly, const char *dealloc);
+void emit_desc_fill(struct emit_out *o, const char *d, const struct idlc_arg *a, const char *value,
+		    const char *count, const char *poly, const char *dealloc);
 /* The condition under which received descriptor `d` is malformed for argument a. */
 const char *emit_desc_bad(struct emit_out *o, const char *d, const struct idlc_arg *a);
 /* The C value of received descriptor `d` in the argument's C type on a side. */

@@ -12,20 +12,36 @@
 #include "emit.h"
 
 static const char *const desc_dirs[] = {
-	"0", "IDL_DIR_REQUESTPORT", "IDL_DIR_IN", "IDL_DIR_OUT", "IDL_DIR_INOUT",
-	"IDL_DIR_WAITTIME", "IDL_DIR_MSGOPTION", "IDL_DIR_OTHER",
+	"0",
+	"IDL_DIR_REQUESTPORT",
+	"IDL_DIR_IN",
+	"IDL_DIR_OUT",
+	"IDL_DIR_INOUT",
+	"IDL_DIR_WAITTIME",
+	"IDL_DIR_MSGOPTION",
+	"IDL_DIR_OTHER",
 };
 static const char *const desc_kinds[] = {
-	"0", "IDL_ARG_SCALAR", "IDL_ARG_FIXED_ARRAY", "IDL_ARG_VAR_ARRAY", "IDL_ARG_CSTRING_FIXED",
-	"IDL_ARG_CSTRING_VAR", "IDL_ARG_PORT", "IDL_ARG_OOL", "IDL_ARG_IMPLICIT",
+	"0",
+	"IDL_ARG_SCALAR",
+	"IDL_ARG_FIXED_ARRAY",
+	"IDL_ARG_VAR_ARRAY",
+	"IDL_ARG_CSTRING_FIXED",
+	"IDL_ARG_CSTRING_VAR",
+	"IDL_ARG_PORT",
+	"IDL_ARG_OOL",
+	"IDL_ARG_IMPLICIT",
 };
 static const char *const desc_wire[] = {
-	"IDL_WT_NONE", "IDL_WT_INT8", "IDL_WT_INT16", "IDL_WT_INT32", "IDL_WT_INT64",
-	"IDL_WT_BOOLEAN", "IDL_WT_CHAR", "IDL_WT_BYTE", "IDL_WT_REAL32", "IDL_WT_REAL64",
-	"IDL_WT_PORT", "IDL_WT_STRUCT",
+	"IDL_WT_NONE",	 "IDL_WT_INT8",	   "IDL_WT_INT16", "IDL_WT_INT32",
+	"IDL_WT_INT64",	 "IDL_WT_BOOLEAN", "IDL_WT_CHAR",  "IDL_WT_BYTE",
+	"IDL_WT_REAL32", "IDL_WT_REAL64",  "IDL_WT_PORT",  "IDL_WT_STRUCT",
 };
 static const char *const desc_rtkinds[] = {
-	"0", "IDL_RT_ROUTINE", "IDL_RT_SIMPLEROUTINE", "IDL_RT_SKIP",
+	"0",
+	"IDL_RT_ROUTINE",
+	"IDL_RT_SIMPLEROUTINE",
+	"IDL_RT_SKIP",
 };
 
 #define DESC_NELEM(a) (sizeof(a) / sizeof((a)[0]))
@@ -253,8 +269,8 @@ desc_routine(struct emit_out *o, const struct idlc_routine *rt)
 	items[8] = idlc_printf(o->ctx, "%" PRIu32, rt->req_max);
 	items[9] = idlc_printf(o->ctx, "%" PRIu32, rt->rep_fixed);
 	items[10] = idlc_printf(o->ctx, "%" PRIu32, rt->rep_max);
-	items[11] = nargs == 0 ? "NULL"
-			       : idlc_printf(o->ctx, "%s_%s_args", o->m->subsystem, rt->name);
+	items[11] =
+		nargs == 0 ? "NULL" : idlc_printf(o->ctx, "%s_%s_args", o->m->subsystem, rt->name);
 	for (unsigned i = 0; i < DESC_NELEM(items); i++)
 		if (items[i] == NULL)
 			items[i] = "0";
@@ -270,8 +286,9 @@ emit_descriptor(struct emit_out *o)
 	const struct idlc_routine *rt;
 
 	emit(o, "/*\n");
-	emit(o, " * The descriptor table of subsystem %s (ids %" PRId32 " to %" PRId32
-		"), for the runtime and tools.\n",
+	emit(o,
+	     " * The descriptor table of subsystem %s (ids %" PRId32 " to %" PRId32
+	     "), for the runtime and tools.\n",
 	     m->subsystem, m->base, last);
 	emit(o, " * It is weak: the client and the server stubs of one subsystem may share a "
 		"program.\n");

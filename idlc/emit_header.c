@@ -112,8 +112,9 @@ emit_sheader(struct emit_out *o)
 	hdr_extern_c(o, true);
 	emit(o, "\n/* The descriptor table of subsystem %s. */\n", m->subsystem);
 	emit(o, "extern const struct idl_subsystem %s_subsystem;\n", m->subsystem);
-	emit(o, "\n/* Checks and unpacks a request of subsystem %s, calls its server routine and "
-		"fills\n",
+	emit(o,
+	     "\n/* Checks and unpacks a request of subsystem %s, calls its server routine and "
+	     "fills\n",
 	     m->subsystem);
 	emit(o, " * the reply. Returns 0 (with MIG_BAD_ID in the reply) when the id is not "
 		"the subsystem's. */\n");

@@ -102,8 +102,10 @@ emit_desc_bad(struct emit_out *o, const char *d, const struct idlc_arg *a)
 
 	if (t->arg_kind == IDL_ARG_PORT) {
 		if (t->poly_out)
-			r = idlc_printf(o->ctx, "%s.type != IDL_DESC_PORT || "
-					"!idl_port_disposition_ok(%s.aux)", d, d);
+			r = idlc_printf(o->ctx,
+					"%s.type != IDL_DESC_PORT || "
+					"!idl_port_disposition_ok(%s.aux)",
+					d, d);
 		else
 			r = idlc_printf(o->ctx, "%s.type != IDL_DESC_PORT", d);
 	} else if (ool_is_ports(a)) {
@@ -141,8 +143,7 @@ emit_desc_value(struct emit_out *o, const char *d, const struct idlc_arg *a, enu
 
 	if (c == NULL)
 		c = "void *";
-	return ool_str(o, idlc_printf(o->ctx, "(%s%s)(uintptr_t)%s.addr", c, elem ? " *" : "",
-				      d));
+	return ool_str(o, idlc_printf(o->ctx, "(%s%s)(uintptr_t)%s.addr", c, elem ? " *" : "", d));
 }
 
 const char *

@@ -154,8 +154,8 @@ srv_declare(struct srv_stub *s)
 		const char *c;
 
 		if (srv_fetched(a)) {
-			emit(o, "%s %s;\n",
-			     emit_is_token(a) ? "struct idl_cred" : "idl_reply_t", a->name);
+			emit(o, "%s %s;\n", emit_is_token(a) ? "struct idl_cred" : "idl_reply_t",
+			     a->name);
 			continue;
 		}
 		if (emit_is_desc(a) && emit_in_reply(a)) {
@@ -195,8 +195,9 @@ srv_check_request(struct srv_stub *s)
 		srv_refuse(s, emit_desc_count_bad(o, "InHeadP->", s->rt->req_ndesc));
 		for (const struct idlc_arg *a = s->rt->args; a != NULL; a = a->next)
 			if (srv_desc_in(a))
-				srv_refuse(s, emit_desc_bad(o, idlc_printf(o->ctx, "%s->%s", in,
-									   emit_field_name(o, a)),
+				srv_refuse(s, emit_desc_bad(o,
+							    idlc_printf(o->ctx, "%s->%s", in,
+									emit_field_name(o, a)),
 							    a));
 	}
 	for (const struct idlc_arg *a = s->rt->args; a != NULL; a = a->next) {
@@ -267,8 +268,9 @@ srv_prepare(struct srv_stub *s)
 		return;
 	}
 	if (rt->rep_fixed > IDL_MSG_HEADER_SIZE && srv_reply_needs_clear(rt)) {
-		emit(o, "memset((char *)OutHeadP + IDL_MSG_HEADER_SIZE, 0, sizeof *%s - "
-			"IDL_MSG_HEADER_SIZE);\n",
+		emit(o,
+		     "memset((char *)OutHeadP + IDL_MSG_HEADER_SIZE, 0, sizeof *%s - "
+		     "IDL_MSG_HEADER_SIZE);\n",
 		     out);
 		any = true;
 	}
@@ -301,15 +303,15 @@ srv_prepare(struct srv_stub *s)
 			if (emit_has_count(a))
 				emit(o, "%sCnt = %s;\n", a->name,
 				     a->dir == IDL_DIR_INOUT
-					     ? emit_desc_count(o, idlc_printf(o->ctx, "%s->%s", in,
-									      field),
-							       a)
+					     ? emit_desc_count(
+						       o, idlc_printf(o->ctx, "%s->%s", in, field),
+						       a)
 					     : "0");
 			if (emit_has_poly(a, EMIT_SERVER))
 				emit(o, "%sPoly = %s;\n", a->name,
 				     a->dir == IDL_DIR_INOUT
-					     ? emit_desc_poly(o, idlc_printf(o->ctx, "%s->%s", in,
-									     field))
+					     ? emit_desc_poly(
+						       o, idlc_printf(o->ctx, "%s->%s", in, field))
 					     : "MACH_MSG_TYPE_MOVE_SEND");
 			if (emit_has_dealloc_param(a, EMIT_SERVER))
 				emit(o, "%sDealloc = FALSE;\n", a->name);
@@ -395,8 +397,8 @@ srv_call_item(struct emit_list *l, const struct idlc_arg *a, const void *data)
 	if (srv_local(a)) {
 		emit_item(l, "%s%s", emit_in_reply(a) ? "&" : "", a->name);
 		if (emit_has_poly(a, EMIT_SERVER))
-			emit_item(l, "%s", emit_desc_poly(o, idlc_printf(o->ctx, "%s->%s", s->in,
-									 field)));
+			emit_item(l, "%s",
+				  emit_desc_poly(o, idlc_printf(o->ctx, "%s->%s", s->in, field)));
 		return;
 	}
 	if (emit_is_desc(a)) {
@@ -457,8 +459,8 @@ srv_finish_var(struct srv_stub *s, const struct idlc_arg *a, bool first)
 		emit(o, "%s->%sCnt = (uint32_t)%s;\n", s->out, field, s->len);
 	} else {
 		emit(o, "%s->%sCnt = %sCnt;\n", s->out, field, a->name);
-		emit(o, "%s = %s;\n", s->len, srv_bytes(s, idlc_printf(o->ctx, "%sCnt", a->name),
-							a->rtype->elem_size));
+		emit(o, "%s = %s;\n", s->len,
+		     srv_bytes(s, idlc_printf(o->ctx, "%sCnt", a->name), a->rtype->elem_size));
 	}
 	if (!first)
 		emit(o, "memmove(%s, %s, %s);\n", dst, a->name, s->len);
@@ -475,13 +477,12 @@ srv_finish_desc(struct srv_stub *s, const struct idlc_arg *a)
 
 	if (a->rtype->outtran != NULL)
 		value = idlc_printf(o->ctx, "%s(%s)", a->rtype->outtran, a->name);
-	emit_desc_fill(o, idlc_printf(o->ctx, "%s->%s", s->out, emit_field_name(o, a)), a, value,
-		       emit_has_count(a) ? idlc_printf(o->ctx, "%sCnt", a->name) : NULL,
-		       emit_has_poly(a, EMIT_SERVER) ? idlc_printf(o->ctx, "%sPoly", a->name)
-						     : NULL,
-		       emit_has_dealloc_param(a, EMIT_SERVER)
-			       ? idlc_printf(o->ctx, "%sDealloc", a->name)
-			       : NULL);
+	emit_desc_fill(
+		o, idlc_printf(o->ctx, "%s->%s", s->out, emit_field_name(o, a)), a, value,
+		emit_has_count(a) ? idlc_printf(o->ctx, "%sCnt", a->name) : NULL,
+		emit_has_poly(a, EMIT_SERVER) ? idlc_printf(o->ctx, "%sPoly", a->name) : NULL,
+		emit_has_dealloc_param(a, EMIT_SERVER) ? idlc_printf(o->ctx, "%sDealloc", a->name)
+						       : NULL);
 }
 
 /* After a successful call: check what the routine returned, then complete the reply. */
@@ -557,8 +558,10 @@ srv_after_call(struct srv_stub *s)
 
 	for (const struct idlc_arg *a = s->rt->args; a != NULL; a = a->next) {
 		if (srv_fetched(a) && emit_is_reply_handle(a))
-			emit(o, "if (OutHeadP->retcode != MIG_NO_REPLY)\n"
-				"\tidl_reply_discard(%s);\n", a->name);
+			emit(o,
+			     "if (OutHeadP->retcode != MIG_NO_REPLY)\n"
+			     "\tidl_reply_discard(%s);\n",
+			     a->name);
 		else if (a->rtype != NULL && a->rtype->destructor != NULL &&
 			 (emit_in_request(a) || a->dir == IDL_DIR_REQUESTPORT))
 			emit(o, "%s(%s);\n", a->rtype->destructor,
@@ -566,9 +569,10 @@ srv_after_call(struct srv_stub *s)
 		else if (srv_desc_in(a) && a->rtype->ool_inline)
 			/* An inline array is never the routine's to keep (it would point into
 			 * the message on Mach): its memory goes, the ports in it stay. */
-			emit(o, "if (OutHeadP->retcode == KERN_SUCCESS || OutHeadP->retcode == "
-				"MIG_NO_REPLY)\n\tidl_ool_free((void *)(uintptr_t)%s->%s.addr, "
-				"(size_t)%s->%s.size * sizeof(idl_port_t));\n",
+			emit(o,
+			     "if (OutHeadP->retcode == KERN_SUCCESS || OutHeadP->retcode == "
+			     "MIG_NO_REPLY)\n\tidl_ool_free((void *)(uintptr_t)%s->%s.addr, "
+			     "(size_t)%s->%s.size * sizeof(idl_port_t));\n",
 			     s->in, emit_field_name(o, a), s->in, emit_field_name(o, a));
 	}
 }

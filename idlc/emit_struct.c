@@ -62,11 +62,10 @@ emit_struct(struct emit_out *o, const struct idlc_routine *rt, bool reply)
 				continue;
 			cnt = !emit_in_request(a) && !reply;
 			off = reply ? a->rep_offset : a->req_offset;
-			items[0] = idlc_printf(o->ctx,
-					       "offsetof(struct %s_%s_%s, %s%s) == %" PRIu32,
-					       o->m->subsystem, rt->name, what,
-					       emit_field_name(o, a),
-					       emit_is_var(a) || cnt ? "Cnt" : "", off);
+			items[0] =
+				idlc_printf(o->ctx, "offsetof(struct %s_%s_%s, %s%s) == %" PRIu32,
+					    o->m->subsystem, rt->name, what, emit_field_name(o, a),
+					    emit_is_var(a) || cnt ? "Cnt" : "", off);
 			items[1] = idlc_printf(o->ctx, "\"%s: %s: layout of %s\"", lit, rt->name,
 					       a->name);
 			emit(o, "_Static_assert(");
@@ -112,9 +111,9 @@ emit_ctype_asserts(struct emit_out *o)
 			    a->rtype->wire_type == IDL_WT_PORT)
 				continue;
 			if (emit_is_record(a)) {
-				c = emit_arg_ctype(a, o->which == IDLC_OUT_SERVER ? EMIT_SERVER
-										 : EMIT_USER,
-						   &elem);
+				c = emit_arg_ctype(
+					a, o->which == IDLC_OUT_SERVER ? EMIT_SERVER : EMIT_USER,
+					&elem);
 				size = emit_data_size(a);
 			} else if (a->rtype->arg_kind != IDL_ARG_SCALAR) {
 				c = emit_elem_ctype(a);

@@ -316,19 +316,18 @@ user_fill(struct user_stub *s)
 		if (!user_sends(s, a) || emit_is_var(a))
 			continue;
 		if (emit_is_desc(a)) {
-			emit_desc_fill(o, idlc_printf(o->ctx, "%s%s", f, field), a,
-				       outtran != NULL
-					       ? idlc_printf(o->ctx, "%s(%s)", outtran, a->name)
-					       : idlc_printf(o->ctx, "%s%s", star, a->name),
-				       emit_has_count(a)
-					       ? idlc_printf(o->ctx, "%s%sCnt", star, a->name)
-					       : NULL,
-				       emit_has_poly(a, side)
-					       ? idlc_printf(o->ctx, "%s%sPoly", star, a->name)
-					       : NULL,
-				       emit_has_dealloc_param(a, side)
-					       ? idlc_printf(o->ctx, "%sDealloc", a->name)
-					       : NULL);
+			emit_desc_fill(
+				o, idlc_printf(o->ctx, "%s%s", f, field), a,
+				outtran != NULL ? idlc_printf(o->ctx, "%s(%s)", outtran, a->name)
+						: idlc_printf(o->ctx, "%s%s", star, a->name),
+				emit_has_count(a) ? idlc_printf(o->ctx, "%s%sCnt", star, a->name)
+						  : NULL,
+				emit_has_poly(a, side)
+					? idlc_printf(o->ctx, "%s%sPoly", star, a->name)
+					: NULL,
+				emit_has_dealloc_param(a, side)
+					? idlc_printf(o->ctx, "%sDealloc", a->name)
+					: NULL);
 			continue;
 		}
 		if (outtran != NULL && !emit_is_record(a))
@@ -392,8 +391,9 @@ user_tokens(struct user_stub *s)
 {
 	for (const struct idlc_arg *a = s->rt->args; a != NULL; a = a->next)
 		if (user_token(a))
-			emit(s->o, "if (idl_port_cred(%s, %s) != 0)\n"
-				   "\tmemset(%s, 0, sizeof *%s);\n",
+			emit(s->o,
+			     "if (idl_port_cred(%s, %s) != 0)\n"
+			     "\tmemset(%s, 0, sizeof *%s);\n",
 			     user_port(s->rt), a->name, a->name, a->name);
 }
 
@@ -468,14 +468,16 @@ user_check_reply(struct user_stub *s)
 			  "MIG_TYPE_ERROR");
 	}
 	if (s->rt->rep_ndesc != 0) {
-		user_fail(s, emit_desc_count_bad(o, idlc_printf(o->ctx, "%shead.", f),
-						 s->rt->rep_ndesc),
-			  "MIG_TYPE_ERROR");
+		user_fail(
+			s,
+			emit_desc_count_bad(o, idlc_printf(o->ctx, "%shead.", f), s->rt->rep_ndesc),
+			"MIG_TYPE_ERROR");
 		for (a = s->rt->args; a != NULL; a = a->next)
 			if (emit_in_reply(a) && emit_is_desc(a))
 				user_fail(s,
-					  emit_desc_bad(o, idlc_printf(o->ctx, "%s%s", f,
-								       emit_field_name(o, a)),
+					  emit_desc_bad(o,
+							idlc_printf(o->ctx, "%s%s", f,
+								    emit_field_name(o, a)),
 							a),
 					  "MIG_TYPE_ERROR");
 	}
@@ -615,7 +617,8 @@ user_copy_out(struct user_stub *s)
 			emit(o, "free(%s);\n", s->rq.var);
 		emit(o, "return %s;\n", s->kr);
 	} else {
-		emit(o, "return %s;\n", emit_any_arg(s->rt, user_array_out) ? s->kr : "KERN_SUCCESS");
+		emit(o, "return %s;\n",
+		     emit_any_arg(s->rt, user_array_out) ? s->kr : "KERN_SUCCESS");
 	}
 	if (s->rt->rep_ndesc != 0) {
 		/* A malformed reply still brought its descriptors: they are freed here. */

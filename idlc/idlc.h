@@ -35,8 +35,8 @@ enum idlc_output {
 	IDLC_OUT_USER, /* -user: <sub>User.c */
 	IDLC_OUT_SERVER, /* -server: <sub>Server.c */
 	IDLC_OUT_SHEADER, /* -sheader: only when asked */
-	IDLC_OUT_IHEADER, /* -iheader: only when asked ([dialect]) */
-	IDLC_OUT_LIST, /* -list: only when asked ([dialect]) */
+	IDLC_OUT_IHEADER, /* -iheader: only when asked */
+	IDLC_OUT_LIST, /* -list: only when asked */
 	IDLC_OUT_COUNT
 };
 
@@ -46,7 +46,7 @@ struct idlc_options {
 	const char *out[IDLC_OUT_COUNT];
 	bool no_defaults; /* -n: write only the outputs named */
 	const char *prefix; /* -prefix: prepended to user and server function names */
-	const char *subrprefix; /* -subrprefix ([dialect]) */
+	const char *subrprefix; /* -subrprefix */
 
 	/* The preprocessor: argv-style command (NULL: "cpp"), extra arguments (-I, -D, -U ...),
 	 * and whether to run it at all (false for in-memory input in tests and fuzzing). */
@@ -127,7 +127,8 @@ struct idlc_module *idlc_module_mut(struct idlc_ctx *ctx);
 int idlc_sema(struct idlc_ctx *ctx, struct idlc_module *m); /* sema.c */
 int idlc_layout(struct idlc_ctx *ctx, struct idlc_module *m); /* layout.c */
 uint64_t idlc_sig_hash(const struct idlc_routine *rt); /* sighash.c */
-/* emit_header.c, emit_user.c, emit_server.c, emit_sheader.c: one output into `out`. */
+/* emit_header.c (the header and the server header), emit_user.c, emit_server.c: one output
+ * into `out`. */
 int idlc_emit(struct idlc_ctx *ctx, const struct idlc_module *m, enum idlc_output which,
 	      struct strbuf *out);
 

@@ -81,8 +81,7 @@ cli_diag(void *data, const char *line)
 	fputs(line, stderr);
 }
 
-static void __attribute__((noreturn))
-cli_usage_error(const char *fmt, const char *arg)
+static void __attribute__((noreturn)) cli_usage_error(const char *fmt, const char *arg)
 {
 	fputs("idlc: ", stderr);
 	fprintf(stderr, fmt, arg);
@@ -112,8 +111,8 @@ cli_parse(struct cli *c, int argc, char **argv)
 		const char *name;
 		enum idlc_output out;
 	} outs[] = {
-		{ "-header", IDLC_OUT_HEADER }, { "-user", IDLC_OUT_USER },
-		{ "-server", IDLC_OUT_SERVER }, { "-sheader", IDLC_OUT_SHEADER },
+		{ "-header", IDLC_OUT_HEADER },	  { "-user", IDLC_OUT_USER },
+		{ "-server", IDLC_OUT_SERVER },	  { "-sheader", IDLC_OUT_SHEADER },
 		{ "-iheader", IDLC_OUT_IHEADER }, { "-list", IDLC_OUT_LIST },
 	};
 	const char *a;
@@ -170,7 +169,8 @@ cli_parse(struct cli *c, int argc, char **argv)
 			/* RPC stubs are the only kind; symbol tables are the descriptor's. */
 		} else if (strcmp(a, "-R") == 0) {
 			cli_usage_error("%s: non-RPC stubs were removed from MIG; idlc writes RPC "
-					"stubs only", a);
+					"stubs only",
+					a);
 		} else if (strcmp(a, "-MD") == 0) {
 			c->deps = true;
 		} else if (strcmp(a, "-MF") == 0) {

@@ -26,8 +26,8 @@ static const char *const out_suffix[IDLC_OUT_COUNT] = {
 };
 
 static const char *const out_option[IDLC_OUT_COUNT] = {
-	[IDLC_OUT_HEADER] = "-header", [IDLC_OUT_USER] = "-user",
-	[IDLC_OUT_SERVER] = "-server", [IDLC_OUT_SHEADER] = "-sheader",
+	[IDLC_OUT_HEADER] = "-header",	 [IDLC_OUT_USER] = "-user",
+	[IDLC_OUT_SERVER] = "-server",	 [IDLC_OUT_SHEADER] = "-sheader",
 	[IDLC_OUT_IHEADER] = "-iheader", [IDLC_OUT_LIST] = "-list",
 };
 
@@ -145,8 +145,9 @@ out_write(struct idlc_ctx *ctx, struct out_file *f)
 		fd = fcntl(strcmp(f->path, "/dev/stdout") == 0 ? STDOUT_FILENO : STDERR_FILENO,
 			   F_DUPFD_CLOEXEC, 3);
 	} else if (lstat(f->path, &st) == 0 && S_ISLNK(st.st_mode)) {
-		fd = open(f->path, O_WRONLY | O_CLOEXEC |
-				   (stat(f->path, &st) == 0 && S_ISREG(st.st_mode) ? O_TRUNC : 0));
+		fd = open(f->path,
+			  O_WRONLY | O_CLOEXEC |
+				  (stat(f->path, &st) == 0 && S_ISREG(st.st_mode) ? O_TRUNC : 0));
 	} else if (lstat(f->path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
 		fd = open(f->path, O_WRONLY | O_CLOEXEC);
 	} else {

@@ -199,8 +199,8 @@ sema_routine(struct sema *s, const struct idlc_stmt *st)
 			}
 			port = a;
 		}
-		if (rt->kind == IDLC_RT_SIMPLEROUTINE
-		    && (a->dir == IDL_DIR_OUT || a->dir == IDL_DIR_INOUT))
+		if (rt->kind == IDLC_RT_SIMPLEROUTINE &&
+		    (a->dir == IDL_DIR_OUT || a->dir == IDL_DIR_INOUT))
 			idlc_error(s->ctx, a->loc, "simpleroutine '%s' has %s argument '%s'",
 				   rt->name, a->dir == IDL_DIR_OUT ? "out" : "inout", a->name);
 	}
@@ -215,16 +215,17 @@ sema_routine(struct sema *s, const struct idlc_stmt *st)
 			b = dup->node;
 			idlc_error(s->ctx, b->loc,
 				   "argument '%s' of routine '%s' has the name of the implicit "
-				   "%s of '%s'", b->name, rt->name, sema_implicit_what(implicit[i]),
-				   a->name);
+				   "%s of '%s'",
+				   b->name, rt->name, sema_implicit_what(implicit[i]), a->name);
 		}
 	}
 	idlc_sema_tab_fini(&names);
-	if (port == NULL && !s->ctx->stopped && (rt->args == NULL || rt->args->rtype != NULL
-						 || rt->args->dir_written != IDLC_DIR_NONE))
+	if (port == NULL && !s->ctx->stopped &&
+	    (rt->args == NULL || rt->args->rtype != NULL || rt->args->dir_written != IDLC_DIR_NONE))
 		idlc_error(s->ctx, rt->loc,
 			   "routine '%s' has no request port (a first argument with no direction "
-			   "and a port type)", rt->name);
+			   "and a port type)",
+			   rt->name);
 }
 
 /* Gives the next routine number to rt (a routine or a skip). */
@@ -361,7 +362,8 @@ sema_stmt(struct sema *s, const struct idlc_stmt *st)
 		if (strcmp(st->text, "MACH_MSG_OPTION_NONE") != 0)
 			idlc_sema_warn_once(s, SEMA_W_MSGOPTION, st->loc,
 					    "msgoption %s is ignored: POSIX transports have no "
-					    "message options", st->text);
+					    "message options",
+					    st->text);
 		break;
 	case IDLC_ST_SERVERPREFIX:
 		s->m->serverprefix = st->text;

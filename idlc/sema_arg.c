@@ -41,10 +41,27 @@ static const char *
 arg_dir_word(enum idlc_dir d)
 {
 	static const char *const words[] = {
-		"", "in", "out", "inout", "requestport", "replyport", "sreplyport",
-		"ureplyport", "waittime", "msgoption", "msgseqno", "sendtime", "sectoken",
-		"serversectoken", "usersectoken", "audittoken", "serveraudittoken",
-		"useraudittoken", "servercontexttoken", "serverimpl", "userimpl",
+		"",
+		"in",
+		"out",
+		"inout",
+		"requestport",
+		"replyport",
+		"sreplyport",
+		"ureplyport",
+		"waittime",
+		"msgoption",
+		"msgseqno",
+		"sendtime",
+		"sectoken",
+		"serversectoken",
+		"usersectoken",
+		"audittoken",
+		"serveraudittoken",
+		"useraudittoken",
+		"servercontexttoken",
+		"serverimpl",
+		"userimpl",
 	};
 
 	return (size_t)d < sizeof words / sizeof words[0] ? words[d] : "?";
@@ -54,12 +71,12 @@ static const struct {
 	unsigned bit;
 	const char *word;
 } arg_flags[] = {
-	{ IDLC_AF_DEALLOC, "dealloc" }, { IDLC_AF_DEALLOC_RT, "dealloc[]" },
+	{ IDLC_AF_DEALLOC, "dealloc" },	      { IDLC_AF_DEALLOC_RT, "dealloc[]" },
 	{ IDLC_AF_NOTDEALLOC, "notdealloc" }, { IDLC_AF_SERVERCOPY, "servercopy" },
 	{ IDLC_AF_COUNTINOUT, "countinout" }, { IDLC_AF_SAMECOUNT, "samecount" },
-	{ IDLC_AF_RETCODE, "retcode" }, { IDLC_AF_PHYSICALCOPY, "physicalcopy" },
-	{ IDLC_AF_OVERWRITE, "overwrite" }, { IDLC_AF_AUTO, "auto" },
-	{ IDLC_AF_CONST, "const" }, { IDLC_AF_ISLONG, "islong" },
+	{ IDLC_AF_RETCODE, "retcode" },	      { IDLC_AF_PHYSICALCOPY, "physicalcopy" },
+	{ IDLC_AF_OVERWRITE, "overwrite" },   { IDLC_AF_AUTO, "auto" },
+	{ IDLC_AF_CONST, "const" },	      { IDLC_AF_ISLONG, "islong" },
 	{ IDLC_AF_ISNOTLONG, "isnotlong" },
 };
 
@@ -117,19 +134,22 @@ arg_direction(struct sema *s, struct idlc_routine *rt, struct idlc_arg *a, bool 
 		a->dir = IDL_DIR_MSGOPTION;
 		idlc_sema_warn_once(s, SEMA_W_MSGOPTION, a->loc,
 				    "msgoption '%s' of routine '%s' is ignored: POSIX transports "
-				    "have no message options", a->name, rt->name);
+				    "have no message options",
+				    a->name, rt->name);
 		return true;
 	case IDLC_DIR_SENDTIME:
 		a->dir = IDL_DIR_OTHER;
 		idlc_sema_warn_once(s, SEMA_W_SENDTIME, a->loc,
 				    "sendtime '%s' of routine '%s' is ignored: the call's deadline "
-				    "(waittime) bounds the send too", a->name, rt->name);
+				    "(waittime) bounds the send too",
+				    a->name, rt->name);
 		return true;
 	case IDLC_DIR_UREPLYPORT:
 		a->dir = IDL_DIR_OTHER;
 		idlc_sema_warn_once(s, SEMA_W_UREPLYPORT, a->loc,
 				    "ureplyport '%s' of routine '%s' is ignored: the reply comes "
-				    "back on the request's connection", a->name, rt->name);
+				    "back on the request's connection",
+				    a->name, rt->name);
 		return true;
 	case IDLC_DIR_REPLYPORT:
 		a->dir = IDL_DIR_OTHER;
@@ -181,7 +201,8 @@ arg_flags_check(struct sema *s, struct idlc_routine *rt, struct idlc_arg *a)
 	if (flags & IDLC_AF_SAMECOUNT) {
 		idlc_error(s->ctx, a->loc,
 			   "'samecount' is not supported: give argument '%s' of routine '%s' a "
-			   "count of its own", a->name, rt->name);
+			   "count of its own",
+			   a->name, rt->name);
 		return false;
 	}
 	if (dealloc != 0 && !(travels && (ool || port)))
@@ -198,7 +219,8 @@ arg_flags_check(struct sema *s, struct idlc_routine *rt, struct idlc_arg *a)
 	    !(ool && !t->ool_fixed && a->dir == IDL_DIR_IN && t->wire_type != IDL_WT_PORT)) {
 		idlc_warning(s->ctx, a->loc,
 			     "'servercopy' on argument '%s' of routine '%s' is ignored: it applies "
-			     "to in arrays of data out of line", a->name, rt->name);
+			     "to in arrays of data out of line",
+			     a->name, rt->name);
 		flags &= ~(unsigned)IDLC_AF_SERVERCOPY;
 	}
 	if ((flags & IDLC_AF_COUNTINOUT) && ool && !t->ool_fixed && a->dir == IDL_DIR_OUT) {
@@ -211,22 +233,24 @@ arg_flags_check(struct sema *s, struct idlc_routine *rt, struct idlc_arg *a)
 		   !(t->arg_kind == IDL_ARG_VAR_ARRAY && a->dir == IDL_DIR_OUT)) {
 		idlc_warning(s->ctx, a->loc,
 			     "'countinout' on argument '%s' of routine '%s' is ignored: it applies "
-			     "to out variable-size arrays", a->name, rt->name);
+			     "to out variable-size arrays",
+			     a->name, rt->name);
 		flags &= ~(unsigned)IDLC_AF_COUNTINOUT;
 	}
 	if ((flags & IDLC_AF_OVERWRITE) &&
 	    !(ool && !t->ool_fixed && a->dir == IDL_DIR_OUT && t->wire_type != IDL_WT_PORT)) {
 		idlc_warning(s->ctx, a->loc,
 			     "'overwrite' on argument '%s' of routine '%s' is ignored: it applies "
-			     "to out arrays of data out of line", a->name, rt->name);
+			     "to out arrays of data out of line",
+			     a->name, rt->name);
 		flags &= ~(unsigned)IDLC_AF_OVERWRITE;
 	}
 	for (i = 0; i < sizeof arg_flags / sizeof arg_flags[0]; i++) {
 		unsigned bit = arg_flags[i].bit;
 
-		if (!(flags & bit) || (bit & (IDLC_AF_DEALLOC | IDLC_AF_DEALLOC_RT |
-					      IDLC_AF_NOTDEALLOC | IDLC_AF_SERVERCOPY |
-					      IDLC_AF_COUNTINOUT | IDLC_AF_OVERWRITE)))
+		if (!(flags & bit) ||
+		    (bit & (IDLC_AF_DEALLOC | IDLC_AF_DEALLOC_RT | IDLC_AF_NOTDEALLOC |
+			    IDLC_AF_SERVERCOPY | IDLC_AF_COUNTINOUT | IDLC_AF_OVERWRITE)))
 			continue;
 		idlc_sema_warn_once(s, arg_flag_key(bit), a->loc,
 				    "'%s' (argument '%s' of routine '%s') has no effect in idlkit",
@@ -245,8 +269,8 @@ arg_translation_check(struct sema *s, struct idlc_routine *rt, struct idlc_arg *
 	if (t->intranpayload != NULL)
 		idlc_sema_warn_once(s, SEMA_W_INTRANPAYLOAD, a->loc,
 				    "intranpayload '%s' is ignored: no protected payloads off GNU "
-				    "Mach (argument '%s' of routine '%s')", t->intranpayload,
-				    a->name, rt->name);
+				    "Mach (argument '%s' of routine '%s')",
+				    t->intranpayload, a->name, rt->name);
 	if (t->intran == NULL && t->outtran == NULL && t->destructor == NULL)
 		return true;
 	if (t->arg_kind == IDL_ARG_SCALAR || t->arg_kind == IDL_ARG_PORT)

@@ -28,16 +28,16 @@ idlc_sema_same(const struct idlc_type *a, const struct idlc_type *b)
 
 	if (a == NULL || b == NULL)
 		return a == b;
-	if (a->kind != b->kind || a->ipc != b->ipc || a->ipc_out != b->ipc_out
-	    || a->ipc_number != b->ipc_number || a->size_bits != b->size_bits
-	    || a->count != b->count || a->flags != b->flags || !sema_streq(a->ref, b->ref)
-	    || !sema_streq(a->ctype, b->ctype) || !sema_streq(a->cusertype, b->cusertype)
-	    || !sema_streq(a->cservertype, b->cservertype) || !sema_streq(a->intran, b->intran)
-	    || !sema_streq(a->intran_type, b->intran_type) || !sema_streq(a->outtran, b->outtran)
-	    || !sema_streq(a->outtran_type, b->outtran_type)
-	    || !sema_streq(a->destructor, b->destructor)
-	    || !sema_streq(a->intranpayload, b->intranpayload)
-	    || !sema_streq(a->native, b->native) || !sema_streq(a->native_alt, b->native_alt))
+	if (a->kind != b->kind || a->ipc != b->ipc || a->ipc_out != b->ipc_out ||
+	    a->ipc_number != b->ipc_number || a->size_bits != b->size_bits ||
+	    a->count != b->count || a->flags != b->flags || !sema_streq(a->ref, b->ref) ||
+	    !sema_streq(a->ctype, b->ctype) || !sema_streq(a->cusertype, b->cusertype) ||
+	    !sema_streq(a->cservertype, b->cservertype) || !sema_streq(a->intran, b->intran) ||
+	    !sema_streq(a->intran_type, b->intran_type) || !sema_streq(a->outtran, b->outtran) ||
+	    !sema_streq(a->outtran_type, b->outtran_type) ||
+	    !sema_streq(a->destructor, b->destructor) ||
+	    !sema_streq(a->intranpayload, b->intranpayload) || !sema_streq(a->native, b->native) ||
+	    !sema_streq(a->native_alt, b->native_alt))
 		return false;
 	for (fa = a->fields, fb = b->fields; fa != NULL && fb != NULL; fa = fa->next, fb = fb->next)
 		if (!sema_streq(fa->type_name, fb->type_name) || !sema_streq(fa->name, fb->name))
@@ -79,12 +79,12 @@ static void
 sema_ctypes(struct idlc_type *t, const char *user, const char *server)
 {
 	t->c_user = t->cusertype != NULL ? t->cusertype
-		  : t->ctype != NULL	 ? t->ctype
-		  : t->name != NULL	 ? t->name
+		    : t->ctype != NULL	 ? t->ctype
+		    : t->name != NULL	 ? t->name
 					 : user;
 	t->c_server = t->cservertype != NULL ? t->cservertype
-		    : t->ctype != NULL	     ? t->ctype
-		    : t->name != NULL	     ? t->name
+		      : t->ctype != NULL     ? t->ctype
+		      : t->name != NULL	     ? t->name
 					     : server;
 }
 
@@ -131,9 +131,9 @@ sema_scalar(struct idlc_type *t, const struct idlc_ipc_info *info, uint32_t bits
 	}
 	sema_ctypes(t, info->c_type, info->c_type);
 	t->c_elem = t->c_user;
-	t->is_signed = (t->wire_type == IDL_WT_INT8 || t->wire_type == IDL_WT_INT16
-			|| t->wire_type == IDL_WT_INT32 || t->wire_type == IDL_WT_INT64)
-		       && sema_signed_name(t->c_user);
+	t->is_signed = (t->wire_type == IDL_WT_INT8 || t->wire_type == IDL_WT_INT16 ||
+			t->wire_type == IDL_WT_INT32 || t->wire_type == IDL_WT_INT64) &&
+		       sema_signed_name(t->c_user);
 	return true;
 }
 
@@ -166,8 +166,8 @@ sema_ipc_info(struct sema *s, struct idlc_type *t, bool *ok)
 		}
 	}
 	if (info->arg_kind == 0) {
-		t->unsupported = idlc_printf(s->ctx, "the IPC type %s (no wire form in idlkit)",
-					     info->name);
+		t->unsupported =
+			idlc_printf(s->ctx, "the IPC type %s (no wire form in idlkit)", info->name);
 		return NULL;
 	}
 	return info;
@@ -194,9 +194,10 @@ static bool
 sema_longform(struct sema *s, struct idlc_type *t)
 {
 	static const struct idlc_ipc_info real32 = { "MACH_MSG_TYPE_REAL", IDLC_IPC_REAL, 32,
-						     IDL_ARG_SCALAR, IDL_WT_REAL32, "float" };
-	static const struct idlc_ipc_info real64 = { "MACH_MSG_TYPE_REAL", IDLC_IPC_REAL, 64,
-						     IDL_ARG_SCALAR, IDL_WT_REAL64, "double" };
+						     IDL_ARG_SCALAR,	   IDL_WT_REAL32, "float" };
+	static const struct idlc_ipc_info real64 = {
+		"MACH_MSG_TYPE_REAL", IDLC_IPC_REAL, 64, IDL_ARG_SCALAR, IDL_WT_REAL64, "double"
+	};
 	bool ok;
 	const struct idlc_ipc_info *info = sema_ipc_info(s, t, &ok);
 
@@ -206,8 +207,10 @@ sema_longform(struct sema *s, struct idlc_type *t)
 	 * merges them into every argument of this type. */
 	if (t->ipc == IDLC_IPC_REAL) {
 		if (t->size_bits != 32 && t->size_bits != 64) {
-			idlc_error(s->ctx, t->loc, "MACH_MSG_TYPE_REAL must be 32 or 64 bits, "
-				   "not %u", t->size_bits);
+			idlc_error(s->ctx, t->loc,
+				   "MACH_MSG_TYPE_REAL must be 32 or 64 bits, "
+				   "not %u",
+				   t->size_bits);
 			return sema_broken(t);
 		}
 		return sema_scalar(t, t->size_bits == 32 ? &real32 : &real64, t->size_bits);
@@ -286,7 +289,7 @@ sema_named(struct sema *s, struct idlc_type *t)
 	sema_ctypes(t, d->c_user, d->c_server);
 	/* A scalar's element is the value itself, in its own C type. */
 	t->c_elem = d->arg_kind == IDL_ARG_SCALAR || d->arg_kind == IDL_ARG_PORT ? t->c_user
-										  : d->c_elem;
+										 : d->c_elem;
 	return true;
 }
 
@@ -297,9 +300,8 @@ sema_elem_problem(struct sema *s, struct idlc_type *t, struct idlc_type *e, cons
 	switch (e->arg_kind) {
 	case IDL_ARG_VAR_ARRAY:
 	case IDL_ARG_CSTRING_VAR:
-		idlc_error(s->ctx, t->loc,
-			   "too complicated: an %s of variable-size arrays ('%s')", what,
-			   idlc_sema_type_name(s, e));
+		idlc_error(s->ctx, t->loc, "too complicated: an %s of variable-size arrays ('%s')",
+			   what, idlc_sema_type_name(s, e));
 		return "";
 	case IDL_ARG_OOL:
 		idlc_error(s->ctx, t->loc, "too complicated: an %s of out-of-line data ('%s')",
@@ -328,7 +330,7 @@ sema_ool_of(struct idlc_type *t, const struct idlc_type *e, bool fixed, uint32_t
 	t->poly_in = e->poly_in;
 	t->poly_out = e->poly_out;
 	t->c_elem = e->arg_kind == IDL_ARG_SCALAR || e->arg_kind == IDL_ARG_PORT ? e->c_user
-										  : e->c_elem;
+										 : e->c_elem;
 	sema_ctypes(t, t->c_elem, t->c_elem);
 	return true;
 }
@@ -375,14 +377,14 @@ sema_array(struct sema *s, struct idlc_type *t)
 		t->ool_inline = true;
 		return true;
 	default:
-		t->unsupported = idlc_printf(s->ctx, "an %s of '%s'", what,
-					     idlc_sema_type_name(s, e));
+		t->unsupported =
+			idlc_printf(s->ctx, "an %s of '%s'", what, idlc_sema_type_name(s, e));
 		return true;
 	}
 	/* The element's own size fits: it was checked when the element was resolved. */
 	esize = count * e->elem_size;
-	if (__builtin_mul_overflow(count, t->count, &count)
-	    || __builtin_mul_overflow(count, e->elem_size, &bytes)) {
+	if (__builtin_mul_overflow(count, t->count, &count) ||
+	    __builtin_mul_overflow(count, e->elem_size, &bytes)) {
 		idlc_error(s->ctx, t->loc,
 			   "%s bound %u times element size %u bytes does not fit in 32 bits", what,
 			   t->count, esize);
@@ -460,8 +462,10 @@ sema_pointer(struct sema *s, struct idlc_type *t)
 		return sema_ool_of(t, e, true, 1);
 	case IDL_ARG_VAR_ARRAY:
 	case IDL_ARG_CSTRING_VAR:
-		idlc_error(s->ctx, t->loc, "too complicated: '^' of a bounded variable-size array "
-			   "('%s'); use '^array[] of'", idlc_sema_type_name(s, e));
+		idlc_error(s->ctx, t->loc,
+			   "too complicated: '^' of a bounded variable-size array "
+			   "('%s'); use '^array[] of'",
+			   idlc_sema_type_name(s, e));
 		return sema_broken(t);
 	case IDL_ARG_PORT:
 		t->unsupported = "a single port out of line ('^' of a port type)";
@@ -611,8 +615,10 @@ idlc_sema_resolve(struct sema *s, struct idlc_type *t)
 		break;
 	case IDLC_T_NATIVE:
 		ok = true;
-		t->unsupported = idlc_printf(s->ctx, "an Apple native type (%s: a C value with no "
-					     "wire form)", t->native);
+		t->unsupported = idlc_printf(s->ctx,
+					     "an Apple native type (%s: a C value with no "
+					     "wire form)",
+					     t->native);
 		break;
 	default:
 		ok = false;
@@ -623,4 +629,3 @@ idlc_sema_resolve(struct sema *s, struct idlc_type *t)
 	t->resolved = true;
 	return true;
 }
-

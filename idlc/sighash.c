@@ -22,8 +22,8 @@ static const char *const sig_argkinds[] = {
 	"-", "scalar", "fixed", "var", "cstring", "cstringvar", "port", "ool", "implicit",
 };
 static const char *const sig_wiretypes[] = {
-	"none", "int8", "int16", "int32", "int64", "boolean",
-	"char", "byte", "real32", "real64", "port", "struct",
+	"none", "int8", "int16",  "int32",  "int64", "boolean",
+	"char", "byte", "real32", "real64", "port",  "struct",
 };
 
 #define SIG_NELEM(a) (sizeof(a) / sizeof((a)[0]))

@@ -20,7 +20,10 @@ struct strbuf {
 	bool failed; /* an allocation failed; contents are incomplete */
 };
 
-#define STRBUF_INIT { NULL, 0, 0, false }
+#define STRBUF_INIT                                                                                \
+	{                                                                                          \
+		NULL, 0, 0, false                                                                  \
+	}
 
 void strbuf_init(struct strbuf *sb);
 /* Frees the buffer and returns sb to the initial state. */

@@ -25,8 +25,7 @@ static const char call_late[] = "deadline passed waiting for the reply";
 static const char call_unsent[] = "deadline passed before the request was sent";
 static const char call_died[] = "the server went away";
 
-#define CALL_OTHER_ORDER \
-	(IDL_ORDER_NATIVE == IDL_ORDER_LITTLE ? IDL_ORDER_BIG : IDL_ORDER_LITTLE)
+#define CALL_OTHER_ORDER (IDL_ORDER_NATIVE == IDL_ORDER_LITTLE ? IDL_ORDER_BIG : IDL_ORDER_LITTLE)
 
 static void
 call_link(struct cl_conn *c, struct cl_waiter *w)
@@ -241,8 +240,8 @@ call_combined(struct idl_port *p, struct cl_conn *c, struct cl_waiter *w,
 /* Sends `req` and waits for the matching reply into w->rep. Called and returns with the
  * port's lock held; w is linked while the call is in flight. */
 static int
-call_transact(struct idl_port *p, struct cl_conn *c, idl_msg_header_t *req,
-	      struct cl_waiter *w, int64_t deadline, int *handed)
+call_transact(struct idl_port *p, struct cl_conn *c, idl_msg_header_t *req, struct cl_waiter *w,
+	      int64_t deadline, int *handed)
 {
 	struct idl_xmsg m;
 	int err;
@@ -348,8 +347,8 @@ call_hello_find(struct cl_conn *c, const struct idl_subsystem *ss)
 
 /* Checks the server's hello reply and turns it into per-routine verdicts. */
 static int
-call_hello_verdicts(struct idl_port *p, const struct idl_subsystem *ss,
-		    const idl_msg_header_t *rep, uint8_t **vp)
+call_hello_verdicts(struct idl_port *p, const struct idl_subsystem *ss, const idl_msg_header_t *rep,
+		    uint8_t **vp)
 {
 	const struct idl__hello_body *b = (const struct idl__hello_body *)(rep + 1);
 	uint8_t *v;
@@ -415,8 +414,8 @@ call_hello_exchange(struct idl_port *p, struct cl_conn *c, const struct idl_subs
 
 /* The verdicts for ss on this connection, exchanging the hello first if needed. */
 static int
-call_hello(struct idl_port *p, struct cl_conn *c, const struct idl_subsystem *ss,
-	   int64_t deadline, const uint8_t **verdicts)
+call_hello(struct idl_port *p, struct cl_conn *c, const struct idl_subsystem *ss, int64_t deadline,
+	   const uint8_t **verdicts)
 {
 	int err;
 
@@ -435,8 +434,7 @@ call_hello(struct idl_port *p, struct cl_conn *c, const struct idl_subsystem *ss
 		if (h->state == CL_HELLO_FAILED)
 			return idl__fail(h->err, "%s: the server does not serve subsystem %s (%s)",
 					 p->head.address, ss->name, idl_errname(h->err));
-		if (idl__cl_wait(&c->hello_cv, &p->lock, deadline) != 0 &&
-		    idl_now_ns() >= deadline)
+		if (idl__cl_wait(&c->hello_cv, &p->lock, deadline) != 0 && idl_now_ns() >= deadline)
 			return idl__fail(IDL_ETIMEDOUT, "%s: %s: deadline passed during the hello",
 					 p->head.address, ss->name);
 	}
@@ -481,9 +479,8 @@ call_oneway(struct idl_port *p, struct cl_conn *c, idl_msg_header_t *req, int64_
 }
 
 static int
-call_common(idl_port_t p, const struct idl_subsystem *ss, uint32_t number,
-	    idl_msg_header_t *req, idl_msg_header_t *rep, uint32_t rep_max, int timeout_ms,
-	    uint8_t kind, int *handed)
+call_common(idl_port_t p, const struct idl_subsystem *ss, uint32_t number, idl_msg_header_t *req,
+	    idl_msg_header_t *rep, uint32_t rep_max, int timeout_ms, uint8_t kind, int *handed)
 {
 	const struct idl_routine_desc *rt;
 	const uint8_t *verdicts = NULL;
@@ -494,8 +491,10 @@ call_common(idl_port_t p, const struct idl_subsystem *ss, uint32_t number,
 
 	idl__clear_detail();
 	if (p == NULL || p->head.kind != IDL__PORT_CLIENT)
-		return idl__fail(IDL_EINVAL, "%s: not a client port (a request port cannot "
-				 "be called through)", p != NULL ? p->head.address : "NULL port");
+		return idl__fail(IDL_EINVAL,
+				 "%s: not a client port (a request port cannot "
+				 "be called through)",
+				 p != NULL ? p->head.address : "NULL port");
 	if (ss == NULL || ss->magic != IDL_SUBSYSTEM_MAGIC || number >= ss->nroutines)
 		return idl__fail(IDL_EINVAL, "bad subsystem descriptor or routine number %u",
 				 number);
@@ -510,9 +509,9 @@ call_common(idl_port_t p, const struct idl_subsystem *ss, uint32_t number,
 				 ss->name, rt->name, req->size, rep_max);
 
 	if (timeout_ms < 0)
-		timeout_ms = rt->waittime >= 0 ? rt->waittime
-					       : atomic_load_explicit(&p->timeout_ms,
-								      memory_order_relaxed);
+		timeout_ms = rt->waittime >= 0
+				     ? rt->waittime
+				     : atomic_load_explicit(&p->timeout_ms, memory_order_relaxed);
 	deadline = idl_deadline_ms(timeout_ms);
 	req->magic = IDL_MSG_MAGIC;
 	req->order = IDL_ORDER_NATIVE;
@@ -521,9 +520,10 @@ call_common(idl_port_t p, const struct idl_subsystem *ss, uint32_t number,
 	req->retcode = 0;
 	IDL__TRACE_REGISTER(ss);
 	if ((req->flags & IDL_MSGF_DESC) && !(p->tr->flags & IDL_TRF_DESC))
-		return idl__fail(IDL_ENOTSUP, "%s: %s.%s: the %s: transport carries no "
-				 "out-of-line data or ports", p->head.address, ss->name,
-				 rt->name, p->tr->scheme);
+		return idl__fail(IDL_ENOTSUP,
+				 "%s: %s.%s: the %s: transport carries no "
+				 "out-of-line data or ports",
+				 p->head.address, ss->name, rt->name, p->tr->scheme);
 
 	pthread_mutex_lock(&p->lock);
 	err = idl__cl_conn_get(p, deadline, &c);
@@ -574,15 +574,15 @@ call_common(idl_port_t p, const struct idl_subsystem *ss, uint32_t number,
 			err = call_hello(p, c, ss, deadline, &verdicts);
 			if (err == 0 && verdicts[number] != IDL__SIG_OK)
 				err = idl__fail(verdicts[number] == IDL__SIG_MISMATCH
-							? IDL_ESIGNATURE : MIG_BAD_ID,
+							? IDL_ESIGNATURE
+							: MIG_BAD_ID,
 						"%s.%s: the server at %s changed this routine",
 						ss->name, rt->name, p->head.address);
 			if (err != 0)
 				goto out;
 		}
 		if (err != 0 && w.why != NULL)
-			idl__fail(err, "%s: %s.%s: %s", p->head.address, ss->name, rt->name,
-				  w.why);
+			idl__fail(err, "%s: %s.%s: %s", p->head.address, ss->name, rt->name, w.why);
 		else if (err != 0)
 			idl__fail(err, "%s: %s.%s: the server replied %s", p->head.address,
 				  ss->name, rt->name, idl_errname(err));
@@ -591,9 +591,10 @@ call_common(idl_port_t p, const struct idl_subsystem *ss, uint32_t number,
 			/* The runtime's promise to the stubs: the descriptors are the routine's
 			 * in number, so a stub without any need not look. */
 			idl_msg_destroy(rep);
-			err = idl__fail(MIG_TYPE_ERROR, "%s: %s.%s: reply with %u descriptors, "
-					"not as many as the routine has", p->head.address,
-					ss->name, rt->name, rep->ndesc);
+			err = idl__fail(MIG_TYPE_ERROR,
+					"%s: %s.%s: reply with %u descriptors, "
+					"not as many as the routine has",
+					p->head.address, ss->name, rt->name, rep->ndesc);
 		}
 	}
 out:
@@ -616,24 +617,23 @@ call_release_unsent(idl_msg_header_t *req, int handed)
 }
 
 int
-idl_call(idl_port_t port, const struct idl_subsystem *ss, uint32_t number,
-	 idl_msg_header_t *req, idl_msg_header_t *rep, uint32_t rep_max, int timeout_ms)
+idl_call(idl_port_t port, const struct idl_subsystem *ss, uint32_t number, idl_msg_header_t *req,
+	 idl_msg_header_t *rep, uint32_t rep_max, int timeout_ms)
 {
 	int handed = 0;
-	int err = call_common(port, ss, number, req, rep, rep_max, timeout_ms,
-			      IDL_KIND_REQUEST, &handed);
+	int err = call_common(port, ss, number, req, rep, rep_max, timeout_ms, IDL_KIND_REQUEST,
+			      &handed);
 
 	call_release_unsent(req, handed);
 	return err;
 }
 
 int
-idl_send(idl_port_t port, const struct idl_subsystem *ss, uint32_t number,
-	 idl_msg_header_t *req, int timeout_ms)
+idl_send(idl_port_t port, const struct idl_subsystem *ss, uint32_t number, idl_msg_header_t *req,
+	 int timeout_ms)
 {
 	int handed = 0;
-	int err = call_common(port, ss, number, req, NULL, 0, timeout_ms, IDL_KIND_ONEWAY,
-			      &handed);
+	int err = call_common(port, ss, number, req, NULL, 0, timeout_ms, IDL_KIND_ONEWAY, &handed);
 
 	call_release_unsent(req, handed);
 

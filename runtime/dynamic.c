@@ -133,8 +133,7 @@ dyn_record_type(struct dyn_routine *r, unsigned i, ffi_type **out)
 
 /* Adds one C parameter to a routine's plan. */
 static void
-dyn_add(struct dyn_routine *r, uint8_t how, unsigned arg, uint8_t cls, uint8_t size,
-	ffi_type *t)
+dyn_add(struct dyn_routine *r, uint8_t how, unsigned arg, uint8_t cls, uint8_t size, ffi_type *t)
 {
 	struct dyn_param *p = &r->params[r->nparams];
 
@@ -271,9 +270,8 @@ dyn_plan(struct dyn_routine *r)
 			dyn_add(r, out ? DH_OUT_COUNT : DH_IN_COUNT, i, DC_UINT, 4,
 				out ? &ffi_type_pointer : &ffi_type_uint32);
 	}
-	if (r->too_many ||
-	    ffi_prep_cif(&r->cif, FFI_DEFAULT_ABI, r->nparams, &ffi_type_sint32, r->types) !=
-		    FFI_OK)
+	if (r->too_many || ffi_prep_cif(&r->cif, FFI_DEFAULT_ABI, r->nparams, &ffi_type_sint32,
+					r->types) != FFI_OK)
 		return IDL_ENOTSUP;
 	return 0;
 }
@@ -339,9 +337,11 @@ idl_dynamic_create(const struct idl_subsystem *ss, const char *prefix, idl_resol
 		r->fn = (void (*)(void))(resolve != NULL ? resolve(arg, sym)
 							 : dlsym(RTLD_DEFAULT, sym));
 		if (r->fn == NULL) {
-			err = idl__fail(IDL_EINVAL, "%s.%s: no function %s%s", ss->name, rt->name,
-					sym, resolve != NULL ? "" :
-					" (dlsym: is the program linked with -rdynamic?)");
+			err = idl__fail(
+				IDL_EINVAL, "%s.%s: no function %s%s", ss->name, rt->name, sym,
+				resolve != NULL
+					? ""
+					: " (dlsym: is the program linked with -rdynamic?)");
 			goto fail;
 		}
 		if ((err = dyn_plan(r)) != 0) {
@@ -375,8 +375,8 @@ idl_dynamic_served(const idl_dynamic_t *d, uint32_t number)
 /* Before the call: the reply's fixed part cleared, inout data copied into it, and the
  * counts and scalars the routine starts with. */
 static void
-dyn_prepare(const struct dyn_routine *r, const unsigned char *ip,
-	    const struct idl_arg_span *sp, unsigned char *op, union dyn_slot *locals)
+dyn_prepare(const struct dyn_routine *r, const unsigned char *ip, const struct idl_arg_span *sp,
+	    unsigned char *op, union dyn_slot *locals)
 {
 	const struct idl_routine_desc *rt = r->rt;
 

@@ -102,7 +102,7 @@ dd_bad(const struct idl_arg_desc *a, const idl_desc_t *d)
 		if (d->type != IDL_DESC_PORT_ARRAY)
 			return true;
 		if (idl__dyn_desc_fixed(a) ? d->size != a->count
-					      : a->count != 0 && d->size > a->count)
+					   : a->count != 0 && d->size > a->count)
 			return true;
 		return told && !idl_port_disposition_ok(d->aux);
 	}
@@ -187,8 +187,7 @@ idl__dyn_desc_write(idl_desc_t *d, const struct idl_arg_desc *a, uintptr_t value
 }
 
 void
-idl__dyn_desc_prepare(const struct idl_arg_desc *a, const idl_desc_t *in,
-		      struct idl__dyn_dlocal *l)
+idl__dyn_desc_prepare(const struct idl_arg_desc *a, const idl_desc_t *in, struct idl__dyn_dlocal *l)
 {
 	memset(l, 0, sizeof *l);
 	l->poly = DD_MOVE_SEND;

@@ -263,8 +263,8 @@ fmt_elem(struct idl__sb *sb, const struct idl_arg_desc *a, const unsigned char *
 
 /* One argument's value, `count` elements at p (checked by idl_msg_check()). */
 static void
-fmt_value(struct idl__sb *sb, const struct idl_arg_desc *a, const unsigned char *p,
-	  uint32_t count, unsigned flags)
+fmt_value(struct idl__sb *sb, const struct idl_arg_desc *a, const unsigned char *p, uint32_t count,
+	  unsigned flags)
 {
 	size_t n;
 
@@ -331,8 +331,8 @@ fmt_port(struct idl__sb *sb, uint64_t addr, unsigned flags)
 /* A descriptor argument: data as its elements would be shown inline (bytes, chars and
  * records as hex), a port, or a list of ports. */
 static void
-fmt_desc(struct idl__sb *sb, const struct idl_arg_desc *a, const unsigned char *p,
-	 uint32_t count, unsigned flags)
+fmt_desc(struct idl__sb *sb, const struct idl_arg_desc *a, const unsigned char *p, uint32_t count,
+	 unsigned flags)
 {
 	bool brief = flags & IDL_DESCRIBE_BRIEF, json = flags & IDL_DESCRIBE_JSON;
 	const unsigned char *data;
@@ -411,8 +411,8 @@ idl__dyn_describe(struct idl__sb *sb, const struct idl_routine_desc *rt,
 			fmt_desc(sb, a, (const unsigned char *)msg + spans[i].off, spans[i].count,
 				 flags);
 		else
-			fmt_value(sb, a, (const unsigned char *)msg + spans[i].off,
-				  spans[i].count, flags);
+			fmt_value(sb, a, (const unsigned char *)msg + spans[i].off, spans[i].count,
+				  flags);
 		if ((flags & IDL_DESCRIBE_LINES) && !(flags & IDL_DESCRIBE_JSON))
 			idl__sb_puts(sb, "\n");
 		first = false;

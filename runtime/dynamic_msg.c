@@ -196,8 +196,8 @@ idl__dyn_check(const struct idl_routine_desc *rt, const idl_msg_header_t *msg, s
 }
 
 int
-idl_msg_check(const struct idl_routine_desc *rt, const idl_msg_header_t *msg, size_t len,
-	      int reply, struct idl_arg_span *spans)
+idl_msg_check(const struct idl_routine_desc *rt, const idl_msg_header_t *msg, size_t len, int reply,
+	      struct idl_arg_span *spans)
 {
 	int err;
 
@@ -293,9 +293,8 @@ idl_msg_pack(const struct idl_routine_desc *rt, int reply, const struct idl_arg_
 				value = (uintptr_t)port;
 			}
 			/* The sender names no Poly or Dealloc of its own here: the table's. */
-			idl__dyn_desc_write((idl_desc_t *)(void *)(p + at), a, value,
-					    vals[i].count, false, 0,
-					    (a->flags & IDL_ARGF_DEALLOC_PARAM) != 0, 0);
+			idl__dyn_desc_write((idl_desc_t *)(void *)(p + at), a, value, vals[i].count,
+					    false, 0, (a->flags & IDL_ARGF_DEALLOC_PARAM) != 0, 0);
 			continue;
 		}
 		n = (size_t)dm_bytes(a, vals[i].count);

@@ -170,8 +170,9 @@ idl__dyn_store(void *p, uint8_t cls, uint8_t size, const struct dyn_num *n)
 	}
 	memset(&v, 0, sizeof v);
 	if (cls == DC_FLOAT) {
-		double d = n->cls == DC_FLOAT ? n->d : n->cls == DC_SINT ? (double)n->i
-									: (double)n->u;
+		double d = n->cls == DC_FLOAT  ? n->d
+			   : n->cls == DC_SINT ? (double)n->i
+					       : (double)n->u;
 
 		if (size == 4)
 			v.f = (float)d;

@@ -20,7 +20,6 @@ enum dyn_cls {
 	DC_RECORD, /* bytes: a struct passed by value or by pointer */
 };
 
-
 /* One value of any scalar C type, at offset 0 whatever its type. */
 union dyn_slot {
 	int8_t i8;

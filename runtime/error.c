@@ -39,22 +39,38 @@ err_errno_name(int e)
 	return strerrorname_np(e);
 #else
 	switch (e) {
-	case EPIPE: return "EPIPE";
-	case ECONNRESET: return "ECONNRESET";
-	case ECONNREFUSED: return "ECONNREFUSED";
-	case ENOENT: return "ENOENT";
-	case EACCES: return "EACCES";
-	case EAGAIN: return "EAGAIN";
-	case EINTR: return "EINTR";
-	case EMFILE: return "EMFILE";
-	case ENFILE: return "ENFILE";
-	case ENOMEM: return "ENOMEM";
-	case EINVAL: return "EINVAL";
-	case EBADF: return "EBADF";
-	case EMSGSIZE: return "EMSGSIZE";
-	case ENOTCONN: return "ENOTCONN";
-	case ETIMEDOUT: return "ETIMEDOUT";
-	default: return NULL;
+	case EPIPE:
+		return "EPIPE";
+	case ECONNRESET:
+		return "ECONNRESET";
+	case ECONNREFUSED:
+		return "ECONNREFUSED";
+	case ENOENT:
+		return "ENOENT";
+	case EACCES:
+		return "EACCES";
+	case EAGAIN:
+		return "EAGAIN";
+	case EINTR:
+		return "EINTR";
+	case EMFILE:
+		return "EMFILE";
+	case ENFILE:
+		return "ENFILE";
+	case ENOMEM:
+		return "ENOMEM";
+	case EINVAL:
+		return "EINVAL";
+	case EBADF:
+		return "EBADF";
+	case EMSGSIZE:
+		return "EMSGSIZE";
+	case ENOTCONN:
+		return "ENOTCONN";
+	case ETIMEDOUT:
+		return "ETIMEDOUT";
+	default:
+		return NULL;
 	}
 #endif
 }
@@ -74,11 +90,13 @@ const char *
 idl_errname(int err)
 {
 	switch (err) {
-#define ERR_NAME_CASE(name, value, msg) \
-	case (value): return #name;
+#define ERR_NAME_CASE(name, value, msg)                                                            \
+	case (value):                                                                              \
+		return #name;
 		IDL_ERRNO_MAP(ERR_NAME_CASE)
 #undef ERR_NAME_CASE
-	default: break;
+	default:
+		break;
 	}
 	if (err > 0) {
 		snprintf(err_scratch, sizeof err_scratch, "server-defined code %d", err);
@@ -100,11 +118,13 @@ const char *
 idl_strerror(int err)
 {
 	switch (err) {
-#define ERR_MSG_CASE(name, value, msg) \
-	case (value): return msg;
+#define ERR_MSG_CASE(name, value, msg)                                                             \
+	case (value):                                                                              \
+		return msg;
 		IDL_ERRNO_MAP(ERR_MSG_CASE)
 #undef ERR_MSG_CASE
-	default: break;
+	default:
+		break;
 	}
 	if (err > 0) {
 		snprintf(err_scratch, sizeof err_scratch, "server-defined code %d", err);
@@ -118,8 +138,7 @@ idl_strerror(int err)
 		if (d != NULL)
 			return d;
 #endif
-		snprintf(err_scratch, sizeof err_scratch, "system error %d",
-			 IDL_SYSERR_ERRNO(err));
+		snprintf(err_scratch, sizeof err_scratch, "system error %d", IDL_SYSERR_ERRNO(err));
 		return err_scratch;
 	}
 	return "unknown error";

@@ -90,12 +90,11 @@ idl__hello_compare(const struct idl_subsystem *ss, const uint64_t *peer, uint32_
 }
 
 uint32_t
-idl__hello_reply(const struct idl_subsystem *ss, const idl_msg_header_t *in,
-		 idl_msg_header_t *out)
+idl__hello_reply(const struct idl_subsystem *ss, const idl_msg_header_t *in, idl_msg_header_t *out)
 {
 	struct idl__hello_body *b = (struct idl__hello_body *)(out + 1);
-	uint32_t n = ss->nroutines < IDL_HELLO_MAX_ROUTINES ? ss->nroutines
-							    : IDL_HELLO_MAX_ROUTINES;
+	uint32_t n =
+		ss->nroutines < IDL_HELLO_MAX_ROUTINES ? ss->nroutines : IDL_HELLO_MAX_ROUTINES;
 
 	idl_reply_init(in, out);
 	out->kind = IDL_KIND_HELLO_REPLY;

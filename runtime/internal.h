@@ -99,7 +99,7 @@ struct idl__port_head {
 };
 
 /*
- * Out-of-line data and descriptors ([dialect]; ool.c, ool_wire.c, docs/wire-format.md).
+ * Out-of-line data and descriptors (ool.c, ool_wire.c, docs/wire-format.md).
  */
 /* Descriptors in one message, and file descriptors a unix: message carries: at most this
  * many (a sender is refused with IDL_ELIMIT, a receiver refuses with IDL_EPROTO). */
@@ -136,13 +136,12 @@ int idl__msg_consumes(const idl_msg_header_t *msg);
 static inline int
 idl__desc_moves(const idl_desc_t *d)
 {
-	return (d->flags & IDL_DESCF_DEALLOC) || (d->type != IDL_DESC_OOL && d->aux >= 16 &&
-						  d->aux <= 18);
+	return (d->flags & IDL_DESCF_DEALLOC) ||
+	       (d->type != IDL_DESC_OOL && d->aux >= 16 && d->aux <= 18);
 }
 /* Whether msg's descriptors agree in number with rt's port and out-of-line arguments of
  * that direction (request: in and inout; else out and inout). */
-int idl__desc_count_ok(const struct idl_routine_desc *rt, const idl_msg_header_t *msg,
-		       int request);
+int idl__desc_count_ok(const struct idl_routine_desc *rt, const idl_msg_header_t *msg, int request);
 /* The transports' ool_free ops, in registration order (transport.c): 1 when one of them
  * owned addr. */
 int idl__transport_ool_free(void *addr, size_t size);
@@ -200,8 +199,7 @@ int idl__port_adopt(const struct idl_transport *tr, const char *address, void *t
 		    idl_port_t *portp);
 
 /* The transport and connection state of the request the calling thread serves; 0, or
- * IDL_EINVAL outside a request or on a message endpoint. Implemented with the server
- * (serve.c); declared weak where it is used, so that a library without it still links. */
+ * IDL_EINVAL outside a request or on a message endpoint (serve.c). */
 int idl__request_conn(const struct idl_transport **tr, void **conn);
 
 #endif /* IDL_RUNTIME_INTERNAL_H */

@@ -1,6 +1,6 @@
 /*
  * ool.c - out-of-line memory, the release of what messages carry, and the client's view of
- * its peer's credentials ([dialect]; <idl/idl_ool.h> is the contract).
+ * its peer's credentials (<idl/idl_ool.h> is the contract).
  *
  * Memory. idl_ool_alloc() maps blocks of IDL_OOL_MAP_MIN bytes or more (zeroed pages, page
  * aligned, returned to the kernel with munmap when freed, so a large buffer never stays in
@@ -20,11 +20,6 @@
 #include <idl/idl_ool.h>
 
 #include "client.h"
-
-/* Declared weak: the server side defines it (serve.c); a library without it still links,
- * and allocations for a server's replies then come from idl_ool_alloc(). */
-extern int idl__request_conn(const struct idl_transport **tr, void **conn)
-	__attribute__((weak));
 
 static size_t
 ool_map_len(size_t size)
@@ -48,8 +43,8 @@ idl_ool_alloc(size_t size)
 		return calloc(1, size != 0 ? size : 1);
 	if (size > SIZE_MAX - 65536)
 		return NULL;
-	p = mmap(NULL, ool_map_len(size), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-		 -1, 0);
+	p = mmap(NULL, ool_map_len(size), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+		 0);
 	return p == MAP_FAILED ? NULL : p;
 }
 
@@ -109,9 +104,8 @@ idl_ool_alloc_port(idl_port_t port, size_t size)
 		pthread_mutex_lock(&port->lock);
 		idl__cl_conn_unref(port, c);
 		pthread_mutex_unlock(&port->lock);
-	} else if (h->kind == IDL__PORT_ENDPOINT && idl__request_conn != NULL &&
-		   port == idl_request_port() && idl__request_conn(&tr, &conn) == 0 &&
-		   tr->conn_ool_alloc != NULL) {
+	} else if (h->kind == IDL__PORT_ENDPOINT && port == idl_request_port() &&
+		   idl__request_conn(&tr, &conn) == 0 && tr->conn_ool_alloc != NULL) {
 		/* The request's connection is busy with this request until the routine
 		 * returns, so it is alive while its memory is taken. */
 		p = tr->conn_ool_alloc(conn, size);
@@ -211,8 +205,7 @@ idl__msg_consumes(const idl_msg_header_t *msg)
 }
 
 int
-idl__desc_count_ok(const struct idl_routine_desc *rt, const idl_msg_header_t *msg,
-		   int request)
+idl__desc_count_ok(const struct idl_routine_desc *rt, const idl_msg_header_t *msg, int request)
 {
 	uint32_t want = 0;
 
@@ -238,8 +231,7 @@ idl__desc_out_check(const void *msg, size_t len, const char *scheme, uint32_t *n
 	const idl_msg_header_t *h = msg;
 
 	*nd = 0;
-	if (h->kind != IDL_KIND_REQUEST && h->kind != IDL_KIND_REPLY &&
-	    h->kind != IDL_KIND_ONEWAY)
+	if (h->kind != IDL_KIND_REQUEST && h->kind != IDL_KIND_REPLY && h->kind != IDL_KIND_ONEWAY)
 		return idl__fail(IDL_EINVAL, "%s: descriptors in a message of kind %u", scheme,
 				 h->kind);
 	if (h->ndesc > IDL_DESC_MAX)
@@ -258,12 +250,10 @@ idl__desc_in_check(const void *msg, size_t msize, const char *scheme, uint32_t *
 	const idl_msg_header_t *h = msg;
 
 	*nd = 0;
-	if (h->kind != IDL_KIND_REQUEST && h->kind != IDL_KIND_REPLY &&
-	    h->kind != IDL_KIND_ONEWAY)
+	if (h->kind != IDL_KIND_REQUEST && h->kind != IDL_KIND_REPLY && h->kind != IDL_KIND_ONEWAY)
 		return idl__fail(IDL_EPROTO, "%s: descriptors in a message of kind %u", scheme,
 				 h->kind);
-	if (msize < IDL_MSG_HEADER_SIZE || msize % IDL_MSG_ALIGN != 0 ||
-	    h->ndesc > IDL_DESC_MAX ||
+	if (msize < IDL_MSG_HEADER_SIZE || msize % IDL_MSG_ALIGN != 0 || h->ndesc > IDL_DESC_MAX ||
 	    h->ndesc > (msize - IDL_MSG_HEADER_SIZE) / IDL_DESC_SIZE)
 		return idl__fail(IDL_EPROTO, "%s: %u descriptors in a %zu-byte message", scheme,
 				 h->ndesc, msize);

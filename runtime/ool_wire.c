@@ -47,8 +47,10 @@ idl__ool_inline_out(const struct idl_xmsg *m, const char *scheme, struct idl__oo
 		memcpy(&d, w, sizeof d);
 		data = (const void *)(uintptr_t)d.addr;
 		if (d.type == IDL_DESC_PORT || d.type == IDL_DESC_PORT_ARRAY)
-			return idl__fail(IDL_ENOTSUP, "%s: cannot carry ports (only unix: passes "
-					 "them, as file descriptors)", scheme);
+			return idl__fail(IDL_ENOTSUP,
+					 "%s: cannot carry ports (only unix: passes "
+					 "them, as file descriptors)",
+					 scheme);
 		if (d.type != IDL_DESC_OOL)
 			return idl__fail(IDL_EINVAL, "%s: descriptor %u has unknown type %u",
 					 scheme, i, d.type);
@@ -96,8 +98,8 @@ idl__ool_span_read(void *arg, size_t off, void *dst, size_t n)
 }
 
 int
-idl__ool_inline_in(void *msg, size_t msize, size_t wire_len, const char *scheme,
-		   idl__ool_reader rd, void *arg)
+idl__ool_inline_in(void *msg, size_t msize, size_t wire_len, const char *scheme, idl__ool_reader rd,
+		   void *arg)
 {
 	unsigned char *descs = (unsigned char *)msg + IDL_MSG_HEADER_SIZE;
 	const idl_msg_header_t *h = msg;
@@ -109,14 +111,16 @@ idl__ool_inline_in(void *msg, size_t msize, size_t wire_len, const char *scheme,
 	if ((err = idl__desc_in_check(msg, msize, scheme, &nd)) != 0)
 		return err;
 	if (h->size != msize || msize > wire_len)
-		return idl__fail(IDL_EPROTO, "%s: a %u-byte message in %zu bytes", scheme,
-				 h->size, wire_len);
+		return idl__fail(IDL_EPROTO, "%s: a %u-byte message in %zu bytes", scheme, h->size,
+				 wire_len);
 	/* The layout first, whole: nothing is allocated for a message that lies. */
 	for (i = 0; i < nd; i++) {
 		memcpy(&d, descs + (size_t)i * IDL_DESC_SIZE, sizeof d);
 		if (d.type != IDL_DESC_OOL)
-			return idl__fail(IDL_EPROTO, "%s: descriptor %u of type %u (this transport "
-					 "carries out-of-line data only)", scheme, i, d.type);
+			return idl__fail(IDL_EPROTO,
+					 "%s: descriptor %u of type %u (this transport "
+					 "carries out-of-line data only)",
+					 scheme, i, d.type);
 		if (d.size == 0) {
 			if (d.addr != 0)
 				return idl__fail(IDL_EPROTO, "%s: empty datum %u at %llu", scheme,
@@ -125,9 +129,10 @@ idl__ool_inline_in(void *msg, size_t msize, size_t wire_len, const char *scheme,
 		}
 		if (d.addr != off || d.size > wire_len - off ||
 		    IDL_MSG_ROUND((size_t)d.size) > wire_len - off)
-			return idl__fail(IDL_EPROTO, "%s: out-of-line datum %u (%u bytes at %llu) "
-					 "outside the %zu-byte message", scheme, i, d.size,
-					 (unsigned long long)d.addr, wire_len);
+			return idl__fail(IDL_EPROTO,
+					 "%s: out-of-line datum %u (%u bytes at %llu) "
+					 "outside the %zu-byte message",
+					 scheme, i, d.size, (unsigned long long)d.addr, wire_len);
 		off += IDL_MSG_ROUND((size_t)d.size);
 	}
 	if (off != wire_len)

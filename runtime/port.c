@@ -258,7 +258,7 @@ idl__cl_conn_dead(struct idl_port *p, struct cl_conn *c, int err)
 			if (!w->done) {
 				w->done = 1;
 				w->result = err;
-				w->why = c->dead_why[0] != '\0'      ? c->dead_why
+				w->why = c->dead_why[0] != '\0'	  ? c->dead_why
 					 : err == MIG_SERVER_DIED ? "the server went away"
 								  : "the connection failed";
 				pthread_cond_signal(&w->cv);

@@ -25,8 +25,7 @@
 #include "server.h"
 #include "trace.h"
 
-#define SERVE_OTHER_ORDER \
-	(IDL_ORDER_NATIVE == IDL_ORDER_LITTLE ? IDL_ORDER_BIG : IDL_ORDER_LITTLE)
+#define SERVE_OTHER_ORDER (IDL_ORDER_NATIVE == IDL_ORDER_LITTLE ? IDL_ORDER_BIG : IDL_ORDER_LITTLE)
 /* A reply to a client that does not read fails after this long and drops the client. */
 #define SERVE_SEND_TIMEOUT_MS 30000
 /* Consecutive receive errors after which a message endpoint's thread gives up. */
@@ -160,15 +159,13 @@ idl_reply_send(idl_reply_t r, idl_msg_header_t *msg)
 		if (idl__desc_msg(msg, msg->size))
 			idl__msg_release_sent(msg);
 		err = IDL_ECLOSED;
-	}
-	else if (src->conn != NULL)
+	} else if (src->conn != NULL)
 		err = src->ep->tr->conn_send(src->conn, &x, idl_deadline_ms(SERVE_SEND_TIMEOUT_MS));
 	else
 		err = src->ep->tr->ep_reply(src->ep->state, &r->to, &x);
 	pthread_mutex_unlock(&src->send_lock);
 	if (err == 0)
-		IDL__TRACE(IDL_TRACE_SERVER, IDL_TRACE_SEND, src->ep->head.address, msg,
-			   msg->size);
+		IDL__TRACE(IDL_TRACE_SERVER, IDL_TRACE_SEND, src->ep->head.address, msg, msg->size);
 	/* Once the source is closed every send fails: the client is gone as far as the
 	 * routine can tell, whether it left or the server stopped. The detail is written
 	 * before the handle goes: the last handle may free the source and the server. */
@@ -362,8 +359,8 @@ serve_auth_ok(struct srv_src *src, const struct idl_peer *from, const struct srv
 	if (srv->auth(srv->auth_ctx, &cred, s->ss, rt) == 0)
 		return 1;
 	idl__srv_who(src, from, who, sizeof who);
-	idl__srv_log(srv, "%s: %s: %s.%s denied by the authorisation hook",
-		     src->ep->head.address, who, s->ss->name, rt->name);
+	idl__srv_log(srv, "%s: %s: %s.%s denied by the authorisation hook", src->ep->head.address,
+		     who, s->ss->name, rt->name);
 	return 0;
 }
 
@@ -387,8 +384,7 @@ idl__srv_serve_one(struct srv_src *src, struct srv_hello *hs, idl_msg_header_t *
 	if (h.order == SERVE_OTHER_ORDER && h.magic == IDL_MSG_MAGIC && len >= sizeof h)
 		return h.kind == IDL_KIND_ONEWAY ? 0 : serve_other_order(&h, out);
 
-	if (len < IDL_MSG_HEADER_SIZE || h.magic != IDL_MSG_MAGIC ||
-	    h.order != IDL_ORDER_NATIVE)
+	if (len < IDL_MSG_HEADER_SIZE || h.magic != IDL_MSG_MAGIC || h.order != IDL_ORDER_NATIVE)
 		err = IDL_EPROTO;
 	else if (rcv_err == IDL_EMSGSIZE)
 		err = IDL_EMSGSIZE;
@@ -493,11 +489,13 @@ serve_conn_log(struct srv_src *src, int err, size_t len, int closing)
 	idl__srv_who(src, NULL, who, sizeof who);
 	if (err == IDL_EMSGSIZE)
 		idl__srv_log(srv, "%s: %s: message of %zu bytes refused%s (msg_size %zu)",
-			     src->ep->head.address, who, len,
-			     closing ? ", connection closed" : "", srv->rcap);
+			     src->ep->head.address, who, len, closing ? ", connection closed" : "",
+			     srv->rcap);
 	else if (!src->greeted)
-		idl__srv_log(srv, "%s: %s: no hello in time, connection closed (handshake_ms "
-			     "%llu)", src->ep->head.address, who,
+		idl__srv_log(srv,
+			     "%s: %s: no hello in time, connection closed (handshake_ms "
+			     "%llu)",
+			     src->ep->head.address, who,
 			     (unsigned long long)srv->limits[IDL_LIMIT_HANDSHAKE_MS]);
 	else
 		idl__srv_log(srv, "%s: %s: idle, connection closed (idle_ms %llu)",
@@ -525,12 +523,11 @@ idl__srv_conn_main(void *arg)
 	struct idl_server *srv = src->srv;
 	const struct idl_transport *tr = src->ep->tr;
 	uint64_t hs_ms = srv->limits[IDL_LIMIT_HANDSHAKE_MS];
-	int64_t handshake_end = hs_ms != 0 ? idl_now_ns() + (int64_t)hs_ms * SERVE_MS
-					   : IDL_DEADLINE_NONE;
+	int64_t handshake_end =
+		hs_ms != 0 ? idl_now_ns() + (int64_t)hs_ms * SERVE_MS : IDL_DEADLINE_NONE;
 
 	/* What the transport knows of the peer is fixed at accept: asked once. */
-	src->cred_err = tr->conn_cred != NULL ? tr->conn_cred(src->conn, &src->cred)
-					      : IDL_ENOTSUP;
+	src->cred_err = tr->conn_cred != NULL ? tr->conn_cred(src->conn, &src->cred) : IDL_ENOTSUP;
 	if (src->cred_err != 0)
 		memset(&src->cred, 0, sizeof src->cred);
 	if (src->cred_err == 0 && !src->cred.valid && src->cred.addr[0] == '\0')

@@ -40,21 +40,14 @@
 
 /* Defaults of the limits (docs/security.md); msg_size 0 stands for "the subsystems'". */
 static const uint64_t srv_limit_default[IDL_LIMIT_COUNT] = {
-	[IDL_LIMIT_MSG_SIZE] = 0,
-	[IDL_LIMIT_INFLIGHT] = 64,
-	[IDL_LIMIT_CONNECTIONS] = 1024,
-	[IDL_LIMIT_FDS] = 16,
-	[IDL_LIMIT_HANDSHAKE_MS] = 30000,
-	[IDL_LIMIT_IDLE_MS] = 0,
+	[IDL_LIMIT_MSG_SIZE] = 0, [IDL_LIMIT_INFLIGHT] = 64,	    [IDL_LIMIT_CONNECTIONS] = 1024,
+	[IDL_LIMIT_FDS] = 16,	  [IDL_LIMIT_HANDSHAKE_MS] = 30000, [IDL_LIMIT_IDLE_MS] = 0,
 };
 
 static const char *const srv_limit_names[IDL_LIMIT_COUNT] = {
-	[IDL_LIMIT_MSG_SIZE] = "msg_size",
-	[IDL_LIMIT_INFLIGHT] = "inflight",
-	[IDL_LIMIT_CONNECTIONS] = "connections",
-	[IDL_LIMIT_FDS] = "fds",
-	[IDL_LIMIT_HANDSHAKE_MS] = "handshake_ms",
-	[IDL_LIMIT_IDLE_MS] = "idle_ms",
+	[IDL_LIMIT_MSG_SIZE] = "msg_size",	   [IDL_LIMIT_INFLIGHT] = "inflight",
+	[IDL_LIMIT_CONNECTIONS] = "connections",   [IDL_LIMIT_FDS] = "fds",
+	[IDL_LIMIT_HANDSHAKE_MS] = "handshake_ms", [IDL_LIMIT_IDLE_MS] = "idle_ms",
 };
 
 static void
@@ -439,8 +432,7 @@ idl_server_listen(idl_server_t *srv, const char *address)
 				 address);
 	if ((tr = idl_transport_find(address, &rest)) == NULL)
 		return idl__fail(IDL_ENOSCHEME, "%s: no transport for this scheme", address);
-	if ((ep = calloc(1, sizeof *ep)) == NULL ||
-	    (ep->head.address = strdup(address)) == NULL ||
+	if ((ep = calloc(1, sizeof *ep)) == NULL || (ep->head.address = strdup(address)) == NULL ||
 	    (ep->state = idl__zalloc(tr->ep_size)) == NULL) {
 		if (ep != NULL)
 			free(ep->head.address);
@@ -710,9 +702,8 @@ idl_server_run(idl_server_t *srv)
 	pthread_mutex_lock(&srv->lock);
 	if (srv->running || srv->nsubs == 0 || srv->eps == NULL) {
 		pthread_mutex_unlock(&srv->lock);
-		return idl__fail(srv->running ? IDL_EBUSY : IDL_EINVAL,
-				 "idl_server_run: %s", srv->running ? "already running"
-				 : "no subsystem or no endpoint");
+		return idl__fail(srv->running ? IDL_EBUSY : IDL_EINVAL, "idl_server_run: %s",
+				 srv->running ? "already running" : "no subsystem or no endpoint");
 	}
 	idl__srv_size_buffers(srv);
 	srv->epfd = epoll_create1(EPOLL_CLOEXEC);

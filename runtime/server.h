@@ -165,8 +165,7 @@ void idl__srv_log(struct idl_server *srv, const char *fmt, ...)
  * idl_request_cred() gives them. */
 int idl__srv_cred(const struct srv_src *src, const struct idl_peer *from, struct idl_cred *cred);
 /* Describes the client of src (from: a message endpoint's peer) for log lines. */
-void idl__srv_who(const struct srv_src *src, const struct idl_peer *from, char *buf,
-		  size_t n);
+void idl__srv_who(const struct srv_src *src, const struct idl_peer *from, char *buf, size_t n);
 /* A deferred reply's handle is done: drops its hold on the source (and server). */
 void idl__srv_handle_release(struct srv_src *src);
 

@@ -217,9 +217,8 @@ idl_trace_format(const struct idl_trace_event *ev)
 	memset(&h, 0, sizeof h);
 	if (ev->msg != NULL)
 		memcpy(&h, ev->msg, ev->len < sizeof h ? ev->len : sizeof h);
-	idl__sb_printf(&sb, "idl-trace +%" PRId64 ".%06" PRId64 " %s %s %s ",
-		       t / 1000000000, (t % 1000000000) / 1000,
-		       ev->side == IDL_TRACE_SERVER ? "server" : "client",
+	idl__sb_printf(&sb, "idl-trace +%" PRId64 ".%06" PRId64 " %s %s %s ", t / 1000000000,
+		       (t % 1000000000) / 1000, ev->side == IDL_TRACE_SERVER ? "server" : "client",
 		       ev->dir == IDL_TRACE_SEND ? "send" : "recv",
 		       ev->address != NULL ? ev->address : "-");
 	if (ev->msg == NULL || ev->len < IDL_MSG_HEADER_SIZE || h.magic != IDL_MSG_MAGIC) {
@@ -332,7 +331,11 @@ void
 idl__trace_local(int side, int dir, const char *address, const void *msg, size_t len)
 {
 	struct idl_trace_event e = {
-		.side = side, .dir = dir, .address = address, .msg = msg, .len = len,
+		.side = side,
+		.dir = dir,
+		.address = address,
+		.msg = msg,
+		.len = len,
 		.elapsed_ns = -1,
 	};
 

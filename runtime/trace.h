@@ -25,19 +25,19 @@ void idl__trace_msg(int side, int dir, const char *address, const void *msg, siz
 /* Traces one message seen outside the core (the dynamic server's demux). */
 void idl__trace_local(int side, int dir, const char *address, const void *msg, size_t len);
 
-#define IDL__TRACE(side, dir, address, msg, len)                                       \
-	do {                                                                            \
-		if (__builtin_expect(atomic_load_explicit(&idl__trace_on,               \
-							  memory_order_relaxed), 0))    \
-			idl__trace_msg((side), (dir), (address), (msg), (len));         \
+#define IDL__TRACE(side, dir, address, msg, len)                                                   \
+	do {                                                                                       \
+		if (__builtin_expect(atomic_load_explicit(&idl__trace_on, memory_order_relaxed),   \
+				     0))                                                           \
+			idl__trace_msg((side), (dir), (address), (msg), (len));                    \
 	} while (0)
 
 /* Makes a subsystem known to the decoder while tracing is on (the call path's one line). */
-#define IDL__TRACE_REGISTER(ss)                                                         \
-	do {                                                                            \
-		if (__builtin_expect(atomic_load_explicit(&idl__trace_on,               \
-							  memory_order_relaxed), 0))    \
-			idl_trace_register(ss);                                         \
+#define IDL__TRACE_REGISTER(ss)                                                                    \
+	do {                                                                                       \
+		if (__builtin_expect(atomic_load_explicit(&idl__trace_on, memory_order_relaxed),   \
+				     0))                                                           \
+			idl_trace_register(ss);                                                    \
 	} while (0)
 
 #endif /* IDL_RUNTIME_TRACE_H */

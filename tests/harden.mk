@@ -1,4 +1,4 @@
-# tests/harden.mk - hostile input, faults and limits ([harden], docs/security.md): the
+# tests/harden.mk - hostile input, faults and limits (docs/security.md): the
 # interface that uses every kind of argument (tests/fuzz/every.defs) and its server, the
 # hardening suite (tests/harden/), the demux and reply fuzzers (tests/fuzz/fuzz_demux.c,
 # fuzz_reply.c), and their long runs and valgrind runs for make check-long.

@@ -22,11 +22,18 @@ AM_TESTS_ENVIRONMENT = \
 dist_check_SCRIPTS += \
 	tests/golden.sh \
 	tests/bad.sh \
-	tests/e2e/example.sh
+	tests/e2e/example.sh \
+	tests/lint/format.sh
 TESTS += \
 	tests/golden.sh \
 	tests/bad.sh \
-	tests/e2e/example.sh
+	tests/e2e/example.sh \
+	tests/lint/format.sh
+
+# `make format` applies .clang-format to the tracked sources; tests/lint/format.sh checks it.
+format:
+	cd $(top_srcdir) && git ls-files '*.c' '*.h' | xargs clang-format-14 -i
+.PHONY: format
 
 # Inputs of the tests, as whole directories: a new case is a new file, not a makefile edit.
 EXTRA_DIST += tests/golden tests/bad tests/compile

@@ -5,7 +5,7 @@ set -eu
 packages="
 	build-essential autoconf automake libtool pkg-config
 	flex bison libffi-dev libcunit1-dev
-	clang-14 libclang-rt-14-dev
+	clang-14 libclang-rt-14-dev clang-format-14
 	gnumach-dev mig-x86-64-gnu
 	iproute2 nftables
 	libtirpc-dev rpcsvc-proto gnuplot-nox

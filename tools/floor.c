@@ -33,11 +33,11 @@
 #define FL_VALUE_OFF 24u
 
 struct fl_sizes {
-	size_t req, rep;   /* the row's messages */
+	size_t req, rep; /* the row's messages */
 	size_t sreq, srep; /* the one-way sync round trip: intrpc's */
 	size_t frame;
 	size_t msgmax; /* the largest of them, without the frame */
-	size_t cap;    /* receive buffer */
+	size_t cap; /* receive buffer */
 };
 
 static const struct ib_row *
@@ -189,9 +189,8 @@ ib_floor_serve(const struct ib_cell *cell, int ready_fd)
 		goto out;
 	switch (cell->row->mode) {
 	case IB_MODE_CALL:
-		r = cell->row->payload != 0
-			? fl_ool_serve(o, &c, z.req, z.rep, cell->row->payload)
-			: fl_serve_calls(o, &c, &z);
+		r = cell->row->payload != 0 ? fl_ool_serve(o, &c, z.req, z.rep, cell->row->payload)
+					    : fl_serve_calls(o, &c, &z);
 		break;
 	case IB_MODE_ONEWAY:
 	case IB_MODE_SENDTO:
@@ -294,7 +293,7 @@ fl_oneway(const struct ib_cell *cell, const struct fl_ops *o, struct fl_chan *c,
 	if (msg == NULL || sync == NULL || ack == NULL)
 		goto done;
 	if (o == &fl_udp_ops) {
-		struct timeval tv = {0, 200000};
+		struct timeval tv = { 0, 200000 };
 
 		setsockopt(c->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
 		if (use_sendto && fl_udp_disconnect(c, strchr(cell->addr, ':') + 1) != 0)

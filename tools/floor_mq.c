@@ -153,13 +153,13 @@ fl_mq_cleanup(const char *rest)
 }
 
 const struct fl_ops fl_port_ops = {
-    .scheme = "port",
-    .max_msg = FL_MQ_MAX,
-    .listen = fl_mq_listen,
-    .accept = fl_mq_accept,
-    .connect = fl_mq_connect,
-    .send = fl_mq_send,
-    .recv = fl_mq_recv,
-    .close = fl_mq_close,
-    .unlisten = fl_mq_unlisten,
+	.scheme = "port",
+	.max_msg = FL_MQ_MAX,
+	.listen = fl_mq_listen,
+	.accept = fl_mq_accept,
+	.connect = fl_mq_connect,
+	.send = fl_mq_send,
+	.recv = fl_mq_recv,
+	.close = fl_mq_close,
+	.unlisten = fl_mq_unlisten,
 };

@@ -49,10 +49,10 @@ struct fo {
 	const struct fl_ops *o;
 	struct fl_chan *c;
 	size_t req, rep, payload, frame;
-	unsigned char *msg;   /* frame + request (+ payload, tcp's receiver) */
+	unsigned char *msg; /* frame + request (+ payload, tcp's receiver) */
 	size_t msgcap;
 	unsigned char *arena; /* shm: the shared arena */
-	unsigned serial;      /* port: object names */
+	unsigned serial; /* port: object names */
 };
 
 int
@@ -88,9 +88,11 @@ fo_arena_give(struct fo *f)
 		char buf[CMSG_SPACE(sizeof(int))];
 	} cm;
 	char byte = 'A';
-	struct iovec iov = {&byte, 1};
-	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.buf,
-			    .msg_controllen = sizeof cm.buf};
+	struct iovec iov = { &byte, 1 };
+	struct msghdr mh = { .msg_iov = &iov,
+			     .msg_iovlen = 1,
+			     .msg_control = cm.buf,
+			     .msg_controllen = sizeof cm.buf };
 	int fd = memfd_create("idlbench-arena", MFD_CLOEXEC), r = -1;
 
 	if (fd < 0)
@@ -121,9 +123,11 @@ fo_arena_take(struct fo *f)
 		char buf[CMSG_SPACE(sizeof(int))];
 	} cm;
 	char byte;
-	struct iovec iov = {&byte, 1};
-	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.buf,
-			    .msg_controllen = sizeof cm.buf};
+	struct iovec iov = { &byte, 1 };
+	struct msghdr mh = { .msg_iov = &iov,
+			     .msg_iovlen = 1,
+			     .msg_control = cm.buf,
+			     .msg_controllen = sizeof cm.buf };
 	struct cmsghdr *h;
 	struct stat st;
 	int fd;
@@ -194,9 +198,11 @@ fo_unix_send(struct fo *f, const void *data)
 		struct cmsghdr h;
 		char buf[CMSG_SPACE(sizeof(int))];
 	} cm;
-	struct iovec iov = {f->msg, f->req};
-	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.buf,
-			    .msg_controllen = sizeof cm.buf};
+	struct iovec iov = { f->msg, f->req };
+	struct msghdr mh = { .msg_iov = &iov,
+			     .msg_iovlen = 1,
+			     .msg_control = cm.buf,
+			     .msg_controllen = sizeof cm.buf };
 	int fd = memfd_create("idlbench-ool", MFD_CLOEXEC | MFD_ALLOW_SEALING), r = -1;
 	ssize_t n;
 
@@ -226,9 +232,11 @@ fo_unix_recv(struct fo *f)
 		struct cmsghdr h;
 		char buf[CMSG_SPACE(sizeof(int))];
 	} cm;
-	struct iovec iov = {f->msg, f->msgcap};
-	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.buf,
-			    .msg_controllen = sizeof cm.buf};
+	struct iovec iov = { f->msg, f->msgcap };
+	struct msghdr mh = { .msg_iov = &iov,
+			     .msg_iovlen = 1,
+			     .msg_control = cm.buf,
+			     .msg_controllen = sizeof cm.buf };
 	struct cmsghdr *h;
 	struct stat st;
 	ssize_t n;
@@ -260,8 +268,9 @@ fo_unix_recv(struct fo *f)
 static int
 fo_tcp_send(struct fo *f, const void *data)
 {
-	struct iovec iov[2] = {{f->msg, f->frame + f->req}, {(void *)(uintptr_t)data, f->payload}};
-	struct msghdr mh = {.msg_iov = iov, .msg_iovlen = 2};
+	struct iovec iov[2] = { { f->msg, f->frame + f->req },
+				{ (void *)(uintptr_t)data, f->payload } };
+	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
 	size_t want = f->frame + f->req + f->payload, done = 0;
 
 	fo_frame(f, f->req + f->payload);

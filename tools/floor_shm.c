@@ -42,13 +42,13 @@
 
 struct fs_dir {
 	_Alignas(FS_LINE) uint64_t head; /* written by the producer */
-	uint32_t cons_sleep;		 /* the consumer sleeps (or is about to) */
+	uint32_t cons_sleep; /* the consumer sleeps (or is about to) */
 	_Alignas(FS_LINE) uint64_t tail; /* written by the consumer */
 	uint32_t prod_sleep;
 };
 
 struct fs_ctl {
-	struct fs_dir dir[2];		  /* 0: client to server, 1: server to client */
+	struct fs_dir dir[2]; /* 0: client to server, 1: server to client */
 	_Alignas(FS_LINE) int32_t cpu[2]; /* where each side last waited */
 };
 
@@ -267,11 +267,11 @@ fs_accept(struct fl_listener *l, struct fl_chan *c)
 		char buf[CMSG_SPACE(sizeof(int))];
 	} cm;
 	char byte = 'M';
-	struct iovec iov = {&byte, 1};
-	struct msghdr mh = {.msg_iov = &iov,
-			    .msg_iovlen = 1,
-			    .msg_control = cm.buf,
-			    .msg_controllen = sizeof cm.buf};
+	struct iovec iov = { &byte, 1 };
+	struct msghdr mh = { .msg_iov = &iov,
+			     .msg_iovlen = 1,
+			     .msg_control = cm.buf,
+			     .msg_controllen = sizeof cm.buf };
 	int memfd;
 
 	memset(c, 0, sizeof *c);
@@ -313,11 +313,11 @@ fs_connect(struct fl_chan *c, const char *rest, size_t msgmax)
 		char buf[CMSG_SPACE(sizeof(int))];
 	} cm;
 	char byte;
-	struct iovec iov = {&byte, 1};
-	struct msghdr mh = {.msg_iov = &iov,
-			    .msg_iovlen = 1,
-			    .msg_control = cm.buf,
-			    .msg_controllen = sizeof cm.buf};
+	struct iovec iov = { &byte, 1 };
+	struct msghdr mh = { .msg_iov = &iov,
+			     .msg_iovlen = 1,
+			     .msg_control = cm.buf,
+			     .msg_controllen = sizeof cm.buf };
 	struct sockaddr_un sa;
 	struct cmsghdr *h;
 	int memfd;
@@ -364,13 +364,13 @@ fs_unlisten(struct fl_listener *l)
 }
 
 const struct fl_ops fl_shm_ops = {
-    .scheme = "shm",
-    .max_msg = FS_RING / 2,
-    .listen = fs_listen,
-    .accept = fs_accept,
-    .connect = fs_connect,
-    .send = fs_send,
-    .recv = fs_recv,
-    .close = fs_close,
-    .unlisten = fs_unlisten,
+	.scheme = "shm",
+	.max_msg = FS_RING / 2,
+	.listen = fs_listen,
+	.accept = fs_accept,
+	.connect = fs_connect,
+	.send = fs_send,
+	.recv = fs_recv,
+	.close = fs_close,
+	.unlisten = fs_unlisten,
 };

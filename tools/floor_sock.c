@@ -153,15 +153,15 @@ fl_unix_connect(struct fl_chan *c, const char *rest, size_t msgmax)
 }
 
 const struct fl_ops fl_unix_ops = {
-    .scheme = "unix",
-    .max_msg = FL_UNIX_MAX,
-    .listen = fl_unix_listen,
-    .accept = fl_accept,
-    .connect = fl_unix_connect,
-    .send = fl_send,
-    .recv = fl_recv_msg,
-    .close = fl_close,
-    .unlisten = fl_unlisten,
+	.scheme = "unix",
+	.max_msg = FL_UNIX_MAX,
+	.listen = fl_unix_listen,
+	.accept = fl_accept,
+	.connect = fl_unix_connect,
+	.send = fl_send,
+	.recv = fl_recv_msg,
+	.close = fl_close,
+	.unlisten = fl_unlisten,
 };
 
 /* tcp: a stream with TCP_NODELAY on both ends; a message is read whole with MSG_WAITALL. */
@@ -238,16 +238,16 @@ fl_tcp_recv(struct fl_chan *c, void *buf, size_t len, size_t cap)
 /* The tcp: transport frames each message with a 4-byte length (transports/tcp.c): the floor
  * sends the same bytes, prefix included, in one send. */
 const struct fl_ops fl_tcp_ops = {
-    .scheme = "tcp",
-    .max_msg = SIZE_MAX,
-    .frame = 4,
-    .listen = fl_tcp_listen,
-    .accept = fl_tcp_accept,
-    .connect = fl_tcp_connect,
-    .send = fl_send,
-    .recv = fl_tcp_recv,
-    .close = fl_close,
-    .unlisten = fl_unlisten,
+	.scheme = "tcp",
+	.max_msg = SIZE_MAX,
+	.frame = 4,
+	.listen = fl_tcp_listen,
+	.accept = fl_tcp_accept,
+	.connect = fl_tcp_connect,
+	.send = fl_send,
+	.recv = fl_tcp_recv,
+	.close = fl_close,
+	.unlisten = fl_unlisten,
 };
 
 /*
@@ -327,15 +327,15 @@ fl_udp_connect(struct fl_chan *c, const char *rest, size_t msgmax)
 }
 
 const struct fl_ops fl_udp_ops = {
-    .scheme = "udp",
-    .max_msg = FL_UDP_MAX,
-    .listen = fl_udp_listen,
-    .accept = fl_udp_accept,
-    .connect = fl_udp_connect,
-    .send = fl_send,
-    .recv = fl_recv_msg,
-    .close = fl_close,
-    .unlisten = fl_unlisten,
+	.scheme = "udp",
+	.max_msg = FL_UDP_MAX,
+	.listen = fl_udp_listen,
+	.accept = fl_udp_accept,
+	.connect = fl_udp_connect,
+	.send = fl_send,
+	.recv = fl_recv_msg,
+	.close = fl_close,
+	.unlisten = fl_unlisten,
 };
 
 /* Seed 003's other case: the same socket disconnected, every datagram sent with sendto()
@@ -370,7 +370,7 @@ const struct fl_ops *
 fl_find(const char *scheme)
 {
 	static const struct fl_ops *const all[] = {
-	    &fl_unix_ops, &fl_tcp_ops, &fl_udp_ops, &fl_port_ops, &fl_shm_ops,
+		&fl_unix_ops, &fl_tcp_ops, &fl_udp_ops, &fl_port_ops, &fl_shm_ops,
 	};
 
 	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)

@@ -37,10 +37,10 @@
 #include "idlbench.h"
 
 /* The columns in seed 004's order: the local paths first, the network ones after. */
-static const char *const ib_order[] = {"unix", "udp", "tcp", "shm", "port"};
+static const char *const ib_order[] = { "unix", "udp", "tcp", "shm", "port" };
 
 struct ib_opts {
-	unsigned placements;	/* bit per enum ib_placement */
+	unsigned placements; /* bit per enum ib_placement */
 	const char *transports; /* comma list, or NULL for all */
 	const char *routines;
 	long rounds, iterations, reps;
@@ -208,11 +208,11 @@ ib_twins(struct ib_run *run)
 static int
 ib_columns(struct ib_run *run, const struct ib_opts *o)
 {
-	static const char *const known[] = {"unix",	  "unix-dyn",	"udp",	  "tcp",
-					    "shm",	  "port",	"oncrpc", "oncrpc-udp",
-					    "oncrpc-tcp", "oncrpc-unix"};
-	struct ib_schemes s = {{NULL}, 0};
-	int used[IB_MAX_COLS] = {0};
+	static const char *const known[] = { "unix",	   "unix-dyn",	 "udp",	   "tcp",
+					     "shm",	   "port",	 "oncrpc", "oncrpc-udp",
+					     "oncrpc-tcp", "oncrpc-unix" };
+	struct ib_schemes s = { { NULL }, 0 };
+	int used[IB_MAX_COLS] = { 0 };
 
 	if (o->transports != NULL && run->connect == NULL &&
 	    ib_check_list("transport", o->transports, known, sizeof known / sizeof known[0]))
@@ -242,8 +242,9 @@ ib_columns(struct ib_run *run, const struct ib_opts *o)
 			ib_note(run, "transport %s: idlbench has no address maker or floor for it",
 				s.names[i]);
 	if (ib_peer_available()) {
-		static const char *const peers[][2] = {
-		    {"oncrpc-udp", "udp"}, {"oncrpc-tcp", "tcp"}, {"oncrpc-unix", "unix"}};
+		static const char *const peers[][2] = { { "oncrpc-udp", "udp" },
+							{ "oncrpc-tcp", "tcp" },
+							{ "oncrpc-unix", "unix" } };
 
 		/* "oncrpc" adds the peer of each transport chosen; "oncrpc-tcp" that one. */
 		for (size_t i = 0; i < 3 && run->ncols < IB_MAX_COLS; i++)
@@ -263,15 +264,15 @@ static const char *
 ib_skip(const struct ib_run *run, const struct ib_row *row, const struct ib_col *col, int side)
 {
 	if (col->peer)
-		return side == 0 &&
-			       (strcmp(row->name, "null") == 0 || strcmp(row->name, "add") == 0 ||
-				strcmp(row->name, "biginout") == 0)
-			   ? NULL
-			   : "";
+		return side == 0 && (strcmp(row->name, "null") == 0 ||
+				     strcmp(row->name, "add") == 0 ||
+				     strcmp(row->name, "biginout") == 0)
+			       ? NULL
+			       : "";
 	if (row->mode == IB_MODE_SENDTO)
 		return row->present > 0 && strcmp(col->scheme, "udp") == 0 && run->connect == NULL
-			   ? NULL
-			   : "";
+			       ? NULL
+			       : "";
 	if (!row->present)
 		return "not in bench.defs";
 	if (side == 1 && col->twin != NULL)
@@ -503,20 +504,20 @@ static int
 ib_parse(int argc, char **argv, struct ib_opts *o, struct ib_run *run)
 {
 	static const struct option longopts[] = {
-	    {"placement", required_argument, NULL, 'p'},
-	    {"transports", required_argument, NULL, 't'},
-	    {"routines", required_argument, NULL, 'r'},
-	    {"rounds", required_argument, NULL, 'R'},
-	    {"iterations", required_argument, NULL, 'n'},
-	    {"reps", required_argument, NULL, 'k'},
-	    {"json", required_argument, NULL, 'j'},
-	    {"plot", required_argument, NULL, 'P'},
-	    {"quick", no_argument, NULL, 'q'},
-	    {"marshal", no_argument, NULL, 'm'},
-	    {"connect", required_argument, NULL, 'c'},
-	    {"help", no_argument, NULL, 'h'},
-	    {"version", no_argument, NULL, 'V'},
-	    {NULL, 0, NULL, 0},
+		{ "placement", required_argument, NULL, 'p' },
+		{ "transports", required_argument, NULL, 't' },
+		{ "routines", required_argument, NULL, 'r' },
+		{ "rounds", required_argument, NULL, 'R' },
+		{ "iterations", required_argument, NULL, 'n' },
+		{ "reps", required_argument, NULL, 'k' },
+		{ "json", required_argument, NULL, 'j' },
+		{ "plot", required_argument, NULL, 'P' },
+		{ "quick", no_argument, NULL, 'q' },
+		{ "marshal", no_argument, NULL, 'm' },
+		{ "connect", required_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
 	};
 	int opt;
 
@@ -631,9 +632,10 @@ ib_placements(struct ib_run *run, const struct ib_opts *o)
 int
 main(int argc, char **argv)
 {
-	static const char *const rownames[] = {"null",	 "add",	     "intrpc", "bigin",
-					       "bigout", "biginout", "ool64k", "ool1m",
-					       "notify", "notifypp"};
+	static const char *const rownames[] = {
+		"null",	    "add",    "intrpc", "bigin",  "bigout",
+		"biginout", "ool64k", "ool1m",	"notify", "notifypp"
+	};
 	struct ib_opts o;
 	struct ib_run run;
 	struct ib_loop lp;

@@ -18,32 +18,32 @@
 #include <sys/types.h>
 
 enum ib_metric {
-	IB_LATENCY = 0,	  /* microseconds per call, smaller is better */
-	IB_ONEWAY = 1,	  /* messages per second, bigger is better */
+	IB_LATENCY = 0, /* microseconds per call, smaller is better */
+	IB_ONEWAY = 1, /* messages per second, bigger is better */
 	IB_BANDWIDTH = 2, /* MB/s (10^6 bytes), bigger is better */
 };
 
 enum ib_kind {
-	IB_IDL = 0,   /* the generated stubs over libidlrt (the server: or the interpreter) */
+	IB_IDL = 0, /* the generated stubs over libidlrt (the server: or the interpreter) */
 	IB_FLOOR = 1, /* our raw program: same kernel object, same bytes */
-	IB_PEER = 2,  /* ONC RPC (rpcgen + libtirpc) */
+	IB_PEER = 2, /* ONC RPC (rpcgen + libtirpc) */
 };
 
 /* How a row is run. */
 enum ib_mode {
-	IB_MODE_CALL = 0,     /* request, reply: a round trip per iteration */
-	IB_MODE_ONEWAY = 1,   /* n one-way messages, then one synchronising round trip */
+	IB_MODE_CALL = 0, /* request, reply: a round trip per iteration */
+	IB_MODE_ONEWAY = 1, /* n one-way messages, then one synchronising round trip */
 	IB_MODE_PINGPONG = 2, /* two processes notify each other in turn */
-	IB_MODE_SENDTO = 3,   /* floor only: one-way over an unconnected UDP socket (sendto) */
+	IB_MODE_SENDTO = 3, /* floor only: one-way over an unconnected UDP socket (sendto) */
 };
 
 /* One row: a routine of bench.defs (or a mode of one). */
 struct ib_row {
-	const char *name;    /* as printed and in the JSON */
+	const char *name; /* as printed and in the JSON */
 	const char *routine; /* the bench.defs routine it needs */
 	enum ib_metric metric;
 	enum ib_mode mode;
-	uint32_t payload;  /* bandwidth rows: bytes moved per call */
+	uint32_t payload; /* bandwidth rows: bytes moved per call */
 	unsigned iter_div; /* iterations are divided by this (big messages) */
 	int (*call)(void *port, unsigned i, void *scratch); /* IB_MODE_CALL rows: one call */
 	/* Filled at start from bench_subsystem: present, and the wire sizes for the floor. */
@@ -55,24 +55,24 @@ struct ib_row {
 /* The raw channel of a floor (tools/floor*.c). Ours, no runtime: one send and one receive
  * system call per message where the kernel object allows it. */
 struct fl_chan {
-	int fd;	   /* the socket, or the queue we send to */
-	int rfd;   /* the queue we receive from (port), or -1 */
+	int fd; /* the socket, or the queue we send to */
+	int rfd; /* the queue we receive from (port), or -1 */
 	void *map; /* shm: the mapped region */
 	size_t maplen;
-	int side;	     /* shm: 0 client, 1 server */
+	int side; /* shm: 0 client, 1 server */
 	uint64_t head, tail; /* shm: private ring indices */
 };
 
 struct fl_listener {
 	int fd;
-	int qfd[2];	/* port: the request and reply queues */
+	int qfd[2]; /* port: the request and reply queues */
 	char name[128]; /* what to remove at close */
 };
 
 struct fl_ops {
 	const char *scheme;
 	size_t max_msg; /* largest message one send can carry */
-	size_t frame;	/* bytes the transport adds to each message (tcp's length prefix) */
+	size_t frame; /* bytes the transport adds to each message (tcp's length prefix) */
 	/* rest is the address without "scheme:". msgmax is the largest message to expect. */
 	int (*listen)(struct fl_listener *l, const char *rest, size_t msgmax);
 	int (*accept)(struct fl_listener *l, struct fl_chan *c);
@@ -94,8 +94,7 @@ int fl_udp_disconnect(struct fl_chan *c, const char *rest);
 /* The bandwidth rows' floors (floor_ool.c): the payload carried as each transport carries
  * out-of-line data, read by the server into a checksum. */
 int fl_ool_supported(const struct fl_ops *o);
-int fl_ool_serve(const struct fl_ops *o, struct fl_chan *c, size_t req, size_t rep,
-		 size_t payload);
+int fl_ool_serve(const struct fl_ops *o, struct fl_chan *c, size_t req, size_t rep, size_t payload);
 struct ib_cell;
 struct ib_reps;
 int fl_ool_calls(const struct ib_cell *cell, const struct fl_ops *o, struct fl_chan *c,
@@ -105,11 +104,11 @@ void fl_mq_cleanup(const char *rest);
 
 /* One column: a registered transport that idlbench can address, or a peer. */
 struct ib_col {
-	char name[32];	    /* "unix", "tcp", ... or "oncrpc-tcp" */
+	char name[32]; /* "unix", "tcp", ... or "oncrpc-tcp" */
 	const char *scheme; /* the idlkit scheme ("unix"); for a peer, the one it is compared to */
 	const struct fl_ops *floor; /* NULL: no floor */
-	int peer;		    /* an ONC RPC column */
-	size_t dgram_max;	    /* 0, or the largest message the transport can carry */
+	int peer; /* an ONC RPC column */
+	size_t dgram_max; /* 0, or the largest message the transport can carry */
 	/* Served by the interpreted server (<idl/idl_dynamic.h>: the descriptor table and
 	 * libffi) instead of the generated stubs, with the same client, transport and floor.
 	 * twin is the compiled column of the same scheme when the run has one: the dynamic
@@ -119,9 +118,9 @@ struct ib_col {
 };
 
 enum ib_placement {
-	IB_SAME = 0,  /* client and server on one CPU */
+	IB_SAME = 0, /* client and server on one CPU */
 	IB_SPLIT = 1, /* on two CPUs */
-	IB_FREE = 2,  /* left to the scheduler */
+	IB_FREE = 2, /* left to the scheduler */
 };
 
 /* What one cell's processes need to know. */
@@ -133,9 +132,9 @@ struct ib_cell {
 	unsigned iterations; /* per repetition */
 	unsigned reps;
 	unsigned warmup;
-	char addr[160];	 /* the server's address, "scheme:rest" */
+	char addr[160]; /* the server's address, "scheme:rest" */
 	char addr2[160]; /* ping-pong: the client process's own address */
-	int no_server;	 /* --connect: the server is someone else's, at addr */
+	int no_server; /* --connect: the server is someone else's, at addr */
 };
 
 /* Results of one cell: one figure per repetition (us per call, msgs/s or MB/s). */
@@ -199,11 +198,11 @@ struct ib_run {
 	unsigned rounds, iterations, reps, warmup;
 	int quick;
 	const char *connect; /* --connect ADDRESS, or NULL */
-	int cpu0, cpu1;	     /* the CPUs of `same` and `split` */
+	int cpu0, cpu1; /* the CPUs of `same` and `split` */
 	struct ib_result *results;
 	size_t nresults;
 	double marshal_idl_ns, marshal_xdr_ns; /* < 0: not measured */
-	char date[32];			       /* ISO 8601, UTC, when the run started */
+	char date[32]; /* ISO 8601, UTC, when the run started */
 	char notes[8][160]; /* what the tables cannot say (a transport without a floor...) */
 	size_t nnotes;
 };

@@ -122,7 +122,7 @@ ib_read_full(int fd, void *buf, size_t len, int ms)
 	double end = ib_now() + ms / 1000.0;
 
 	while (got < len) {
-		struct pollfd p = {fd, POLLIN, 0};
+		struct pollfd p = { fd, POLLIN, 0 };
 		int left = (int)((end - ib_now()) * 1000.0);
 		ssize_t n;
 
@@ -174,7 +174,7 @@ ib_stop(pid_t pid, int sig)
 		return;
 	kill(pid, sig);
 	for (int ms = 0; ms < IB_STOP_MS; ms++) {
-		struct timespec ts = {0, 1000000};
+		struct timespec ts = { 0, 1000000 };
 
 		if (waitpid(pid, &status, WNOHANG) == pid)
 			return;

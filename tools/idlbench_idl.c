@@ -39,7 +39,7 @@
 
 /* The scratch data of the calls that move bytes. */
 struct ib_scratch {
-	big_t in;    /* bench_pattern(BENCH_SALT_IN) */
+	big_t in; /* bench_pattern(BENCH_SALT_IN) */
 	big_t inout; /* bench_pattern(BENCH_SALT_INOUT_IN) */
 	big_t data;
 	void *ool; /* out-of-line rows: the payload */
@@ -139,18 +139,18 @@ row_ool1m(void *port, unsigned i, void *vs)
 #endif
 
 struct ib_row ib_rows[] = {
-    {"null", "null", IB_LATENCY, IB_MODE_CALL, 0, 1, row_null, 0, 0, 0},
-    {"add", "add", IB_LATENCY, IB_MODE_CALL, 0, 1, row_add, 0, 0, 0},
-    {"intrpc", "intrpc", IB_LATENCY, IB_MODE_CALL, 0, 1, row_intrpc, 0, 0, 0},
-    {"bigin", "bigin", IB_LATENCY, IB_MODE_CALL, 0, 1, row_bigin, 0, 0, 0},
-    {"bigout", "bigout", IB_LATENCY, IB_MODE_CALL, 0, 1, row_bigout, 0, 0, 0},
-    {"biginout", "biginout", IB_LATENCY, IB_MODE_CALL, 0, 1, row_biginout, 0, 0, 0},
-    {"ool64k", "ool64k", IB_BANDWIDTH, IB_MODE_CALL, 64u << 10, 8, IB_OOL64K_CALL, 0, 0, 0},
-    {"ool1m", "ool1m", IB_BANDWIDTH, IB_MODE_CALL, 1u << 20, 64, IB_OOL1M_CALL, 0, 0, 0},
-    {"notify", "notify", IB_ONEWAY, IB_MODE_ONEWAY, 0, 1, NULL, 0, 0, 0},
-    {"notifypp", "notify", IB_ONEWAY, IB_MODE_PINGPONG, 0, 1, NULL, 0, 0, 0},
-    /* Floor only, over UDP: the same one-way messages sent unconnected (seed 003). */
-    {"notify-sendto", "notify", IB_ONEWAY, IB_MODE_SENDTO, 0, 1, NULL, 0, 0, 0},
+	{ "null", "null", IB_LATENCY, IB_MODE_CALL, 0, 1, row_null, 0, 0, 0 },
+	{ "add", "add", IB_LATENCY, IB_MODE_CALL, 0, 1, row_add, 0, 0, 0 },
+	{ "intrpc", "intrpc", IB_LATENCY, IB_MODE_CALL, 0, 1, row_intrpc, 0, 0, 0 },
+	{ "bigin", "bigin", IB_LATENCY, IB_MODE_CALL, 0, 1, row_bigin, 0, 0, 0 },
+	{ "bigout", "bigout", IB_LATENCY, IB_MODE_CALL, 0, 1, row_bigout, 0, 0, 0 },
+	{ "biginout", "biginout", IB_LATENCY, IB_MODE_CALL, 0, 1, row_biginout, 0, 0, 0 },
+	{ "ool64k", "ool64k", IB_BANDWIDTH, IB_MODE_CALL, 64u << 10, 8, IB_OOL64K_CALL, 0, 0, 0 },
+	{ "ool1m", "ool1m", IB_BANDWIDTH, IB_MODE_CALL, 1u << 20, 64, IB_OOL1M_CALL, 0, 0, 0 },
+	{ "notify", "notify", IB_ONEWAY, IB_MODE_ONEWAY, 0, 1, NULL, 0, 0, 0 },
+	{ "notifypp", "notify", IB_ONEWAY, IB_MODE_PINGPONG, 0, 1, NULL, 0, 0, 0 },
+	/* Floor only, over UDP: the same one-way messages sent unconnected (seed 003). */
+	{ "notify-sendto", "notify", IB_ONEWAY, IB_MODE_SENDTO, 0, 1, NULL, 0, 0, 0 },
 };
 
 const size_t ib_nrows = sizeof ib_rows / sizeof ib_rows[0];
@@ -191,9 +191,9 @@ ib_rows_init(void)
 
 static struct {
 	int active;
-	int driver;	  /* the measuring side: stops when the counter comes back as 1 */
+	int driver; /* the measuring side: stops when the counter comes back as 1 */
 	const char *peer; /* the other process's address */
-	idl_port_t port;  /* to the peer; opened on first use in the answering side */
+	idl_port_t port; /* to the peer; opened on first use in the answering side */
 	sem_t done;
 } ib_pp;
 
@@ -227,7 +227,7 @@ static idl_dynamic_t *ib_dyn; /* the interpreted server's interface, when it ser
  * S_bench_ function of benchServer.h, as IB_FN(name) lines generated at build time
  * (idlbench.mk), so that a routine added to bench.defs is found without an edit here.
  */
-#define IB_FN(f) {#f, (void *)f},
+#define IB_FN(f) { #f, (void *)f },
 static void *
 ib_resolve(void *arg, const char *sym)
 {
@@ -360,7 +360,7 @@ ib_calls(const struct ib_cell *cell, idl_port_t port, struct ib_reps *out)
 		t1 = ib_now();
 		if (row->metric == IB_BANDWIDTH)
 			out->v[out->n++] =
-			    (double)row->payload * cell->iterations / (t1 - t0) / 1e6;
+				(double)row->payload * cell->iterations / (t1 - t0) / 1e6;
 		else
 			out->v[out->n++] = (t1 - t0) * 1e6 / cell->iterations;
 	}

@@ -19,14 +19,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum jt { J_NULL, J_BOOL, J_NUM, J_STR, J_ARR, J_OBJ };
+enum jt {
+	J_NULL,
+	J_BOOL,
+	J_NUM,
+	J_STR,
+	J_ARR,
+	J_OBJ
+};
 
 struct jv {
 	enum jt t;
 	double num;
-	char *str;	  /* J_STR */
+	char *str; /* J_STR */
 	struct jv **kids; /* J_ARR, J_OBJ */
-	char **keys;	  /* J_OBJ */
+	char **keys; /* J_OBJ */
 	size_t n;
 };
 
@@ -259,11 +266,12 @@ is(const struct jv *v, enum jt t)
 static void
 check_result(const struct jv *r, size_t i)
 {
-	static const char *const keys[] = {"transport", "routine", "placement", "metric",
-					   "unit",	"median",  "min",	"max",
-					   "floor",	"ratio",   "rounds",	"iterations"};
-	static const char *const metrics[][2] = {
-	    {"latency", "us"}, {"oneway", "msgs/s"}, {"bandwidth", "MB/s"}};
+	static const char *const keys[] = { "transport", "routine", "placement", "metric",
+					    "unit",	 "median",  "min",	 "max",
+					    "floor",	 "ratio",   "rounds",	 "iterations" };
+	static const char *const metrics[][2] = { { "latency", "us" },
+						  { "oneway", "msgs/s" },
+						  { "bandwidth", "MB/s" } };
 	const struct jv *metric = jv_get(r, "metric"), *unit = jv_get(r, "unit");
 	const struct jv *md = jv_get(r, "median"), *mn = jv_get(r, "min"), *mx = jv_get(r, "max");
 	const struct jv *tr = jv_get(r, "transport");
@@ -305,7 +313,7 @@ check_result(const struct jv *r, size_t i)
 static void
 check_transport(const struct jv *results, const char *name)
 {
-	static const char *const need[] = {"latency", "oneway"};
+	static const char *const need[] = { "latency", "oneway" };
 	char msg[160];
 
 	for (size_t k = 0; k < 2; k++) {
@@ -329,8 +337,8 @@ check_transport(const struct jv *results, const char *name)
 int
 main(int argc, char **argv)
 {
-	static const char *const mkeys[] = {"kernel", "cpu", "cores", "date"};
-	struct jp p = {NULL, NULL};
+	static const char *const mkeys[] = { "kernel", "cpu", "cores", "date" };
+	struct jp p = { NULL, NULL };
 	const struct jv *m, *results;
 	struct jv *top;
 	char *text;

@@ -167,12 +167,12 @@ ib_peer_connect(const char *addr)
 		struct sockaddr_un su;
 
 		return ib_peer_unix(rest, &su) == 0
-			   ? clntunix_create(&su, BENCHPROG, BENCHVERS, &sock, 0, 0)
-			   : NULL;
+			       ? clntunix_create(&su, BENCHPROG, BENCHVERS, &sock, 0, 0)
+			       : NULL;
 	} else {
 		struct sockaddr_in si;
 		/* The retry interval of UDP calls: they are not lost on loopback. */
-		struct timeval retry = {1, 0};
+		struct timeval retry = { 1, 0 };
 
 		if (ib_peer_inet(rest, &si) != 0)
 			return NULL;
@@ -189,7 +189,7 @@ ib_peer_call(const char *row, CLIENT *cl, unsigned i, char *data)
 	if (strcmp(row, "null") == 0)
 		return bench_null_1(NULL, cl) != NULL ? 0 : -1;
 	if (strcmp(row, "add") == 0) {
-		add_args a = {(int)i, 1};
+		add_args a = { (int)i, 1 };
 		int *sum = bench_add_1(&a, cl);
 
 		return sum != NULL && *sum == (int)(i + 1u) ? 0 : -1;

@@ -56,7 +56,7 @@ rp_median(double *v, unsigned n)
 struct ib_stat
 ib_stat_of(const struct ib_result *r, int side)
 {
-	struct ib_stat s = {NAN, NAN, NAN, r->n[side]};
+	struct ib_stat s = { NAN, NAN, NAN, r->n[side] };
 	double v[IB_MAX_ROUNDS];
 
 	if (s.n == 0)
@@ -168,9 +168,9 @@ rp_range(char *buf, size_t len, const struct ib_stat *s, enum ib_metric m)
 }
 
 static const char *const rp_titles[] = {
-    "*Local* communication latencies in microseconds - smaller is better",
-    "*Local* one-way messages in thousands per second - bigger is better",
-    "*Local* communication bandwidths in MB/s - bigger is better",
+	"*Local* communication latencies in microseconds - smaller is better",
+	"*Local* one-way messages in thousands per second - bigger is better",
+	"*Local* communication bandwidths in MB/s - bigger is better",
 };
 
 static const char *
@@ -191,8 +191,8 @@ static void
 rp_line(FILE *f, const struct ib_run *run, enum ib_placement p, const struct ib_row **cols,
 	size_t ncols, const struct ib_col *col, int what)
 {
-	static const char *const side[] = {"idlkit", "", "floor",   "",	   "ratio",
-					   "oncrpc", "", "speedup", "cost"};
+	static const char *const side[] = { "idlkit", "", "floor",   "",    "ratio",
+					    "oncrpc", "", "speedup", "cost" };
 
 	fprintf(f, "%-12s %-7s", what == 0 || what == 5 ? col->name : "", side[what]);
 	for (size_t i = 0; i < ncols; i++) {
@@ -437,8 +437,8 @@ js_list(FILE *f, const char *key, const char *const *v, size_t n)
 	fputc(']', f);
 }
 
-static const char *const js_metric[] = {"latency", "oneway", "bandwidth"};
-static const char *const js_unit[] = {"us", "msgs/s", "MB/s"};
+static const char *const js_metric[] = { "latency", "oneway", "bandwidth" };
+static const char *const js_unit[] = { "us", "msgs/s", "MB/s" };
 
 static void
 js_result(FILE *f, int *first, const char *transport, const char *routine, const char *place,
@@ -527,10 +527,10 @@ ib_report_json(const char *path, const struct ib_run *run)
 			  r->col->peer ? NAN : ib_ratio_of(r), s.n, iters < 5 ? 5 : iters);
 	}
 	if (run->marshal_idl_ns >= 0) {
-		struct ib_stat s = {run->marshal_idl_ns / 1000, run->marshal_idl_ns / 1000,
-				    run->marshal_idl_ns / 1000, 1};
-		struct ib_stat x = {run->marshal_xdr_ns / 1000, run->marshal_xdr_ns / 1000,
-				    run->marshal_xdr_ns / 1000, 1};
+		struct ib_stat s = { run->marshal_idl_ns / 1000, run->marshal_idl_ns / 1000,
+				     run->marshal_idl_ns / 1000, 1 };
+		struct ib_stat x = { run->marshal_xdr_ns / 1000, run->marshal_xdr_ns / 1000,
+				     run->marshal_xdr_ns / 1000, 1 };
 		unsigned iters = run->quick ? 20000 : 200000;
 
 		js_result(f, &first, "marshal", "biginout", "inproc", IB_LATENCY, &s, NAN,
@@ -567,7 +567,7 @@ pl_data(const char *path, const struct ib_run *run, enum ib_placement p)
 		fprintf(f, "%s", row->name);
 		for (size_t c = 0; c < run->ncols; c++) {
 			const struct ib_result *r = rp_find(run, p, row, &run->cols[c]);
-			struct ib_stat s = {NAN, NAN, NAN, 0};
+			struct ib_stat s = { NAN, NAN, NAN, 0 };
 
 			if (r != NULL)
 				s = ib_stat_of(r, 0);
@@ -587,7 +587,7 @@ ib_report_plot(const char *path, const struct ib_run *run)
 	const char *dot = strrchr(path, '.');
 	int svg = dot != NULL && strcmp(dot, ".svg") == 0;
 	char dir[] = "/tmp/idlbench-plot.XXXXXX", script[300], data[300];
-	char *argv[] = {(char *)(IDL_GNUPLOT[0] != '\0' ? IDL_GNUPLOT : "gnuplot"), script, NULL};
+	char *argv[] = { (char *)(IDL_GNUPLOT[0] != '\0' ? IDL_GNUPLOT : "gnuplot"), script, NULL };
 	FILE *f;
 	pid_t pid;
 	int status = -1;

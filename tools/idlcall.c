@@ -67,11 +67,15 @@ static int
 call_parse_opts(int argc, char **argv, struct call_opts *o)
 {
 	static const struct option longs[] = {
-		{ "json", no_argument, NULL, 'j' },   { "trace", no_argument, NULL, 'T' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "trace", no_argument, NULL, 'T' },
 		{ "timeout", required_argument, NULL, 't' },
-		{ "list", no_argument, NULL, 'l' },   { "help", no_argument, NULL, 'h' },
-		{ "serve", no_argument, NULL, 'S' },  { "prefix", required_argument, NULL, 'P' },
-		{ "version", no_argument, NULL, 'V' }, { NULL, 0, NULL, 0 },
+		{ "list", no_argument, NULL, 'l' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "serve", no_argument, NULL, 'S' },
+		{ "prefix", required_argument, NULL, 'P' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 
@@ -170,8 +174,13 @@ static void
 call_trace(const char *address, int dir, const idl_msg_header_t *m, int64_t t)
 {
 	struct idl_trace_event ev = {
-		.side = IDL_TRACE_CLIENT, .dir = dir, .address = address, .msg = m,
-		.len = m->size, .time_ns = t, .elapsed_ns = -1,
+		.side = IDL_TRACE_CLIENT,
+		.dir = dir,
+		.address = address,
+		.msg = m,
+		.len = m->size,
+		.time_ns = t,
+		.elapsed_ns = -1,
 	};
 
 	idl_trace_emit(&ev);
@@ -326,8 +335,8 @@ call_run(const struct call_opts *o, const struct idlcall_iface *ifc,
 
 		if (a->dir != IDL_DIR_IN && a->dir != IDL_DIR_INOUT)
 			continue;
-		if (a->kind == IDL_ARG_PORT || (a->kind == IDL_ARG_OOL &&
-						a->wire_type == IDL_WT_PORT)) {
+		if (a->kind == IDL_ARG_PORT ||
+		    (a->kind == IDL_ARG_OOL && a->wire_type == IDL_WT_PORT)) {
 			/* Ports are opened here, released with the request's descriptors. */
 			if ((kr = call_port_arg(a, texts[t++], &data, &count)) != 0) {
 				rc = call_failed(o, ss, rt, kr);
@@ -393,8 +402,8 @@ call_run(const struct call_opts *o, const struct idlcall_iface *ifc,
 		goto out;
 	}
 	if (rt->kind == IDL_RT_ROUTINE &&
-	    idl_msg_check(rt, (idl_msg_header_t *)rep, ((idl_msg_header_t *)rep)->size, 1,
-			  NULL) != 0) {
+	    idl_msg_check(rt, (idl_msg_header_t *)rep, ((idl_msg_header_t *)rep)->size, 1, NULL) !=
+		    0) {
 		/* As a stub does: a refused reply's descriptors are released. */
 		idl_msg_destroy((idl_msg_header_t *)rep);
 		rc = call_failed(o, ss, rt, MIG_TYPE_ERROR);
@@ -504,8 +513,8 @@ main(int argc, char **argv)
 		free(o.cpp_args);
 		return 2;
 	}
-	if (optind < argc - 1 && (strcmp(argv[optind + 1], "--list") == 0 ||
-				  strcmp(argv[optind + 1], "-l") == 0)) {
+	if (optind < argc - 1 &&
+	    (strcmp(argv[optind + 1], "--list") == 0 || strcmp(argv[optind + 1], "-l") == 0)) {
 		o.list = true;
 		argv[optind + 1] = argv[optind];
 		optind++;
@@ -524,16 +533,16 @@ main(int argc, char **argv)
 	if (o.list) {
 		rc = call_list(&ifc.ss);
 	} else if ((rt = idlcall_find(&ifc.ss, argv[optind + 2])) == NULL) {
-		fprintf(stderr, "idlcall: %s: subsystem %s has no routine '%s' (--list shows "
-				"them)\n",
+		fprintf(stderr,
+			"idlcall: %s: subsystem %s has no routine '%s' (--list shows "
+			"them)\n",
 			defs, ifc.ss.name, argv[optind + 2]);
 		rc = 2;
 	} else {
 		idl_trace_register(&ifc.ss);
 		if (o.trace)
 			idl_trace_print_to(2);
-		rc = call_run(&o, &ifc, rt, argv[optind + 1], argv + optind + 3,
-			      argc - optind - 3);
+		rc = call_run(&o, &ifc, rt, argv[optind + 1], argv + optind + 3, argc - optind - 3);
 	}
 	idlcall_unload(&ifc);
 	free(o.cpp_args);

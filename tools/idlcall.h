@@ -47,8 +47,8 @@ char *idlcall_signature(const struct idl_routine_desc *rt);
  * digits ("0x" optional) or @FILE for a file's contents. On error writes a message naming
  * the argument into err (errlen bytes) and returns -1.
  */
-int idlcall_parse_arg(const struct idl_arg_desc *a, const char *text, void **data,
-		      uint32_t *count, char *err, size_t errlen);
+int idlcall_parse_arg(const struct idl_arg_desc *a, const char *text, void **data, uint32_t *count,
+		      char *err, size_t errlen);
 
 /*
  * Serves the interface on `address` with the functions of the shared library `lib` (a path,

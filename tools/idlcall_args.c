@@ -20,8 +20,7 @@
 /* The largest @FILE idlcall reads: no message may be larger (docs/generated-code.md). */
 #define ARGS_FILE_MAX (64u * 1024u * 1024u)
 
-static int
-args_fail(char *err, size_t errlen, const struct idl_arg_desc *a, const char *fmt, ...)
+static int args_fail(char *err, size_t errlen, const struct idl_arg_desc *a, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
 static int
@@ -72,8 +71,8 @@ args_wire_name(const struct idl_arg_desc *a)
 char *
 idlcall_signature(const struct idl_routine_desc *rt)
 {
-	static const char *const dirs[] = { "?", "", "in", "out", "inout", "waittime",
-					    "msgoption", "other" };
+	static const char *const dirs[] = { "?",     "",	 "in",	      "out",
+					    "inout", "waittime", "msgoption", "other" };
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
@@ -346,8 +345,8 @@ args_elem(const struct idl_arg_desc *a, const char *text, unsigned char *out, ch
 
 /* A list "[1, 2, 3]" (the brackets may be left out) into elements. */
 static int
-args_list(const struct idl_arg_desc *a, const char *text, void **data, uint32_t *count,
-	  char *err, size_t errlen)
+args_list(const struct idl_arg_desc *a, const char *text, void **data, uint32_t *count, char *err,
+	  size_t errlen)
 {
 	size_t len = strlen(text), n = 0, cap = 0;
 	char *copy, *p, *tok, *save = NULL;
@@ -408,8 +407,8 @@ args_elements(const struct idl_arg_desc *a, const char *text, void **data, uint3
 		return -1;
 	if (n % a->elem_size != 0) {
 		free(b);
-		return args_fail(err, errlen, a, "%zu bytes are not whole elements of %" PRIu32,
-				 n, a->elem_size);
+		return args_fail(err, errlen, a, "%zu bytes are not whole elements of %" PRIu32, n,
+				 a->elem_size);
 	}
 	*data = b;
 	*count = (uint32_t)(n / a->elem_size);
@@ -417,8 +416,8 @@ args_elements(const struct idl_arg_desc *a, const char *text, void **data, uint3
 }
 
 int
-idlcall_parse_arg(const struct idl_arg_desc *a, const char *text, void **data,
-		  uint32_t *count, char *err, size_t errlen)
+idlcall_parse_arg(const struct idl_arg_desc *a, const char *text, void **data, uint32_t *count,
+		  char *err, size_t errlen)
 {
 	bool bytes = a->wire_type == IDL_WT_BYTE || a->wire_type == IDL_WT_STRUCT;
 	unsigned char *b;

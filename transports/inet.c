@@ -43,12 +43,13 @@ inet_split(const char *scheme, const char *rest, char *host, char *port)
 	} else {
 		colon = strrchr(rest, ':');
 		if (colon == NULL)
-			return idl__fail(IDL_EADDRINVAL, "%s:%s: expected HOST:PORT", scheme,
-					 rest);
+			return idl__fail(IDL_EADDRINVAL, "%s:%s: expected HOST:PORT", scheme, rest);
 		hl = (size_t)(colon - rest);
 		if (memchr(rest, ':', hl) != NULL)
-			return idl__fail(IDL_EADDRINVAL, "%s:%s: an IPv6 address goes in "
-					 "brackets: [ADDRESS]:PORT", scheme, rest);
+			return idl__fail(IDL_EADDRINVAL,
+					 "%s:%s: an IPv6 address goes in "
+					 "brackets: [ADDRESS]:PORT",
+					 scheme, rest);
 	}
 	if (hl >= INET_HOST_MAX || strlen(colon + 1) >= INET_PORT_MAX)
 		return idl__fail(IDL_EADDRINVAL, "%s:%s: host or port too long", scheme, rest);
@@ -61,8 +62,8 @@ inet_split(const char *scheme, const char *rest, char *host, char *port)
 		long v = strtol(port, NULL, 10);
 
 		if (strlen(port) > 5 || v < 1 || v > 65535)
-			return idl__fail(IDL_EADDRINVAL, "%s:%s: port must be 1 to 65535",
-					 scheme, rest);
+			return idl__fail(IDL_EADDRINVAL, "%s:%s: port must be 1 to 65535", scheme,
+					 rest);
 	}
 	return 0;
 }
@@ -85,8 +86,10 @@ idl__inet_resolve(const char *scheme, const char *rest, int passive, struct inet
 	 * lo (a fresh network namespace), where they are exactly what is wanted. */
 	if (strcmp(host, "*") == 0) {
 		if (!passive)
-			return idl__fail(IDL_EADDRINVAL, "%s:%s: '*' (every address) is for "
-					 "servers; a client names one host", scheme, rest);
+			return idl__fail(IDL_EADDRINVAL,
+					 "%s:%s: '*' (every address) is for "
+					 "servers; a client names one host",
+					 scheme, rest);
 		/* One dual-stack IPv6 socket takes IPv4 too; IPv4 alone where IPv6 is off. */
 		out->wildcard = 1;
 		hints.ai_flags = AI_PASSIVE;
@@ -155,26 +158,21 @@ idl__inet_sysfail(int e, const char *scheme, const char *rest, const char *what)
 		return idl__fail(IDL_ECONNREFUSED, "%s:%s: %s: %s", scheme, rest, what,
 				 strerror(e));
 	case EADDRINUSE:
-		return idl__fail(IDL_EADDRINUSE, "%s:%s: %s: %s", scheme, rest, what,
-				 strerror(e));
+		return idl__fail(IDL_EADDRINUSE, "%s:%s: %s: %s", scheme, rest, what, strerror(e));
 	case EACCES:
 	case EPERM:
 		return idl__fail(IDL_EACCES, "%s:%s: %s: %s", scheme, rest, what, strerror(e));
 	case EADDRNOTAVAIL:
-		return idl__fail(IDL_EADDRINVAL, "%s:%s: %s: %s", scheme, rest, what,
-				 strerror(e));
+		return idl__fail(IDL_EADDRINVAL, "%s:%s: %s: %s", scheme, rest, what, strerror(e));
 	case ETIMEDOUT:
-		return idl__fail(IDL_ETIMEDOUT, "%s:%s: %s: %s", scheme, rest, what,
-				 strerror(e));
+		return idl__fail(IDL_ETIMEDOUT, "%s:%s: %s: %s", scheme, rest, what, strerror(e));
 	default:
-		return idl__fail(IDL_ESYSERR(e), "%s:%s: %s: %s", scheme, rest, what,
-				 strerror(e));
+		return idl__fail(IDL_ESYSERR(e), "%s:%s: %s: %s", scheme, rest, what, strerror(e));
 	}
 }
 
 int
-idl__inet_socket(const char *scheme, const struct inet_addr *a, int type, int passive,
-		 int nonblock)
+idl__inet_socket(const char *scheme, const struct inet_addr *a, int type, int passive, int nonblock)
 {
 	char name[INET6_ADDRSTRLEN + 16];
 	int fd, one = 1, zero = 0, e;
@@ -187,8 +185,7 @@ idl__inet_socket(const char *scheme, const struct inet_addr *a, int type, int pa
 	idl__inet_format((const struct sockaddr *)&a->sa, a->len, name, sizeof name);
 	/* A restarted server takes its port back at once, not after TIME_WAIT; two live
 	 * servers still cannot share it (that needs SO_REUSEPORT, never set). */
-	if (type == SOCK_STREAM &&
-	    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0)
+	if (type == SOCK_STREAM && setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0)
 		goto fail;
 	if (a->sa.ss_family == AF_INET6) {
 		const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)&a->sa;

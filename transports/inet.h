@@ -39,8 +39,7 @@ struct inet_addrs {
  * Returns 0, IDL_EADDRINVAL (syntax, port, a name that does not resolve) with a detail
  * naming the address, or IDL_ENOMEM.
  */
-int idl__inet_resolve(const char *scheme, const char *rest, int passive,
-		      struct inet_addrs *out);
+int idl__inet_resolve(const char *scheme, const char *rest, int passive, struct inet_addrs *out);
 
 /* Writes "HOST:PORT" ("[V6]:PORT" for IPv6) of a socket address to buf. */
 void idl__inet_format(const struct sockaddr *sa, socklen_t len, char *buf, size_t n);
@@ -50,7 +49,6 @@ void idl__inet_format(const struct sockaddr *sa, socklen_t len, char *buf, size_
  * negative error with a detail. */
 int idl__inet_socket(const char *scheme, const struct inet_addr *a, int type, int passive,
 		     int nonblock);
-
 
 /* Maps a system error of a connect or a listen to an idlkit error with a detail. */
 int idl__inet_sysfail(int e, const char *scheme, const char *rest, const char *what);

@@ -124,8 +124,10 @@ port_addr(const char *rest, char *name)
 	size_t n = strlen(rest);
 
 	if (n < 2 || n > NAME_MAX || rest[0] != '/' || strchr(rest + 1, '/') != NULL)
-		return idl__fail(IDL_EADDRINVAL, "port:%s: expected /name (one slash, at most %d "
-				 "bytes)", rest, NAME_MAX);
+		return idl__fail(IDL_EADDRINVAL,
+				 "port:%s: expected /name (one slash, at most %d "
+				 "bytes)",
+				 rest, NAME_MAX);
 	memcpy(name, rest, n + 1);
 	return 0;
 }
@@ -137,9 +139,10 @@ port_open_fail(int e, const char *what, const char *name)
 	struct rlimit rl;
 
 	if (e == EMFILE && getrlimit(RLIMIT_MSGQUEUE, &rl) == 0)
-		return idl__fail(IDL_ELIMIT, "port:%s: %s: the user's RLIMIT_MSGQUEUE (%llu bytes) "
-				 "or the process's descriptors are used up", name, what,
-				 (unsigned long long)rl.rlim_cur);
+		return idl__fail(IDL_ELIMIT,
+				 "port:%s: %s: the user's RLIMIT_MSGQUEUE (%llu bytes) "
+				 "or the process's descriptors are used up",
+				 name, what, (unsigned long long)rl.rlim_cur);
 	if (e == ENOSPC)
 		return idl__fail(IDL_ELIMIT, "port:%s: %s: the system's queues_max is reached",
 				 name, what);
@@ -336,9 +339,8 @@ port_ep_accept(void *vep, void *vconn)
 	memcpy(ack.nonce, reg.nonce, sizeof ack.nonce);
 	ack.pid = (int32_t)getpid();
 	/* Both queues are the client's: its uid owns them, whatever pid it claims. */
-	if (fstat(c->rq.mq, &rst) != 0 || fstat(c->sq.mq, &sst) != 0 ||
-	    rst.st_uid != sst.st_uid || (err = port_msgsize(&c->rq)) != 0 ||
-	    (err = port_msgsize(&c->sq)) != 0)
+	if (fstat(c->rq.mq, &rst) != 0 || fstat(c->sq.mq, &sst) != 0 || rst.st_uid != sst.st_uid ||
+	    (err = port_msgsize(&c->rq)) != 0 || (err = port_msgsize(&c->sq)) != 0)
 		ack.status = IDL_EPROTO;
 	else if (c->evfd < 0 || (c->rbuf = idl__zalloc((size_t)c->rq.msgsize)) == NULL)
 		ack.status = IDL_ENOMEM;
@@ -383,8 +385,7 @@ port_ep_fini(void *vep)
 
 /* Creates one of the client's queues. */
 static int
-port_make_queue(struct port_q *q, char *name, char kind, long depth, int flags,
-		const char *addr)
+port_make_queue(struct port_q *q, char *name, char kind, long depth, int flags, const char *addr)
 {
 	struct mq_attr attr = { .mq_maxmsg = port_min(depth, port_depth_max),
 				.mq_msgsize = port_min(PORT_MSGSIZE, port_msgsize_max) };
@@ -397,8 +398,10 @@ port_make_queue(struct port_q *q, char *name, char kind, long depth, int flags,
 		if (errno != EEXIST)
 			break;
 	}
-	return port_open_fail(errno, kind == PORT_KIND_REQ ? "creating the request queue"
-							   : "creating the reply queue", addr);
+	return port_open_fail(errno,
+			      kind == PORT_KIND_REQ ? "creating the request queue"
+						    : "creating the reply queue",
+			      addr);
 }
 
 /* Waits for the server's answer on the reply queue; srv is the rendezvous queue, watched
@@ -431,8 +434,10 @@ port_await_ack(struct port_conn *c, mqd_t srv, const struct port_reg *reg, const
 			return idl__fail(IDL_ETIMEDOUT, "port:%s: no answer in time", addr);
 		unheld = port_held(srv) ? 0 : unheld + 1;
 		if (unheld >= PORT_STALE_PROBES)
-			return idl__fail(IDL_ECONNREFUSED, "port:%s: no server holds the queue "
-					 "(left by a dead server?)", addr);
+			return idl__fail(IDL_ECONNREFUSED,
+					 "port:%s: no server holds the queue "
+					 "(left by a dead server?)",
+					 addr);
 	}
 }
 
@@ -481,8 +486,8 @@ port_conn_connect(void *vconn, const char *rest, int64_t deadline)
 	memcpy(reg.sq, c->rq_name, PORT_NAME_MAX);
 	for (int unheld = 0; mq_send(srv, (const char *)&reg, sizeof reg, 0) != 0;) {
 		struct pollfd p = { .fd = srv, .events = POLLOUT };
-		int64_t left = deadline == IDL_DEADLINE_NONE ? PORT_PROBE_NS
-							      : deadline - idl_now_ns();
+		int64_t left =
+			deadline == IDL_DEADLINE_NONE ? PORT_PROBE_NS : deadline - idl_now_ns();
 
 		if (errno != EAGAIN && errno != EINTR) {
 			err = port_open_fail(errno, "mq_send", rest);

@@ -233,8 +233,10 @@ port_ool_make(struct port_conn *c, const struct iovec *iov, unsigned niov, size_
 	int fd;
 
 	if (total > PORT_OOL_MAX)
-		return idl__fail(IDL_EMSGSIZE, "port: a %zu-byte message exceeds the %u-byte "
-				 "limit of messages out of line", total, PORT_OOL_MAX);
+		return idl__fail(IDL_EMSGSIZE,
+				 "port: a %zu-byte message exceeds the %u-byte "
+				 "limit of messages out of line",
+				 total, PORT_OOL_MAX);
 	memset(k, 0, sizeof *k);
 	memcpy(k->magic, PORT_CTL_MAGIC, sizeof k->magic);
 	k->type = PORT_CTL_OOL;
@@ -450,8 +452,10 @@ port_ool_take(struct port_conn *c, const struct port_ctl *k, struct idl_xmsg *m)
 
 		if (msize > m->len || msize > want) {
 			((unsigned char *)m->data)[3] &= (unsigned char)~IDL_MSGF_DESC;
-			err = msize > m->len ? idl__fail(IDL_EPROTO, "port: a %u-byte message in "
-							 "%zu bytes", msize, m->len)
+			err = msize > m->len ? idl__fail(IDL_EPROTO,
+							 "port: a %u-byte message in "
+							 "%zu bytes",
+							 msize, m->len)
 					     : IDL_EMSGSIZE;
 		} else if ((err = idl__ool_inline_in(m->data, msize, m->len, "port", port_pread,
 						     &fd)) == 0) {

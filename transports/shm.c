@@ -71,8 +71,8 @@ shm_init(void)
 	if (idl__shm_cfg.ool_bytes > SHM_OOL_MAX)
 		idl__shm_cfg.ool_bytes = SHM_OOL_MAX;
 	idl__shm_cfg.spin_ns = shm_env("IDL_SHM_SPIN_NS", SHM_SPIN_DEFAULT_NS, 0, 1000000000);
-	idl__shm_cfg.slice_max_ms = shm_env("IDL_SHM_LIVENESS_MS", SHM_SLICE_MAX_DEFAULT_MS, 1,
-					    60000);
+	idl__shm_cfg.slice_max_ms =
+		shm_env("IDL_SHM_LIVENESS_MS", SHM_SLICE_MAX_DEFAULT_MS, 1, 60000);
 	idl__shm_cfg.ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	return 0;
 }
@@ -248,8 +248,8 @@ shm_have(struct shm_conn *c, int room, uint64_t need, uint64_t *have)
 static int
 shm_wait(struct shm_conn *c, int room, uint64_t need, int64_t deadline)
 {
-	uint32_t *word = room ? &c->ctl->ring[c->me].prod_sleep
-			      : &c->ctl->ring[1 - c->me].cons_sleep;
+	uint32_t *word =
+		room ? &c->ctl->ring[c->me].prod_sleep : &c->ctl->ring[1 - c->me].cons_sleep;
 	int64_t slice = SHM_SLICE_FIRST_MS * 1000000ll, now;
 	uint64_t have;
 	int err;

@@ -228,8 +228,7 @@ ool_nap(int64_t ns)
 }
 
 int
-idl__shm_ool_put(struct shm_region *rg, const idl_desc_t *d, idl_desc_t *wire,
-		 int64_t deadline)
+idl__shm_ool_put(struct shm_region *rg, const idl_desc_t *d, idl_desc_t *wire, int64_t deadline)
 {
 	unsigned char *out = ool_arena(rg, rg->me);
 	uintptr_t p = (uintptr_t)d->addr, o = (uintptr_t)out;
@@ -247,19 +246,19 @@ idl__shm_ool_put(struct shm_region *rg, const idl_desc_t *d, idl_desc_t *wire,
 		return idl__fail(IDL_EINVAL, "shm: out-of-line data of %u bytes at NULL", d->size);
 	if (rg->lay.npages == 0)
 		return idl__fail(IDL_ENOTSUP, "shm: out-of-line data is disabled "
-				 "(IDL_SHM_OOL_BYTES=0)");
+					      "(IDL_SHM_OOL_BYTES=0)");
 	if (n > rg->lay.npages)
-		return idl__fail(IDL_EMSGSIZE, "shm: %u bytes out of line exceed the %llu-byte "
-				 "arena (IDL_SHM_OOL_BYTES)", d->size,
-				 (unsigned long long)rg->lay.ool_bytes);
+		return idl__fail(IDL_EMSGSIZE,
+				 "shm: %u bytes out of line exceed the %llu-byte "
+				 "arena (IDL_SHM_OOL_BYTES)",
+				 d->size, (unsigned long long)rg->lay.ool_bytes);
 	if (p >= o && p - o < rg->lay.ool_bytes && (d->flags & IDL_DESCF_DEALLOC)) {
 		/* Our own block, given away: it moves, no byte is copied. */
 		uint32_t pg = (uint32_t)((p - o) / SHM_PAGE);
 		int ok;
 
 		pthread_mutex_lock(&rg->lock);
-		ok = (p - o) % SHM_PAGE == 0 && rg->pstate[pg] == SHM_PG_OWNED &&
-		     rg->prun[pg] >= n;
+		ok = (p - o) % SHM_PAGE == 0 && rg->pstate[pg] == SHM_PG_OWNED && rg->prun[pg] >= n;
 		if (ok) {
 			/* What the block has beyond the data is freed now: the receiver gives
 			 * back exactly the pages that hold the data. */
@@ -270,7 +269,8 @@ idl__shm_ool_put(struct shm_region *rg, const idl_desc_t *d, idl_desc_t *wire,
 		}
 		pthread_mutex_unlock(&rg->lock);
 		if (!ok)
-			return idl__fail(IDL_EINVAL, "shm: out-of-line data to deallocate lies in "
+			return idl__fail(IDL_EINVAL,
+					 "shm: out-of-line data to deallocate lies in "
 					 "the arena but is not a block this process holds");
 		idl__shm_region_unref(rg); /* the block's reference: it is the peer's now */
 		wire->addr = pg * (uint64_t)SHM_PAGE;
@@ -291,7 +291,7 @@ idl__shm_ool_put(struct shm_region *rg, const idl_desc_t *d, idl_desc_t *wire,
 			return idl__fail(MIG_SERVER_DIED, "shm: the peer closed the connection");
 		if (idl_now_ns() >= deadline)
 			return idl__fail(IDL_ETIMEDOUT, "shm: the out-of-line arena stayed full "
-					 "until the deadline");
+							"until the deadline");
 		ool_nap(nap);
 		nap = nap < 2000000 ? 2 * nap : nap;
 	}
@@ -353,7 +353,8 @@ idl__shm_ool_recv(struct shm_region *rg, void *msg, size_t len)
 	if (h->magic != IDL_MSG_MAGIC || h->order != IDL_ORDER_NATIVE)
 		return 0;
 	if ((h->kind != IDL_KIND_REQUEST && h->kind != IDL_KIND_REPLY &&
-	     h->kind != IDL_KIND_ONEWAY) || h->ndesc > (len - IDL_MSG_HEADER_SIZE) / IDL_DESC_SIZE)
+	     h->kind != IDL_KIND_ONEWAY) ||
+	    h->ndesc > (len - IDL_MSG_HEADER_SIZE) / IDL_DESC_SIZE)
 		return -1;
 	/* All of them are checked before any is converted, so a bad one leaves no reference
 	 * taken. Offsets are page-aligned: blocks start on pages. */
@@ -417,7 +418,7 @@ idl__shm_ool_alloc(void *vconn, size_t size, void **datap)
 	pthread_mutex_unlock(&rg->lock);
 	if (!got)
 		return idl__fail(IDL_ELIMIT, "shm: the out-of-line arena is full "
-				 "(IDL_SHM_OOL_BYTES)");
+					     "(IDL_SHM_OOL_BYTES)");
 	atomic_fetch_add(&rg->refs, 1);
 	*datap = ool_arena(rg, rg->me) + (size_t)first * SHM_PAGE;
 	/* Zeroed, as idl_ool_alloc() promises: a reused block holds an earlier message. */

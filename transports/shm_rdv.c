@@ -100,8 +100,9 @@ idl__shm_ep_accept(void *vep, void *vconn)
 		char b[CMSG_SPACE(sizeof(int))];
 	} cm;
 	struct iovec iov = { .iov_base = &h, .iov_len = sizeof h };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.b,
-			     .msg_controllen = sizeof cm.b };
+	struct msghdr mh = {
+		.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.b, .msg_controllen = sizeof cm.b
+	};
 	int mfd, err = 0;
 
 	c->me = SHM_SERVER;
@@ -168,8 +169,9 @@ shm_recv_hello(struct shm_conn *c, const char *rest, struct shm_hello *h, int64_
 		char b[CMSG_SPACE(4 * sizeof(int))];
 	} cm;
 	struct iovec iov = { .iov_base = h, .iov_len = sizeof *h };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.b,
-			     .msg_controllen = sizeof cm.b };
+	struct msghdr mh = {
+		.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.b, .msg_controllen = sizeof cm.b
+	};
 	struct cmsghdr *ch;
 	int mfd = -1, t;
 	ssize_t n;
@@ -200,9 +202,9 @@ shm_recv_hello(struct shm_conn *c, const char *rest, struct shm_hello *h, int64_
 	if (n == 0 || (size_t)n != sizeof *h || mfd < 0 || (mh.msg_flags & MSG_CTRUNC)) {
 		if (mfd >= 0)
 			close(mfd);
-		return idl__fail(n == 0 ? MIG_SERVER_DIED : IDL_EPROTO,
-				 "shm:%s: %s", rest, n == 0 ? "the server closed the connection"
-							    : "malformed hello from the server");
+		return idl__fail(n == 0 ? MIG_SERVER_DIED : IDL_EPROTO, "shm:%s: %s", rest,
+				 n == 0 ? "the server closed the connection"
+					: "malformed hello from the server");
 	}
 	return mfd;
 }
@@ -218,14 +220,18 @@ shm_map_region(struct shm_conn *c, const char *rest, const struct shm_hello *h, 
 
 	if (h->magic != SHM_MAGIC || h->version != SHM_VERSION ||
 	    idl__shm_layout(h->ring_bytes, h->ool_bytes, &lay) != 0 || lay.total != h->total)
-		return idl__fail(IDL_EPROTO, "shm:%s: the server's hello does not describe a "
-				 "region this client can use", rest);
+		return idl__fail(IDL_EPROTO,
+				 "shm:%s: the server's hello does not describe a "
+				 "region this client can use",
+				 rest);
 	/* A region the server could shrink would let it kill us with SIGBUS. */
 	seals = fcntl(mfd, F_GET_SEALS);
 	if (fstat(mfd, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size != lay.total ||
 	    seals < 0 || (seals & (F_SEAL_SHRINK | F_SEAL_SEAL)) != (F_SEAL_SHRINK | F_SEAL_SEAL))
-		return idl__fail(IDL_EPROTO, "shm:%s: the server's region is not a sealed memfd of "
-				 "the announced size", rest);
+		return idl__fail(IDL_EPROTO,
+				 "shm:%s: the server's region is not a sealed memfd of "
+				 "the announced size",
+				 rest);
 	base = mmap(NULL, lay.total, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
 	if (base == MAP_FAILED)
 		return shm_sysfail(errno, "mmap", rest);

@@ -143,8 +143,10 @@ idl__sockfile_connect(int fd, const char *scheme, const char *rest, const struct
 			return idl__fail(IDL_EACCES, "%s:%s: connect: %s", scheme, rest,
 					 strerror(e));
 		if (e == EAGAIN || e == EINPROGRESS)
-			return idl__fail(IDL_ETIMEDOUT, "%s:%s: connect: the server's backlog "
-					 "stayed full", scheme, rest);
+			return idl__fail(IDL_ETIMEDOUT,
+					 "%s:%s: connect: the server's backlog "
+					 "stayed full",
+					 scheme, rest);
 		return sockfile_sysfail(e, scheme, "connect", rest);
 	}
 	return 0;

@@ -98,9 +98,9 @@ tcp_ep_listen(void *vep, const char *rest, const struct idl_listen_opts *opts)
 			break;
 	}
 	if (fd < 0)
-		return idl_errdetail()[0] != '\0' ? fd
-						  : idl__inet_sysfail(IDL_SYSERR_ERRNO(fd), "tcp",
-								      rest, "socket");
+		return idl_errdetail()[0] != '\0'
+			       ? fd
+			       : idl__inet_sysfail(IDL_SYSERR_ERRNO(fd), "tcp", rest, "socket");
 	ep->fd = fd;
 	ep->open = 1;
 	snprintf(ep->name, sizeof ep->name, "%s", rest);
@@ -168,8 +168,8 @@ tcp_connect_wait(int fd, int64_t deadline)
 	int e = 0;
 
 	for (;;) {
-		int64_t left = deadline == IDL_DEADLINE_NONE ? -1
-							      : (deadline - idl_now_ns()) / 1000000;
+		int64_t left =
+			deadline == IDL_DEADLINE_NONE ? -1 : (deadline - idl_now_ns()) / 1000000;
 		int r;
 
 		if (deadline != IDL_DEADLINE_NONE && left <= 0)
@@ -234,8 +234,8 @@ tcp_conn_err(struct tcp_conn *c, int e)
 {
 	if (atomic_load_explicit(&c->closed, memory_order_relaxed))
 		return IDL_ECLOSED;
-	if (e == EPIPE || e == ECONNRESET || e == ENOTCONN || e == ETIMEDOUT ||
-	    e == EHOSTUNREACH || e == ENETUNREACH)
+	if (e == EPIPE || e == ECONNRESET || e == ENOTCONN || e == ETIMEDOUT || e == EHOSTUNREACH ||
+	    e == ENETUNREACH)
 		return idl__fail(MIG_SERVER_DIED, "tcp:%s: %s", c->name,
 				 e == EPIPE ? "the peer closed the connection" : strerror(e));
 	return IDL_ESYSERR(e);
@@ -260,7 +260,7 @@ tcp_sendv(struct tcp_conn *c, struct iovec *iov, size_t niov, size_t total, int6
 			/* Advance the iovecs past what went out. */
 			while (n > 0 && mh.msg_iovlen > 0) {
 				size_t k = (size_t)n < mh.msg_iov->iov_len ? (size_t)n
-									    : mh.msg_iov->iov_len;
+									   : mh.msg_iov->iov_len;
 
 				mh.msg_iov->iov_base = (char *)mh.msg_iov->iov_base + k;
 				mh.msg_iov->iov_len -= k;
@@ -302,9 +302,10 @@ tcp_send_desc(struct tcp_conn *c, const struct idl_xmsg *m, int64_t deadline)
 	o.iov = iov + 1;
 	err = idl__ool_inline_out(m, "tcp", &o);
 	if (err == 0 && o.total > TCP_FRAME_MAX)
-		err = idl__fail(IDL_EMSGSIZE, "tcp:%s: message of %zu bytes (%zu of them out of "
-				"line) exceeds the frame limit of %u bytes", c->name, o.total,
-				o.inline_bytes, TCP_FRAME_MAX);
+		err = idl__fail(IDL_EMSGSIZE,
+				"tcp:%s: message of %zu bytes (%zu of them out of "
+				"line) exceeds the frame limit of %u bytes",
+				c->name, o.total, o.inline_bytes, TCP_FRAME_MAX);
 	if (err == 0) {
 		prefix = htonl((uint32_t)o.total);
 		iov[0] = (struct iovec){ &prefix, TCP_PREFIX };
@@ -337,8 +338,10 @@ tcp_conn_send(void *vconn, const struct idl_xmsg *m, int64_t deadline)
 	if (idl__desc_msg(m->data, m->len))
 		return tcp_send_desc(c, m, deadline);
 	if (m->len > TCP_FRAME_MAX)
-		return idl__fail(IDL_EMSGSIZE, "tcp:%s: message of %zu bytes exceeds the frame "
-				 "limit of %u bytes", c->name, m->len, TCP_FRAME_MAX);
+		return idl__fail(IDL_EMSGSIZE,
+				 "tcp:%s: message of %zu bytes exceeds the frame "
+				 "limit of %u bytes",
+				 c->name, m->len, TCP_FRAME_MAX);
 	return tcp_sendv(c, iov, 2, TCP_PREFIX + m->len, deadline);
 }
 
@@ -456,8 +459,7 @@ tcp_ool_read(void *arg, size_t off, void *dst, size_t n)
  * refused; a read that fails midway has lost the framing, and the connection ends.
  */
 static int
-tcp_recv_desc(struct tcp_conn *c, struct idl_xmsg *m, uint32_t len, size_t body,
-	      int64_t deadline)
+tcp_recv_desc(struct tcp_conn *c, struct idl_xmsg *m, uint32_t len, size_t body, int64_t deadline)
 {
 	idl_msg_header_t h;
 	struct tcp_ool_rd r = { c, m->data, body, 0, deadline };
@@ -466,8 +468,10 @@ tcp_recv_desc(struct tcp_conn *c, struct idl_xmsg *m, uint32_t len, size_t body,
 
 	memcpy(&h, m->data, sizeof h);
 	if (h.size > len || (err = idl__desc_in_check(m->data, h.size, "tcp", &nd)) != 0)
-		err = idl__fail(IDL_EPROTO, "tcp:%s: a %u-byte message with descriptors in a "
-				"%u-byte frame", c->name, h.size, len);
+		err = idl__fail(IDL_EPROTO,
+				"tcp:%s: a %u-byte message with descriptors in a "
+				"%u-byte frame",
+				c->name, h.size, len);
 	else if (h.size > m->cap)
 		err = IDL_EMSGSIZE;
 	if (err != 0) {
@@ -582,8 +586,8 @@ tcp_conn_recv(void *vconn, struct idl_xmsg *m, int64_t deadline)
 		m->len = len;
 		return IDL_EMSGSIZE;
 	}
-	if (body < len && (err = tcp_read_exact(c, (char *)m->data + body, len - body,
-						deadline)) != 0)
+	if (body < len &&
+	    (err = tcp_read_exact(c, (char *)m->data + body, len - body, deadline)) != 0)
 		return err;
 	m->len = len;
 	if (idl__desc_msg(m->data, len))
@@ -593,8 +597,8 @@ tcp_conn_recv(void *vconn, struct idl_xmsg *m, int64_t deadline)
 bad_frame:
 	/* Not a frame of ours: the stream cannot be resynchronised. */
 	shutdown(c->fd, SHUT_RDWR);
-	return idl__fail(IDL_EPROTO, "tcp:%s: frame length %u over the limit of %u bytes",
-			 c->name, len, TCP_FRAME_MAX);
+	return idl__fail(IDL_EPROTO, "tcp:%s: frame length %u over the limit of %u bytes", c->name,
+			 len, TCP_FRAME_MAX);
 }
 
 static void

@@ -135,14 +135,14 @@ udp_ep_listen(void *vep, const char *rest, const struct idl_listen_opts *opts)
 		if (fd >= 0 || fd != IDL_ESYSERR(EAFNOSUPPORT)) {
 			if (fd >= 0)
 				ep->limit = as.a[i].sa.ss_family == AF_INET6 ? UDP_LIMIT_V6
-									    : UDP_LIMIT_V4;
+									     : UDP_LIMIT_V4;
 			break;
 		}
 	}
 	if (fd < 0)
-		return idl_errdetail()[0] != '\0' ? fd
-						  : idl__inet_sysfail(IDL_SYSERR_ERRNO(fd), "udp",
-								      rest, "socket");
+		return idl_errdetail()[0] != '\0'
+			       ? fd
+			       : idl__inet_sysfail(IDL_SYSERR_ERRNO(fd), "udp", rest, "socket");
 	ep->fd = fd;
 	ep->open = 1;
 	snprintf(ep->name, sizeof ep->name, "%s", rest);
@@ -181,8 +181,10 @@ udp_received(const char *name, struct idl_xmsg *m, size_t n, const unsigned char
 	if (h->size > got || n > (size_t)m->cap + UDP_SPILL) {
 		((unsigned char *)m->data)[3] &= (unsigned char)~IDL_MSGF_DESC;
 		return h->size > m->cap ? IDL_EMSGSIZE
-					: idl__fail(IDL_EPROTO, "udp:%s: a %u-byte message in a "
-						    "%zu-byte datagram", name, h->size, n);
+					: idl__fail(IDL_EPROTO,
+						    "udp:%s: a %u-byte message in a "
+						    "%zu-byte datagram",
+						    name, h->size, n);
 	}
 	sp = (struct idl__ool_span){ h->size, (const unsigned char *)m->data + h->size,
 				     got - h->size, spill, n - got };
@@ -209,9 +211,10 @@ udp_flatten(const char *name, size_t limit, const struct idl_xmsg *m, struct idl
 	if ((err = idl__ool_inline_out(m, "udp", &o)) != 0)
 		return err;
 	if (o.total > limit)
-		return idl__fail(IDL_EMSGSIZE, "udp:%s: message of %zu bytes (%zu of them out of "
-				 "line) exceeds the datagram limit of %zu bytes", name, o.total,
-				 o.inline_bytes, limit);
+		return idl__fail(IDL_EMSGSIZE,
+				 "udp:%s: message of %zu bytes (%zu of them out of "
+				 "line) exceeds the datagram limit of %zu bytes",
+				 name, o.total, o.inline_bytes, limit);
 	if ((p = malloc(o.total)) == NULL)
 		return idl__fail(IDL_ENOMEM, "udp:%s: out of memory", name);
 	memset(flat, 0, sizeof *flat);
@@ -302,8 +305,8 @@ udp_ep_recv(void *vep, struct idl_xmsg *m, struct idl_peer *from, int64_t deadli
 	}
 }
 
-static int
-udp_ep_reply_bytes(struct udp_ep *ep, const struct idl_peer *to, const struct idl_xmsg *m);
+static int udp_ep_reply_bytes(struct udp_ep *ep, const struct idl_peer *to,
+			      const struct idl_xmsg *m);
 
 static int
 udp_ep_reply(void *vep, const struct idl_peer *to, const struct idl_xmsg *m)
@@ -436,10 +439,14 @@ udp_refused(struct udp_conn *c)
 	if (atomic_load_explicit(&c->closed, memory_order_relaxed))
 		return IDL_ECLOSED;
 	if (c->answered)
-		return idl__fail(MIG_SERVER_DIED, "udp:%s: the server is gone (ICMP port "
-				 "unreachable)", c->name);
-	return idl__fail(IDL_ECONNREFUSED, "udp:%s: no server at the address (ICMP port "
-			 "unreachable)", c->name);
+		return idl__fail(MIG_SERVER_DIED,
+				 "udp:%s: the server is gone (ICMP port "
+				 "unreachable)",
+				 c->name);
+	return idl__fail(IDL_ECONNREFUSED,
+			 "udp:%s: no server at the address (ICMP port "
+			 "unreachable)",
+			 c->name);
 }
 
 static void
@@ -498,8 +505,7 @@ udp_out_unlink(struct udp_conn *c, struct udp_out *o)
 		*pp = o->next;
 }
 
-static int
-udp_conn_send_bytes(struct udp_conn *c, const struct idl_xmsg *m, int64_t deadline);
+static int udp_conn_send_bytes(struct udp_conn *c, const struct idl_xmsg *m, int64_t deadline);
 
 static int
 udp_conn_send(void *vconn, const struct idl_xmsg *m, int64_t deadline)
@@ -524,8 +530,10 @@ udp_conn_send_bytes(struct udp_conn *c, const struct idl_xmsg *m, int64_t deadli
 	struct udp_out *o = NULL;
 
 	if (m->len > c->limit)
-		return idl__fail(IDL_EMSGSIZE, "udp:%s: message of %zu bytes exceeds the "
-				 "datagram limit of %zu bytes", c->name, m->len, c->limit);
+		return idl__fail(IDL_EMSGSIZE,
+				 "udp:%s: message of %zu bytes exceeds the "
+				 "datagram limit of %zu bytes",
+				 c->name, m->len, c->limit);
 	/* Everything that may get a reply is kept for resending: all but one-way messages
 	 * (and runts, whose reply could not be matched). */
 	if (m->len >= UDP_KEYED_MIN &&

@@ -35,8 +35,8 @@ idl__udp_key(const unsigned char *addr, uint32_t alen, uint32_t seqno)
 }
 
 struct udp_entry *
-idl__udp_cache_find(struct udp_cache *c, uint64_t key, const unsigned char *addr,
-		    uint32_t alen, uint32_t seqno)
+idl__udp_cache_find(struct udp_cache *c, uint64_t key, const unsigned char *addr, uint32_t alen,
+		    uint32_t seqno)
 {
 	if (c->nbuckets == 0)
 		return NULL;
@@ -72,9 +72,8 @@ idl__udp_cache_remove(struct udp_cache *c, struct udp_entry *e)
 void
 idl__udp_cache_expire(struct udp_cache *c, int64_t now)
 {
-	while (c->oldest != NULL &&
-	       (c->count > UDP_CACHE_ENTRIES || c->bytes > UDP_CACHE_BYTES ||
-		now - c->oldest->t_ns > UDP_CACHE_AGE))
+	while (c->oldest != NULL && (c->count > UDP_CACHE_ENTRIES || c->bytes > UDP_CACHE_BYTES ||
+				     now - c->oldest->t_ns > UDP_CACHE_AGE))
 		idl__udp_cache_remove(c, c->oldest);
 }
 

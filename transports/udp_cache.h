@@ -51,8 +51,8 @@ uint64_t idl__udp_fingerprint(const unsigned char *p, size_t n, size_t truelen);
 /* The hash key of a client's address and a sequence number. */
 uint64_t idl__udp_key(const unsigned char *addr, uint32_t alen, uint32_t seqno);
 /* The entry of (addr, seqno), or NULL. */
-struct udp_entry *idl__udp_cache_find(struct udp_cache *c, uint64_t key,
-				      const unsigned char *addr, uint32_t alen, uint32_t seqno);
+struct udp_entry *idl__udp_cache_find(struct udp_cache *c, uint64_t key, const unsigned char *addr,
+				      uint32_t alen, uint32_t seqno);
 /* Unlinks and frees e and its reply. */
 void idl__udp_cache_remove(struct udp_cache *c, struct udp_entry *e);
 /* Drops the oldest entries beyond the bounds of count, bytes and age. */

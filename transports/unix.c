@@ -6,7 +6,7 @@
  * chose it over SOCK_STREAM). Deadlines use SO_RCVTIMEO/SO_SNDTIMEO, whose value is cached
  * per socket and changed only when a call needs a shorter or much longer wait, so a call
  * makes no setsockopt (and no poll) on its fast path. Send and receive go through
- * sendmsg/recvmsg: a message with descriptors ([dialect]) carries file descriptors
+ * sendmsg/recvmsg: a message with descriptors carries file descriptors
  * (unix_desc.c), and the fast path pays for it only with a flag test and a control buffer.
  */
 #include <config.h>
@@ -34,7 +34,6 @@
 struct unix_ep {
 	struct idl__sockfile sf; /* the listening socket file (sockfile.c) */
 };
-
 
 static int
 unix_ep_listen(void *vep, const char *rest, const struct idl_listen_opts *opts)
@@ -94,9 +93,9 @@ idl__unix_connect(void *vconn, const char *rest, int64_t deadline)
 	/* connect on a unix socket waits for room in the listener's backlog, bounded by the
 	 * send timeout. */
 	if ((err = idl__sock_timeo(c->fd, SO_SNDTIMEO, &c->sndtimeo_us, deadline)) != 0)
-		return err == 1 ? idl__fail(IDL_ETIMEDOUT, "unix:%s: connect: deadline passed",
-					    rest)
-				: err;
+		return err == 1
+			       ? idl__fail(IDL_ETIMEDOUT, "unix:%s: connect: deadline passed", rest)
+			       : err;
 	if ((err = idl__sockfile_connect(c->fd, "unix", rest, &sa)) != 0)
 		return err;
 	idl__sockfile_peercred(c->fd, &c->cred);

@@ -1,5 +1,5 @@
 /*
- * unix_desc.c - the descriptors of a unix: message ([dialect]; docs/wire-format.md,
+ * unix_desc.c - the descriptors of a unix: message (docs/wire-format.md,
  * "Descriptors on the wire").
  *
  * Out-of-line data of IDL_OOL_MAP_MIN bytes or more travels in a memfd sealed against
@@ -116,8 +116,10 @@ unix_port_fd(idl_port_t port, int64_t deadline, int *fdp)
 	if (h->kind != IDL__PORT_CLIENT && h->kind != IDL__PORT_ENDPOINT)
 		return idl__fail(IDL_EINVAL, "unix: a port argument that is not a port");
 	if (strncmp(h->address, "unix:", 5) != 0)
-		return idl__fail(IDL_ENOTSUP, "unix: cannot pass the port %s (only unix: ports "
-				 "travel, as file descriptors)", h->address);
+		return idl__fail(IDL_ENOTSUP,
+				 "unix: cannot pass the port %s (only unix: ports "
+				 "travel, as file descriptors)",
+				 h->address);
 	memset(&tmp, 0, sizeof tmp);
 	if ((err = idl__unix_connect(&tmp, h->address + 5, deadline)) != 0) {
 		if (tmp.open)
@@ -262,8 +264,10 @@ idl__unix_send_desc(struct unix_conn *c, const struct idl_xmsg *m, int64_t deadl
 		}
 		err = idl__unix_sendmsg(c, &mh, deadline);
 		if (err == IDL_EMSGSIZE)
-			idl__fail(err, "unix: a %zu-byte message (%zu bytes of data inline after "
-				  "it) is too large for one packet", o.off, o.inl);
+			idl__fail(err,
+				  "unix: a %zu-byte message (%zu bytes of data inline after "
+				  "it) is too large for one packet",
+				  o.off, o.inl);
 	} else {
 		idl_msg_header_t bare;
 		struct idl_xmsg b;
@@ -318,15 +322,19 @@ unix_map(int fd, uint32_t size, void **pp)
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size != size ||
 	    seals < 0 || (seals & UNIX_SEALS) != UNIX_SEALS) {
 		close(fd);
-		return idl__fail(IDL_EPROTO, "unix: out-of-line data of %u bytes not in a sealed "
-				 "memfd of that size", size);
+		return idl__fail(IDL_EPROTO,
+				 "unix: out-of-line data of %u bytes not in a sealed "
+				 "memfd of that size",
+				 size);
 	}
 	if (size >= IDL_OOL_MAP_MIN) {
 		/* Private: the receiver may write its copy; the seal keeps the sender out. */
 		p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
 		if (p == MAP_FAILED)
-			err = idl__fail(IDL_ESYSERR(errno), "unix: mapping %u bytes out of line: "
-					"%s", size, strerror(errno));
+			err = idl__fail(IDL_ESYSERR(errno),
+					"unix: mapping %u bytes out of line: "
+					"%s",
+					size, strerror(errno));
 	} else if ((p = idl_ool_alloc(size)) == NULL) {
 		err = idl__fail(IDL_ENOMEM, "unix: no memory for %u bytes out of line", size);
 	} else {
@@ -399,8 +407,10 @@ unix_desc_take(struct unix_in *in, idl_desc_t *d)
 				return idl__fail(IDL_EPROTO, "unix: empty datum with an address");
 		} else if (d->aux == UNIX_AUX_INLINE) {
 			if ((p = idl_ool_alloc(d->size)) == NULL)
-				return idl__fail(IDL_ENOMEM, "unix: no memory for %u bytes out of "
-						 "line", d->size);
+				return idl__fail(IDL_ENOMEM,
+						 "unix: no memory for %u bytes out of "
+						 "line",
+						 d->size);
 			if ((err = unix_inline(in, d->addr, p, d->size)) != 0) {
 				idl__ool_free_plain(p, d->size);
 				return err;
@@ -511,8 +521,7 @@ unix_desc_in(struct unix_in *in, unsigned char *msg, size_t msize)
 }
 
 int
-idl__unix_recv_desc(struct unix_conn *c, struct idl_xmsg *m, const struct msghdr *mh,
-		    size_t n)
+idl__unix_recv_desc(struct unix_conn *c, struct idl_xmsg *m, const struct msghdr *mh, size_t n)
 {
 	size_t got = n < m->cap ? n : m->cap;
 	unsigned char *msg = m->data;

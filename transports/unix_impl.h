@@ -1,6 +1,6 @@
 /*
  * unix_impl.h - what the two files of the unix: transport share: unix.c has the socket and
- * the fast path, unix_desc.c the descriptors a message carries ([dialect]: out-of-line data
+ * the fast path, unix_desc.c the descriptors a message carries (out-of-line data
  * in sealed memfds, ports as connections, both passed with SCM_RIGHTS).
  */
 #ifndef IDL_TRANSPORTS_UNIX_IMPL_H
@@ -40,7 +40,6 @@ int idl__unix_adopt(int fd, idl_port_t *portp);
 int idl__unix_send_desc(struct unix_conn *c, const struct idl_xmsg *m, int64_t deadline);
 /* A message of n bytes arrived with mh's control data: its descriptors are converted (or
  * stray file descriptors closed). */
-int idl__unix_recv_desc(struct unix_conn *c, struct idl_xmsg *m, const struct msghdr *mh,
-			size_t n);
+int idl__unix_recv_desc(struct unix_conn *c, struct idl_xmsg *m, const struct msghdr *mh, size_t n);
 
 #endif /* IDL_TRANSPORTS_UNIX_IMPL_H */

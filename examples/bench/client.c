@@ -50,13 +50,12 @@ bench_fail(const char *routine, unsigned i, int kr)
 {
 	const char *detail = idl_errdetail();
 
-	fprintf(stderr, "bench-client: %s: call %u: %s (%s)%s%s\n", routine, i,
-		idl_strerror(kr), idl_errname(kr), *detail ? ": " : "", detail);
+	fprintf(stderr, "bench-client: %s: call %u: %s (%s)%s%s\n", routine, i, idl_strerror(kr),
+		idl_errname(kr), *detail ? ": " : "", detail);
 	return -1;
 }
 
-static int
-bench_wrong(const char *routine, unsigned i, const char *fmt, ...)
+static int bench_wrong(const char *routine, unsigned i, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 static int
@@ -235,15 +234,9 @@ static const struct {
 	const char *name;
 	bench_fn fn;
 } bench_rows[] = {
-	{ "null", bench_null_1 },
-	{ "add", bench_add_1 },
-	{ "intrpc", bench_intrpc_1 },
-	{ "bigin", bench_bigin_1 },
-	{ "bigout", bench_bigout_1 },
-	{ "biginout", bench_biginout_1 },
-	{ "echo", bench_echo_1 },
-	{ "sum", bench_sum_1 },
-	{ "ool64k", bench_ool64k_1 },
+	{ "null", bench_null_1 },   { "add", bench_add_1 },	  { "intrpc", bench_intrpc_1 },
+	{ "bigin", bench_bigin_1 }, { "bigout", bench_bigout_1 }, { "biginout", bench_biginout_1 },
+	{ "echo", bench_echo_1 },   { "sum", bench_sum_1 },	  { "ool64k", bench_ool64k_1 },
 	{ "ool1m", bench_ool1m_1 },
 };
 #define BENCH_NROWS (sizeof bench_rows / sizeof bench_rows[0])
@@ -453,8 +446,8 @@ main(int argc, char **argv)
 	if ((err = idl_port_open(argv[optind], &ctx.port)) != 0) {
 		const char *detail = idl_errdetail();
 
-		fprintf(stderr, "bench-client: %s: %s (%s)%s%s\n", argv[optind],
-			idl_strerror(err), idl_errname(err), *detail ? ": " : "", detail);
+		fprintf(stderr, "bench-client: %s: %s (%s)%s%s\n", argv[optind], idl_strerror(err),
+			idl_errname(err), *detail ? ": " : "", detail);
 		return 1;
 	}
 	/* Memory the transport can send without a copy where it allows (shm:). */
@@ -466,8 +459,8 @@ main(int argc, char **argv)
 	bench_fill(ctx.ool, BENCH_OOL1M_BYTES, BENCH_SALT_OOL);
 	ctx.ool_sum[0] = bench_ool_sum(ctx.ool, BENCH_OOL64K_BYTES);
 	ctx.ool_sum[1] = bench_ool_sum(ctx.ool, BENCH_OOL1M_BYTES);
-	printf("bench-client: %s, %u calls per routine, %u rounds, idlkit %s\n\n",
-	       argv[optind], n, rounds, idl_version());
+	printf("bench-client: %s, %u calls per routine, %u rounds, idlkit %s\n\n", argv[optind], n,
+	       rounds, idl_version());
 	rc = bench_check_errors(&ctx) == 0 && bench_run(&ctx, n, rounds) == 0 ? 0 : 1;
 	idl_ool_free(ctx.ool, BENCH_OOL1M_BYTES);
 	idl_port_close(ctx.port);

@@ -39,8 +39,8 @@ bench_fail(const char *what, const char *address, int err)
 	const char *detail = idl_errdetail();
 
 	fprintf(stderr, "bench-server: %s%s%s: %s (%s)%s%s\n", address ? address : "",
-		address ? ": " : "", what, idl_strerror(err), idl_errname(err),
-		*detail ? ": " : "", detail);
+		address ? ": " : "", what, idl_strerror(err), idl_errname(err), *detail ? ": " : "",
+		detail);
 }
 
 static int

@@ -153,8 +153,8 @@ typedef void *(*idl_resolver_fn)(void *arg, const char *symbol);
  * with an IDL_ARGF_OPAQUE argument (translated types, tokens) are not resolved and their
  * requests get IDL_ENOTSUP.
  */
-int idl_dynamic_create(const struct idl_subsystem *ss, const char *prefix,
-		       idl_resolver_fn resolve, void *arg, idl_dynamic_t **dp);
+int idl_dynamic_create(const struct idl_subsystem *ss, const char *prefix, idl_resolver_fn resolve,
+		       void *arg, idl_dynamic_t **dp);
 
 /* The demux of a dynamic interface, with the contract of a generated one (idl_demux_fn). */
 int idl_dynamic_demux(idl_dynamic_t *d, idl_msg_header_t *in, idl_msg_header_t *out);

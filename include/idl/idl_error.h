@@ -20,33 +20,33 @@ extern "C" {
 
 /* XX(name, value, message). The table is the single source of truth for the enum,
  * idl_errname() and idl_strerror(). */
-#define IDL_ERRNO_MAP(XX)                                                                  \
-	XX(OK, 0, "success")                                                               \
-	XX(MIG_TYPE_ERROR, -300, "reply failed its type check")                            \
-	XX(MIG_REPLY_MISMATCH, -301, "reply does not match the request")                   \
-	XX(MIG_REMOTE_ERROR, -302, "server detected an error")                             \
-	XX(MIG_BAD_ID, -303, "request id is not in the server's subsystems")               \
-	XX(MIG_BAD_ARGUMENTS, -304, "request failed the server's checks")                  \
-	XX(MIG_NO_REPLY, -305, "server routine sends no reply")                            \
-	XX(MIG_EXCEPTION, -306, "server raised an exception")                              \
-	XX(MIG_ARRAY_TOO_LARGE, -307, "array larger than the caller's buffer or bound")    \
-	XX(MIG_SERVER_DIED, -308, "server died before replying")                           \
-	XX(MIG_DESTROY_REQUEST, -309, "server destroyed the request without replying")     \
-	XX(ETIMEDOUT, -400, "call deadline expired")                                       \
-	XX(EADDRINVAL, -401, "invalid address")                                            \
-	XX(ENOTSUP, -402, "operation not supported by this transport")                     \
-	XX(ENOSCHEME, -403, "no transport registered for the address scheme")              \
-	XX(ECONNREFUSED, -404, "connection refused: no server at the address")             \
-	XX(ECLOSED, -405, "port or server is closed")                                      \
-	XX(EMSGSIZE, -406, "message larger than the limit")                                \
-	XX(EPROTO, -407, "protocol violation by the peer")                                 \
-	XX(EBYTEORDER, -408, "peer uses the other byte order")                             \
-	XX(ESIGNATURE, -409, "routine signature differs between client and server")        \
-	XX(ENOMEM, -410, "out of memory")                                                  \
-	XX(EINVAL, -411, "invalid argument")                                               \
-	XX(EBUSY, -412, "resource busy")                                                   \
-	XX(EADDRINUSE, -413, "address already in use")                                     \
-	XX(EACCES, -414, "permission denied")                                              \
+#define IDL_ERRNO_MAP(XX)                                                                          \
+	XX(OK, 0, "success")                                                                       \
+	XX(MIG_TYPE_ERROR, -300, "reply failed its type check")                                    \
+	XX(MIG_REPLY_MISMATCH, -301, "reply does not match the request")                           \
+	XX(MIG_REMOTE_ERROR, -302, "server detected an error")                                     \
+	XX(MIG_BAD_ID, -303, "request id is not in the server's subsystems")                       \
+	XX(MIG_BAD_ARGUMENTS, -304, "request failed the server's checks")                          \
+	XX(MIG_NO_REPLY, -305, "server routine sends no reply")                                    \
+	XX(MIG_EXCEPTION, -306, "server raised an exception")                                      \
+	XX(MIG_ARRAY_TOO_LARGE, -307, "array larger than the caller's buffer or bound")            \
+	XX(MIG_SERVER_DIED, -308, "server died before replying")                                   \
+	XX(MIG_DESTROY_REQUEST, -309, "server destroyed the request without replying")             \
+	XX(ETIMEDOUT, -400, "call deadline expired")                                               \
+	XX(EADDRINVAL, -401, "invalid address")                                                    \
+	XX(ENOTSUP, -402, "operation not supported by this transport")                             \
+	XX(ENOSCHEME, -403, "no transport registered for the address scheme")                      \
+	XX(ECONNREFUSED, -404, "connection refused: no server at the address")                     \
+	XX(ECLOSED, -405, "port or server is closed")                                              \
+	XX(EMSGSIZE, -406, "message larger than the limit")                                        \
+	XX(EPROTO, -407, "protocol violation by the peer")                                         \
+	XX(EBYTEORDER, -408, "peer uses the other byte order")                                     \
+	XX(ESIGNATURE, -409, "routine signature differs between client and server")                \
+	XX(ENOMEM, -410, "out of memory")                                                          \
+	XX(EINVAL, -411, "invalid argument")                                                       \
+	XX(EBUSY, -412, "resource busy")                                                           \
+	XX(EADDRINUSE, -413, "address already in use")                                             \
+	XX(EACCES, -414, "permission denied")                                                      \
 	XX(ELIMIT, -415, "a configured limit was reached")
 
 enum idl_err {

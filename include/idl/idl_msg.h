@@ -54,7 +54,7 @@ enum idl_msg_kind {
 };
 
 /* Header flags (the header's `flags` byte). */
-#define IDL_MSGF_DESC 0x01 /* out-of-line or port descriptors follow the arguments ([dialect]) */
+#define IDL_MSGF_DESC 0x01 /* out-of-line or port descriptors follow the arguments */
 
 typedef struct IDL_ALIGN8 idl_msg_header {
 	uint8_t magic; /* IDL_MSG_MAGIC */
@@ -71,7 +71,7 @@ typedef struct IDL_ALIGN8 idl_msg_header {
 #define IDL_MSG_HEADER_SIZE 24u
 
 /*
- * Descriptors: out-of-line data and ports ([dialect]).
+ * Descriptors: out-of-line data and ports.
  *
  * A message with IDL_MSGF_DESC set carries `ndesc` descriptors at the start of its body,
  * right after the header, one per out-of-line or port argument of that direction in

@@ -55,8 +55,7 @@ int idl_server_create(idl_server_t **srvp);
 
 /* Adds a subsystem with its demux. The descriptor must outlive the server. Subsystems
  * whose id ranges overlap are refused with IDL_EINVAL. Call before idl_server_run(). */
-int idl_server_add_subsystem(idl_server_t *srv, const struct idl_subsystem *ss,
-			     idl_demux_fn demux);
+int idl_server_add_subsystem(idl_server_t *srv, const struct idl_subsystem *ss, idl_demux_fn demux);
 
 /* idl_server_add_subsystem() for a demux that takes a context: each request is handed to
  * demux(ctx, in, out). The descriptor and ctx must outlive the server. */
@@ -164,8 +163,8 @@ const char *idl_limit_name(enum idl_limit which);
  * several may run at once: it must be thread-safe. NULL removes it. Set before
  * idl_server_run() (IDL_EBUSY while it runs).
  */
-typedef int (*idl_auth_fn)(void *ctx, const struct idl_cred *cred,
-			   const struct idl_subsystem *ss, const struct idl_routine_desc *rt);
+typedef int (*idl_auth_fn)(void *ctx, const struct idl_cred *cred, const struct idl_subsystem *ss,
+			   const struct idl_routine_desc *rt);
 int idl_server_set_auth(idl_server_t *srv, idl_auth_fn hook, void *ctx);
 
 /*

@@ -30,7 +30,7 @@ enum idl_arg_dir {
 	IDL_DIR_INOUT = 4,
 	IDL_DIR_WAITTIME = 5, /* client-side only: per-call deadline in ms; not in the message */
 	IDL_DIR_MSGOPTION = 6, /* client-side only; not in the message */
-	IDL_DIR_OTHER = 7, /* other MIG directions that [dialect] maps (replyport, msgseqno...) */
+	IDL_DIR_OTHER = 7, /* other MIG directions that idlc maps (replyport, msgseqno...) */
 };
 
 /* How an argument travels. */
@@ -41,7 +41,7 @@ enum idl_arg_kind {
 	IDL_ARG_CSTRING_FIXED = 4, /* c_string[N]: N bytes inline, NUL inside them */
 	IDL_ARG_CSTRING_VAR = 5, /* c_string[*:N]: count (strlen + 1) then bytes, NUL last */
 	IDL_ARG_PORT = 6, /* a port: the request port, or a port carried by descriptor */
-	IDL_ARG_OOL = 7, /* out-of-line data ([dialect]) */
+	IDL_ARG_OOL = 7, /* out-of-line data */
 	IDL_ARG_IMPLICIT = 8, /* not in the message (waittime, msgoption...) */
 };
 
@@ -87,8 +87,9 @@ struct idl_arg_desc {
 
 /* What an element is. */
 #define IDL_ARGF_SIGNED 0x0001u /* integer element is signed */
-#define IDL_ARGF_RECORD 0x0002u /* a C struct (struct[N] of T, GNU struct {}, a record of
-				 * opaque bytes): passed by value in, by pointer out */
+#define IDL_ARGF_RECORD                                                                            \
+	0x0002u /* a C struct (struct[N] of T, GNU struct {}, a record of                          \
+		 * opaque bytes): passed by value in, by pointer out */
 /* Ports and arrays of ports (and reply ports: the server routine's Poly). */
 #define IDL_ARGF_POLY_IN 0x0004u /* polymorphic: the sender names the disposition (<arg>Poly) */
 #define IDL_ARGF_POLY_OUT 0x0008u /* the receiver is told it (<arg>Poly) and checks it */
@@ -100,10 +101,12 @@ struct idl_arg_desc {
 #define IDL_ARGF_INLINE 0x0100u /* array[*:N] of a port: its memory is never the routine's */
 /* Special arguments (IDL_DIR_OTHER): what the server routine takes for them. */
 #define IDL_ARGF_SEQNO 0x0200u /* msgseqno: the request's seqno, a uint32_t */
-#define IDL_ARGF_REPLY 0x0400u /* sreplyport, replyport: an idl_reply_t (<idl/idl_ool.h>,
-				* deferred replies) */
-#define IDL_ARGF_OPAQUE 0x8000u /* only compiled stubs can serve it: translated types (intran,
-				 * outtran, destructor) and tokens on the server's side */
+#define IDL_ARGF_REPLY                                                                             \
+	0x0400u /* sreplyport, replyport: an idl_reply_t (<idl/idl_ool.h>,                         \
+		 * deferred replies) */
+#define IDL_ARGF_OPAQUE                                                                            \
+	0x8000u /* only compiled stubs can serve it: translated types (intran,                     \
+		 * outtran, destructor) and tokens on the server's side */
 
 enum idl_routine_kind {
 	IDL_RT_ROUTINE = 1,

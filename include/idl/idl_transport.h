@@ -29,9 +29,9 @@
  * may come from any thread at any time. ep_recv runs in one thread per endpoint.
  *
  * Ownership: the data of a send belongs to the caller and may be reused when the op
- * returns. Received file descriptors ([dialect]) belong to the receiver.
+ * returns. Received file descriptors belong to the receiver.
  *
- * Descriptors ([dialect], <idl/idl_msg.h>): a transport with IDL_TRF_DESC converts them.
+ * Descriptors (<idl/idl_msg.h>): a transport with IDL_TRF_DESC converts them.
  * A message with IDL_MSGF_DESC is one whose header is in the native order with the right
  * magic and has that flag; the core never gives one to a transport without IDL_TRF_DESC.
  *   - conn_send, conn_call and ep_reply put its descriptors on the wire in the transport's
@@ -75,7 +75,7 @@ struct idl_xmsg {
 	void *data; /* header + arguments */
 	size_t len; /* send: bytes to send; recv: bytes received */
 	size_t cap; /* recv: room in data */
-	int *fds; /* descriptors carried with the message ([dialect]); NULL if none */
+	int *fds; /* descriptors carried with the message; NULL if none */
 	unsigned nfds; /* send: count; recv: received */
 	unsigned fds_cap; /* recv: room in fds */
 };
@@ -129,7 +129,7 @@ struct idl_transport {
 	void (*conn_close)(void *conn);
 	void (*conn_fini)(void *conn);
 
-	/* Optional ([dialect]): out-of-line memory the transport can send without a copy.
+	/* Optional: out-of-line memory the transport can send without a copy.
 	 * conn_ool_alloc returns `size` zeroed bytes for sending on conn, or NULL (the
 	 * runtime then allocates ordinary memory); ool_free releases such memory, or memory
 	 * the transport received, and returns 1 when addr was the transport's, 0 when it was

@@ -38,7 +38,6 @@ int lb_failures;
  * The in-process transport.
  */
 
-
 static union {
 	idl_msg_header_t head;
 	unsigned char bytes[LB_BUF];
@@ -187,12 +186,12 @@ uint64_t
 idl_routine_sig_hash(const struct idl_routine_desc *rt)
 {
 	static const char *const kinds[] = { "-", "routine", "simpleroutine", "skip" };
-	static const char *const dirs[] = { "-", "requestport", "in", "out", "inout",
-					    "waittime", "msgoption", "other" };
-	static const char *const akinds[] = { "-", "scalar", "fixed", "var", "cstring",
-					      "cstringvar", "port", "ool", "implicit" };
-	static const char *const wts[] = { "none", "int8", "int16", "int32", "int64", "boolean",
-					   "char", "byte", "real32", "real64", "port", "struct" };
+	static const char *const dirs[] = { "-",     "requestport", "in",	 "out",
+					    "inout", "waittime",    "msgoption", "other" };
+	static const char *const akinds[] = { "-",	    "scalar", "fixed", "var",	  "cstring",
+					      "cstringvar", "port",   "ool",   "implicit" };
+	static const char *const wts[] = { "none", "int8", "int16",  "int32",  "int64", "boolean",
+					   "char", "byte", "real32", "real64", "port",	"struct" };
 	uint64_t h = 0xcbf29ce484222325ull;
 	char buf[64];
 
@@ -234,8 +233,8 @@ static struct {
 } lb_seen;
 
 kern_return_t
-s_all_in(mach_port_t server, int8_t a, int16_t b, int c, int64_t d, boolean_t e, char f,
-	 uint8_t g, float h, double i)
+s_all_in(mach_port_t server, int8_t a, int16_t b, int c, int64_t d, boolean_t e, char f, uint8_t g,
+	 float h, double i)
 {
 	lb_seen.a = a;
 	lb_seen.b = b;

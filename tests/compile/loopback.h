@@ -15,13 +15,12 @@ extern int lb_failures;
 /* The room of the loopback's message buffers. */
 #define LB_BUF (160 * 1024)
 
-#define LB_CHECK(cond)                                                                     \
-	do {                                                                               \
-		if (!(cond)) {                                                             \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__,   \
-				#cond);                                                    \
-			lb_failures++;                                                     \
-		}                                                                          \
+#define LB_CHECK(cond)                                                                             \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);   \
+			lb_failures++;                                                             \
+		}                                                                                  \
 	} while (0)
 
 /* The timeout the last call passed, and the seqno the last request got. */

@@ -99,7 +99,7 @@ lb_transfer(idl_msg_header_t *m, int sender_free)
 		if (d[i].type == IDL_DESC_PORT)
 			continue;
 		bytes = d[i].type == IDL_DESC_PORT_ARRAY ? d[i].size * sizeof(idl_port_t)
-							   : d[i].size;
+							 : d[i].size;
 		copy = idl_ool_alloc(bytes);
 		LB_CHECK(copy != NULL);
 		if (bytes != 0)
@@ -548,8 +548,7 @@ lb_dialect_ports(void)
 	mach_msg_type_number_t n = 0;
 	int count = 0;
 
-	LB_CHECK(ports(NULL, LB_PA, LB_PB, MACH_MSG_TYPE_COPY_SEND, LB_PC, &q, &qp, &qpPoly) ==
-		 0);
+	LB_CHECK(ports(NULL, LB_PA, LB_PB, MACH_MSG_TYPE_COPY_SEND, LB_PC, &q, &qp, &qpPoly) == 0);
 	LB_CHECK(q == LB_PB && qp == LB_PA);
 	/* What a receiver is told is the received name: made and copied send rights arrive
 	 * as moved ones. */

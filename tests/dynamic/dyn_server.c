@@ -43,8 +43,8 @@ dyn_fail(const char *what, int err)
 {
 	const char *detail = idl_errdetail();
 
-	fprintf(stderr, "dyn-server: %s: %s (%s)%s%s\n", what, idl_strerror(err),
-		idl_errname(err), *detail ? ": " : "", detail);
+	fprintf(stderr, "dyn-server: %s: %s (%s)%s%s\n", what, idl_strerror(err), idl_errname(err),
+		*detail ? ": " : "", detail);
 	return 1;
 }
 

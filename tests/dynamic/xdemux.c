@@ -78,14 +78,14 @@ xd_rand(void)
 	return (uint32_t)(xd_rng >> 16);
 }
 
-#define XD_CHECK(cond, ...)                                                                \
-	do {                                                                               \
-		if (!(cond)) {                                                             \
-			fprintf(stderr, "xdemux.c:%d: %s: ", __LINE__, #cond);             \
-			fprintf(stderr, __VA_ARGS__);                                      \
-			fputc('\n', stderr);                                               \
-			xd_failures++;                                                     \
-		}                                                                          \
+#define XD_CHECK(cond, ...)                                                                        \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			fprintf(stderr, "xdemux.c:%d: %s: ", __LINE__, #cond);                     \
+			fprintf(stderr, __VA_ARGS__);                                              \
+			fputc('\n', stderr);                                                       \
+			xd_failures++;                                                             \
+		}                                                                                  \
 	} while (0)
 
 static bool
@@ -123,8 +123,8 @@ xd_compare_desc(const struct idl_subsystem *c, const struct idl_subsystem *r)
 					 x->elem_size == y->elem_size && x->count == y->count &&
 					 x->req_offset == y->req_offset &&
 					 x->rep_offset == y->rep_offset,
-				 "%s.%s argument %s (ctype %s vs %s, flags %#" PRIx32 " vs %#" PRIx32
-				 ", disposition %u vs %u)",
+				 "%s.%s argument %s (ctype %s vs %s, flags %#" PRIx32
+				 " vs %#" PRIx32 ", disposition %u vs %u)",
 				 c->name, a->name, x->name, x->ctype, y->ctype, x->flags, y->flags,
 				 x->disposition, y->disposition);
 		}
@@ -153,8 +153,9 @@ xd_serve(const struct xd_iface *xi, idl_dynamic_t *d, const char *what, size_t l
 	if (xd_out1.head.size == xd_out2.head.size && xd_out1.head.size <= xi->ss->max_reply) {
 		for (uint32_t k = 0; k < xd_out1.head.size; k++) {
 			if (xd_out1.b[k] != xd_out2.b[k]) {
-				XD_CHECK(0, "%s id %" PRId32 " %s: reply byte %" PRIu32
-					    " is %02x compiled, %02x dynamic",
+				XD_CHECK(0,
+					 "%s id %" PRId32 " %s: reply byte %" PRIu32
+					 " is %02x compiled, %02x dynamic",
 					 xi->ss->name, xd_msg.head.id, what, k, xd_out1.b[k],
 					 xd_out2.b[k]);
 				break;
@@ -209,11 +210,14 @@ xd_desc_value(const struct idl_arg_desc *a, unsigned char *p, struct idl_arg_val
 	uint32_t n;
 
 	if (a->kind == IDL_ARG_PORT || a->wire_type == IDL_WT_PORT) {
-		n = a->kind == IDL_ARG_PORT ? 1 : fixed ? a->count : xd_count(a->count ? a->count
-											: 9);
+		n = a->kind == IDL_ARG_PORT ? 1
+		    : fixed		    ? a->count
+					    : xd_count(a->count ? a->count : 9);
 		for (uint32_t k = 0; k < n; k++) {
-			idl_port_t port = (idl_port_t)(uintptr_t)(xd_rand() % 4 == 0 ? 0
-						      : 0x7000 + 8 * (xd_rand() % 512));
+			idl_port_t port =
+				(idl_port_t)(uintptr_t)(xd_rand() % 4 == 0
+								? 0
+								: 0x7000 + 8 * (xd_rand() % 512));
 
 			memcpy(p + k * sizeof port, &port, sizeof port);
 		}
@@ -272,8 +276,9 @@ xd_valid(const struct idl_subsystem *ss, const struct idl_routine_desc *rt)
 		case IDL_ARG_SCALAR:
 		case IDL_ARG_FIXED_ARRAY:
 		case IDL_ARG_VAR_ARRAY:
-			n = a->kind == IDL_ARG_SCALAR ? 1
-			    : a->kind == IDL_ARG_FIXED_ARRAY ? a->count : xd_count(a->count);
+			n = a->kind == IDL_ARG_SCALAR	     ? 1
+			    : a->kind == IDL_ARG_FIXED_ARRAY ? a->count
+							     : xd_count(a->count);
 			for (size_t k = 0; k < (size_t)n * a->elem_size; k++)
 				p[k] = (unsigned char)xd_rand();
 			if (a->wire_type == IDL_WT_BOOLEAN && xd_rand() % 2) {
@@ -389,8 +394,9 @@ xd_mutants(const struct xd_iface *xi, idl_dynamic_t *d, const struct idl_routine
 			continue;
 		memcpy(&n, xd_msg.b + a->req_offset, sizeof n);
 		{
-			const uint32_t counts[] = { a->count + 1, 0, UINT32_MAX, n + 1, n + 8,
-						    UINT32_MAX / a->elem_size + 1 };
+			const uint32_t counts[] = { a->count + 1, 0,
+						    UINT32_MAX,	  n + 1,
+						    n + 8,	  UINT32_MAX / a->elem_size + 1 };
 
 			for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++) {
 				xd_put32(a->req_offset, counts[k]);
@@ -589,8 +595,10 @@ xd_odd_descriptors(void)
 		xd_msg.head.size = 40;
 		xd_msg.head.id = 9001;
 		idl_dynamic_demux(d, &xd_msg.head, &xd_out2.head);
-		XD_CHECK(xd_out2.head.retcode == MIG_BAD_ARGUMENTS, "odd.ool without descriptors: "
-			 "%d", xd_out2.head.retcode);
+		XD_CHECK(xd_out2.head.retcode == MIG_BAD_ARGUMENTS,
+			 "odd.ool without descriptors: "
+			 "%d",
+			 xd_out2.head.retcode);
 		xd_msg.head.flags = IDL_MSGF_DESC;
 		xd_msg.head.ndesc = 1;
 		xd_msg.b[40] = 1;
@@ -662,7 +670,9 @@ xd_time(idl_dynamic_t *d, const char *name, const char *const *args, int nargs)
 static void
 xd_many_servers(void)
 {
-	enum { XD_MANY = 100 };
+	enum {
+		XD_MANY = 100
+	};
 	idl_dynamic_t *d[XD_MANY];
 	idl_server_t *srv[XD_MANY];
 	int added = 0;

@@ -28,8 +28,8 @@ xd_hash(const void *p, size_t n, uint64_t h)
 }
 
 kern_return_t
-s_all_in(mach_port_t server, int8_t a, int16_t b, int c, int64_t d, boolean_t e, char f,
-	 uint8_t g, float h, double i)
+s_all_in(mach_port_t server, int8_t a, int16_t b, int c, int64_t d, boolean_t e, char f, uint8_t g,
+	 float h, double i)
 {
 	uint64_t x = 0xcbf29ce484222325ull;
 

@@ -41,8 +41,8 @@ xo_init(void)
 	for (size_t i = 0; i < sizeof xo_words / sizeof xo_words[0]; i++)
 		xo_words[i] = (natural_t)(i * 2654435761u);
 	for (size_t i = 0; i < sizeof xo_ports / sizeof xo_ports[0]; i++)
-		xo_ports[i] = i % 5 == 0 ? MACH_PORT_NULL
-					 : (mach_port_t)(uintptr_t)(0x5000 + 8 * i);
+		xo_ports[i] =
+			i % 5 == 0 ? MACH_PORT_NULL : (mach_port_t)(uintptr_t)(0x5000 + 8 * i);
 }
 
 static int
@@ -68,8 +68,7 @@ x_din(mach_port_t server, pointer_t a, mach_msg_type_number_t aCnt, mach_port_ty
 
 kern_return_t
 x_dout(mach_port_t server, int n, pointer_t *a, mach_msg_type_number_t *aCnt,
-       mach_port_type_array_t *b, mach_msg_type_number_t *bCnt, mach_port_type_array_t *c,
-       int *r)
+       mach_port_type_array_t *b, mach_msg_type_number_t *bCnt, mach_port_type_array_t *c, int *r)
 {
 	uint32_t k = (uint32_t)n;
 
@@ -87,8 +86,8 @@ x_dout(mach_port_t server, int n, pointer_t *a, mach_msg_type_number_t *aCnt,
 }
 
 kern_return_t
-x_drt(mach_port_t server, int n, pointer_t *a, mach_msg_type_number_t *aCnt,
-      boolean_t *aDealloc, mach_port_type_array_t *b, mach_msg_type_number_t *bCnt)
+x_drt(mach_port_t server, int n, pointer_t *a, mach_msg_type_number_t *aCnt, boolean_t *aDealloc,
+      mach_port_type_array_t *b, mach_msg_type_number_t *bCnt)
 {
 	uint32_t k = (uint32_t)n;
 
@@ -104,9 +103,8 @@ x_drt(mach_port_t server, int n, pointer_t *a, mach_msg_type_number_t *aCnt,
 }
 
 kern_return_t
-x_dio(mach_port_t server, mach_port_type_array_t *a, mach_msg_type_number_t *aCnt,
-      mach_port_t *p, mach_msg_type_name_t *pPoly, mach_port_array_t *q,
-      mach_msg_type_number_t *qCnt)
+x_dio(mach_port_t server, mach_port_type_array_t *a, mach_msg_type_number_t *aCnt, mach_port_t *p,
+      mach_msg_type_name_t *pPoly, mach_port_array_t *q, mach_msg_type_number_t *qCnt)
 {
 	uint64_t h = xo_hash(*a, (size_t)*aCnt * 4, *aCnt);
 
@@ -131,8 +129,8 @@ x_dio(mach_port_t server, mach_port_type_array_t *a, mach_msg_type_number_t *aCn
 }
 
 kern_return_t
-x_pin(mach_port_t server, mach_port_t p, mach_port_t q, mach_msg_type_name_t qPoly,
-      mach_port_t m, int *r)
+x_pin(mach_port_t server, mach_port_t p, mach_port_t q, mach_msg_type_name_t qPoly, mach_port_t m,
+      int *r)
 {
 	uint64_t h = xo_hash(&p, sizeof p, qPoly);
 
@@ -217,8 +215,7 @@ x_counted(mach_port_t server, int x, mach_port_type_array_t v, mach_msg_type_num
 }
 
 kern_return_t
-x_oneway(mach_port_t server, mach_port_type_array_t a, mach_msg_type_number_t aCnt,
-	 mach_port_t p)
+x_oneway(mach_port_t server, mach_port_type_array_t a, mach_msg_type_number_t aCnt, mach_port_t p)
 {
 	return (kern_return_t)(1 + xo_hash(a, (size_t)aCnt * 4, (uint64_t)(uintptr_t)p) % 1000);
 }

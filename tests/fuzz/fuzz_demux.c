@@ -37,12 +37,12 @@ static union {
 	unsigned char b[1 << 16];
 } fd_wire; /* the message as it came, before the transport hands it over */
 
-#define FD_CHECK(cond)                                                                   \
-	do {                                                                             \
-		if (!(cond)) {                                                           \
-			fprintf(stderr, "fuzz_demux: %s\n", #cond);                      \
-			abort();                                                         \
-		}                                                                        \
+#define FD_CHECK(cond)                                                                             \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			fprintf(stderr, "fuzz_demux: %s\n", #cond);                                \
+			abort();                                                                   \
+		}                                                                                  \
 	} while (0)
 
 /* A code a client may be told: a runtime or MIG code from the table, or a routine's own
@@ -137,7 +137,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			/* The other byte order is answered in it (docs/wire-format.md). */
 			FD_CHECK(out->order == req.order && n == IDL_MSG_HEADER_SIZE);
 			FD_CHECK(__builtin_bswap32(out->size) == n);
-			FD_CHECK((int32_t)__builtin_bswap32((uint32_t)out->retcode) == IDL_EBYTEORDER);
+			FD_CHECK((int32_t)__builtin_bswap32((uint32_t)out->retcode) ==
+				 IDL_EBYTEORDER);
 		}
 		/* Sending consumes what the reply gives away (ool_out's dealloc data). */
 		if (idl__desc_msg(out, n))

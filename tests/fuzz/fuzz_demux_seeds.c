@@ -164,7 +164,8 @@ main(int argc, char **argv)
 		int kr = fz_call(port, sd_which);
 
 		if (kr != 0)
-			fprintf(stderr, "fuzz_demux_seeds: call %u: %s\n", sd_which, idl_errname(kr));
+			fprintf(stderr, "fuzz_demux_seeds: call %u: %s\n", sd_which,
+				idl_errname(kr));
 	}
 	every_notify(port, 7);
 	every_notify_ool(port, (char *)"one-way data", 12, IDL_PORT_NULL);

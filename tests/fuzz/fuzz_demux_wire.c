@@ -143,7 +143,8 @@ fz_convert(void *buf, size_t len)
 			if ((mem = idl_ool_alloc(x.size)) == NULL && x.size != 0)
 				break;
 			memcpy(mem, (char *)buf + off, x.size);
-			off += IDL_MSG_ROUND(x.size) < len - off ? IDL_MSG_ROUND(x.size) : len - off;
+			off += IDL_MSG_ROUND(x.size) < len - off ? IDL_MSG_ROUND(x.size)
+								 : len - off;
 			x.addr = (uint64_t)(uintptr_t)mem;
 		} else if (x.type == IDL_DESC_PORT) {
 			x.addr = (uint64_t)(uintptr_t)fz_port();

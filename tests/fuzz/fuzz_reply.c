@@ -29,12 +29,12 @@
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define FR_CHECK(cond)                                                                   \
-	do {                                                                             \
-		if (!(cond)) {                                                           \
-			fprintf(stderr, "fuzz_reply: %s\n", #cond);                      \
-			abort();                                                         \
-		}                                                                        \
+#define FR_CHECK(cond)                                                                             \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			fprintf(stderr, "fuzz_reply: %s\n", #cond);                                \
+			abort();                                                                   \
+		}                                                                                  \
 	} while (0)
 
 static struct idl_transport fr_tr;

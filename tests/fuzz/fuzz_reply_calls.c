@@ -12,12 +12,12 @@
 #include "every.h"
 #include "fuzz_demux_wire.h"
 
-#define FC_CHECK(cond)                                                                   \
-	do {                                                                             \
-		if (!(cond)) {                                                           \
-			fprintf(stderr, "fuzz_reply_calls: %s\n", #cond);               \
-			abort();                                                         \
-		}                                                                        \
+#define FC_CHECK(cond)                                                                             \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			fprintf(stderr, "fuzz_reply_calls: %s\n", #cond);                          \
+			abort();                                                                   \
+		}                                                                                  \
 	} while (0)
 
 int

@@ -24,13 +24,12 @@
 #define EV_KERN_INVALID_ARGUMENT 4
 #define EV_HELD_MAX 64
 
-#define EV_CHECK(cond)                                                                   \
-	do {                                                                             \
-		if (!(cond)) {                                                           \
-			fprintf(stderr, "every_impl.c:%d: bound violated: %s\n", __LINE__, \
-				#cond);                                                  \
-			abort();                                                         \
-		}                                                                        \
+#define EV_CHECK(cond)                                                                             \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			fprintf(stderr, "every_impl.c:%d: bound violated: %s\n", __LINE__, #cond); \
+			abort();                                                                   \
+		}                                                                                  \
 	} while (0)
 
 int ev_inject;
@@ -398,8 +397,7 @@ S_every_notify(mach_port_t server, int v)
 }
 
 kern_return_t
-S_every_notify_ool(mach_port_t server, ev_ool_t data, mach_msg_type_number_t dataCnt,
-		   mach_port_t p)
+S_every_notify_ool(mach_port_t server, ev_ool_t data, mach_msg_type_number_t dataCnt, mach_port_t p)
 {
 	(void)server;
 	EV_CHECK(dataCnt == 0 || data != NULL);

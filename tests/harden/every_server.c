@@ -98,7 +98,7 @@ main(int argc, char **argv)
 			break;
 		default:
 			fprintf(stderr, "usage: every-server [-c N] [-i once|all] [-l L=V] "
-				"[-a deny=R|uid=U] ADDRESS...\n");
+					"[-a deny=R|uid=U] ADDRESS...\n");
 			return 2;
 		}
 	}

@@ -1,5 +1,5 @@
 /*
- * harden.h - the hardening tests ([harden], docs/security.md): limits, the authorisation
+ * harden.h - the hardening tests (docs/security.md): limits, the authorisation
  * hook, credentials, deferred replies, the ownership rule under injected errors, and peer
  * death on every transport. Each suite starts real every-server processes (every_server.c)
  * and calls them through the generated stubs of tests/fuzz/every.defs.
@@ -55,14 +55,14 @@ const struct idl_transport *hd_transport(const char *scheme);
 /* The registered schemes, in registration order (each must have an address above). */
 size_t hd_schemes(const char **out, size_t max);
 
-#define HD_CHECK_KR(kr, want)                                                               \
-	do {                                                                                \
-		int hd_k_ = (kr), hd_w_ = (want);                                           \
-		if (hd_k_ != hd_w_)                                                         \
-			fprintf(stderr, "harden: %s:%d: got %s (%d) [%s], want %s\n", __FILE__, \
-				__LINE__, idl_errname(hd_k_), hd_k_, idl_errdetail(),        \
-				idl_errname(hd_w_));                                        \
-		CU_ASSERT_EQUAL(hd_k_, hd_w_);                                              \
+#define HD_CHECK_KR(kr, want)                                                                      \
+	do {                                                                                       \
+		int hd_k_ = (kr), hd_w_ = (want);                                                  \
+		if (hd_k_ != hd_w_)                                                                \
+			fprintf(stderr, "harden: %s:%d: got %s (%d) [%s], want %s\n", __FILE__,    \
+				__LINE__, idl_errname(hd_k_), hd_k_, idl_errdetail(),              \
+				idl_errname(hd_w_));                                               \
+		CU_ASSERT_EQUAL(hd_k_, hd_w_);                                                     \
 	} while (0)
 
 extern CU_TestInfo hd_limit_tests[];

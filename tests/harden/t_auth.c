@@ -111,7 +111,8 @@ test_creds(void)
 			CU_ASSERT_EQUAL(pid, (int)getpid());
 			CU_ASSERT_STRING_EQUAL(peer, "");
 		} else if (strcmp(schemes[i], "port") == 0) {
-			/* The queues' owner; the pid only once verified (docs/transports/port.md). */
+			/* The queues' owner; the pid only once verified (docs/transports/port.md).
+			 */
 			CU_ASSERT_EQUAL(valid, 1);
 			CU_ASSERT_EQUAL(uid, (int)getuid());
 			CU_ASSERT(pid == (int)getpid() || pid == 0);
@@ -212,10 +213,6 @@ test_auth_api(void)
 }
 
 CU_TestInfo hd_auth_tests[] = {
-	{ "api", test_auth_api },
-	{ "deny", test_deny },
-	{ "uid", test_uid },
-	{ "creds", test_creds },
-	{ "binding", test_binding },
-	CU_TEST_INFO_NULL,
+	{ "api", test_auth_api }, { "deny", test_deny },       { "uid", test_uid },
+	{ "creds", test_creds },  { "binding", test_binding }, CU_TEST_INFO_NULL,
 };

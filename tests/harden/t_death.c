@@ -40,8 +40,10 @@ hd_mount_mqueue(void)
 	if (mkdir(dir, 0700) != 0 || unshare(CLONE_NEWNS) != 0 ||
 	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
 	    mount("none", dir, "mqueue", 0, NULL) != 0) {
-		fprintf(stderr, "harden: cannot mount the mqueue filesystem (%s): the port: "
-			"leftover check is not run\n", strerror(errno));
+		fprintf(stderr,
+			"harden: cannot mount the mqueue filesystem (%s): the port: "
+			"leftover check is not run\n",
+			strerror(errno));
 		return;
 	}
 	snprintf(hd_mqdir, sizeof hd_mqdir, "%s", dir);

@@ -271,8 +271,10 @@ test_handshake(void)
 		}
 		if (slow_ms < 0 && hd_wait_eof(slow, 1000) >= 0)
 			slow_ms = (long)(hd_now_ms() - t0);
-		fprintf(stderr, "harden: %s: silent client dropped after %ld ms, slow one after "
-			"%ld ms (handshake_ms 1000)\n", schemes[k], quiet_ms, slow_ms);
+		fprintf(stderr,
+			"harden: %s: silent client dropped after %ld ms, slow one after "
+			"%ld ms (handshake_ms 1000)\n",
+			schemes[k], quiet_ms, slow_ms);
 		CU_ASSERT(quiet_ms >= 900 && quiet_ms <= 2500);
 		CU_ASSERT(slow_ms >= 900 && slow_ms <= 2500);
 		close(quiet);
@@ -358,7 +360,9 @@ static void
 test_emfile(void)
 {
 	const char *opts[] = { "-l", "handshake_ms=1000", NULL };
-	enum { NIDLE = 200 };
+	enum {
+		NIDLE = 200
+	};
 	int idle[NIDLE], nidle = 0, y = 0;
 	struct hd_srv s;
 	char addr[256];
@@ -384,9 +388,10 @@ test_emfile(void)
 	HD_CHECK_KR(kr, 0);
 	elapsed = hd_now_ms() - t0;
 	cpu1 = hd_cpu_ms(s.pid);
-	fprintf(stderr, "harden: emfile: %d idle clients under ulimit -n 64: a new client "
-		"served after %lld ms; server CPU %ld ms meanwhile\n", nidle,
-		(long long)elapsed, cpu1 - cpu0);
+	fprintf(stderr,
+		"harden: emfile: %d idle clients under ulimit -n 64: a new client "
+		"served after %lld ms; server CPU %ld ms meanwhile\n",
+		nidle, (long long)elapsed, cpu1 - cpu0);
 	CU_ASSERT(elapsed >= 900 && elapsed < 20000);
 	/* Not spinning: well under a quarter of one CPU while it waited. */
 	CU_ASSERT(cpu0 >= 0 && (cpu1 - cpu0) * 4 < elapsed);
@@ -419,7 +424,7 @@ test_api(void)
 	CU_ASSERT_EQUAL(idl_server_limit(srv, IDL_LIMIT_IDLE_MS), 250u);
 	CU_ASSERT_EQUAL(idl_server_limit(srv, (enum idl_limit)99), UINT64_MAX);
 	CU_ASSERT_STRING_EQUAL(idl_limit_name(IDL_LIMIT_HANDSHAKE_MS), "handshake_ms");
-	CU_ASSERT_STRING_EQUAL(idl_limit_name((enum idl_limit)-1), "?");
+	CU_ASSERT_STRING_EQUAL(idl_limit_name((enum idl_limit) - 1), "?");
 	idl_server_destroy(srv);
 }
 

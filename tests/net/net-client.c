@@ -171,8 +171,7 @@ net_count(const char *address, unsigned calls, unsigned nthreads)
 	       calls, calls - failed, failed, after - base, dups, bad, missing,
 	       (long long)(worst / 1000000), (long long)((idl_now_ns() - t0) / 1000000));
 	idl_port_close(port);
-	return failed == 0 && bad == 0 && dups == 0 && missing == 0 &&
-			       after - base == (int)calls
+	return failed == 0 && bad == 0 && dups == 0 && missing == 0 && after - base == (int)calls
 		       ? 0
 		       : 1;
 }

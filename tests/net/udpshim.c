@@ -77,8 +77,7 @@ shim_rand(unsigned mod)
 }
 
 static void
-shim_enqueue(int fd, const struct sockaddr_in *to, const void *data, size_t len,
-	     int64_t delay_ns)
+shim_enqueue(int fd, const struct sockaddr_in *to, const void *data, size_t len, int64_t delay_ns)
 {
 	struct shim_pkt *p = &shim_q[shim_qlen];
 

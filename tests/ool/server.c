@@ -61,8 +61,7 @@ S_oolt_sink(mach_port_t server, pointer_t data, mach_msg_type_number_t dataCnt, 
 }
 
 kern_return_t
-S_oolt_source(mach_port_t server, int n, int salt, pointer_t *data,
-	      mach_msg_type_number_t *dataCnt)
+S_oolt_source(mach_port_t server, int n, int salt, pointer_t *data, mach_msg_type_number_t *dataCnt)
 {
 	char *p;
 
@@ -111,8 +110,8 @@ S_oolt_take(mach_port_t server, mach_port_t *p)
 }
 
 kern_return_t
-S_oolt_poly(mach_port_t server, mach_port_t p, mach_msg_type_name_t pPoly, int *got,
-	    mach_port_t *q, mach_msg_type_name_t *qPoly)
+S_oolt_poly(mach_port_t server, mach_port_t p, mach_msg_type_name_t pPoly, int *got, mach_port_t *q,
+	    mach_msg_type_name_t *qPoly)
 {
 	(void)server;
 	*got = (int)pPoly;
@@ -141,8 +140,7 @@ S_oolt_ports(mach_port_t server, mach_port_array_t p, mach_msg_type_number_t pCn
 }
 
 kern_return_t
-S_oolt_counted(mach_port_t server, mach_port_type_array_t vals,
-	       mach_msg_type_number_t *valsCnt)
+S_oolt_counted(mach_port_t server, mach_port_type_array_t vals, mach_msg_type_number_t *valsCnt)
 {
 	(void)server;
 	/* countinout: *valsCnt is the caller's room (the stub keeps it within the bound). */

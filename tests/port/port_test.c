@@ -73,8 +73,10 @@ pt_mount_mqueue(void)
 
 	if (unshare(CLONE_NEWNS) != 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
 	    mkdtemp(dir) == NULL) {
-		fprintf(stderr, "port_test: cannot mount the mqueue filesystem (%s): the checks "
-				"that list queues are skipped\n", strerror(errno));
+		fprintf(stderr,
+			"port_test: cannot mount the mqueue filesystem (%s): the checks "
+			"that list queues are skipped\n",
+			strerror(errno));
 		return;
 	}
 	if (mount("none", dir, "mqueue", 0, NULL) != 0) {

@@ -82,8 +82,8 @@ lat_post(uint32_t *seq, uint32_t *sleep)
 {
 	__atomic_fetch_add(seq, 1, __ATOMIC_RELEASE);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if (__atomic_load_n(sleep, __ATOMIC_RELAXED) && __atomic_exchange_n(sleep, 0,
-									 __ATOMIC_SEQ_CST))
+	if (__atomic_load_n(sleep, __ATOMIC_RELAXED) &&
+	    __atomic_exchange_n(sleep, 0, __ATOMIC_SEQ_CST))
 		syscall(SYS_futex, sleep, FUTEX_WAKE, 1, NULL, NULL, 0);
 }
 
@@ -295,8 +295,8 @@ main(int argc, char **argv)
 	printf("null call round trip, us (median of %u rounds of %u calls)\n", rounds, calls);
 	printf("shm, unix: bench_null through the runtime; ops: the shm transport's own ops, no "
 	       "runtime;\nraw: a bare ring with the same wait policy\n");
-	printf("%-6s %9s %9s %9s %9s %9s %9s %9s\n", "cpus", "shm", "unix", "ops", "raw",
-	       "ops/raw", "shm/raw", "unix/shm");
+	printf("%-6s %9s %9s %9s %9s %9s %9s %9s\n", "cpus", "shm", "unix", "ops", "raw", "ops/raw",
+	       "shm/raw", "unix/shm");
 	rc = lat_placement("same", 0, calls, rounds);
 	if (ncpu > 1)
 		rc |= lat_placement("split", 1, calls, rounds);

@@ -43,8 +43,7 @@ int st_raw_send(struct shm_conn *c, const void *msg, size_t len, int ms);
 int st_raw_recv(struct shm_conn *c, void *buf, size_t cap, size_t *len, int ms);
 
 /* A request header in buf. */
-void st_head(void *buf, uint8_t kind, int32_t id, uint32_t size, uint8_t flags,
-	     uint32_t ndesc);
+void st_head(void *buf, uint8_t kind, int32_t id, uint32_t size, uint8_t flags, uint32_t ndesc);
 
 /* The suites. */
 extern const struct st_case {
@@ -52,14 +51,14 @@ extern const struct st_case {
 	void (*fn)(void);
 } st_hostile_cases[], st_ool_cases[], st_kill_cases[];
 
-#define ST_CHECK_KR(kr, want)                                                              \
-	do {                                                                               \
-		int st_k_ = (kr), st_w_ = (want);                                          \
-		if (st_k_ != st_w_)                                                        \
-			fprintf(stderr, "shm-test: %s:%d: got %s (%d) [%s], want %s\n",     \
-				__FILE__, __LINE__, idl_errname(st_k_), st_k_, idl_errdetail(), \
-				idl_errname(st_w_));                                       \
-		CU_ASSERT_EQUAL(st_k_, st_w_);                                             \
+#define ST_CHECK_KR(kr, want)                                                                      \
+	do {                                                                                       \
+		int st_k_ = (kr), st_w_ = (want);                                                  \
+		if (st_k_ != st_w_)                                                                \
+			fprintf(stderr, "shm-test: %s:%d: got %s (%d) [%s], want %s\n", __FILE__,  \
+				__LINE__, idl_errname(st_k_), st_k_, idl_errdetail(),              \
+				idl_errname(st_w_));                                               \
+		CU_ASSERT_EQUAL(st_k_, st_w_);                                                     \
 	} while (0)
 
 #endif /* IDL_TESTS_SHM_TEST_H */

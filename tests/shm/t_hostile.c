@@ -50,9 +50,18 @@ enum hs_act {
 };
 
 static const char *const hs_names[] = {
-	"", "record of the whole ring", "length beyond", "length huge", "descriptor past end",
-	"descriptor overflow", "descriptor unaligned", "descriptor count", "descriptor port",
-	"tail far", "gone", "bad position",
+	"",
+	"record of the whole ring",
+	"length beyond",
+	"length huge",
+	"descriptor past end",
+	"descriptor overflow",
+	"descriptor unaligned",
+	"descriptor count",
+	"descriptor port",
+	"tail far",
+	"gone",
+	"bad position",
 };
 
 static void
@@ -169,7 +178,8 @@ hs_client_scribbles(void)
 			     i++)
 				continue;
 		} else {
-			err = st_raw_recv(c, m->b, sizeof m->b, &len, act == HS_BAD_SEQ ? 300 : 5000);
+			err = st_raw_recv(c, m->b, sizeof m->b, &len,
+					  act == HS_BAD_SEQ ? 300 : 5000);
 		}
 		/* The server dropped the connection (its `gone` flag), well before 5 s; what
 		 * is not a record is not read at all, and the wait for a reply times out. */
@@ -276,9 +286,10 @@ hs_reap(pid_t pid)
 static void
 hs_server_scribbles(void)
 {
-	static const int acts[] = { HS_REC_WHOLE, HS_LEN_BEYOND, HS_LEN_HUGE,
+	static const int acts[] = { HS_REC_WHOLE,     HS_LEN_BEYOND,	HS_LEN_HUGE,
 				    HS_DESC_PAST_END, HS_DESC_OVERFLOW, HS_DESC_UNALIGNED,
-				    HS_DESC_COUNT, HS_DESC_PORT, HS_TAIL_FAR, HS_GONE, HS_BAD_SEQ };
+				    HS_DESC_COUNT,    HS_DESC_PORT,	HS_TAIL_FAR,
+				    HS_GONE,	      HS_BAD_SEQ };
 	char address[320];
 	union hs_buf *m = malloc(sizeof *m);
 	idl_port_t port = NULL;
@@ -290,7 +301,7 @@ hs_server_scribbles(void)
 	CU_ASSERT_FATAL(m != NULL);
 	CU_ASSERT_FATAL((pid = hs_fork_server(address)) > 0);
 	for (size_t i = 0; i < sizeof acts / sizeof acts[0]; i++) {
-		int err, want = acts[i] == HS_GONE	   ? MIG_SERVER_DIED
+		int err, want = acts[i] == HS_GONE	? MIG_SERVER_DIED
 				: acts[i] == HS_BAD_SEQ ? IDL_ETIMEDOUT
 							: IDL_EPROTO;
 		struct shm_conn *c = st_raw_connect(address, &err);

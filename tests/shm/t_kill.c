@@ -115,9 +115,10 @@ kl_kill_server(void)
 		}
 		idl_port_close(k.port);
 		if (st_count_regions(getpid()) != 0 || st_count_fds(getpid()) != fds0) {
-			fprintf(stderr, "shm-test: kill server %u: %d regions, %d descriptors "
-				"(%d before)\n", i, st_count_regions(getpid()),
-				st_count_fds(getpid()), fds0);
+			fprintf(stderr,
+				"shm-test: kill server %u: %d regions, %d descriptors "
+				"(%d before)\n",
+				i, st_count_regions(getpid()), st_count_fds(getpid()), fds0);
 			bad++;
 		}
 	}

@@ -21,7 +21,11 @@
 #define OT_REPLY 3000u
 #define OT_BUF 65536
 
-enum { OT_CMD_PAIR = 1, OT_CMD_USED = 2, OT_CMD_ONE = 3 };
+enum {
+	OT_CMD_PAIR = 1,
+	OT_CMD_USED = 2,
+	OT_CMD_ONE = 3
+};
 
 static unsigned char
 ot_pattern(size_t i, unsigned salt)
@@ -100,8 +104,10 @@ ot_serve(struct shm_conn *c, unsigned char *m)
 	if ((heap = malloc(OT_REPLY)) == NULL)
 		return -1;
 	ot_fill(heap, OT_REPLY, 3);
-	rd = (idl_desc_t){ .addr = (uint64_t)(uintptr_t)heap, .size = OT_REPLY,
-			   .type = IDL_DESC_OOL, .flags = IDL_DESCF_DEALLOC };
+	rd = (idl_desc_t){ .addr = (uint64_t)(uintptr_t)heap,
+			   .size = OT_REPLY,
+			   .type = IDL_DESC_OOL,
+			   .flags = IDL_DESCF_DEALLOC };
 	st_head(m, IDL_KIND_REPLY, id + 100, 56, IDL_MSGF_DESC, 1);
 	((idl_msg_header_t *)m)->retcode = ok;
 	memcpy(m + 24, &rd, sizeof rd);
@@ -198,7 +204,9 @@ ot_zero_copy(void)
 	CU_ASSERT_EQUAL(idl__shm_ool_used(c), (OT_BIG + SHM_PAGE - 1) / SHM_PAGE);
 	ot_fill(blk, OT_BIG, 1);
 	ot_fill(heap, OT_HEAP, 2);
-	d[0] = (idl_desc_t){ .addr = (uintptr_t)blk, .size = OT_BIG, .type = IDL_DESC_OOL,
+	d[0] = (idl_desc_t){ .addr = (uintptr_t)blk,
+			     .size = OT_BIG,
+			     .type = IDL_DESC_OOL,
 			     .flags = IDL_DESCF_DEALLOC };
 	d[1] = (idl_desc_t){ .addr = (uintptr_t)heap, .size = OT_HEAP, .type = IDL_DESC_OOL };
 	ST_CHECK_KR(ot_call(c, m, OT_CMD_PAIR, d, 2), 0);
@@ -226,8 +234,7 @@ ot_zero_copy(void)
 	/* An allocator block sent without dealloc stays ours: the server gets a copy. */
 	ST_CHECK_KR(idl__shm_ool_alloc(c, 2 * SHM_PAGE, &blk), 0);
 	ot_fill(blk, 2 * SHM_PAGE, 1);
-	d[0] = (idl_desc_t){ .addr = (uintptr_t)blk, .size = 2 * SHM_PAGE,
-			     .type = IDL_DESC_OOL };
+	d[0] = (idl_desc_t){ .addr = (uintptr_t)blk, .size = 2 * SHM_PAGE, .type = IDL_DESC_OOL };
 	ST_CHECK_KR(ot_call(c, m, OT_CMD_ONE, d, 1), 0);
 	ST_CHECK_KR(((idl_msg_header_t *)m)->retcode, 0);
 	memcpy(off, m + 40, sizeof off);

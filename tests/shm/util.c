@@ -216,7 +216,6 @@ st_head(void *buf, uint8_t kind, int32_t id, uint32_t size, uint8_t flags, uint3
 	memcpy(buf, &h, sizeof h);
 }
 
-
 /* Removes dir and the sockets left in it (a killed server cannot remove its own). */
 int
 st_rmtree(const char *dir)

@@ -52,7 +52,10 @@ tt_unix_left_nothing(const char *address)
  * transport is (its automake fragment, transports/<scheme>.mk, lists it).
  */
 static const struct tt_scheme tt_unix = {
-	"unix", tt_unix_address, tt_unix_reclaim, tt_unix_left_nothing,
+	"unix",
+	tt_unix_address,
+	tt_unix_reclaim,
+	tt_unix_left_nothing,
 };
 
 static const struct tt_scheme *const tt_schemes[] = {

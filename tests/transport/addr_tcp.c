@@ -61,5 +61,8 @@ tt_tcp_left_nothing(const char *address)
 
 /* A killed server leaves nothing a new one cannot take over (SO_REUSEADDR). */
 const struct tt_scheme tt_scheme_tcp = {
-	"tcp", tt_tcp_address, NULL, tt_tcp_left_nothing,
+	"tcp",
+	tt_tcp_address,
+	NULL,
+	tt_tcp_left_nothing,
 };

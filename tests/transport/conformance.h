@@ -58,14 +58,14 @@ int tt_is_conn_error(int kr); /* what a call may return when the server died */
 int tt_client_calls(idl_port_t port, unsigned seed, unsigned calls, int notifies);
 
 /* Checks a return code; on a mismatch says what came back, with the runtime's detail. */
-#define TT_CHECK_KR(kr, want)                                                              \
-	do {                                                                               \
-		int tt_k_ = (kr), tt_w_ = (want);                                          \
-		if (tt_k_ != tt_w_)                                                        \
-			fprintf(stderr, "conformance: %s:%d: got %s (%d) [%s], want %s\n",  \
-				__FILE__, __LINE__, idl_errname(tt_k_), tt_k_, idl_errdetail(), \
-				idl_errname(tt_w_));                                       \
-		CU_ASSERT_EQUAL(tt_k_, tt_w_);                                             \
+#define TT_CHECK_KR(kr, want)                                                                      \
+	do {                                                                                       \
+		int tt_k_ = (kr), tt_w_ = (want);                                                  \
+		if (tt_k_ != tt_w_)                                                                \
+			fprintf(stderr, "conformance: %s:%d: got %s (%d) [%s], want %s\n",         \
+				__FILE__, __LINE__, idl_errname(tt_k_), tt_k_, idl_errdetail(),    \
+				idl_errname(tt_w_));                                               \
+		CU_ASSERT_EQUAL(tt_k_, tt_w_);                                                     \
 	} while (0)
 
 /* The cases: every suite runs each of them, in this order. */

@@ -26,8 +26,9 @@ struct tt_ctx tt = { .server_out = -1 };
 static void
 tt_no_address_case(void)
 {
-	fprintf(stderr, "conformance: %s has no test address case: add a row to "
-			"tests/transport/addr.c\n",
+	fprintf(stderr,
+		"conformance: %s has no test address case: add a row to "
+		"tests/transport/addr.c\n",
 		CU_get_current_suite()->pName);
 	CU_FAIL("this scheme has no row in tests/transport/addr.c");
 }

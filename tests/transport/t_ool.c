@@ -34,8 +34,10 @@ tt_ool_skipped(const char *what)
 
 	if (v == NULL || strcmp(v, "1") != 0)
 		return 0;
-	fprintf(stderr, "conformance: %s: %s: skipped (IDL_CONF_NO_OOL=1: the server carries "
-			"no out-of-line data)\n", tt.tr->scheme, what);
+	fprintf(stderr,
+		"conformance: %s: %s: skipped (IDL_CONF_NO_OOL=1: the server carries "
+		"no out-of-line data)\n",
+		tt.tr->scheme, what);
 	return 1;
 }
 
@@ -165,9 +167,10 @@ tt_ool_leaks(void)
 	CU_ASSERT_EQUAL(fds1, fds0);
 	CU_ASSERT_EQUAL(maps1, maps0);
 	if (fds1 != fds0 || maps1 != maps0)
-		fprintf(stderr, "conformance: %s: after %d calls: %d fds (%d before), %d "
-				"mappings (%d before)\n", tt.tr->scheme, TT_OOL_LEAK_CALLS, fds1,
-			fds0, maps1, maps0);
+		fprintf(stderr,
+			"conformance: %s: after %d calls: %d fds (%d before), %d "
+			"mappings (%d before)\n",
+			tt.tr->scheme, TT_OOL_LEAK_CALLS, fds1, fds0, maps1, maps0);
 	idl_ool_free(mem, BENCH_OOL1M_BYTES);
 	idl_port_close(port);
 }

@@ -164,8 +164,8 @@ tt_port_kr(void)
 static void
 tt_oolt_data(void)
 {
-	static const size_t sizes[] = { 0, 1, 100, 4095, 16 * 1024 - 1, 16 * 1024, 40000,
-					100000, 1 << 20 };
+	static const size_t sizes[] = { 0,	   1,	  100,	  4095,	  16 * 1024 - 1,
+					16 * 1024, 40000, 100000, 1 << 20 };
 	idl_port_t port = tt_oolt_open();
 
 	if (port == NULL)
@@ -191,8 +191,9 @@ tt_oolt_data(void)
 
 		/* Where the server reads it: in place in the shared region over shm:, in the
 		 * memfd the unix: transport passed for large data, in its own memory else. */
-		TT_CHECK_KR(oolt_where(port, (pointer_t)mem, (mach_msg_type_number_t)n, &place,
-				       &sum), 0);
+		TT_CHECK_KR(
+			oolt_where(port, (pointer_t)mem, (mach_msg_type_number_t)n, &place, &sum),
+			0);
 		CU_ASSERT_EQUAL(sum, oolt_sum(mem, n));
 		want = n == 0			     ? OOLT_IN_NONE
 		       : tt_is("shm")		     ? OOLT_IN_SHM
@@ -200,12 +201,15 @@ tt_oolt_data(void)
 						     : OOLT_IN_PRIVATE;
 		CU_ASSERT_EQUAL(place, want);
 		if (place != want)
-			fprintf(stderr, "conformance: %s: %zu bytes: the server found them in %d, "
-					"not %d\n", tt.tr->scheme, n, place, want);
+			fprintf(stderr,
+				"conformance: %s: %zu bytes: the server found them in %d, "
+				"not %d\n",
+				tt.tr->scheme, n, place, want);
 		/* A caller's buffer, not the runtime's: over shm: copied once into the region,
 		 * still read in place there. */
 		TT_CHECK_KR(oolt_where(port, (pointer_t)(heap + 1), (mach_msg_type_number_t)n,
-				       &place, &sum), 0);
+				       &place, &sum),
+			    0);
 		CU_ASSERT_EQUAL(sum, oolt_sum(heap + 1, n));
 		CU_ASSERT_EQUAL(place, want);
 		/* shm: the runtime's memory for this port lies in the connection's region. */
@@ -275,8 +279,7 @@ tt_oolt_ports(void)
 
 	/* Polymorphic: sent as a copied send right, told as a moved one (MIG's received
 	 * name), and back moved. */
-	TT_CHECK_KR(oolt_poly(port, port, MACH_MSG_TYPE_COPY_SEND, &got, &q, &qPoly),
-		    tt_port_kr());
+	TT_CHECK_KR(oolt_poly(port, port, MACH_MSG_TYPE_COPY_SEND, &got, &q, &qPoly), tt_port_kr());
 	if (tt_port_kr() == 0) {
 		CU_ASSERT_EQUAL(got, MACH_MSG_TYPE_MOVE_SEND);
 		CU_ASSERT_EQUAL(qPoly, MACH_MSG_TYPE_MOVE_SEND);
@@ -404,9 +407,11 @@ tt_oolt_leaks(void)
 
 			CU_ASSERT_PTR_NOT_NULL_FATAL(mem);
 			TT_CHECK_KR(oolt_where(port, (pointer_t)heap, (mach_msg_type_number_t)big,
-					       &place, &sum), 0);
-			TT_CHECK_KR(oolt_sink(port, (pointer_t)mem, (mach_msg_type_number_t)big,
-					      &sum), 0);
+					       &place, &sum),
+				    0);
+			TT_CHECK_KR(
+				oolt_sink(port, (pointer_t)mem, (mach_msg_type_number_t)big, &sum),
+				0);
 			TT_CHECK_KR(oolt_source(port, (int)big, i, &back, &backCnt), 0);
 			idl_ool_free((void *)back, backCnt);
 			TT_CHECK_KR(oolt_give(port, port, &pid), tt_port_kr());
@@ -431,9 +436,10 @@ tt_oolt_leaks(void)
 	 * them: sixteen mappings of slack, still far less than a leak over a hundred calls. */
 	CU_ASSERT(smap1 <= smap0 + 16);
 	if (cfd1 != cfd0 || cmap1 != cmap0 || sfd1 > sfd0 || smap1 > smap0 + 16)
-		fprintf(stderr, "conformance: %s: client %d/%d fds %d/%d maps, server %d/%d fds "
-				"%d/%d maps (before/after)\n", tt.tr->scheme, cfd0, cfd1, cmap0,
-			cmap1, sfd0, sfd1, smap0, smap1);
+		fprintf(stderr,
+			"conformance: %s: client %d/%d fds %d/%d maps, server %d/%d fds "
+			"%d/%d maps (before/after)\n",
+			tt.tr->scheme, cfd0, cfd1, cmap0, cmap1, sfd0, sfd1, smap0, smap1);
 	free(heap);
 	idl_port_close(port);
 }

@@ -63,26 +63,26 @@ static const struct idl_arg_desc rtt_whoami_args[] = {
 	  IDL_NO_OFFSET, 32 },
 };
 
-#define RTT_ROUTINES(add_hash, add_args, add_req)                                          \
-	{ "null", 0, IDL_RT_ROUTINE, 1, 0, 0x6a66c41efb44453bULL, -1, 24, 24, 24, 24,      \
-	  rtt_null_args },                                                                 \
-	{ "add", 1, IDL_RT_ROUTINE, 4, 0, add_hash, -1, add_req, add_req, 32, 32, add_args }, \
-	{ "nap", 2, IDL_RT_ROUTINE, 2, 0, 0x60353451cd5c0934ULL, -1, 32, 32, 24, 24,       \
-	  rtt_int_in_args },                                                               \
-	{ "notify", 3, IDL_RT_SIMPLEROUTINE, 2, 0, 0xf2696f47d862bee7ULL, -1, 32, 32, 0, 0, \
-	  rtt_int_in_args },                                                               \
-	{ NULL, 4, IDL_RT_SKIP, 0, 0, 0, -1, 0, 0, 0, 0, NULL },                           \
-	{ "fill", 5, IDL_RT_ROUTINE, 3, 0, 0x068f86227a9fd296ULL, -1, 32, 32, 1048, 1048,  \
-	  rtt_fill_args },                                                                 \
-	{ "whoami", 6, IDL_RT_ROUTINE, 4, 0, 0x148f2d00a7afe445ULL, -1, 24, 24, 40, 40,    \
-	  rtt_whoami_args },
+#define RTT_ROUTINES(add_hash, add_args, add_req)                                                     \
+	{                                                                                             \
+		"null", 0,  IDL_RT_ROUTINE, 1, 0, 0x6a66c41efb44453bULL, -1, 24, 24,                  \
+		24,	24, rtt_null_args                                                             \
+	},                                                                                            \
+		{ "add", 1, IDL_RT_ROUTINE, 4, 0, add_hash, -1, add_req, add_req, 32, 32, add_args }, \
+		{ "nap", 2,  IDL_RT_ROUTINE, 2, 0, 0x60353451cd5c0934ULL, -1, 32, 32,                 \
+		  24,	 24, rtt_int_in_args },                                                       \
+		{ "notify", 3, IDL_RT_SIMPLEROUTINE, 2, 0, 0xf2696f47d862bee7ULL, -1, 32, 32,         \
+		  0,	    0, rtt_int_in_args },                                                     \
+		{ NULL, 4, IDL_RT_SKIP, 0, 0, 0, -1, 0, 0, 0, 0, NULL },                              \
+		{ "fill", 5,	IDL_RT_ROUTINE, 3, 0, 0x068f86227a9fd296ULL, -1, 32, 32,              \
+		  1048,	  1048, rtt_fill_args },                                                      \
+		{ "whoami", 6,	IDL_RT_ROUTINE, 4, 0, 0x148f2d00a7afe445ULL, -1, 24, 24,              \
+		  40,	    40, rtt_whoami_args },
 
-static const struct idl_routine_desc rtt_routines[] = {
-	RTT_ROUTINES(0x88664010dee7139aULL, rtt_add_args, 32)
-};
-static const struct idl_routine_desc rtt_changed_routines[] = {
-	RTT_ROUTINES(0xbf3f5187dd8a60bfULL, rtt_add_changed_args, 40)
-};
+static const struct idl_routine_desc rtt_routines[] = { RTT_ROUTINES(0x88664010dee7139aULL,
+								     rtt_add_args, 32) };
+static const struct idl_routine_desc rtt_changed_routines[] = { RTT_ROUTINES(
+	0xbf3f5187dd8a60bfULL, rtt_add_changed_args, 40) };
 
 const struct idl_subsystem rtt_subsystem = {
 	IDL_SUBSYSTEM_MAGIC, 7, "rtt", RTT_BASE, 32, 1048, 0, rtt_routines,
@@ -191,8 +191,7 @@ rtt_nap(idl_port_t port, int ms, int timeout_ms)
 	memset(&rq, 0, sizeof rq);
 	rq.head.size = sizeof rq;
 	rq.v = ms;
-	return idl_call(port, &rtt_subsystem, RTT_NAP, &rq.head, &rp.head, sizeof rp,
-			timeout_ms);
+	return idl_call(port, &rtt_subsystem, RTT_NAP, &rq.head, &rp.head, sizeof rp, timeout_ms);
 }
 
 kern_return_t

@@ -49,17 +49,17 @@ back_type(struct idlc_ctx *ctx, const char *name, enum idl_arg_kind kind, enum i
 {
 	struct idlc_type *t = idlc_alloc(ctx, sizeof *t);
 
-	t->kind = kind == IDL_ARG_VAR_ARRAY		? IDLC_T_ARRAY_VAR
-		  : kind == IDL_ARG_FIXED_ARRAY		? IDLC_T_ARRAY_FIXED
-		  : kind == IDL_ARG_CSTRING_FIXED	? IDLC_T_CSTRING_FIXED
-		  : kind == IDL_ARG_CSTRING_VAR		? IDLC_T_CSTRING_VAR
-							: IDLC_T_IPC;
+	t->kind = kind == IDL_ARG_VAR_ARRAY	  ? IDLC_T_ARRAY_VAR
+		  : kind == IDL_ARG_FIXED_ARRAY	  ? IDLC_T_ARRAY_FIXED
+		  : kind == IDL_ARG_CSTRING_FIXED ? IDLC_T_CSTRING_FIXED
+		  : kind == IDL_ARG_CSTRING_VAR	  ? IDLC_T_CSTRING_VAR
+						  : IDLC_T_IPC;
 	t->name = name;
 	t->resolved = true;
 	t->arg_kind = kind;
 	t->wire_type = wt;
-	t->is_signed = wt == IDL_WT_INT8 || wt == IDL_WT_INT16 || wt == IDL_WT_INT32 ||
-		       wt == IDL_WT_INT64;
+	t->is_signed =
+		wt == IDL_WT_INT8 || wt == IDL_WT_INT16 || wt == IDL_WT_INT32 || wt == IDL_WT_INT64;
 	t->elem_size = elem_size;
 	t->wire_count = count;
 	t->align = elem_size >= 8 ? 8 : elem_size;
@@ -120,10 +120,10 @@ static struct idlc_module *
 back_calc(struct idlc_ctx *ctx)
 {
 	struct idlc_module *m = idlc_module_mut(ctx);
-	struct idlc_type *port = back_type(ctx, "mach_port_t", IDL_ARG_PORT, IDL_WT_PORT, 0, 1,
-					   "mach_port_t", NULL);
-	struct idlc_type *i32 = back_type(ctx, "int", IDL_ARG_SCALAR, IDL_WT_INT32, 4, 1, "int",
-					  "int");
+	struct idlc_type *port =
+		back_type(ctx, "mach_port_t", IDL_ARG_PORT, IDL_WT_PORT, 0, 1, "mach_port_t", NULL);
+	struct idlc_type *i32 =
+		back_type(ctx, "int", IDL_ARG_SCALAR, IDL_WT_INT32, 4, 1, "int", "int");
 	struct idlc_routine *rt;
 
 	m->input_name = "calc.defs";
@@ -163,8 +163,7 @@ back_calc(struct idlc_ctx *ctx)
 	back_arg(ctx, rt, "name", IDL_DIR_IN,
 		 back_type(ctx, NULL, IDL_ARG_CSTRING_VAR, IDL_WT_CHAR, 1, 32, "char", "char"));
 	back_arg(ctx, rt, "r", IDL_DIR_OUT,
-		 back_type(ctx, NULL, IDL_ARG_VAR_ARRAY, IDL_WT_INT64, 8, 8, "int64_t",
-			   "int64_t"));
+		 back_type(ctx, NULL, IDL_ARG_VAR_ARRAY, IDL_WT_INT64, 8, 8, "int64_t", "int64_t"));
 	back_arg(ctx, rt, "t", IDL_DIR_OUT,
 		 back_type(ctx, NULL, IDL_ARG_CSTRING_VAR, IDL_WT_CHAR, 1, 10, "char", "char"));
 	back_arg(ctx, rt, "fx", IDL_DIR_OUT,
@@ -291,8 +290,8 @@ test_layout_limit(void)
 	/* A bound whose byte size does not even fit in 32 bits. */
 	rt = back_routine(ctx, m, "bigger", IDLC_RT_ROUTINE);
 	back_arg(ctx, rt, "data", IDL_DIR_IN,
-		 back_type(ctx, NULL, IDL_ARG_FIXED_ARRAY, IDL_WT_INT64, 8, UINT32_MAX,
-			   "int64_t", "int64_t"));
+		 back_type(ctx, NULL, IDL_ARG_FIXED_ARRAY, IDL_WT_INT64, 8, UINT32_MAX, "int64_t",
+			   "int64_t"));
 	CU_ASSERT_EQUAL(idlc_layout(ctx, m), 2);
 	CU_ASSERT_PTR_NOT_NULL(strstr(strbuf_str(&back_diags),
 				      "routine 'big': its reply would exceed the message limit"));

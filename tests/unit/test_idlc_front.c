@@ -112,11 +112,11 @@ front_type(struct idlc_ctx *ctx, const char *name)
 	return NULL;
 }
 
-#define FRONT_OK(ctx, rc)                                                                      \
-	do {                                                                                   \
-		if ((rc) != 0)                                                                 \
-			fprintf(stderr, "\nunexpected diagnostics:\n%s", front_diag_text());   \
-		CU_ASSERT_EQUAL_FATAL((rc), 0);                                                \
+#define FRONT_OK(ctx, rc)                                                                          \
+	do {                                                                                       \
+		if ((rc) != 0)                                                                     \
+			fprintf(stderr, "\nunexpected diagnostics:\n%s", front_diag_text());       \
+		CU_ASSERT_EQUAL_FATAL((rc), 0);                                                    \
 	} while (0)
 
 /* Every scalar built-in and IPC name, with the wire facts sema must give it. */
@@ -183,9 +183,9 @@ test_scalar_facts(void)
 		a = front_arg(ctx, "r", name);
 		CU_ASSERT_PTR_NOT_NULL_FATAL(a);
 		CU_ASSERT_PTR_NOT_NULL_FATAL(a->rtype);
-		if (a->rtype->wire_type != cases[i].wt || a->rtype->elem_size != cases[i].size
-		    || a->rtype->is_signed != cases[i].is_signed
-		    || strcmp(a->rtype->c_user, cases[i].c) != 0)
+		if (a->rtype->wire_type != cases[i].wt || a->rtype->elem_size != cases[i].size ||
+		    a->rtype->is_signed != cases[i].is_signed ||
+		    strcmp(a->rtype->c_user, cases[i].c) != 0)
 			fprintf(stderr, "\n%s: wire %d size %u signed %d c %s\n", cases[i].type,
 				a->rtype->wire_type, a->rtype->elem_size, a->rtype->is_signed,
 				a->rtype->c_user);
@@ -565,19 +565,18 @@ test_recovery_and_cap(void)
 static void
 test_line_markers(void)
 {
-	static const char text[] =
-		"# 1 \"main.defs\"\n"
-		"subsystem s 1;\n"
-		"#define FOO 1\n"
-		"#pragma whatever\n"
-		"# 1 \"inc/types.defs\" 1\n"
-		"type a = int;\n"
-		"\n"
-		"  type b = nope_t;\n"
-		"# 5 \"main.defs\" 2\n"
-		"routine x(p : mach_port_t; y : also_nope);\n"
-		"#line 40 \"other\\\\dir.defs\"\n"
-		"routine z(p : mach_port_t; y : third_nope);\n";
+	static const char text[] = "# 1 \"main.defs\"\n"
+				   "subsystem s 1;\n"
+				   "#define FOO 1\n"
+				   "#pragma whatever\n"
+				   "# 1 \"inc/types.defs\" 1\n"
+				   "type a = int;\n"
+				   "\n"
+				   "  type b = nope_t;\n"
+				   "# 5 \"main.defs\" 2\n"
+				   "routine x(p : mach_port_t; y : also_nope);\n"
+				   "#line 40 \"other\\\\dir.defs\"\n"
+				   "routine z(p : mach_port_t; y : third_nope);\n";
 	struct idlc_ctx *ctx;
 
 	ctx = front_run(text, NULL);
@@ -592,13 +591,12 @@ test_line_markers(void)
 static void
 test_lexer_states(void)
 {
-	static const char text[] =
-		"subsystem s 1;\n"
-		"waittime 1500;\n"
-		"msgoption MACH_MSG_OPTION_NONE;\n"
-		"import <sys/types.h>;\n"
-		"routine in_(p : mach_port_t);\n"
-		"routine r(p : mach_port_t; waittime_ : int);\n";
+	static const char text[] = "subsystem s 1;\n"
+				   "waittime 1500;\n"
+				   "msgoption MACH_MSG_OPTION_NONE;\n"
+				   "import <sys/types.h>;\n"
+				   "routine in_(p : mach_port_t);\n"
+				   "routine r(p : mach_port_t; waittime_ : int);\n";
 	struct idlc_ctx *ctx;
 	int rc;
 
@@ -753,9 +751,9 @@ test_cpp(void)
 	/* posix_spawn reports the missing command, or (where it is fork and exec, as under
 	 * valgrind) the child fails with an exit status (127, or valgrind's own). */
 	CU_ASSERT_TRUE(front_has("error: cannot run the preprocessor '/nonexistent/cpp': No such "
-				 "file or directory\n")
-		       || front_has("error: the preprocessor '/nonexistent/cpp' failed "
-				    "(exit status "));
+				 "file or directory\n") ||
+		       front_has("error: the preprocessor '/nonexistent/cpp' failed "
+				 "(exit status "));
 	idlc_destroy(ctx);
 
 	unlink(inc_path);

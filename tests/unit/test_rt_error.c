@@ -21,8 +21,8 @@ test_table(void)
 	CU_ASSERT_STRING_EQUAL(idl_strerror(IDL_ETIMEDOUT), "call deadline expired");
 	CU_ASSERT_STRING_EQUAL(idl_errname(IDL_ELIMIT), "ELIMIT");
 	/* Every table code has a distinct name and a message. */
-#define ERR_CHECK(name, value, msg)                                                      \
-	CU_ASSERT_STRING_EQUAL(idl_errname(value), #name);                               \
+#define ERR_CHECK(name, value, msg)                                                                \
+	CU_ASSERT_STRING_EQUAL(idl_errname(value), #name);                                         \
 	CU_ASSERT_STRING_EQUAL(idl_strerror(value), msg);
 	IDL_ERRNO_MAP(ERR_CHECK)
 #undef ERR_CHECK
@@ -95,12 +95,8 @@ test_version(void)
 }
 
 static CU_TestInfo err_tests[] = {
-	{ "table", test_table },
-	{ "syserr", test_syserr },
-	{ "other_codes", test_other_codes },
-	{ "detail", test_detail },
-	{ "version", test_version },
-	CU_TEST_INFO_NULL,
+	{ "table", test_table },   { "syserr", test_syserr },	{ "other_codes", test_other_codes },
+	{ "detail", test_detail }, { "version", test_version }, CU_TEST_INFO_NULL,
 };
 
 CU_SuiteInfo idl_suite_rt_error = { "rt_error", NULL, NULL, NULL, NULL, err_tests };

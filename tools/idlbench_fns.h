@@ -1,0 +1,12 @@
+/* Generated from benchServer.h: IB_FN(each server routine). */
+IB_FN(S_bench_null)
+IB_FN(S_bench_add)
+IB_FN(S_bench_intrpc)
+IB_FN(S_bench_bigin)
+IB_FN(S_bench_bigout)
+IB_FN(S_bench_biginout)
+IB_FN(S_bench_notify)
+IB_FN(S_bench_echo)
+IB_FN(S_bench_sum)
+IB_FN(S_bench_ool64k)
+IB_FN(S_bench_ool1m)
