@@ -43,7 +43,7 @@ CLEANFILES += data/idlc.mk $(idlkitcmake_DATA)
 EXTRA_DIST += data/idlc.mk.in data/cmake/idlkitConfig.cmake.in \
 	data/cmake/idlkitConfigVersion.cmake.in
 
-# Man pages. idlcall(1) is installed by tools/dynamic.mk with the program.
+# Man pages. idlcall(1) is installed by tools/idlcall/local.mk with the program.
 dist_man_MANS += man/idlc.1 man/idlbench.1 man/defs.5 man/libidlrt.3
 
 # The library's interface: only idl_ symbols exported, the soname libtool's numbers give;

@@ -24,3 +24,19 @@ runtime_libidlrt_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/runtime
 runtime_libidlrt_la_LDFLAGS = $(AM_LDFLAGS) -version-info $(IDLRT_LT_VERSION) \
 	-export-symbols-regex '^idl_[a-z]' -pthread
 runtime_libidlrt_la_LIBADD = $(LIBS)
+
+# The interpreter (checks, packing, printing, the libffi-driven server) and tracing live in
+# libidlrt, so that every program can be traced and any server can serve without stubs.
+runtime_libidlrt_la_SOURCES += \
+	runtime/dynamic.h \
+	runtime/dynamic_msg.c \
+	runtime/dynamic_fmt.c \
+	runtime/dynamic_desc.h \
+	runtime/dynamic_desc.c \
+	runtime/dynamic_num.h \
+	runtime/dynamic_num.c \
+	runtime/dynamic.c \
+	runtime/trace.h \
+	runtime/trace.c
+runtime_libidlrt_la_CPPFLAGS += $(FFI_CFLAGS)
+runtime_libidlrt_la_LIBADD += $(FFI_LIBS)

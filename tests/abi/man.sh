@@ -88,13 +88,13 @@ check_options()
 }
 
 check_options "$IDL_TOP_BUILDDIR/idlc/idlc" "$man/idlc.1"
-if [ -x "$IDL_TOP_BUILDDIR/tools/idlbench" ]; then
-	check_options "$IDL_TOP_BUILDDIR/tools/idlbench" "$man/idlbench.1"
+if [ -x "$IDL_TOP_BUILDDIR/tools/idlbench/idlbench" ]; then
+	check_options "$IDL_TOP_BUILDDIR/tools/idlbench/idlbench" "$man/idlbench.1"
 else
 	echo "note: idlbench not built here: its page's options not checked"
 fi
-if [ -x "$IDL_TOP_BUILDDIR/tools/idlcall" ]; then
-	check_options "$IDL_TOP_BUILDDIR/tools/idlcall" "$man/idlcall.1"
+if [ -x "$IDL_TOP_BUILDDIR/tools/idlcall/idlcall" ]; then
+	check_options "$IDL_TOP_BUILDDIR/tools/idlcall/idlcall" "$man/idlcall.1"
 else
 	echo "note: idlcall not built here: its page's options not checked"
 fi

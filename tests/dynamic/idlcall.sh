@@ -26,7 +26,7 @@ set -u
 
 B=${IDL_TOP_BUILDDIR:?run through make check}
 S=${IDL_TOP_SRCDIR:?run through make check}
-IDLCALL=$B/tools/idlcall
+IDLCALL=$B/tools/idlcall/idlcall
 DYN=$B/tests/dynamic/dyn-server
 SERVER=${IDL_BENCH_SERVER:-$B/examples/bench/bench-server}
 CLIENT=$B/examples/bench/bench-client

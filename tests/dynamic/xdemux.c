@@ -4,7 +4,7 @@
  * For every golden interface (scalars, arrays, strings), bench.defs and xool.defs (every kind
  * of descriptor: out-of-line data and ports each way, dealloc, polymorphic ports, msgseqno,
  * sreplyport, countinout), linked here with their generated server stubs:
- *   - the descriptor idlcall builds from the .defs file at run time (tools/idlcall_desc.c)
+ *   - the descriptor idlcall builds from the .defs file at run time (tools/idlcall/idlcall_desc.c)
  *     equals the one idlc compiled into the stubs, field for field, hashes, flags and
  *     dispositions included;
  *   - thousands of requests, valid ones with random values and counts and broken ones

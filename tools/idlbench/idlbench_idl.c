@@ -2,8 +2,8 @@
  * idlbench_idl.c - the idlkit side of a cell: the rows as calls of the generated stubs, the
  * server (bench_impl.c's routines, as bench-server serves them), and the client loops.
  *
- * Rows are data-driven: a row runs when bench_subsystem has its routine (and this program
- * was built with the stub); otherwise it prints "n/a".
+ * Rows are data-driven: a row runs when bench_subsystem has its routine; otherwise it prints
+ * "n/a".
  *
  * Notification ping-pong needs a notify that answers: idlbench links with
  * -Wl,--wrap=S_bench_notify, so the generated demux calls __wrap_S_bench_notify below,
@@ -35,7 +35,6 @@
 #include "benchServer.h"
 #include "bench_impl.h"
 #include "idlbench.h"
-#include "idlbench_ool.h"
 
 /* The scratch data of the calls that move bytes. */
 struct ib_scratch {
@@ -106,12 +105,10 @@ row_biginout(void *port, unsigned i, void *vs)
 }
 
 /*
- * The out-of-line rows: present when this build's bench.defs has their routines, written
- * against the MIG form `routine ool64k(server : mach_port_t; data : ool_t)` with
- * `type ool_t = array[] of char` (C: char *, with a count). The data is the caller's: it
- * stays ours after the call (no dealloc), as a caller's buffer would.
+ * The out-of-line rows, written against the MIG form `routine ool64k(server : mach_port_t;
+ * data : ool_t)` with `type ool_t = array[] of char` (C: char *, with a count). The data is
+ * the caller's: it stays ours after the call (no dealloc), as a caller's buffer would.
  */
-#ifdef IB_HAVE_OOL64K
 static int
 row_ool64k(void *port, unsigned i, void *vs)
 {
@@ -120,11 +117,7 @@ row_ool64k(void *port, unsigned i, void *vs)
 	(void)i;
 	return bench_ool64k(port, s->ool, 64u << 10);
 }
-#define IB_OOL64K_CALL row_ool64k
-#else
-#define IB_OOL64K_CALL NULL
-#endif
-#ifdef IB_HAVE_OOL1M
+
 static int
 row_ool1m(void *port, unsigned i, void *vs)
 {
@@ -133,10 +126,6 @@ row_ool1m(void *port, unsigned i, void *vs)
 	(void)i;
 	return bench_ool1m(port, s->ool, 1u << 20);
 }
-#define IB_OOL1M_CALL row_ool1m
-#else
-#define IB_OOL1M_CALL NULL
-#endif
 
 struct ib_row ib_rows[] = {
 	{ "null", "null", IB_LATENCY, IB_MODE_CALL, 0, 1, row_null, 0, 0, 0 },
@@ -145,8 +134,8 @@ struct ib_row ib_rows[] = {
 	{ "bigin", "bigin", IB_LATENCY, IB_MODE_CALL, 0, 1, row_bigin, 0, 0, 0 },
 	{ "bigout", "bigout", IB_LATENCY, IB_MODE_CALL, 0, 1, row_bigout, 0, 0, 0 },
 	{ "biginout", "biginout", IB_LATENCY, IB_MODE_CALL, 0, 1, row_biginout, 0, 0, 0 },
-	{ "ool64k", "ool64k", IB_BANDWIDTH, IB_MODE_CALL, 64u << 10, 8, IB_OOL64K_CALL, 0, 0, 0 },
-	{ "ool1m", "ool1m", IB_BANDWIDTH, IB_MODE_CALL, 1u << 20, 64, IB_OOL1M_CALL, 0, 0, 0 },
+	{ "ool64k", "ool64k", IB_BANDWIDTH, IB_MODE_CALL, 64u << 10, 8, row_ool64k, 0, 0, 0 },
+	{ "ool1m", "ool1m", IB_BANDWIDTH, IB_MODE_CALL, 1u << 20, 64, row_ool1m, 0, 0, 0 },
 	{ "notify", "notify", IB_ONEWAY, IB_MODE_ONEWAY, 0, 1, NULL, 0, 0, 0 },
 	{ "notifypp", "notify", IB_ONEWAY, IB_MODE_PINGPONG, 0, 1, NULL, 0, 0, 0 },
 	/* Floor only, over UDP: the same one-way messages sent unconnected (seed 003). */
@@ -225,7 +214,7 @@ static idl_dynamic_t *ib_dyn; /* the interpreted server's interface, when it ser
  * included (S_bench_notify here is __wrap_S_bench_notify, as in benchServer.c, and so is
  * S_bench_biginout), so that both servers run the same routines. idlbench_fns.h names every
  * S_bench_ function of benchServer.h, as IB_FN(name) lines generated at build time
- * (idlbench.mk), so that a routine added to bench.defs is found without an edit here.
+ * (tools/idlbench/local.mk), so that a routine added to bench.defs is found without an edit here.
  */
 #define IB_FN(f) { #f, (void *)f },
 static void *

@@ -11,8 +11,8 @@ fail() {
 	exit 1
 }
 
-bench=$IDL_TOP_BUILDDIR/tools/idlbench
-check=$IDL_TOP_BUILDDIR/tools/idlbench_jsoncheck
+bench=$IDL_TOP_BUILDDIR/tools/idlbench/idlbench
+check=$IDL_TOP_BUILDDIR/tests/bench/idlbench_jsoncheck
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/idlbench-quick.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 

@@ -5,8 +5,7 @@
 # stops cleanly on SIGTERM. Then --connect to an address with no server fails clearly.
 # Then the same with `idlbench serve --dynamic` (the interpreted server): every call row gives
 # figures, which it only does when each result checks out (the client checks what comes back,
-# the routines what they get), the out-of-line rows (ool64k, ool1m) included when bench.defs
-# has them. Last, a run with the unix-dyn column beside unix: figures, its ratio and its cost
+# the routines what they get), the out-of-line rows (ool64k, ool1m) included. Last, a run with the unix-dyn column beside unix: figures, its ratio and its cost
 # line, and the JSON of both, an out-of-line row among them.
 : "${IDL_TOP_BUILDDIR:?run me through make check}"
 set -u
@@ -16,8 +15,8 @@ fail() {
 	exit 1
 }
 
-bench=$IDL_TOP_BUILDDIR/tools/idlbench
-check=$IDL_TOP_BUILDDIR/tools/idlbench_jsoncheck
+bench=$IDL_TOP_BUILDDIR/tools/idlbench/idlbench
+check=$IDL_TOP_BUILDDIR/tests/bench/idlbench_jsoncheck
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/idlbench-serve.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 addr=unix:$tmp/bench.sock
@@ -45,8 +44,6 @@ stop() {
 	[ $status -eq 0 ] || fail "idlbench serve exited with status $status on SIGTERM"
 	[ ! -e "${1#unix:}" ] || fail "idlbench serve left its socket file behind"
 }
-ool=
-grep -q '^#define IB_HAVE_OOL64K 1' "$IDL_TOP_BUILDDIR/tools/idlbench_ool.h" && ool="ool64k ool1m"
 
 serve "$addr"
 
@@ -80,7 +77,7 @@ for row in null add intrpc bigin bigout biginout notify; do
 	! grep -q "^n/a: $row " "$tmp/d.txt" || fail "serve --dynamic: $row is n/a"
 done
 "$check" "$tmp/d.json" || fail "serve --dynamic: the JSON does not have the documented shape"
-for row in $ool; do
+for row in ool64k ool1m; do
 	grep -q "\"routine\": \"$row\"" "$tmp/d.json" ||
 		fail "serve --dynamic: no $row result (out-of-line data not interpreted?)"
 	! grep -q "^n/a: $row " "$tmp/d.txt" || fail "serve --dynamic: $row is n/a"
@@ -88,9 +85,7 @@ done
 stop "$daddr"
 
 # The unix-dyn column beside unix, in one run.
-routines=null,add,biginout,notify
-[ -n "$ool" ] && routines=$routines,ool64k
-"$bench" --transports unix,unix-dyn --placement same --routines $routines \
+"$bench" --transports unix,unix-dyn --placement same --routines null,add,biginout,notify,ool64k \
 	--rounds 2 --iterations 100 --json "$tmp/u.json" >"$tmp/u.txt" 2>"$tmp/u.err"
 status=$?
 cat "$tmp/u.txt"
@@ -101,10 +96,8 @@ grep -Eq "^unix-dyn +idlkit +[0-9.]+ +[0-9.]+ +[0-9.]+\$" "$tmp/u.txt" ||
 grep -Eq "^ +cost +[0-9.]+ +[0-9.]+ +[0-9.]+\$" "$tmp/u.txt" || fail "no cost line"
 grep -q '"transport": "unix-dyn", "routine": "biginout"' "$tmp/u.json" ||
 	fail "no unix-dyn biginout result in the JSON"
-if [ -n "$ool" ]; then
-	grep -q '"transport": "unix-dyn", "routine": "ool64k"' "$tmp/u.json" ||
-		fail "no unix-dyn ool64k result in the JSON"
-fi
+grep -q '"transport": "unix-dyn", "routine": "ool64k"' "$tmp/u.json" ||
+	fail "no unix-dyn ool64k result in the JSON"
 "$check" "$tmp/u.json" unix unix-dyn || fail "unix-dyn: the JSON does not have the documented shape"
 
 "$bench" --connect "unix:$tmp/nobody.sock" --rounds 1 --iterations 10 >"$tmp/n.txt" 2>&1

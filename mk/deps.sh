@@ -1,5 +1,5 @@
 #!/bin/sh
-# tools/deps.sh - installs the Debian 12 packages idlkit builds and tests with (as root).
+# mk/deps.sh - installs the Debian 12 packages idlkit builds and tests with (as root).
 # The README's two commands and .ci/run all start here, so the list lives in one place.
 set -eu
 packages="

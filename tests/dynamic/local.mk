@@ -1,34 +1,5 @@
-# tools/dynamic.mk - dynamic invocation: the descriptor interpreter and tracing in libidlrt,
-# the idlcall tool, and their tests (docs/idlcall.md).
-
-# The interpreter (checks, packing, printing, the libffi-driven server) and tracing live in
-# libidlrt, so that every program can be traced and any server can serve without stubs.
-runtime_libidlrt_la_SOURCES += \
-	runtime/dynamic.h \
-	runtime/dynamic_msg.c \
-	runtime/dynamic_fmt.c \
-	runtime/dynamic_desc.h \
-	runtime/dynamic_desc.c \
-	runtime/dynamic_num.h \
-	runtime/dynamic_num.c \
-	runtime/dynamic.c \
-	runtime/trace.h \
-	runtime/trace.c
-runtime_libidlrt_la_CPPFLAGS += $(FFI_CFLAGS)
-runtime_libidlrt_la_LIBADD += $(FFI_LIBS)
-idlinclude_HEADERS += include/idl/idl_dynamic.h include/idl/idl_trace.h
-
-# idlcall: the compiler's front end as a library (libidlc.a) loads the .defs at run time.
-bin_PROGRAMS += tools/idlcall
-tools_idlcall_SOURCES = \
-	tools/idlcall.h \
-	tools/idlcall.c \
-	tools/idlcall_desc.c \
-	tools/idlcall_args.c \
-	tools/idlcall_serve.c
-tools_idlcall_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/idlc -I$(top_builddir)/idlc \
-	-DIDLC_PKGINCLUDEDIR='"$(pkgdatadir)/include"'
-tools_idlcall_LDADD = idlc/libidlc.a runtime/libidlrt.la
+# tests/dynamic/local.mk - dynamic invocation's tests: the interpreter against the compiled
+# demux, idlcall, tracing, the libffi server in the conformance suite (docs/idlcall.md).
 
 # The tests (docs/idlcall.md, "Tests"). The server stubs of the golden interfaces are
 # generated here too, so that xdemux can serve each request with the compiled demux and
@@ -66,7 +37,7 @@ BUILT_SOURCES += $(dyn_gen)
 CLEANFILES += $(dyn_gen) tests/dynamic/gen.stamp tests/dynamic/gen.stamp.tmp
 
 dyn_test_cppflags = $(AM_CPPFLAGS) -I$(top_srcdir)/idlc -I$(top_builddir)/idlc \
-	-I$(top_srcdir)/tools -I$(top_srcdir)/tests/golden -I$(top_builddir)/tests/dynamic/gen \
+	-I$(top_srcdir)/tools/idlcall -I$(top_srcdir)/tests/golden -I$(top_builddir)/tests/dynamic/gen \
 	-I$(top_srcdir)/tests/dynamic \
 	-I$(top_srcdir)/examples/bench -I$(top_builddir)/examples/bench \
 	-DIDL_TOP_SRCDIR='"$(abs_top_srcdir)"' -DIDLC_PKGINCLUDEDIR='"$(pkgdatadir)/include"'
@@ -78,8 +49,8 @@ tests_dynamic_xdemux_SOURCES = \
 	tests/dynamic/xdemux.c \
 	tests/dynamic/xdemux_impl.c \
 	tests/dynamic/xool_impl.c \
-	tools/idlcall_desc.c \
-	tools/idlcall_args.c \
+	tools/idlcall/idlcall_desc.c \
+	tools/idlcall/idlcall_args.c \
 	examples/bench/bench_impl.c
 nodist_tests_dynamic_xdemux_SOURCES = \
 	tests/dynamic/gen/scalarsServer.c \
@@ -96,7 +67,7 @@ tests_dynamic_xdemux_LDFLAGS = -static -export-dynamic
 check_PROGRAMS += tests/dynamic/dyn-server
 tests_dynamic_dyn_server_SOURCES = \
 	tests/dynamic/dyn_server.c \
-	tools/idlcall_desc.c \
+	tools/idlcall/idlcall_desc.c \
 	examples/bench/bench_impl.c
 tests_dynamic_dyn_server_CPPFLAGS = $(dyn_test_cppflags)
 tests_dynamic_dyn_server_LDADD = examples/bench/libbenchstubs.a idlc/libidlc.a \
@@ -108,7 +79,7 @@ tests_dynamic_dyn_server_LDFLAGS = -no-install -export-dynamic
 check_PROGRAMS += tests/dynamic/dyn-oolt-server
 tests_dynamic_dyn_oolt_server_SOURCES = \
 	tests/dynamic/dyn_oolt_server.c \
-	tools/idlcall_desc.c
+	tools/idlcall/idlcall_desc.c
 nodist_tests_dynamic_dyn_oolt_server_SOURCES = tests/ool/ooltServer.c tests/ool/ooltServer.h \
 	tests/ool/ooltUser.c tests/ool/oolt.h
 tests_dynamic_dyn_oolt_server_CPPFLAGS = $(dyn_test_cppflags) -I$(top_srcdir)/tests/ool \
@@ -138,5 +109,4 @@ if HAVE_CUNIT
 TESTS += tests/dynamic/conformance.sh
 endif
 
-dist_man_MANS += man/idlcall.1
 EXTRA_DIST += tests/dynamic/xool.defs tests/dynamic/xool_types.h tests/dynamic/calc.defs
