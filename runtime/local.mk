@@ -1,6 +1,6 @@
-# runtime/local.mk - libidlrt: the runtime core (runtime/) and the transports built into it
-# (transports/). Only idl_ names are exported; idl__ internals and transport statics stay
-# inside the library.
+# runtime/local.mk - libidlrt: the runtime core, and the transports built into it (their
+# sources are listed by transports/local.mk). Only idl_ names are exported; idl__ internals
+# and transport statics stay inside the library.
 lib_LTLIBRARIES += runtime/libidlrt.la
 runtime_libidlrt_la_SOURCES = \
 	runtime/internal.h \
@@ -13,20 +13,12 @@ runtime_libidlrt_la_SOURCES = \
 	runtime/port.c \
 	runtime/call.c \
 	runtime/server.c \
-	runtime/serve.c
-# Socket files, shared by unix: and shm:'s rendezvous; small, so always built.
-runtime_libidlrt_la_SOURCES += transports/sockfile.h transports/sockfile.c
-if TRANSPORT_UNIX
-runtime_libidlrt_la_SOURCES += transports/unix.c
-endif
-# Transports include "internal.h" for idl__fail() and the registration prototypes.
-runtime_libidlrt_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/runtime
-runtime_libidlrt_la_LDFLAGS = $(AM_LDFLAGS) -version-info $(IDLRT_LT_VERSION) \
-	-export-symbols-regex '^idl_[a-z]' -pthread
-runtime_libidlrt_la_LIBADD = $(LIBS)
-
-# The interpreter (checks, packing, printing, the libffi-driven server) and tracing live in
-# libidlrt, so that every program can be traced and any server can serve without stubs.
+	runtime/serve.c \
+	runtime/ool.c \
+	runtime/ool_wire.c
+# The descriptor interpreter (checks, packing, printing, the libffi-driven server) and
+# tracing live in libidlrt too, so that every program can be traced and any server can
+# serve without stubs.
 runtime_libidlrt_la_SOURCES += \
 	runtime/dynamic.h \
 	runtime/dynamic_msg.c \
@@ -38,5 +30,8 @@ runtime_libidlrt_la_SOURCES += \
 	runtime/dynamic.c \
 	runtime/trace.h \
 	runtime/trace.c
-runtime_libidlrt_la_CPPFLAGS += $(FFI_CFLAGS)
-runtime_libidlrt_la_LIBADD += $(FFI_LIBS)
+# Transports include "internal.h" for idl__fail() and the registration prototypes.
+runtime_libidlrt_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/runtime $(FFI_CFLAGS)
+runtime_libidlrt_la_LDFLAGS = $(AM_LDFLAGS) -version-info $(IDLRT_LT_VERSION) \
+	-export-symbols-regex '^idl_[a-z]' -pthread
+runtime_libidlrt_la_LIBADD = $(LIBS) $(FFI_LIBS)

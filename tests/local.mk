@@ -1,5 +1,8 @@
-# tests/local.mk - everything `make check` runs, plus `make check-long` and `make regen-golden`.
-# docs/testing.md says what each layer checks and how to run one part.
+# tests/local.mk - what every test shares (the timeout, the environment, the flags of the
+# programs that reach the runtime's internals), the tests at the top of tests/ (golden
+# files, bad input, the example end to end, formatting), `make check-long` and
+# `make regen-golden`. Each folder under tests/ has its own local.mk; docs/testing.md says
+# what each layer checks and how to run one part.
 
 # Every test runs under a timeout, so that a hang fails instead of stalling the run.
 TEST_TIMEOUT = timeout -k 10 300
@@ -45,57 +48,15 @@ test_cppflags = $(AM_CPPFLAGS) \
 	-DIDL_TOP_SRCDIR='"$(abs_top_srcdir)"' -DIDL_TOP_BUILDDIR='"$(abs_top_builddir)"' \
 	$(CUNIT_CFLAGS)
 
-# The conformance suite's sources are listed outside the CUnit condition, so that each
-# transport's fragment can add its address row with += whatever configure found.
-tests_transport_conformance_SOURCES = \
-	tests/transport/conformance.h \
-	tests/transport/main.c \
-	tests/transport/addr.c \
-	tests/transport/spawn.c \
-	tests/transport/t_calls.c \
-	tests/transport/t_faults.c \
-	tests/transport/t_malformed.c
-
-if HAVE_CUNIT
-# Unit tests: one CUnit suite per module (tests/unit/suites.h), one binary.
-check_PROGRAMS += tests/unit/unit
-TESTS += tests/unit/unit
-tests_unit_unit_SOURCES = \
-	tests/unit/main.c \
-	tests/unit/suites.h \
-	tests/unit/test_idlc_front.c \
-	tests/unit/test_idlc_back.c \
-	tests/unit/rt_fixture.h \
-	tests/unit/rt_fixture.c \
-	tests/unit/test_rt_error.c \
-	tests/unit/test_rt_transport.c \
-	tests/unit/test_rt_subsystem.c \
-	tests/unit/test_rt_wire.c \
-	tests/unit/test_rt_unix.c
-tests_unit_unit_CPPFLAGS = $(test_cppflags)
-tests_unit_unit_LDADD = idlc/libidlc.a runtime/libidlrt.la $(CUNIT_LIBS)
-tests_unit_unit_LDFLAGS = -static
-
-# The transport conformance suite: every registered transport against bench-server.
-check_PROGRAMS += tests/transport/conformance
-TESTS += tests/transport/conformance
-tests_transport_conformance_CPPFLAGS = $(test_cppflags) \
-	-I$(top_srcdir)/examples/bench -I$(top_builddir)/examples/bench \
-	-DIDL_BENCH_SERVER_DEFAULT='"$(abs_top_builddir)/examples/bench/bench-server$(EXEEXT)"'
-tests_transport_conformance_LDADD = \
-	examples/bench/libbenchstubs.a runtime/libidlrt.la $(CUNIT_LIBS)
-tests_transport_conformance_LDFLAGS = -static
-# It runs bench-server; make check builds it anyway, this says so to `make tests/...`.
-EXTRA_tests_transport_conformance_DEPENDENCIES = examples/bench/bench-server$(EXEEXT)
-else
+if !HAVE_CUNIT
 # configure said CUnit is missing; make check says so again and fails rather than skip.
 TESTS += tests/no-cunit.sh
 endif
 dist_check_SCRIPTS += tests/no-cunit.sh
 
-# check-long: the long matrices, long fuzzing and valgrind runs, run by hand. Later work adds
-# its targets to CHECK_LONG.
-CHECK_LONG = check-long-fuzz
+# check-long: the long matrices, long fuzzing and valgrind runs, run by hand. Each folder
+# adds its targets to CHECK_LONG.
+CHECK_LONG =
 check-long: all $(CHECK_LONG)
 	@echo "check-long: done"
 

@@ -29,12 +29,12 @@
 #include <idl/idl_dynamic.h>
 #include <idl/idl_transport.h>
 
-#include "arrays_S.h"
+#include "arraysServer.h"
 #include "benchServer.h"
 #include "idlcall.h"
-#include "scalars_S.h"
-#include "strings_S.h"
-#include "xool_S.h"
+#include "scalarsServer.h"
+#include "stringsServer.h"
+#include "xoolServer.h"
 
 #define XD_CAP (256 * 1024)
 #define XD_VALID 300 /* valid requests per routine */

@@ -12,9 +12,9 @@
 
 #include <idl/idl.h>
 
-#include "arrays_S.h"
-#include "scalars_S.h"
-#include "strings_S.h"
+#include "arraysServer.h"
+#include "scalarsServer.h"
+#include "stringsServer.h"
 
 /* A positive code from the bytes of the values received: 1 ... 100000. */
 static kern_return_t

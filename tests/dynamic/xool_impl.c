@@ -14,7 +14,7 @@
 #include <idl/idl.h>
 #include <idl/idl_ool.h>
 
-#include "xool_S.h"
+#include "xoolServer.h"
 
 static char xo_bytes[4096];
 static natural_t xo_words[1024];

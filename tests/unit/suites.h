@@ -3,7 +3,7 @@
  *
  * Each test file defines one `CU_SuiteInfo idl_suite_<name>`; main.c expands this list into
  * the declarations and the table it registers. Adding a suite is one line here and one
- * source in tests/local.mk. The suites run in this order.
+ * source in tests/unit/local.mk. The suites run in this order.
  */
 IDL_SUITE(idlc_front)
 IDL_SUITE(idlc_back)

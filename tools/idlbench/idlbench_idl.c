@@ -214,7 +214,8 @@ static idl_dynamic_t *ib_dyn; /* the interpreted server's interface, when it ser
  * included (S_bench_notify here is __wrap_S_bench_notify, as in benchServer.c, and so is
  * S_bench_biginout), so that both servers run the same routines. idlbench_fns.h names every
  * S_bench_ function of benchServer.h, as IB_FN(name) lines generated at build time
- * (tools/idlbench/local.mk), so that a routine added to bench.defs is found without an edit here.
+ * (tools/idlbench/local.mk), so that a routine added to bench.defs is found without an edit
+ * here.
  */
 #define IB_FN(f) { #f, (void *)f },
 static void *

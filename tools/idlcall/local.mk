@@ -12,5 +12,3 @@ tools_idlcall_idlcall_SOURCES = \
 tools_idlcall_idlcall_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/idlc -I$(top_builddir)/idlc \
 	-DIDLC_PKGINCLUDEDIR='"$(pkgdatadir)/include"'
 tools_idlcall_idlcall_LDADD = idlc/libidlc.a runtime/libidlrt.la
-
-dist_man_MANS += man/idlcall.1

@@ -1,8 +1,12 @@
-# data/integrate.mk - what a user's build needs from an installed idlkit: idlc.mk (make rules),
-# idlc.m4 (autoconf's IDLC_RULES), the CMake package, the man pages; and the tests that build
-# three consumer projects (automake, plain make, CMake) against a staged install, check the
-# library's exported symbols and the public headers, and check the man pages against --help.
-# docs/integration.md is the user's guide; docs/api.md the library's reference and policy.
+# data/local.mk - what a user's build needs from an installed idlkit: idlrt.pc, idlc.mk
+# (make rules), idlc.m4 (autoconf's IDLC_RULES), the CMake package, and idlc's own
+# std_types.defs and mach_types.defs. docs/integration.md is the user's guide;
+# tests/consumer/ builds three user projects against a staged install.
+
+# pkg-config's description of the library (configure makes it from idlrt.pc.in); idlc.mk's
+# path is one of its variables.
+pkgconfigdir = $(libdir)/pkgconfig
+pkgconfig_DATA = idlrt.pc
 
 # The installed files that name install paths are made here rather than by configure, as
 # the autoconf manual advises for installation directories: make expands them in full
@@ -43,31 +47,7 @@ CLEANFILES += data/idlc.mk $(idlkitcmake_DATA)
 EXTRA_DIST += data/idlc.mk.in data/cmake/idlkitConfig.cmake.in \
 	data/cmake/idlkitConfigVersion.cmake.in
 
-# Man pages. idlcall(1) is installed by tools/idlcall/local.mk with the program.
-dist_man_MANS += man/idlc.1 man/idlbench.1 man/defs.5 man/libidlrt.3
-
-# The library's interface: only idl_ symbols exported, the soname libtool's numbers give;
-# each public header compiles alone as C and C++; every exported function is in docs/api.md.
-# The man pages render without warnings and name every option of --help.
-dist_check_SCRIPTS += \
-	tests/abi/symbols.sh \
-	tests/abi/headers.sh \
-	tests/abi/man.sh
-TESTS += \
-	tests/abi/symbols.sh \
-	tests/abi/headers.sh \
-	tests/abi/man.sh
-
-# Consumer projects: each one is built from a staged `make install` of this tree, with only
-# the installed toolchain, and runs one call over unix:.
-dist_check_SCRIPTS += \
-	tests/consumer/test-automake.sh \
-	tests/consumer/test-make.sh \
-	tests/consumer/test-cmake.sh
-TESTS += \
-	tests/consumer/test-automake.sh \
-	tests/consumer/test-make.sh \
-	tests/consumer/test-cmake.sh
-EXTRA_DIST += tests/consumer/lib.sh tests/consumer/automake tests/consumer/make \
-	tests/consumer/cmake tests/abi/cxx.cc
-CLEANFILES += tests/consumer/stage.lock
+# idlkit's std_types.defs and mach_types.defs, for `#include <mach/std_types.defs>`: idlc
+# searches $(pkgdatadir)/include (or $IDLC_INCLUDE_DIR) after the user's -I.
+idlcmachdir = $(pkgdatadir)/include/mach
+dist_idlcmach_DATA = data/include/mach/std_types.defs data/include/mach/mach_types.defs

@@ -1,19 +1,11 @@
-# transports/shm.mk - the shm: transport (shared-memory rings, docs/transports/shm.md): its
-# sources in libidlrt, its row of the conformance suite, and its own tests (tests/shm/).
-# Needs tests/local.mk included before it (test_cppflags, CHECK_LONG, the conformance
-# program's sources).
+# tests/shm/local.mk - the shm: transport's own tests (docs/transports/shm.md): hostile
+# peers on the rings, out-of-line data without a copy, kill loops; the example over shm:
+# and a latency comparison that prints and never fails on numbers.
 if TRANSPORT_SHM
-runtime_libidlrt_la_SOURCES += \
-	transports/shm_impl.h \
-	transports/shm.c \
-	transports/shm_rdv.c \
-	transports/shm_ool.c
-
 shm_test_cppflags = $(test_cppflags) -I$(top_srcdir)/transports \
 	-I$(top_srcdir)/examples/bench -I$(top_builddir)/examples/bench \
 	-DIDL_BENCH_SERVER_DEFAULT='"$(abs_top_builddir)/examples/bench/bench-server$(EXEEXT)"'
 
-# The example over shm:, and a latency comparison that prints and never fails on numbers.
 check_PROGRAMS += tests/shm/shm-latency
 TESTS += tests/shm/example.sh tests/shm/shm-latency
 dist_check_SCRIPTS += tests/shm/example.sh
@@ -27,9 +19,6 @@ tests_shm_shm_latency_LDFLAGS = -static
 EXTRA_tests_shm_shm_latency_DEPENDENCIES = examples/bench/bench-server$(EXEEXT)
 
 if HAVE_CUNIT
-tests_transport_conformance_SOURCES += tests/transport/addr_shm.c
-
-# Hostile peers, out-of-line data without a copy, kill loops.
 check_PROGRAMS += tests/shm/shm-test
 TESTS += tests/shm/shm-test
 tests_shm_shm_test_SOURCES = \

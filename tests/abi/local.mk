@@ -1,0 +1,13 @@
+# tests/abi/local.mk - the library's interface: only idl_ symbols exported, the soname
+# libtool's numbers give; each public header compiles alone as C and C++; every exported
+# function is in docs/api.md. The man pages render without warnings and name every option
+# of --help.
+dist_check_SCRIPTS += \
+	tests/abi/symbols.sh \
+	tests/abi/headers.sh \
+	tests/abi/man.sh
+TESTS += \
+	tests/abi/symbols.sh \
+	tests/abi/headers.sh \
+	tests/abi/man.sh
+EXTRA_DIST += tests/abi/cxx.cc

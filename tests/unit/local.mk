@@ -1,0 +1,21 @@
+# tests/unit/local.mk - the unit tests: one CUnit suite per module (tests/unit/suites.h), one
+# binary, the compiler's library and the runtime linked in.
+if HAVE_CUNIT
+check_PROGRAMS += tests/unit/unit
+TESTS += tests/unit/unit
+tests_unit_unit_SOURCES = \
+	tests/unit/main.c \
+	tests/unit/suites.h \
+	tests/unit/test_idlc_front.c \
+	tests/unit/test_idlc_back.c \
+	tests/unit/rt_fixture.h \
+	tests/unit/rt_fixture.c \
+	tests/unit/test_rt_error.c \
+	tests/unit/test_rt_transport.c \
+	tests/unit/test_rt_subsystem.c \
+	tests/unit/test_rt_wire.c \
+	tests/unit/test_rt_unix.c
+tests_unit_unit_CPPFLAGS = $(test_cppflags)
+tests_unit_unit_LDADD = idlc/libidlc.a runtime/libidlrt.la $(CUNIT_LIBS)
+tests_unit_unit_LDFLAGS = -static
+endif
