@@ -1,5 +1,5 @@
 /*
- * client.h - the client's port and connection state, shared by port.c and call.c.
+ * client.h - the client's port and connection state, shared by client_port.c and call.c.
  *
  * Locking: one mutex per port guards the port's connection pointer and everything in the
  * connection below except the transport state, which belongs to whoever holds the role
@@ -73,7 +73,7 @@ struct idl_port {
 	struct cl_conn *conn; /* NULL: the next call connects */
 };
 
-/* port.c: with port->lock held. */
+/* client_port.c: with port->lock held. */
 int idl__cl_conn_get(struct idl_port *p, int64_t deadline, struct cl_conn **cp);
 void idl__cl_conn_unref(struct idl_port *p, struct cl_conn *c);
 void idl__cl_conn_dead(struct idl_port *p, struct cl_conn *c, int err);

@@ -83,9 +83,9 @@ uint32_t idl__hello_reply(const struct idl_subsystem *ss, const idl_msg_header_t
 			  idl_msg_header_t *out);
 
 /*
- * Ports and the request-port handle (port.c, server.c). A port is a client connection, or,
- * on the server, a handle naming the endpoint a request came in on (idl_request_port()),
- * which cannot be called through.
+ * Ports and the request-port handle (client_port.c, server_request.c). A port is a client
+ * connection, or, on the server, a handle naming the endpoint a request came in on
+ * (idl_request_port()), which cannot be called through.
  */
 enum idl__port_kind {
 	IDL__PORT_CLIENT = 1,
@@ -192,14 +192,14 @@ struct idl__ool_span {
 };
 int idl__ool_span_read(void *arg, size_t off, void *dst, size_t n);
 
-/* A client port made around a connection a transport already has (port.c): a port that
- * arrived in a message. Takes tr_state (idl__zalloc(tr->conn_size), connected) in every
- * case. */
+/* A client port made around a connection a transport already has (client_port.c): a port
+ * that arrived in a message. Takes tr_state (idl__zalloc(tr->conn_size), connected) in
+ * every case. */
 int idl__port_adopt(const struct idl_transport *tr, const char *address, void *tr_state,
 		    idl_port_t *portp);
 
 /* The transport and connection state of the request the calling thread serves; 0, or
- * IDL_EINVAL outside a request or on a message endpoint (serve.c). */
+ * IDL_EINVAL outside a request or on a message endpoint (server_request.c). */
 int idl__request_conn(const struct idl_transport **tr, void **conn);
 
 #endif /* IDL_RUNTIME_INTERNAL_H */

@@ -4,30 +4,36 @@
 lib_LTLIBRARIES += runtime/libidlrt.la
 runtime_libidlrt_la_SOURCES = \
 	runtime/internal.h \
-	runtime/client.h \
-	runtime/server.h \
 	runtime/error.c \
 	runtime/transport.c \
 	runtime/subsystem.c \
 	runtime/hello.c \
-	runtime/port.c \
-	runtime/call.c \
-	runtime/server.c \
-	runtime/serve.c \
 	runtime/ool.c \
 	runtime/ool_wire.c
-# The descriptor interpreter (checks, packing, printing, the libffi-driven server) and
+# The client: ports and their connections, calls.
+runtime_libidlrt_la_SOURCES += \
+	runtime/client.h \
+	runtime/client_port.c \
+	runtime/call.c
+# The server: its API, the accept loop, each request's checks, a message endpoint's peers.
+runtime_libidlrt_la_SOURCES += \
+	runtime/server.h \
+	runtime/server.c \
+	runtime/server_loop.c \
+	runtime/server_request.c \
+	runtime/server_peers.c
+# The descriptor interpreter (checks, packing, printing), the libffi-driven server and
 # tracing live in libidlrt too, so that every program can be traced and any server can
 # serve without stubs.
 runtime_libidlrt_la_SOURCES += \
-	runtime/dynamic.h \
-	runtime/dynamic_msg.c \
-	runtime/dynamic_fmt.c \
-	runtime/dynamic_desc.h \
-	runtime/dynamic_desc.c \
-	runtime/dynamic_num.h \
-	runtime/dynamic_num.c \
-	runtime/dynamic.c \
+	runtime/interp.h \
+	runtime/interp_msg.c \
+	runtime/interp_fmt.c \
+	runtime/interp_desc.h \
+	runtime/interp_desc.c \
+	runtime/ffi_num.h \
+	runtime/ffi_num.c \
+	runtime/ffi_server.c \
 	runtime/trace.h \
 	runtime/trace.c
 # Transports include "internal.h" for idl__fail() and the registration prototypes.

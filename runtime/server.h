@@ -1,6 +1,8 @@
 /*
- * server.h - the server's state, shared by server.c (the API and the accept loop) and
- * serve.c (the receiving threads and the checks every request goes through).
+ * server.h - the server's state, shared by server.c (the API), server_loop.c (the accept
+ * loop, the receiving threads' start and end), server_request.c (the receiving threads, the
+ * checks every request goes through, deferred replies) and server_peers.c (a message
+ * endpoint's peers).
  */
 #ifndef IDL_RUNTIME_SERVER_H
 #define IDL_RUNTIME_SERVER_H
@@ -141,23 +143,7 @@ struct idl_server {
 	struct srv_src *zombies; /* joined sources that deferred replies still hold */
 };
 
-/* serve.c */
-void *idl__srv_conn_main(void *arg);
-void *idl__srv_ep_main(void *arg);
-int idl__srv_src_alloc(struct idl_server *srv, struct srv_src *src);
-void idl__srv_src_free(struct srv_src *src);
-/* Checks and serves one message of `len` bytes received on src (from `from` on a message
- * endpoint), as a receiving thread does; returns the size of the reply left in `out`, or 0
- * when none is due. rcv_err is the receive's IDL_EMSGSIZE or 0. The fuzzers call it too. */
-uint32_t idl__srv_serve_one(struct srv_src *src, struct srv_hello *hs, idl_msg_header_t *in,
-			    size_t len, int rcv_err, idl_msg_header_t *out,
-			    const struct idl_peer *from, struct srv_peer *peer);
-
 /* server.c */
-/* A receiving thread is ending; the accept loop will join and free it. */
-void idl__srv_src_ended(struct srv_src *src);
-/* Sizes the receive and reply buffers from the subsystems and the limits (run does it). */
-void idl__srv_size_buffers(struct idl_server *srv);
 /* A log line, rate-limited (idl_server_set_log()). */
 void idl__srv_log(struct idl_server *srv, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -166,7 +152,40 @@ void idl__srv_log(struct idl_server *srv, const char *fmt, ...)
 int idl__srv_cred(const struct srv_src *src, const struct idl_peer *from, struct idl_cred *cred);
 /* Describes the client of src (from: a message endpoint's peer) for log lines. */
 void idl__srv_who(const struct srv_src *src, const struct idl_peer *from, char *buf, size_t n);
+/* Frees what is left of a server once it is stopped and no deferred reply holds it. */
+void idl__srv_free(struct idl_server *srv);
+
+/* server_loop.c */
+/* Makes a running server serve ep: watched by the accept loop, or given its receiving
+ * thread (a message endpoint). Lock held. */
+int idl__srv_ep_start(struct idl_server *srv, struct srv_ep *ep);
+/* A receiving thread is ending; the accept loop will join and free it. */
+void idl__srv_src_ended(struct srv_src *src);
+/* Sizes the receive and reply buffers from the subsystems and the limits (run does it). */
+void idl__srv_size_buffers(struct idl_server *srv);
 /* A deferred reply's handle is done: drops its hold on the source (and server). */
 void idl__srv_handle_release(struct srv_src *src);
+
+/* server_request.c */
+void *idl__srv_conn_main(void *arg);
+void *idl__srv_ep_main(void *arg);
+int idl__srv_src_alloc(struct idl_server *srv, struct srv_src *src);
+void idl__srv_src_free(struct srv_src *src);
+/* A source's or a peer's hello state, for the server's subsystems: 0 or IDL_ENOMEM (what
+ * was allocated is the caller's to free). */
+int idl__srv_hello_alloc(const struct idl_server *srv, struct srv_hello *h);
+/* Checks and serves one message of `len` bytes received on src (from `from` on a message
+ * endpoint), as a receiving thread does; returns the size of the reply left in `out`, or 0
+ * when none is due. rcv_err is the receive's IDL_EMSGSIZE or 0. The fuzzers call it too. */
+uint32_t idl__srv_serve_one(struct srv_src *src, struct srv_hello *hs, idl_msg_header_t *in,
+			    size_t len, int rcv_err, idl_msg_header_t *out,
+			    const struct idl_peer *from, struct srv_peer *peer);
+
+/* server_peers.c */
+/* The hello state of a message endpoint's peer, made when it first appears; NULL when
+ * there is no room for it (every remembered peer has deferred replies out, or no memory). */
+struct srv_peer *idl__srv_peer(struct srv_src *src, const struct idl_peer *from);
+/* Frees a message endpoint's peers (NULL: nothing). */
+void idl__srv_peers_free(struct srv_peers *ps);
 
 #endif /* IDL_RUNTIME_SERVER_H */

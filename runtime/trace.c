@@ -19,8 +19,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "dynamic.h"
 #include "internal.h"
+#include "interp.h"
 #include "trace.h"
 
 #define TRACE_MAX_SUBSYSTEMS 64

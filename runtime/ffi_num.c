@@ -1,14 +1,14 @@
 /*
- * dynamic_num.c - scalars between wire types and C types for the dynamic server
- * (dynamic_num.h). A C type is known by name (the common typedefs of <idl/mig.h> and C's
- * own) or taken to be what its wire type is; a value is converted as the compiled stub's
- * assignment would convert it, bit for bit when both sides have the same type.
+ * ffi_num.c - scalars between wire types and C types for the libffi server (ffi_num.h).
+ * A C type is known by name (the common typedefs of <idl/mig.h> and C's own) or taken to be
+ * what its wire type is; a value is converted as the compiled stub's assignment would
+ * convert it, bit for bit when both sides have the same type.
  */
 #include <config.h>
 
 #include <string.h>
 
-#include "dynamic_num.h"
+#include "ffi_num.h"
 
 struct dyn_ctype {
 	const char *name;

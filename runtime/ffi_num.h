@@ -1,10 +1,10 @@
 /*
- * dynamic_num.h - scalars between their wire type and their C type in the dynamic server
- * (dynamic_num.c): which class and size each has, and the conversions C's casts make, so
+ * ffi_num.h - scalars between their wire type and their C type in the libffi server
+ * (ffi_num.c): which class and size each has, and the conversions C's casts make, so
  * that a value reaches a routine as the compiled stub would pass it.
  */
-#ifndef IDL_RUNTIME_DYNAMIC_NUM_H
-#define IDL_RUNTIME_DYNAMIC_NUM_H
+#ifndef IDL_RUNTIME_FFI_NUM_H
+#define IDL_RUNTIME_FFI_NUM_H
 
 #include <ffi.h>
 #include <limits.h>
@@ -55,4 +55,4 @@ ffi_type *idl__dyn_ffi_type(uint8_t cls, uint8_t size);
 void idl__dyn_load(const void *p, uint8_t cls, uint8_t size, struct dyn_num *n);
 void idl__dyn_store(void *p, uint8_t cls, uint8_t size, const struct dyn_num *n);
 
-#endif /* IDL_RUNTIME_DYNAMIC_NUM_H */
+#endif /* IDL_RUNTIME_FFI_NUM_H */

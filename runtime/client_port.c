@@ -1,5 +1,5 @@
 /*
- * port.c - opening and closing client ports, and the life of their connections.
+ * client_port.c - opening and closing client ports, and the life of their connections.
  *
  * A port holds at most one live connection. When the peer dies the connection is marked
  * dead and detached from the port at once, so the next call makes a new one (and exchanges

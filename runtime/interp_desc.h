@@ -1,15 +1,15 @@
 /*
- * dynamic_desc.h - descriptors in the interpreter (dynamic_desc.c): out-of-line data, ports
+ * interp_desc.h - descriptors in the interpreter (interp_desc.c): out-of-line data, ports
  * and arrays of ports, checked, packed, served and printed as the generated stubs do
  * (idlc/emit_ool.c, docs/generated-code.md "Descriptors").
  */
-#ifndef IDL_RUNTIME_DYNAMIC_DESC_H
-#define IDL_RUNTIME_DYNAMIC_DESC_H
+#ifndef IDL_RUNTIME_INTERP_DESC_H
+#define IDL_RUNTIME_INTERP_DESC_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "dynamic.h"
+#include "interp.h"
 
 /* Whether an argument travels as a descriptor (data out of line, a port, ports). */
 static inline bool
@@ -106,4 +106,4 @@ void idl__dyn_desc_fill(const struct idl_routine_desc *rt, idl_msg_header_t *out
 uintptr_t idl__dyn_desc_in_value(const idl_msg_header_t *in, const struct idl_arg_desc *a,
 				 int what);
 
-#endif /* IDL_RUNTIME_DYNAMIC_DESC_H */
+#endif /* IDL_RUNTIME_INTERP_DESC_H */

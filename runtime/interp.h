@@ -1,10 +1,10 @@
 /*
- * dynamic.h - what the files of the descriptor interpreter share (dynamic_msg.c,
- * dynamic_fmt.c, dynamic.c, trace.c): which arguments travel in which message, and a small
- * growable string for the printers.
+ * interp.h - what the files of the descriptor interpreter share (interp_msg.c,
+ * interp_fmt.c, interp_desc.c) with its users (ffi_server.c, trace.c): which arguments
+ * travel in which message, and a small growable string for the printers.
  */
-#ifndef IDL_RUNTIME_DYNAMIC_H
-#define IDL_RUNTIME_DYNAMIC_H
+#ifndef IDL_RUNTIME_INTERP_H
+#define IDL_RUNTIME_INTERP_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -69,4 +69,4 @@ char *idl__sb_take(struct idl__sb *sb);
 void idl__dyn_describe(struct idl__sb *sb, const struct idl_routine_desc *rt,
 		       const idl_msg_header_t *msg, size_t len, unsigned flags);
 
-#endif /* IDL_RUNTIME_DYNAMIC_H */
+#endif /* IDL_RUNTIME_INTERP_H */

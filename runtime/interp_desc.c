@@ -1,5 +1,5 @@
 /*
- * dynamic_desc.c - descriptors in the interpreter: out-of-line data, ports and arrays of
+ * interp_desc.c - descriptors in the interpreter: out-of-line data, ports and arrays of
  * ports, as the generated stubs check, write and hand them over (idlc/emit_ool.c is the
  * code this reads like; docs/generated-code.md "Descriptors" the contract).
  *
@@ -14,8 +14,8 @@
 
 #include <idl/idl_ool.h>
 
-#include "dynamic_desc.h"
 #include "internal.h"
+#include "interp_desc.h"
 
 #define DD_COPY_SEND 19u /* MACH_MSG_TYPE_COPY_SEND: mach_port_t's disposition */
 #define DD_MOVE_SEND 17u

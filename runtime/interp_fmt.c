@@ -1,5 +1,5 @@
 /*
- * dynamic_fmt.c - the arguments of a message as text, for idlcall's output and trace lines
+ * interp_fmt.c - the arguments of a message as text, for idlcall's output and trace lines
  * (idl_msg_describe()).
  *
  * Only a message that idl_msg_check() accepts is decoded, so every offset and count used
@@ -18,8 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dynamic_desc.h"
 #include "internal.h"
+#include "interp_desc.h"
 
 /* IDL_DESCRIBE_BRIEF: elements of an array and characters of a string shown. */
 #define FMT_BRIEF_ELEMS 16u

@@ -1,6 +1,6 @@
 /*
- * serve.c - the receiving threads of a server, the checks every message goes through
- * before a demux sees it, and deferred replies.
+ * server_request.c - the receiving threads of a server, the checks every message goes
+ * through before a demux sees it, and deferred replies.
  *
  * Each source (an accepted connection, or a message endpoint) has one thread that blocks in
  * the transport's receive: one kernel entry per message. The runtime checks the header,
@@ -70,8 +70,8 @@ idl_request_port(void)
 /*
  * Deferred replies. The handle holds its source (and so the server) until it is sent or
  * discarded: the source's thread may end meanwhile (the client left, or the server stopped),
- * and the accept loop then keeps the source, closed, for the handle (server.c, srv_reap).
- * A handle counts as one of its client's calls in flight (IDL_LIMIT_INFLIGHT).
+ * and the accept loop then keeps the source, closed, for the handle (server_loop.c,
+ * srv_reap). A handle counts as one of its client's calls in flight (IDL_LIMIT_INFLIGHT).
  */
 idl_reply_t
 idl_request_reply(void)
@@ -179,8 +179,8 @@ idl_reply_send(idl_reply_t r, idl_msg_header_t *msg)
 	return err;
 }
 
-static int
-serve_hello_alloc(const struct idl_server *srv, struct srv_hello *h)
+int
+idl__srv_hello_alloc(const struct idl_server *srv, struct srv_hello *h)
 {
 	h->said = calloc(srv->nsubs, 1);
 	h->verdicts = calloc(srv->nverdicts + 1u, 1);
@@ -199,7 +199,7 @@ idl__srv_src_alloc(struct idl_server *srv, struct srv_src *src)
 	if (src->rbuf == NULL || src->sbuf == NULL)
 		return IDL_ENOMEM;
 	if (src->conn != NULL)
-		return serve_hello_alloc(srv, &src->hello);
+		return idl__srv_hello_alloc(srv, &src->hello);
 	/* A message endpoint's peers get their hello state when they first appear. */
 	src->peers = calloc(1, sizeof *src->peers);
 	return src->peers != NULL ? 0 : IDL_ENOMEM;
@@ -212,18 +212,7 @@ idl__srv_src_free(struct srv_src *src)
 	free(src->sbuf);
 	free(src->hello.said);
 	free(src->hello.verdicts);
-	if (src->peers != NULL) {
-		struct srv_peer *p = src->peers->newest, *next;
-
-		for (; p != NULL; p = next) {
-			next = p->older;
-			free(p->hello.said);
-			free(p->hello.verdicts);
-			free(p);
-		}
-		free(src->peers->buckets);
-		free(src->peers);
-	}
+	idl__srv_peers_free(src->peers);
 	if (src->send_lock_ok)
 		pthread_mutex_destroy(&src->send_lock);
 	free(src);
@@ -559,129 +548,6 @@ idl__srv_conn_main(void *arg)
 	return NULL;
 }
 
-static void
-serve_peer_unlist(struct srv_peers *ps, struct srv_peer *p)
-{
-	if (p->newer != NULL)
-		p->newer->older = p->older;
-	else
-		ps->newest = p->older;
-	if (p->older != NULL)
-		p->older->newer = p->newer;
-	else
-		ps->oldest = p->newer;
-	p->newer = p->older = NULL;
-}
-
-static void
-serve_peer_list(struct srv_peers *ps, struct srv_peer *p)
-{
-	p->older = ps->newest;
-	p->newer = NULL;
-	if (ps->newest != NULL)
-		ps->newest->newer = p;
-	else
-		ps->oldest = p;
-	ps->newest = p;
-}
-
-static void
-serve_peer_unhash(struct srv_peers *ps, struct srv_peer *p)
-{
-	struct srv_peer **pp = &ps->buckets[p->hash & (ps->nbuckets - 1)];
-
-	while (*pp != p)
-		pp = &(*pp)->hnext;
-	*pp = p->hnext;
-}
-
-static void
-serve_peer_hash(struct srv_peers *ps, struct srv_peer *p)
-{
-	struct srv_peer **b = &ps->buckets[p->hash & (ps->nbuckets - 1)];
-
-	p->hnext = *b;
-	*b = p;
-}
-
-/* Doubles the hash table; on failure the old one stays (longer chains, still right). */
-static int
-serve_peers_grow(struct srv_peers *ps)
-{
-	size_t n = ps->nbuckets ? 2 * ps->nbuckets : 16;
-	struct srv_peer **nb = calloc(n, sizeof *nb), *p;
-
-	if (nb == NULL)
-		return ps->nbuckets != 0 ? 0 : IDL_ENOMEM;
-	free(ps->buckets);
-	ps->buckets = nb;
-	ps->nbuckets = n;
-	for (p = ps->newest; p != NULL; p = p->older)
-		serve_peer_hash(ps, p);
-	return 0;
-}
-
-/*
- * The hello state of a message endpoint's peer, made when it first appears. Past
- * SRV_PEERS_MAX peers the least recently heard one is forgotten and its entry reused; that
- * peer's next request gets IDL_EPROTO (no hello), and its client says hello again.
- */
-static struct srv_peer *
-serve_peer(struct srv_src *src, const struct idl_peer *from)
-{
-	struct srv_peers *ps = src->peers;
-	uint64_t h = 0xcbf29ce484222325ull;
-	uint32_t len = from->len < sizeof from->addr ? from->len : sizeof from->addr;
-	struct srv_peer *p;
-
-	for (uint32_t i = 0; i < len; i++)
-		h = (h ^ from->addr[i]) * 0x100000001b3ull;
-	if (ps->nbuckets != 0) {
-		for (p = ps->buckets[h & (ps->nbuckets - 1)]; p != NULL; p = p->hnext) {
-			if (p->hash == h && p->addr.len == len &&
-			    memcmp(p->addr.addr, from->addr, len) == 0) {
-				if (ps->newest != p) {
-					serve_peer_unlist(ps, p);
-					serve_peer_list(ps, p);
-				}
-				return p;
-			}
-		}
-	}
-	if (ps->count >= SRV_PEERS_MAX) {
-		/* A peer with deferred replies out is not forgotten: their handles point at
-		 * its entry. When every peer has some, the newcomer is refused. */
-		size_t tries = 0;
-
-		for (p = ps->oldest; p != NULL && atomic_load(&p->pending) != 0; p = p->newer)
-			if (++tries == ps->count)
-				break;
-		if (p == NULL || atomic_load(&p->pending) != 0)
-			return NULL;
-		serve_peer_unlist(ps, p);
-		serve_peer_unhash(ps, p);
-		memset(p->hello.said, 0, src->srv->nsubs);
-	} else {
-		if (ps->count >= ps->nbuckets && serve_peers_grow(ps) != 0)
-			return NULL;
-		if ((p = calloc(1, sizeof *p)) == NULL)
-			return NULL;
-		if (serve_hello_alloc(src->srv, &p->hello) != 0) {
-			free(p->hello.said);
-			free(p->hello.verdicts);
-			free(p);
-			return NULL;
-		}
-		ps->count++;
-	}
-	p->hash = h;
-	p->addr.len = len;
-	memcpy(p->addr.addr, from->addr, len);
-	serve_peer_hash(ps, p);
-	serve_peer_list(ps, p);
-	return p;
-}
-
 void *
 idl__srv_ep_main(void *arg)
 {
@@ -713,7 +579,7 @@ idl__srv_ep_main(void *arg)
 		if (err == 0)
 			IDL__TRACE(IDL_TRACE_SERVER, IDL_TRACE_RECV, src->ep->head.address,
 				   src->rbuf, m.len);
-		if ((peer = serve_peer(src, &from)) == NULL) {
+		if ((peer = idl__srv_peer(src, &from)) == NULL) {
 			/* No room for its state: refused, and what it carries released. */
 			idl_msg_header_t *in = src->rbuf;
 

@@ -1,5 +1,5 @@
 /*
- * dynamic_msg.c - checking and building messages from a routine's descriptor, as the
+ * interp_msg.c - checking and building messages from a routine's descriptor, as the
  * generated stubs do with compile-time offsets (docs/generated-code.md, "Wire layout", "The
  * client stubs", "The server stubs").
  *
@@ -12,8 +12,8 @@
 
 #include <string.h>
 
-#include "dynamic_desc.h"
 #include "internal.h"
+#include "interp_desc.h"
 
 /* Bytes of `count` elements of `a`, or UINT64_MAX when no message could hold them. */
 static uint64_t

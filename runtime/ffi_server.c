@@ -1,5 +1,5 @@
 /*
- * dynamic.c - the dynamic server: serves an interface from its descriptor table, calling
+ * ffi_server.c - the dynamic server: serves an interface from its descriptor table, calling
  * the implementation through libffi (<idl/idl_dynamic.h>).
  *
  * idl_dynamic_create() does the work that does not depend on a request: it resolves each
@@ -11,7 +11,7 @@
  * variable parts packed in order (each written at its largest offset, moved down after the
  * call, as docs/generated-code.md describes), so the reply's bytes are the compiled stub's.
  * Descriptors (out-of-line data, ports) and the special arguments (msgseqno, sreplyport)
- * are dynamic_desc.c's, read from the table's flags and dispositions.
+ * are interp_desc.c's, read from the table's flags and dispositions.
  *
  * The server core hands each request to idl_dynamic_demux() with the interface as the
  * demux's context (idl_server_add_subsystem_ctx()).
@@ -25,9 +25,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dynamic_desc.h"
-#include "dynamic_num.h"
+#include "ffi_num.h"
 #include "internal.h"
+#include "interp_desc.h"
 #include "trace.h"
 
 #define DYN_MAX_ARGS 256 /* nargs is a uint8_t */

@@ -1,0 +1,151 @@
+/*
+ * server_peers.c - the peers of a message endpoint (udp:, port:): what hellos each one has
+ * sent, found by its address in a hash table grown with the count, and a recency list, so
+ * that past SRV_PEERS_MAX peers the one heard from least recently is forgotten.
+ */
+#include <config.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "server.h"
+
+static void
+peer_unlist(struct srv_peers *ps, struct srv_peer *p)
+{
+	if (p->newer != NULL)
+		p->newer->older = p->older;
+	else
+		ps->newest = p->older;
+	if (p->older != NULL)
+		p->older->newer = p->newer;
+	else
+		ps->oldest = p->newer;
+	p->newer = p->older = NULL;
+}
+
+static void
+peer_list(struct srv_peers *ps, struct srv_peer *p)
+{
+	p->older = ps->newest;
+	p->newer = NULL;
+	if (ps->newest != NULL)
+		ps->newest->newer = p;
+	else
+		ps->oldest = p;
+	ps->newest = p;
+}
+
+static void
+peer_unhash(struct srv_peers *ps, struct srv_peer *p)
+{
+	struct srv_peer **pp = &ps->buckets[p->hash & (ps->nbuckets - 1)];
+
+	while (*pp != p)
+		pp = &(*pp)->hnext;
+	*pp = p->hnext;
+}
+
+static void
+peer_hash(struct srv_peers *ps, struct srv_peer *p)
+{
+	struct srv_peer **b = &ps->buckets[p->hash & (ps->nbuckets - 1)];
+
+	p->hnext = *b;
+	*b = p;
+}
+
+/* Doubles the hash table; on failure the old one stays (longer chains, still right). */
+static int
+peers_grow(struct srv_peers *ps)
+{
+	size_t n = ps->nbuckets ? 2 * ps->nbuckets : 16;
+	struct srv_peer **nb = calloc(n, sizeof *nb), *p;
+
+	if (nb == NULL)
+		return ps->nbuckets != 0 ? 0 : IDL_ENOMEM;
+	free(ps->buckets);
+	ps->buckets = nb;
+	ps->nbuckets = n;
+	for (p = ps->newest; p != NULL; p = p->older)
+		peer_hash(ps, p);
+	return 0;
+}
+
+/*
+ * The hello state of a message endpoint's peer, made when it first appears. Past
+ * SRV_PEERS_MAX peers the least recently heard one is forgotten and its entry reused; that
+ * peer's next request gets IDL_EPROTO (no hello), and its client says hello again.
+ */
+struct srv_peer *
+idl__srv_peer(struct srv_src *src, const struct idl_peer *from)
+{
+	struct srv_peers *ps = src->peers;
+	uint64_t h = 0xcbf29ce484222325ull;
+	uint32_t len = from->len < sizeof from->addr ? from->len : sizeof from->addr;
+	struct srv_peer *p;
+
+	for (uint32_t i = 0; i < len; i++)
+		h = (h ^ from->addr[i]) * 0x100000001b3ull;
+	if (ps->nbuckets != 0) {
+		for (p = ps->buckets[h & (ps->nbuckets - 1)]; p != NULL; p = p->hnext) {
+			if (p->hash == h && p->addr.len == len &&
+			    memcmp(p->addr.addr, from->addr, len) == 0) {
+				if (ps->newest != p) {
+					peer_unlist(ps, p);
+					peer_list(ps, p);
+				}
+				return p;
+			}
+		}
+	}
+	if (ps->count >= SRV_PEERS_MAX) {
+		/* A peer with deferred replies out is not forgotten: their handles point at
+		 * its entry. When every peer has some, the newcomer is refused. */
+		size_t tries = 0;
+
+		for (p = ps->oldest; p != NULL && atomic_load(&p->pending) != 0; p = p->newer)
+			if (++tries == ps->count)
+				break;
+		if (p == NULL || atomic_load(&p->pending) != 0)
+			return NULL;
+		peer_unlist(ps, p);
+		peer_unhash(ps, p);
+		memset(p->hello.said, 0, src->srv->nsubs);
+	} else {
+		if (ps->count >= ps->nbuckets && peers_grow(ps) != 0)
+			return NULL;
+		if ((p = calloc(1, sizeof *p)) == NULL)
+			return NULL;
+		if (idl__srv_hello_alloc(src->srv, &p->hello) != 0) {
+			free(p->hello.said);
+			free(p->hello.verdicts);
+			free(p);
+			return NULL;
+		}
+		ps->count++;
+	}
+	p->hash = h;
+	p->addr.len = len;
+	memcpy(p->addr.addr, from->addr, len);
+	peer_hash(ps, p);
+	peer_list(ps, p);
+	return p;
+}
+
+void
+idl__srv_peers_free(struct srv_peers *ps)
+{
+	struct srv_peer *p, *next;
+
+	if (ps == NULL)
+		return;
+	for (p = ps->newest; p != NULL; p = next) {
+		next = p->older;
+		free(p->hello.said);
+		free(p->hello.verdicts);
+		free(p);
+	}
+	free(ps->buckets);
+	free(ps);
+}
