@@ -31,7 +31,7 @@ port_init_condattr(void)
  * The first sequence number of a new port: random, so that a port opened after another
  * closed - in this process or in a restarted one that got the same source address - does
  * not repeat the numbers its predecessor used. A datagram server's duplicate-reply cache
- * (transports/udp.c) keys on the address and the number.
+ * (transports/udp/udp.c) keys on the address and the number.
  */
 static uint32_t
 port_first_seqno(void)
@@ -184,6 +184,16 @@ idl_port_address(idl_port_t p)
 	if (p == NULL)
 		return NULL;
 	return ((const struct idl__port_head *)p)->address;
+}
+
+const char *
+idl__port_address(idl_port_t p)
+{
+	const struct idl__port_head *h = (const struct idl__port_head *)p;
+
+	if (h == NULL || (h->kind != IDL__PORT_CLIENT && h->kind != IDL__PORT_ENDPOINT))
+		return NULL;
+	return h->address;
 }
 
 static void

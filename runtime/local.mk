@@ -36,7 +36,7 @@ runtime_libidlrt_la_SOURCES += \
 	runtime/ffi_server.c \
 	runtime/trace.h \
 	runtime/trace.c
-# Transports include "internal.h" for idl__fail() and the registration prototypes.
+# Transports include "transport_kit.h" (runtime/), the one header of the runtime they use.
 runtime_libidlrt_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/runtime $(FFI_CFLAGS)
 runtime_libidlrt_la_LDFLAGS = $(AM_LDFLAGS) -version-info $(IDLRT_LT_VERSION) \
 	-export-symbols-regex '^idl_[a-z]' -pthread

@@ -21,17 +21,20 @@ AM_TESTS_ENVIRONMENT = \
 	export IDL_BENCH_SERVER; \
 	IDLC_INCLUDE_DIR='$(abs_top_srcdir)/data/include'; export IDLC_INCLUDE_DIR;
 
-# Shell-level tests: golden outputs, diagnostics of bad interfaces, the example end to end.
+# Shell-level tests: golden outputs, diagnostics of bad interfaces, the example end to end,
+# the formatting of every source, and the transports' use of the runtime (the kit only).
 dist_check_SCRIPTS += \
 	tests/golden.sh \
 	tests/bad.sh \
 	tests/e2e/example.sh \
-	tests/lint/format.sh
+	tests/lint/format.sh \
+	tests/lint/kit.sh
 TESTS += \
 	tests/golden.sh \
 	tests/bad.sh \
 	tests/e2e/example.sh \
-	tests/lint/format.sh
+	tests/lint/format.sh \
+	tests/lint/kit.sh
 
 # `make format` applies .clang-format to the tracked sources; tests/lint/format.sh checks it.
 format:

@@ -2,7 +2,7 @@
 # peers on the rings, out-of-line data without a copy, kill loops; the example over shm:
 # and a latency comparison that prints and never fails on numbers.
 if TRANSPORT_SHM
-shm_test_cppflags = $(test_cppflags) -I$(top_srcdir)/transports \
+shm_test_cppflags = $(test_cppflags) -I$(top_srcdir)/transports -I$(top_srcdir)/transports/shm \
 	-I$(top_srcdir)/examples/bench -I$(top_builddir)/examples/bench \
 	-DIDL_BENCH_SERVER_DEFAULT='"$(abs_top_builddir)/examples/bench/bench-server$(EXEEXT)"'
 

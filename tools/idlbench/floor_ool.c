@@ -6,15 +6,15 @@
  * marshaling: what is left is the kernel's and the memory's share of the idlkit figure.
  *
  *   unix  a sealed memfd passed with SCM_RIGHTS beside the request; the receiver checks the
- *         seals and size, maps it privately and reads it there (transports/unix_desc.c);
+ *         seals and size, maps it privately and reads it there (transports/unix/unix_desc.c);
  *   tcp   the payload inline after the request, in one length-prefixed frame written by
- *         one sendmsg of the two pieces (transports/tcp.c);
+ *         one sendmsg of the two pieces (transports/tcp/tcp.c);
  *   port  the whole message in a new POSIX shared-memory object, named by a control
  *         message on the queue; the receiver opens it, removes the name and preads it
- *         (transports/port_io.c);
+ *         (transports/port/port_io.c);
  *   shm   the payload copied into an arena of the sender's, shared with the receiver at
  *         connection time; the request on the ring; the receiver reads in place
- *         (transports/shm_ool.c).
+ *         (transports/shm/shm_ool.c).
  *
  * udp has none: the payload is above its datagram limit, and the cell says so.
  */

@@ -1,7 +1,7 @@
 /*
  * floor_shm.c - the raw floor of the shm: transport: a shared memfd (passed over a UNIX
  * socket, as the transport does) holding one single-producer, single-consumer byte ring per
- * direction, with the transport's wait policy (transports/shm.c):
+ * direction, with the transport's wait policy (transports/shm/shm.c):
  *
  *   - a waiter spins for up to 20 us (IDL_SHM_SPIN_NS, the transport's default and its
  *     environment variable), unless the machine has one CPU or the peer last waited on the

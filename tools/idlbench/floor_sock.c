@@ -235,7 +235,7 @@ fl_tcp_recv(struct fl_chan *c, void *buf, size_t len, size_t cap)
 	return (long)got;
 }
 
-/* The tcp: transport frames each message with a 4-byte length (transports/tcp.c): the floor
+/* The tcp: transport frames each message with a 4-byte length (transports/tcp/tcp.c): the floor
  * sends the same bytes, prefix included, in one send. */
 const struct fl_ops fl_tcp_ops = {
 	.scheme = "tcp",

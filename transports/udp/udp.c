@@ -40,7 +40,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "inet.h"
+#include "sock/inet.h"
+#include "sock/sock_timeo.h"
 #include "udp_cache.h"
 
 #define MS 1000000ll

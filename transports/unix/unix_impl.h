@@ -10,8 +10,8 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
-#include "internal.h"
-#include "sockfile.h"
+#include "sock/sockfile.h"
+#include "transport_kit.h"
 
 /* The most a message carries inline after itself (small out-of-line data, the file
  * descriptor numbers of arrays of ports): what a receive can take beyond the caller's

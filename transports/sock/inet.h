@@ -1,7 +1,6 @@
 /*
  * inet.h - what the tcp: and udp: transports share: the HOST:PORT address syntax, name
- * resolution, socket set-up and the receive/send timeouts that bound a blocking call by a
- * deadline without a poll on the fast path.
+ * resolution and socket set-up (their deadlines are sock_timeo.h's).
  *
  * Address syntax (the part after "tcp:" or "udp:"), docs/transports/tcp.md:
  *     HOST:PORT      a name or an IPv4 literal ("localhost", "10.0.0.1")
@@ -17,8 +16,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
-#include "internal.h"
-#include "sockfile.h"
+#include "transport_kit.h"
 
 /* The addresses a name resolves to that are tried in turn. */
 #define INET_MAX_ADDRS 8

@@ -26,8 +26,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "internal.h"
-#include "sockfile.h"
+#include "sock/sockfile.h"
+#include "transport_kit.h"
 
 #define SHM_MAGIC 0x31306d6873646c69ull /* "idlshm01" in memory order on little-endian */
 #define SHM_VERSION 1u

@@ -29,6 +29,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "sock/sock_timeo.h"
 #include "unix_impl.h"
 
 struct unix_ep {

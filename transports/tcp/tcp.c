@@ -40,7 +40,8 @@
 
 #include <arpa/inet.h>
 
-#include "inet.h"
+#include "sock/inet.h"
+#include "sock/sock_timeo.h"
 
 /* The largest frame either side accepts: a length beyond it is not this protocol. */
 #define TCP_FRAME_MAX (64u << 20)

@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "shm_impl.h"
-#include "sockfile.h"
+#include "sock/sockfile.h"
 
 static int
 shm_sysfail(int e, const char *what, const char *path)

@@ -108,20 +108,20 @@ unix_memfd(const void *data, size_t size, int *fdp)
 static int
 unix_port_fd(idl_port_t port, int64_t deadline, int *fdp)
 {
-	const struct idl__port_head *h = (const struct idl__port_head *)port;
+	const char *address = idl__port_address(port);
 	struct timeval none = { 0, 0 };
 	struct unix_conn tmp;
 	int err;
 
-	if (h->kind != IDL__PORT_CLIENT && h->kind != IDL__PORT_ENDPOINT)
+	if (address == NULL)
 		return idl__fail(IDL_EINVAL, "unix: a port argument that is not a port");
-	if (strncmp(h->address, "unix:", 5) != 0)
+	if (strncmp(address, "unix:", 5) != 0)
 		return idl__fail(IDL_ENOTSUP,
 				 "unix: cannot pass the port %s (only unix: ports "
 				 "travel, as file descriptors)",
-				 h->address);
+				 address);
 	memset(&tmp, 0, sizeof tmp);
-	if ((err = idl__unix_connect(&tmp, h->address + 5, deadline)) != 0) {
+	if ((err = idl__unix_connect(&tmp, address + 5, deadline)) != 0) {
 		if (tmp.open)
 			close(tmp.fd);
 		return err;

@@ -1,5 +1,5 @@
 /*
- * port.c - the port: transport, "port:/name": Mach-style ports on POSIX message queues.
+ * port_mq.c - the port: transport, "port:/name": Mach-style ports on POSIX message queues.
  *
  * The server owns a receive queue, /name, that is a rendezvous: a client creates two
  * private queues (O_EXCL, 0600) - its request queue and its reply queue, a send right and a

@@ -1,10 +1,9 @@
 /*
- * sockfile.h - socket code the transports share. Mostly UNIX socket files, as unix: and
- * shm:'s rendezvous both use them: the address checks, a listener that is created
- * owner-only and replaces only a dead server's file, the connect loop with its errors, and
- * the peer's credentials. One copy, because these rules (no abstract names, no window with
- * a wider mode, never unlink another's file) are the security of both transports. Then
- * the socket deadline cache that unix:, tcp: and udp: all use.
+ * sockfile.h - UNIX socket files, as unix: and shm:'s rendezvous both use them: the address
+ * checks, a listener that is created owner-only and replaces only a dead server's file, the
+ * connect loop with its errors, and the peer's credentials. One copy, because these rules
+ * (no abstract names, no window with a wider mode, never unlink another's file) are the
+ * security of both transports.
  */
 #ifndef IDL_TRANSPORTS_SOCKFILE_H
 #define IDL_TRANSPORTS_SOCKFILE_H
@@ -13,7 +12,7 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 
-#include "internal.h"
+#include "transport_kit.h"
 
 /* A listening socket file. The state starts zeroed; the owner embeds it in its endpoint. */
 struct idl__sockfile {
@@ -49,17 +48,5 @@ int idl__sockfile_connect(int fd, const char *scheme, const char *rest,
 
 /* The peer's uid, gid and pid from SO_PEERCRED; cred->valid 0 when the kernel says none. */
 void idl__sockfile_peercred(int fd, struct idl_cred *cred);
-
-/*
- * Deadlines on any socket (unix:, tcp:, udp: too). Makes the socket's timeout for `opt`
- * (SO_RCVTIMEO, SO_SNDTIMEO) fit the deadline. The cached value (*cached, in
- * microseconds, 0 for none) may stay when it is no longer than what is left (the wait
- * never overshoots the deadline) and at least half of it (a long wait is not cut into
- * many short ones); otherwise it is set to 15/16 of what is left, so that the next calls
- * with a similar deadline keep it. A wait cut short by the timeout returns EAGAIN, and the
- * caller checks the deadline and waits again. Returns 0, 1 when the deadline has passed
- * (try once without blocking), or an error.
- */
-int idl__sock_timeo(int fd, int opt, int64_t *cached, int64_t deadline);
 
 #endif /* IDL_TRANSPORTS_SOCKFILE_H */

@@ -1,5 +1,5 @@
 /*
- * port.h - what the two files of the port: transport share: port.c sets connections up
+ * port.h - what the two files of the port: transport share: port_mq.c sets connections up
  * (endpoints, the registration handshake, credentials, close); port_io.c moves messages
  * (the data path, out-of-line messages, control messages, the clean-up at the end).
  * docs/transports/port.md describes the design.
@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "internal.h"
+#include "transport_kit.h"
 
 /* Room for the names we make: "/idlport.<pid>.<16 hex digits>.<kind>" and a NUL. */
 #define PORT_NAME_MAX 40

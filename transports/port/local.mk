@@ -1,0 +1,10 @@
+# transports/port/local.mk - the port: transport (docs/transports/port.md): Mach-style
+# ports on POSIX message queues (port_mq.c sets connections up, port_io.c moves messages);
+# and its conformance row. Its own tests are tests/port/.
+if TRANSPORT_PORT
+runtime_libidlrt_la_SOURCES += \
+	transports/port/port.h \
+	transports/port/port_mq.c \
+	transports/port/port_io.c
+tests_transport_conformance_SOURCES += tests/transport/addr_port.c
+endif
