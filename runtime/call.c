@@ -213,7 +213,7 @@ call_combined(struct idl_port *p, struct cl_conn *c, struct cl_waiter *w,
 	c->leader_cap = w->rep_max;
 	pthread_mutex_unlock(&p->lock);
 	IDL__TRACE(IDL_TRACE_CLIENT, IDL_TRACE_SEND, p->head.address, req->data, req->len);
-	err = p->tr->conn_call(c->tr_state, req, &rep, deadline);
+	err = IDL__TR_OP(p->tr, conn_call)(c->tr_state, req, &rep, deadline);
 	pthread_mutex_unlock(&c->send_lock);
 	if (err == 0)
 		IDL__TRACE(IDL_TRACE_CLIENT, IDL_TRACE_RECV, p->head.address, rep.data, rep.len);
@@ -274,8 +274,8 @@ call_transact(struct idl_port *p, struct cl_conn *c, idl_msg_header_t *req, stru
 	/* A simpleroutine's send is not linked as a waiter and does not stop at the gate: it
 	 * holds the send lock instead, so the combined path must hold it too, or two
 	 * producers could meet in a transport that has one (shm's ring). */
-	if (p->tr->conn_call != NULL && !c->receiving && c->waiters == w && w->next == NULL &&
-	    pthread_mutex_trylock(&c->send_lock) == 0) {
+	if (IDL__TR_OP(p->tr, conn_call) != NULL && !c->receiving && c->waiters == w &&
+	    w->next == NULL && pthread_mutex_trylock(&c->send_lock) == 0) {
 		call_combined(p, c, w, &m, deadline);
 		goto out;
 	}

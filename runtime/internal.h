@@ -91,6 +91,16 @@ int idl__desc_count_ok(const struct idl_routine_desc *rt, const idl_msg_header_t
  * owned addr. */
 int idl__transport_ool_free(void *addr, size_t size);
 
+/*
+ * Reading a transport's table (transport.c). A table holds t->size bytes, at least the first
+ * contract version's (idl_transport_register() checked), and an op past them is one the
+ * transport was compiled without: IDL__TR_OP reads it as NULL. Every optional op is read
+ * through it, so that ops added at the end of struct idl_transport later are safe with
+ * tables compiled before them.
+ */
+#define IDL__TR_OP(t, op)                                                                          \
+	(offsetof(struct idl_transport, op) + sizeof((t)->op) <= (t)->size ? (t)->op : NULL)
+
 /* The transport and connection state of the request the calling thread serves; 0, or
  * IDL_EINVAL outside a request or on a message endpoint (server_request.c). */
 int idl__request_conn(const struct idl_transport **tr, void **conn);

@@ -58,10 +58,11 @@ srv_src_start(struct idl_server *srv, struct srv_src *src, void *(*fn)(void *))
 int
 idl__srv_ep_start(struct idl_server *srv, struct srv_ep *ep)
 {
-	if (ep->tr->ep_accept != NULL) {
+	if (IDL__TR_OP(ep->tr, ep_accept) != NULL) {
 		struct epoll_event ev = { .events = EPOLLIN, .data.ptr = ep };
 
-		if (epoll_ctl(srv->epfd, EPOLL_CTL_ADD, ep->tr->ep_fd(ep->state), &ev) != 0)
+		if (epoll_ctl(srv->epfd, EPOLL_CTL_ADD, IDL__TR_OP(ep->tr, ep_fd)(ep->state),
+			      &ev) != 0)
 			return idl__fail(IDL_ESYSERR(errno), "%s: epoll_ctl: %s", ep->head.address,
 					 strerror(errno));
 		return 0;
@@ -154,8 +155,9 @@ srv_pause_accepts(struct idl_server *srv, uint32_t events)
 	for (struct srv_ep *ep = srv->eps; ep != NULL; ep = ep->next) {
 		struct epoll_event ev = { .events = events, .data.ptr = ep };
 
-		if (ep->tr->ep_accept != NULL)
-			epoll_ctl(srv->epfd, EPOLL_CTL_MOD, ep->tr->ep_fd(ep->state), &ev);
+		if (IDL__TR_OP(ep->tr, ep_accept) != NULL)
+			epoll_ctl(srv->epfd, EPOLL_CTL_MOD, IDL__TR_OP(ep->tr, ep_fd)(ep->state),
+				  &ev);
 	}
 }
 
@@ -174,7 +176,7 @@ srv_accept(struct idl_server *srv, struct srv_ep *ep)
 		return 1;
 	}
 	src->ep = ep;
-	err = ep->tr->ep_accept(ep->state, src->conn);
+	err = IDL__TR_OP(ep->tr, ep_accept)(ep->state, src->conn);
 	pthread_mutex_lock(&srv->lock);
 	n = srv->nconns;
 	pthread_mutex_unlock(&srv->lock);

@@ -162,7 +162,7 @@ idl_reply_send(idl_reply_t r, idl_msg_header_t *msg)
 	} else if (src->conn != NULL)
 		err = src->ep->tr->conn_send(src->conn, &x, idl_deadline_ms(SERVE_SEND_TIMEOUT_MS));
 	else
-		err = src->ep->tr->ep_reply(src->ep->state, &r->to, &x);
+		err = IDL__TR_OP(src->ep->tr, ep_reply)(src->ep->state, &r->to, &x);
 	pthread_mutex_unlock(&src->send_lock);
 	if (err == 0)
 		IDL__TRACE(IDL_TRACE_SERVER, IDL_TRACE_SEND, src->ep->head.address, msg, msg->size);
@@ -460,7 +460,7 @@ serve_send(struct srv_src *src, uint32_t n, const struct idl_peer *to)
 	if (src->conn != NULL)
 		err = src->ep->tr->conn_send(src->conn, &r, idl_deadline_ms(SERVE_SEND_TIMEOUT_MS));
 	else
-		err = src->ep->tr->ep_reply(src->ep->state, to, &r);
+		err = IDL__TR_OP(src->ep->tr, ep_reply)(src->ep->state, to, &r);
 	pthread_mutex_unlock(&src->send_lock);
 	return err;
 }
@@ -514,9 +514,10 @@ idl__srv_conn_main(void *arg)
 	uint64_t hs_ms = srv->limits[IDL_LIMIT_HANDSHAKE_MS];
 	int64_t handshake_end =
 		hs_ms != 0 ? idl_now_ns() + (int64_t)hs_ms * SERVE_MS : IDL_DEADLINE_NONE;
+	int (*cred)(void *, struct idl_cred *) = IDL__TR_OP(tr, conn_cred);
 
 	/* What the transport knows of the peer is fixed at accept: asked once. */
-	src->cred_err = tr->conn_cred != NULL ? tr->conn_cred(src->conn, &src->cred) : IDL_ENOTSUP;
+	src->cred_err = cred != NULL ? cred(src->conn, &src->cred) : IDL_ENOTSUP;
 	if (src->cred_err != 0)
 		memset(&src->cred, 0, sizeof src->cred);
 	if (src->cred_err == 0 && !src->cred.valid && src->cred.addr[0] == '\0')
@@ -564,7 +565,7 @@ idl__srv_ep_main(void *arg)
 		int err;
 
 		memset(&from, 0, sizeof from);
-		err = tr->ep_recv(src->ep->state, &m, &from, IDL_DEADLINE_NONE);
+		err = IDL__TR_OP(tr, ep_recv)(src->ep->state, &m, &from, IDL_DEADLINE_NONE);
 		if (err == IDL_ECLOSED)
 			break;
 		/* Other errors (an ICMP error surfacing on a datagram socket) concern one

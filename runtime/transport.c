@@ -1,6 +1,7 @@
 /*
- * transport.c - the registry of transports, looked up by the scheme of an address, and the
- * clock every deadline is measured on.
+ * transport.c - the registry of transports, looked up by the scheme of an address; what the
+ * transport contract gives every transport (the release of a sent message's descriptors,
+ * the clock every deadline is measured on, zeroed aligned memory).
  */
 #include <config.h>
 
@@ -13,6 +14,10 @@
 #include "internal.h"
 
 #define TR_MAX 16
+/* The size of the first version of struct idl_transport: it ends with ool_free. A table may
+ * be longer (compiled with a later header: the ops this runtime does not know are not
+ * called), never shorter. */
+#define TR_SIZE_V1 (offsetof(struct idl_transport, ool_free) + sizeof(int (*)(void *, size_t)))
 
 static pthread_mutex_t tr_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t tr_once = PTHREAD_ONCE_INIT;
@@ -44,7 +49,7 @@ tr_builtins(void)
 }
 
 /* A table is complete when it has every op the core calls unconditionally, and one of the
- * two ways for a server to receive. */
+ * two ways for a server to receive. The required ops are all in the first version. */
 static int
 tr_complete(const struct idl_transport *t)
 {
@@ -55,20 +60,37 @@ tr_complete(const struct idl_transport *t)
 	if (t->conn_connect == NULL || t->conn_send == NULL || t->conn_recv == NULL ||
 	    t->conn_close == NULL || t->conn_fini == NULL)
 		return 0;
-	if (t->ep_accept != NULL)
-		return t->ep_fd != NULL;
-	return t->ep_recv != NULL && t->ep_reply != NULL;
+	if (IDL__TR_OP(t, ep_accept) != NULL)
+		return IDL__TR_OP(t, ep_fd) != NULL;
+	return IDL__TR_OP(t, ep_recv) != NULL && IDL__TR_OP(t, ep_reply) != NULL;
 }
 
 int
 idl_transport_register(const struct idl_transport *t)
 {
+	int (*init)(void);
 	int err = 0;
 
 	idl__clear_detail();
-	if (t == NULL || !tr_complete(t)) {
+	if (t == NULL)
+		return idl__fail(IDL_EINVAL, "transport (null): no table");
+	/* The version first: nothing else of a table of another version can be trusted to be
+	 * where this header says, the scheme included. */
+	if (t->abi != IDL_TRANSPORT_ABI)
+		return idl__fail(IDL_EINVAL,
+				 "transport table of contract version %u: this libidlrt knows "
+				 "version %u (IDL_TRANSPORT_ABI; write the table with "
+				 "IDL_TRANSPORT_INIT)",
+				 t->abi, IDL_TRANSPORT_ABI);
+	if (t->size < TR_SIZE_V1)
+		return idl__fail(IDL_EINVAL,
+				 "transport table of %zu bytes: the first version's is %zu "
+				 "(size must be sizeof(struct idl_transport); write it with "
+				 "IDL_TRANSPORT_INIT)",
+				 t->size, (size_t)TR_SIZE_V1);
+	if (!tr_complete(t)) {
 		return idl__fail(IDL_EINVAL, "transport %s: table lacks a required op",
-				 t != NULL && t->scheme != NULL ? t->scheme : "(null)");
+				 t->scheme != NULL ? t->scheme : "(null)");
 	}
 	pthread_mutex_lock(&tr_lock);
 	for (unsigned i = 0; i < tr_count; i++) {
@@ -82,13 +104,13 @@ idl_transport_register(const struct idl_transport *t)
 		err = idl__fail(IDL_ELIMIT, "transport %s: registry full", t->scheme);
 		goto out;
 	}
-	if (t->tr_init != NULL && (err = t->tr_init()) != 0)
+	if ((init = IDL__TR_OP(t, tr_init)) != NULL && (err = init()) != 0)
 		goto out;
 	tr_table[tr_count++] = t;
-	if (t->ool_free != NULL) {
+	if (IDL__TR_OP(t, ool_free) != NULL) {
 		unsigned n = atomic_load_explicit(&tr_ool_count, memory_order_relaxed);
 
-		tr_ool_free[n] = t->ool_free;
+		tr_ool_free[n] = IDL__TR_OP(t, ool_free);
 		atomic_store_explicit(&tr_ool_count, n + 1, memory_order_release);
 	}
 out:
@@ -146,6 +168,12 @@ idl__transport_ool_free(void *addr, size_t size)
 		if (tr_ool_free[i](addr, size))
 			return 1;
 	return 0;
+}
+
+void
+idl_msg_release_sent(const idl_msg_header_t *msg)
+{
+	idl__msg_release_sent(msg);
 }
 
 int64_t

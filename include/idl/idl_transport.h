@@ -1,10 +1,20 @@
 /*
  * idl_transport.h - the contract between the runtime and a transport.
  *
- * A transport is one file under transports/ that fills one `struct idl_transport` and
- * registers it by scheme; the stubs and the runtime core never change for a new one. The
- * core allocates endpoint and connection state (ep_size, conn_size bytes, zeroed, aligned
- * to 16) and passes it to the ops as `void *`; the transport initialises and finalises it.
+ * A transport fills one `struct idl_transport` and registers it by scheme; the stubs and
+ * the runtime core never change for a new one. The core allocates endpoint and connection
+ * state (ep_size, conn_size bytes, zeroed, aligned to 16) and passes it to the ops as
+ * `void *`; the transport initialises and finalises it. The built-in transports are one
+ * folder each under transports/; one outside the library registers with
+ * idl_transport_register() and needs nothing but this header.
+ *
+ * Versions of this contract: a table starts with the contract version it was written for
+ * (abi, IDL_TRANSPORT_ABI) and the size of the struct it was compiled with (size); write
+ * both with IDL_TRANSPORT_INIT. A new op is added at the end of the struct and is optional
+ * (NULL: the core does without it); a table compiled before it existed is shorter, and the
+ * core reads every op past its `size` as NULL, so such a transport keeps working unchanged.
+ * IDL_TRANSPORT_ABI changes only when the meaning of something already in the table
+ * changes; then a table of another version is refused (IDL_EINVAL).
  *
  * There are two kinds of endpoints:
  *   - connection endpoints (unix, tcp, shm) fill ep_accept: the server accepts a connection
@@ -38,7 +48,7 @@
  *     own form (docs/wire-format.md, "Descriptors on the wire") without changing the
  *     caller's bytes, and once the op returns - whether it succeeded or not - the message
  *     has been consumed: what it marks for release (IDL_DESCF_DEALLOC data and ports, and
- *     ports moved with MACH_MSG_TYPE_MOVE_*) has been released (idl__msg_release_sent()).
+ *     ports moved with MACH_MSG_TYPE_MOVE_*) has been released (idl_msg_release_sent()).
  *   - conn_recv, conn_call and ep_recv turn a received message's descriptors into memory
  *     and ports the receiver owns (freed with idl_ool_free(), closed with idl_port_close()),
  *     set m->len to the header's size (what followed it on the wire is the transport's) and
@@ -99,7 +109,17 @@ struct idl_listen_opts {
 #define IDL_TRF_CRED 0x10 /* knows the peer's credentials */
 #define IDL_TRF_DESC 0x20 /* converts descriptors: out-of-line data (ports: IDL_TRF_FDPASS) */
 
+/* The version of the contract this header describes (see the top of this file). */
+#define IDL_TRANSPORT_ABI 1u
+
+/* The first members of every table: `static const struct idl_transport t = {
+ * IDL_TRANSPORT_INIT, .scheme = "name", ... };` */
+#define IDL_TRANSPORT_INIT .abi = IDL_TRANSPORT_ABI, .size = sizeof(struct idl_transport)
+
 struct idl_transport {
+	unsigned abi; /* IDL_TRANSPORT_ABI of the header the table was written for */
+	size_t size; /* sizeof(struct idl_transport) where the table was compiled */
+
 	const char *scheme; /* "unix", "tcp", ...: the part of an address before ':' */
 	unsigned flags; /* IDL_TRF_* */
 	size_t ep_size; /* bytes of endpoint state */
@@ -136,6 +156,8 @@ struct idl_transport {
 	 * not (the runtime then frees it itself). Both are safe from any thread. */
 	void *(*conn_ool_alloc)(void *conn, size_t size);
 	int (*ool_free)(void *addr, size_t size);
+
+	/* New ops go here, at the end, each optional. */
 };
 
 /*
@@ -145,7 +167,9 @@ struct idl_transport {
  */
 
 /* Registers a transport; its scheme must be new. The table must outlive the process.
- * Returns IDL_EINVAL for a table missing a required op, IDL_EBUSY for a taken scheme. */
+ * Returns IDL_EINVAL for a table of another contract version (abi), one shorter than the
+ * first version's struct (size), or one missing a required op; IDL_EBUSY for a taken
+ * scheme. idl_errdetail() says which. */
 int idl_transport_register(const struct idl_transport *t);
 
 /* The transport for an address ("unix:/x" -> unix), or NULL. *rest gets the part after
@@ -154,6 +178,13 @@ const struct idl_transport *idl_transport_find(const char *address, const char *
 
 /* Calls fn for each registered transport, in registration order. */
 void idl_transport_foreach(void (*fn)(const struct idl_transport *t, void *arg), void *arg);
+
+/* Releases what a message that was sent (or is dropped unsent) gives away: the data of its
+ * out-of-line descriptors marked IDL_DESCF_DEALLOC, its ports and arrays of ports marked so,
+ * and ports moved with a MOVE disposition. For a transport's send ops, which consume such a
+ * message whether they succeed or not (see "Descriptors" above). Bounded by the header's
+ * size and descriptor count; nothing for a message without IDL_MSGF_DESC. */
+void idl_msg_release_sent(const idl_msg_header_t *msg);
 
 #ifdef __cplusplus
 }

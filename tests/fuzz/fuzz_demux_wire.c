@@ -80,6 +80,7 @@ fz_recv(void *conn, struct idl_xmsg *m, int64_t deadline)
 }
 
 const struct idl_transport fz_transport = {
+	IDL_TRANSPORT_INIT,
 	.scheme = "fuzz",
 	.flags = IDL_TRF_DESC | IDL_TRF_FDPASS,
 	.ep_size = 16,

@@ -1,13 +1,19 @@
 /*
- * test_rt_transport.c - the transport registry and the deadline clock.
+ * test_rt_transport.c - the transport registry, the versioned transport contract and what
+ * it gives a transport (the release of a sent message, the deadline clock).
  */
+#include <stddef.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include <CUnit/CUnit.h>
 
 #include <idl/idl.h>
+#include <idl/idl_ool.h>
 #include <idl/idl_transport.h>
+
+#include "internal.h"
 
 /* Ops that are never called: the registry only looks at which are filled. */
 static int
@@ -60,17 +66,10 @@ fk_init(void)
 
 /* A message-endpoint transport (ep_recv + ep_reply), complete. */
 static const struct idl_transport fk_msg = {
-	.scheme = "rt-test-msg",
-	.tr_init = fk_init,
-	.ep_listen = fk_listen,
-	.ep_recv = fk_recv,
-	.ep_reply = fk_reply,
-	.ep_close = fk_void,
-	.ep_fini = fk_void,
-	.conn_connect = fk_connect,
-	.conn_send = fk_send,
-	.conn_recv = fk_crecv,
-	.conn_close = fk_void,
+	IDL_TRANSPORT_INIT,	.scheme = "rt-test-msg", .tr_init = fk_init,
+	.ep_listen = fk_listen, .ep_recv = fk_recv,	 .ep_reply = fk_reply,
+	.ep_close = fk_void,	.ep_fini = fk_void,	 .conn_connect = fk_connect,
+	.conn_send = fk_send,	.conn_recv = fk_crecv,	 .conn_close = fk_void,
 	.conn_fini = fk_void,
 };
 
@@ -139,6 +138,105 @@ test_register(void)
 	CU_ASSERT_EQUAL(seen[1], 1);
 }
 
+static int
+fk_call(void *c, const struct idl_xmsg *req, struct idl_xmsg *rep, int64_t deadline)
+{
+	return IDL_ENOTSUP;
+}
+
+/* A table says which contract it was written for and how long it is: another version, or a
+ * table shorter than the first version's, is refused with a detail that says so. */
+static void
+test_contract(void)
+{
+	struct idl_transport t = fk_msg;
+	/* A table compiled with a later header: longer, with ops this runtime does not know.
+	 * Registered tables must outlive the process. */
+	static struct {
+		struct idl_transport t;
+		void (*later_ops[2])(void);
+	} longer;
+	const char *rest;
+
+	CU_ASSERT_EQUAL(fk_msg.abi, IDL_TRANSPORT_ABI);
+	CU_ASSERT_EQUAL(fk_msg.size, sizeof(struct idl_transport));
+
+	t.scheme = "rt-test-abi";
+	t.abi = IDL_TRANSPORT_ABI + 1;
+	CU_ASSERT_EQUAL(idl_transport_register(&t), IDL_EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(idl_errdetail(), "contract version 2"));
+	t.abi = 0; /* a table without IDL_TRANSPORT_INIT */
+	CU_ASSERT_EQUAL(idl_transport_register(&t), IDL_EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(idl_errdetail(), "IDL_TRANSPORT_INIT"));
+	t.abi = IDL_TRANSPORT_ABI;
+	t.size = offsetof(struct idl_transport, ool_free);
+	CU_ASSERT_EQUAL(idl_transport_register(&t), IDL_EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(idl_errdetail(), "bytes: the first version's is"));
+	t.size = 0;
+	CU_ASSERT_EQUAL(idl_transport_register(&t), IDL_EINVAL);
+	CU_ASSERT_PTR_NULL(idl_transport_find("rt-test-abi:x", &rest));
+
+	longer.t = fk_msg;
+	longer.t.scheme = "rt-test-longer";
+	longer.t.size = sizeof longer;
+	CU_ASSERT_EQUAL(idl_transport_register(&longer.t), 0);
+	CU_ASSERT_PTR_EQUAL(idl_transport_find("rt-test-longer:x", &rest), &longer.t);
+}
+
+/* The runtime reads an op past the table's size as NULL: the op of a table compiled before
+ * it existed. */
+static void
+test_op_past_size(void)
+{
+	struct idl_transport t = fk_msg;
+
+	t.conn_call = fk_call;
+	CU_ASSERT_PTR_EQUAL(IDL__TR_OP(&t, conn_call), fk_call);
+	CU_ASSERT_PTR_EQUAL(IDL__TR_OP(&t, ep_recv), fk_recv);
+	t.size = offsetof(struct idl_transport, conn_call) + sizeof t.conn_call;
+	CU_ASSERT_PTR_EQUAL(IDL__TR_OP(&t, conn_call), fk_call);
+	t.size = offsetof(struct idl_transport, conn_call);
+	CU_ASSERT_PTR_NULL(IDL__TR_OP(&t, conn_call));
+	CU_ASSERT_PTR_NULL(IDL__TR_OP(&t, conn_cred));
+	CU_ASSERT_PTR_EQUAL(IDL__TR_OP(&t, ep_recv), fk_recv);
+}
+
+/* idl_msg_release_sent(), exported for transports outside the library: a sent message's
+ * out-of-line data marked dealloc is unmapped, data not so marked stays the caller's. */
+static void
+test_release_sent(void)
+{
+	size_t big = 64u << 10;
+	struct {
+		idl_msg_header_t h;
+		idl_desc_t d[2];
+	} m;
+	char *given = idl_ool_alloc(big), *kept = idl_ool_alloc(big);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(given);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(kept);
+	memset(&m, 0, sizeof m);
+	m.h.magic = IDL_MSG_MAGIC;
+	m.h.order = IDL_ORDER_NATIVE;
+	m.h.kind = IDL_KIND_REQUEST;
+	m.h.flags = IDL_MSGF_DESC;
+	m.h.size = sizeof m;
+	m.h.ndesc = 2;
+	m.d[0].type = IDL_DESC_OOL;
+	m.d[0].flags = IDL_DESCF_DEALLOC;
+	m.d[0].addr = (uint64_t)(uintptr_t)given;
+	m.d[0].size = (uint32_t)big;
+	m.d[1].type = IDL_DESC_OOL;
+	m.d[1].addr = (uint64_t)(uintptr_t)kept;
+	m.d[1].size = (uint32_t)big;
+	CU_ASSERT_EQUAL(msync(given, big, MS_ASYNC), 0);
+	idl_msg_release_sent(&m.h);
+	CU_ASSERT_NOT_EQUAL(msync(given, big, MS_ASYNC), 0); /* unmapped */
+	CU_ASSERT_EQUAL(msync(kept, big, MS_ASYNC), 0);
+	kept[big - 1] = 1;
+	idl_ool_free(kept, big);
+}
+
 static void
 test_clock(void)
 {
@@ -158,6 +256,9 @@ test_clock(void)
 static CU_TestInfo tr_tests[] = {
 	{ "find", test_find },
 	{ "register", test_register },
+	{ "contract", test_contract },
+	{ "op past size", test_op_past_size },
+	{ "release sent", test_release_sent },
 	{ "clock", test_clock },
 	CU_TEST_INFO_NULL,
 };

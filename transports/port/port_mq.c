@@ -585,6 +585,7 @@ port_conn_fini(void *vconn)
 }
 
 static const struct idl_transport port_transport = {
+	IDL_TRANSPORT_INIT,
 	.scheme = "port",
 	.flags = IDL_TRF_CRED | IDL_TRF_DESC,
 	.ep_size = sizeof(struct port_ep),

@@ -565,6 +565,7 @@ shm_conn_ool_alloc(void *vconn, size_t size)
 }
 
 static const struct idl_transport shm_transport = {
+	IDL_TRANSPORT_INIT,
 	.scheme = "shm",
 	.flags = IDL_TRF_ZEROCOPY | IDL_TRF_CRED | IDL_TRF_DESC,
 	.ep_size = sizeof(struct shm_ep),

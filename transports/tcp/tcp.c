@@ -645,6 +645,7 @@ tcp_conn_cred(void *vconn, struct idl_cred *cred)
 }
 
 static const struct idl_transport tcp_transport = {
+	IDL_TRANSPORT_INIT,
 	.scheme = "tcp",
 	/* Not IDL_TRF_STREAM: the length prefix keeps the framing even across an oversized
 	 * message, so the core need not close a connection after IDL_EMSGSIZE. */

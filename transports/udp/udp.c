@@ -728,6 +728,7 @@ udp_conn_fini(void *vconn)
 }
 
 static const struct idl_transport udp_transport = {
+	IDL_TRANSPORT_INIT,
 	.scheme = "udp",
 	.flags = IDL_TRF_DGRAM | IDL_TRF_DESC,
 	.ep_size = sizeof(struct udp_ep),

@@ -242,6 +242,7 @@ unix_conn_fini(void *vconn)
 }
 
 static const struct idl_transport unix_transport = {
+	IDL_TRANSPORT_INIT,
 	.scheme = "unix",
 	.flags = IDL_TRF_FDPASS | IDL_TRF_CRED | IDL_TRF_DESC,
 	.ep_size = sizeof(struct unix_ep),
