@@ -30,23 +30,13 @@ static const char call_died[] = "the server went away";
 static void
 call_link(struct cl_conn *c, struct cl_waiter *w)
 {
-	w->prev = NULL;
-	w->next = c->waiters;
-	if (c->waiters != NULL)
-		c->waiters->prev = w;
-	c->waiters = w;
+	idl__list_push_front(&c->waiters, &w->link);
 }
 
 static void
 call_unlink(struct cl_conn *c, struct cl_waiter *w)
 {
-	if (w->prev != NULL)
-		w->prev->next = w->next;
-	else
-		c->waiters = w->next;
-	if (w->next != NULL)
-		w->next->prev = w->prev;
-	w->next = w->prev = NULL;
+	idl__list_remove(&c->waiters, &w->link);
 }
 
 static void
@@ -81,7 +71,7 @@ call_deliver(struct cl_conn *c, void *buf, size_t len, int rcv_err)
 	if (len < offsetof(idl_msg_header_t, retcode))
 		return;
 	seqno = h->order == CALL_OTHER_ORDER ? __builtin_bswap32(h->seqno) : h->seqno;
-	for (w = c->waiters; w != NULL; w = w->next)
+	for (w = CL_WAITERS_FIRST(c); w != NULL; w = CL_WAITERS_NEXT(w))
 		if (w->seqno == seqno && !w->done)
 			break;
 	if (w == NULL) {
@@ -139,7 +129,7 @@ call_lead(struct idl_port *p, struct cl_conn *c, struct cl_waiter *w, int64_t de
 
 		/* Receive into a buffer that fits the largest reply any waiting call accepts,
 		 * so that no reply is cut short because another thread happened to lead. */
-		for (struct cl_waiter *o = c->waiters; o != NULL; o = o->next)
+		for (struct cl_waiter *o = CL_WAITERS_FIRST(c); o != NULL; o = CL_WAITERS_NEXT(o))
 			if (o->rep_max > cap)
 				cap = o->rep_max;
 		if (cap > w->rep_max) {
@@ -177,7 +167,7 @@ call_lead(struct idl_port *p, struct cl_conn *c, struct cl_waiter *w, int64_t de
 	}
 	c->receiving = 0;
 	c->leader_cap = 0;
-	for (struct cl_waiter *o = c->waiters; o != NULL; o = o->next)
+	for (struct cl_waiter *o = CL_WAITERS_FIRST(c); o != NULL; o = CL_WAITERS_NEXT(o))
 		if (!o->done)
 			pthread_cond_signal(&o->cv);
 }
@@ -232,7 +222,7 @@ call_combined(struct idl_port *p, struct cl_conn *c, struct cl_waiter *w,
 	if (!w->done)
 		call_finish(w, c->dead ? c->dead_err : IDL_ETIMEDOUT,
 			    c->dead ? call_died : call_late);
-	for (struct cl_waiter *o = c->waiters; o != NULL; o = o->next)
+	for (struct cl_waiter *o = CL_WAITERS_FIRST(c); o != NULL; o = CL_WAITERS_NEXT(o))
 		if (!o->done)
 			pthread_cond_signal(&o->cv);
 }
@@ -274,8 +264,8 @@ call_transact(struct idl_port *p, struct cl_conn *c, idl_msg_header_t *req, stru
 	/* A simpleroutine's send is not linked as a waiter and does not stop at the gate: it
 	 * holds the send lock instead, so the combined path must hold it too, or two
 	 * producers could meet in a transport that has one (shm's ring). */
-	if (IDL__TR_OP(p->tr, conn_call) != NULL && !c->receiving && c->waiters == w &&
-	    w->next == NULL && pthread_mutex_trylock(&c->send_lock) == 0) {
+	if (IDL__TR_OP(p->tr, conn_call) != NULL && !c->receiving &&
+	    idl__list_only(&c->waiters, &w->link) && pthread_mutex_trylock(&c->send_lock) == 0) {
 		call_combined(p, c, w, &m, deadline);
 		goto out;
 	}

@@ -16,8 +16,7 @@
 
 /* One call waiting for its reply. Lives on the caller's stack. */
 struct cl_waiter {
-	struct cl_waiter *next;
-	struct cl_waiter *prev;
+	struct idl__link link; /* on its connection's waiters */
 	uint32_t seqno;
 	int32_t rep_id; /* the reply id expected: request id + 100 */
 	uint8_t rep_kind; /* IDL_KIND_REPLY or IDL_KIND_HELLO_REPLY */
@@ -53,7 +52,7 @@ struct cl_conn {
 	int receiving; /* a leader is (or is about to be) in conn_recv */
 	int calling; /* a leader is in conn_call: nobody else may send */
 	uint32_t leader_cap; /* room in the buffer the leader receives into */
-	struct cl_waiter *waiters;
+	struct idl__list waiters; /* struct cl_waiter, the newest first */
 	struct cl_hello *hellos; /* a small array: ports rarely use more than one subsystem */
 	size_t nhellos;
 	size_t hellos_cap;
@@ -72,6 +71,10 @@ struct idl_port {
 	pthread_mutex_t lock;
 	struct cl_conn *conn; /* NULL: the next call connects */
 };
+
+/* The waiters of connection c, newest first. */
+#define CL_WAITERS_FIRST(c) IDL__LIST_FIRST(&(c)->waiters, struct cl_waiter, link)
+#define CL_WAITERS_NEXT(w) IDL__LIST_NEXT(w, struct cl_waiter, link)
 
 /* client_port.c: with port->lock held. */
 int idl__cl_conn_get(struct idl_port *p, int64_t deadline, struct cl_conn **cp);

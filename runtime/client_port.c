@@ -264,7 +264,7 @@ idl__cl_conn_dead(struct idl_port *p, struct cl_conn *c, int err)
 	if (!c->dead) {
 		c->dead = 1;
 		c->dead_err = err;
-		for (struct cl_waiter *w = c->waiters; w != NULL; w = w->next) {
+		for (struct cl_waiter *w = CL_WAITERS_FIRST(c); w != NULL; w = CL_WAITERS_NEXT(w)) {
 			if (!w->done) {
 				w->done = 1;
 				w->result = err;

@@ -3,6 +3,8 @@
 # and transport statics stay inside the library.
 lib_LTLIBRARIES += runtime/libidlrt.la
 runtime_libidlrt_la_SOURCES = \
+	runtime/transport_kit.h \
+	runtime/list.h \
 	runtime/internal.h \
 	runtime/error.c \
 	runtime/transport.c \

@@ -38,8 +38,7 @@ struct srv_peer {
 	struct srv_hello hello;
 	atomic_uint pending; /* its replies deferred and not yet sent or discarded */
 	struct srv_peer *hnext; /* hash chain */
-	struct srv_peer *newer; /* recency list */
-	struct srv_peer *older;
+	struct idl__link link; /* on the recency list */
 };
 
 /* The peers of a message endpoint: a hash table grown with the count, and a recency list. */
@@ -47,8 +46,7 @@ struct srv_peers {
 	struct srv_peer **buckets;
 	size_t nbuckets;
 	size_t count;
-	struct srv_peer *newest;
-	struct srv_peer *oldest;
+	struct idl__list recency; /* struct srv_peer: the one heard from last first */
 };
 
 struct srv_ep;
@@ -64,8 +62,7 @@ struct srv_src {
 	void *sbuf; /* srv->scap bytes, 16-aligned */
 	struct srv_hello hello; /* connections */
 	struct srv_peers *peers; /* message endpoints */
-	struct srv_src *next;
-	struct srv_src *prev;
+	struct idl__link link; /* on the server's live, ended or zombies list */
 	/* Replies go out from this thread and, deferred, from any other: one at a time. */
 	pthread_mutex_t send_lock;
 	int send_lock_ok;
@@ -116,8 +113,8 @@ struct idl_server {
 	size_t nsubs;
 	uint32_t nverdicts;
 	struct srv_ep *eps;
-	struct srv_src *live; /* sources whose thread runs */
-	struct srv_src *ended; /* sources whose thread ended, to join and free */
+	struct idl__list live; /* struct srv_src whose thread runs */
+	struct idl__list ended; /* struct srv_src whose thread ended, to join and free */
 	unsigned concurrency;
 	pthread_mutex_t dispatch_mutex; /* concurrency 1 */
 	sem_t dispatch_sem; /* concurrency > 1 */
@@ -140,7 +137,7 @@ struct idl_server {
 	unsigned nconns; /* connections whose thread runs */
 	unsigned handles; /* deferred replies not yet sent or discarded */
 	int destroyed; /* idl_server_destroy() ran while handles were out: the last frees */
-	struct srv_src *zombies; /* joined sources that deferred replies still hold */
+	struct idl__list zombies; /* joined struct srv_src that deferred replies still hold */
 };
 
 /* server.c */

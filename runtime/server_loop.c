@@ -36,20 +36,14 @@ srv_src_start(struct idl_server *srv, struct srv_src *src, void *(*fn)(void *))
 	pthread_attr_t attr;
 	int err;
 
-	src->next = srv->live;
-	src->prev = NULL;
-	if (srv->live != NULL)
-		srv->live->prev = src;
-	srv->live = src;
+	idl__list_push_front(&srv->live, &src->link);
 	pthread_attr_init(&attr);
 	/* Refused only below PTHREAD_STACK_MIN: keep the default then. */
 	(void)pthread_attr_setstacksize(&attr, SRV_THREAD_STACK);
 	err = pthread_create(&src->thread, &attr, fn, src);
 	pthread_attr_destroy(&attr);
 	if (err != 0) {
-		srv->live = src->next;
-		if (src->next != NULL)
-			src->next->prev = NULL;
+		idl__list_remove(&srv->live, &src->link);
 		return idl__fail(IDL_ESYSERR(err), "pthread_create: %s", strerror(err));
 	}
 	return 0;
@@ -88,15 +82,8 @@ idl__srv_src_ended(struct srv_src *src)
 	uint64_t one = 1;
 
 	pthread_mutex_lock(&srv->lock);
-	if (src->prev != NULL)
-		src->prev->next = src->next;
-	else
-		srv->live = src->next;
-	if (src->next != NULL)
-		src->next->prev = src->prev;
-	src->prev = NULL;
-	src->next = srv->ended;
-	srv->ended = src;
+	idl__list_remove(&srv->live, &src->link);
+	idl__list_push_front(&srv->ended, &src->link);
 	if (src->conn != NULL)
 		srv->nconns--;
 	pthread_mutex_unlock(&srv->lock);
@@ -123,10 +110,11 @@ srv_src_destroy(struct srv_src *src)
 static void
 srv_reap(struct idl_server *srv)
 {
-	while (srv->ended != NULL) {
-		struct srv_src *src = srv->ended;
+	struct idl__link *l;
 
-		srv->ended = src->next;
+	while ((l = idl__list_pop_front(&srv->ended)) != NULL) {
+		struct srv_src *src = IDL__LIST_ENTRY(l, struct srv_src, link);
+
 		pthread_mutex_unlock(&srv->lock);
 		pthread_join(src->thread, NULL);
 		if (src->conn != NULL)
@@ -136,11 +124,7 @@ srv_reap(struct idl_server *srv)
 			src->ep->src = NULL;
 		if (src->handles != 0) {
 			src->reaped = 1;
-			src->next = srv->zombies;
-			src->prev = NULL;
-			if (srv->zombies != NULL)
-				srv->zombies->prev = src;
-			srv->zombies = src;
+			idl__list_push_front(&srv->zombies, &src->link);
 			continue;
 		}
 		pthread_mutex_unlock(&srv->lock);
@@ -289,7 +273,8 @@ srv_drain(struct idl_server *srv)
 		epoll_ctl(srv->epfd, EPOLL_CTL_ADD, srv->efd, &ev);
 	pthread_mutex_lock(&srv->lock);
 	for (;;) {
-		for (struct srv_src *s = srv->live; s != NULL; s = s->next) {
+		for (struct srv_src *s = IDL__LIST_FIRST(&srv->live, struct srv_src, link);
+		     s != NULL; s = IDL__LIST_NEXT(s, struct srv_src, link)) {
 			if (s->conn != NULL) {
 				s->ep->tr->conn_close(s->conn);
 			} else if (!s->ep->closed) {
@@ -298,7 +283,7 @@ srv_drain(struct idl_server *srv)
 			}
 		}
 		srv_reap(srv);
-		if (srv->live == NULL)
+		if (idl__list_empty(&srv->live))
 			break;
 		pthread_mutex_unlock(&srv->lock);
 		if (srv->epfd >= 0)
@@ -374,12 +359,7 @@ idl__srv_handle_release(struct srv_src *src)
 	src->handles--;
 	srv->handles--;
 	if (src->handles == 0 && src->reaped) {
-		if (src->prev != NULL)
-			src->prev->next = src->next;
-		else
-			srv->zombies = src->next;
-		if (src->next != NULL)
-			src->next->prev = src->prev;
+		idl__list_remove(&srv->zombies, &src->link);
 		free_src = 1;
 	}
 	free_srv = srv->destroyed && srv->handles == 0;

@@ -10,31 +10,11 @@
 
 #include "server.h"
 
-static void
-peer_unlist(struct srv_peers *ps, struct srv_peer *p)
-{
-	if (p->newer != NULL)
-		p->newer->older = p->older;
-	else
-		ps->newest = p->older;
-	if (p->older != NULL)
-		p->older->newer = p->newer;
-	else
-		ps->oldest = p->newer;
-	p->newer = p->older = NULL;
-}
-
-static void
-peer_list(struct srv_peers *ps, struct srv_peer *p)
-{
-	p->older = ps->newest;
-	p->newer = NULL;
-	if (ps->newest != NULL)
-		ps->newest->newer = p;
-	else
-		ps->oldest = p;
-	ps->newest = p;
-}
+/* The recency list, the peer heard from last first. */
+#define PEER_NEWEST(ps) IDL__LIST_FIRST(&(ps)->recency, struct srv_peer, link)
+#define PEER_OLDEST(ps) IDL__LIST_LAST(&(ps)->recency, struct srv_peer, link)
+#define PEER_OLDER(p) IDL__LIST_NEXT(p, struct srv_peer, link)
+#define PEER_NEWER(p) IDL__LIST_PREV(p, struct srv_peer, link)
 
 static void
 peer_unhash(struct srv_peers *ps, struct srv_peer *p)
@@ -67,7 +47,7 @@ peers_grow(struct srv_peers *ps)
 	free(ps->buckets);
 	ps->buckets = nb;
 	ps->nbuckets = n;
-	for (p = ps->newest; p != NULL; p = p->older)
+	for (p = PEER_NEWEST(ps); p != NULL; p = PEER_OLDER(p))
 		peer_hash(ps, p);
 	return 0;
 }
@@ -91,9 +71,9 @@ idl__srv_peer(struct srv_src *src, const struct idl_peer *from)
 		for (p = ps->buckets[h & (ps->nbuckets - 1)]; p != NULL; p = p->hnext) {
 			if (p->hash == h && p->addr.len == len &&
 			    memcmp(p->addr.addr, from->addr, len) == 0) {
-				if (ps->newest != p) {
-					peer_unlist(ps, p);
-					peer_list(ps, p);
+				if (PEER_NEWEST(ps) != p) {
+					idl__list_remove(&ps->recency, &p->link);
+					idl__list_push_front(&ps->recency, &p->link);
 				}
 				return p;
 			}
@@ -104,12 +84,13 @@ idl__srv_peer(struct srv_src *src, const struct idl_peer *from)
 		 * its entry. When every peer has some, the newcomer is refused. */
 		size_t tries = 0;
 
-		for (p = ps->oldest; p != NULL && atomic_load(&p->pending) != 0; p = p->newer)
+		for (p = PEER_OLDEST(ps); p != NULL && atomic_load(&p->pending) != 0;
+		     p = PEER_NEWER(p))
 			if (++tries == ps->count)
 				break;
 		if (p == NULL || atomic_load(&p->pending) != 0)
 			return NULL;
-		peer_unlist(ps, p);
+		idl__list_remove(&ps->recency, &p->link);
 		peer_unhash(ps, p);
 		memset(p->hello.said, 0, src->srv->nsubs);
 	} else {
@@ -129,7 +110,7 @@ idl__srv_peer(struct srv_src *src, const struct idl_peer *from)
 	p->addr.len = len;
 	memcpy(p->addr.addr, from->addr, len);
 	peer_hash(ps, p);
-	peer_list(ps, p);
+	idl__list_push_front(&ps->recency, &p->link);
 	return p;
 }
 
@@ -140,8 +121,8 @@ idl__srv_peers_free(struct srv_peers *ps)
 
 	if (ps == NULL)
 		return;
-	for (p = ps->newest; p != NULL; p = next) {
-		next = p->older;
+	for (p = PEER_NEWEST(ps); p != NULL; p = next) {
+		next = PEER_OLDER(p);
 		free(p->hello.said);
 		free(p->hello.verdicts);
 		free(p);

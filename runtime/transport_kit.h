@@ -21,6 +21,8 @@
 #include <idl/idl.h>
 #include <idl/idl_transport.h>
 
+#include "list.h" /* the intrusive list, for a transport's own lists too */
+
 /*
  * Error detail (error.c). idl__fail() records a printf-style detail for the calling thread
  * and returns `err`, so that a failing path reads `return idl__fail(IDL_EPROTO, "...")`.

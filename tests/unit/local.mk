@@ -11,6 +11,7 @@ tests_unit_unit_SOURCES = \
 	tests/unit/rt_fixture.h \
 	tests/unit/rt_fixture.c \
 	tests/unit/test_rt_error.c \
+	tests/unit/test_rt_list.c \
 	tests/unit/test_rt_transport.c \
 	tests/unit/test_rt_subsystem.c \
 	tests/unit/test_rt_wire.c \

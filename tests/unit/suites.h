@@ -8,6 +8,7 @@
 IDL_SUITE(idlc_front)
 IDL_SUITE(idlc_back)
 IDL_SUITE(rt_error)
+IDL_SUITE(rt_list)
 IDL_SUITE(rt_transport)
 IDL_SUITE(rt_subsystem)
 IDL_SUITE(rt_wire)

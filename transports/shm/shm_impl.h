@@ -117,8 +117,7 @@ struct shm_layout {
  * so that memory a user owns is never unmapped under it.
  */
 struct shm_region {
-	struct shm_region *next; /* the process's list of regions, for idl__shm_ool_free() */
-	struct shm_region *prev;
+	struct idl__link link; /* on the process's list of regions, for idl__shm_ool_free() */
 	atomic_uint refs; /* the connection's, plus one per block held */
 	unsigned char *base;
 	struct shm_ctl *ctl;

@@ -29,7 +29,7 @@
 #include "shm_impl.h"
 
 static pthread_mutex_t ool_regions_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct shm_region *ool_regions;
+static struct idl__list ool_regions; /* struct shm_region, the newest first */
 
 int
 idl__shm_layout(uint32_t ring_bytes, uint64_t ool_bytes, struct shm_layout *lay)
@@ -87,10 +87,7 @@ idl__shm_region_new(unsigned char *base, const struct shm_layout *lay, int me,
 	atomic_init(&rg->refs, 1);
 	pthread_mutex_init(&rg->lock, NULL);
 	pthread_mutex_lock(&ool_regions_lock);
-	rg->next = ool_regions;
-	if (ool_regions != NULL)
-		ool_regions->prev = rg;
-	ool_regions = rg;
+	idl__list_push_front(&ool_regions, &rg->link);
 	pthread_mutex_unlock(&ool_regions_lock);
 	*rgp = rg;
 	return 0;
@@ -105,14 +102,8 @@ idl__shm_region_unref(struct shm_region *rg)
 
 	pthread_mutex_lock(&ool_regions_lock);
 	left = atomic_fetch_sub(&rg->refs, 1) - 1;
-	if (left == 0) {
-		if (rg->prev != NULL)
-			rg->prev->next = rg->next;
-		else
-			ool_regions = rg->next;
-		if (rg->next != NULL)
-			rg->next->prev = rg->prev;
-	}
+	if (left == 0)
+		idl__list_remove(&ool_regions, &rg->link);
 	pthread_mutex_unlock(&ool_regions_lock);
 	if (left != 0)
 		return;
@@ -436,7 +427,8 @@ idl__shm_ool_free(void *data, size_t size)
 	if (data == NULL)
 		return 0;
 	pthread_mutex_lock(&ool_regions_lock);
-	for (rg = ool_regions; rg != NULL; rg = rg->next)
+	for (rg = IDL__LIST_FIRST(&ool_regions, struct shm_region, link); rg != NULL;
+	     rg = IDL__LIST_NEXT(rg, struct shm_region, link))
 		if (p >= (uintptr_t)rg->base && p - (uintptr_t)rg->base < rg->lay.total)
 			break;
 	if (rg != NULL)

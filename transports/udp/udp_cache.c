@@ -55,26 +55,29 @@ idl__udp_cache_remove(struct udp_cache *c, struct udp_entry *e)
 	while (*pp != e)
 		pp = &(*pp)->hnext;
 	*pp = e->hnext;
-	if (e->older != NULL)
-		e->older->newer = e->newer;
-	else
-		c->oldest = e->newer;
-	if (e->newer != NULL)
-		e->newer->older = e->older;
-	else
-		c->newest = e->older;
+	idl__list_remove(&c->age, &e->link);
 	c->count--;
 	c->bytes -= e->replen;
 	free(e->reply);
 	free(e);
 }
 
+/* The entry in the cache longest, or NULL. */
+static struct udp_entry *
+udp_cache_oldest(struct udp_cache *c)
+{
+	return IDL__LIST_FIRST(&c->age, struct udp_entry, link);
+}
+
 void
 idl__udp_cache_expire(struct udp_cache *c, int64_t now)
 {
-	while (c->oldest != NULL && (c->count > UDP_CACHE_ENTRIES || c->bytes > UDP_CACHE_BYTES ||
-				     now - c->oldest->t_ns > UDP_CACHE_AGE))
-		idl__udp_cache_remove(c, c->oldest);
+	struct udp_entry *e;
+
+	while ((e = udp_cache_oldest(c)) != NULL &&
+	       (c->count > UDP_CACHE_ENTRIES || c->bytes > UDP_CACHE_BYTES ||
+		now - e->t_ns > UDP_CACHE_AGE))
+		idl__udp_cache_remove(c, e);
 }
 
 static int
@@ -118,12 +121,7 @@ idl__udp_cache_add(struct udp_cache *c, uint64_t key, const unsigned char *addr,
 	e->t_ns = now;
 	e->hnext = c->buckets[key & (c->nbuckets - 1)];
 	c->buckets[key & (c->nbuckets - 1)] = e;
-	e->older = c->newest;
-	if (c->newest != NULL)
-		c->newest->newer = e;
-	else
-		c->oldest = e;
-	c->newest = e;
+	idl__list_push_back(&c->age, &e->link);
 	c->count++;
 	idl__udp_cache_expire(c, now);
 	return e;
@@ -132,8 +130,10 @@ idl__udp_cache_add(struct udp_cache *c, uint64_t key, const unsigned char *addr,
 void
 idl__udp_cache_free(struct udp_cache *c)
 {
-	while (c->oldest != NULL)
-		idl__udp_cache_remove(c, c->oldest);
+	struct udp_entry *e;
+
+	while ((e = udp_cache_oldest(c)) != NULL)
+		idl__udp_cache_remove(c, e);
 	free(c->buckets);
 	c->buckets = NULL;
 	c->nbuckets = 0;

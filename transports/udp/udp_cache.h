@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "transport_kit.h"
+
 #define UDP_CACHE_ENTRIES 65536u
 #define UDP_CACHE_BYTES (32u << 20)
 #define UDP_CACHE_AGE (60000 * 1000000ll) /* ns */
@@ -22,8 +24,7 @@ enum udp_state {
 
 struct udp_entry {
 	struct udp_entry *hnext; /* hash chain */
-	struct udp_entry *older; /* age list */
-	struct udp_entry *newer;
+	struct idl__link link; /* on the age list */
 	uint64_t key;
 	uint64_t fp; /* fingerprint of the request's bytes */
 	uint32_t reqlen;
@@ -39,8 +40,7 @@ struct udp_entry {
 struct udp_cache {
 	struct udp_entry **buckets;
 	size_t nbuckets; /* a power of two, grown with the count */
-	struct udp_entry *oldest;
-	struct udp_entry *newest;
+	struct idl__list age; /* struct udp_entry, the oldest first */
 	size_t count;
 	size_t bytes;
 };
