@@ -1,6 +1,6 @@
 /*
- * loopback.h - what loopback.c (the in-process transport and the first golden interfaces)
- * and loopback_dialect.c (dialect.defs) share.
+ * loopback.h - what loopback.c (the in-process transport), loopback_golden.c (the first
+ * golden interfaces) and loopback_dialect.c (dialect.defs) share.
  */
 #ifndef LOOPBACK_H
 #define LOOPBACK_H
@@ -34,6 +34,12 @@ extern void (*lb_deferred)(void);
 
 /* Where a deferred reply goes: the reply buffer of the serve in progress. */
 extern idl_msg_header_t *lb_reply_target;
+
+/* loopback_golden.c: the checks of scalars, arrays, strings and bench. */
+void lb_scalars(void);
+void lb_arrays(void);
+void lb_strings(void);
+void lb_bench(void);
 
 /* loopback_dialect.c: the checks, and the transport's handling of descriptors. */
 void lb_dialect(void);

@@ -139,7 +139,8 @@ for name in scalars arrays strings dialect bench; do
 	includes="$includes -I$TMP/$name"
 done
 if ${CC:-gcc} $STRICT $includes -I"$GOLDEN" -I"$SRCDIR/examples/bench" -I"$SRCDIR/include" \
-	-o "$LOOP" "$SRCDIR/tests/compile/loopback.c" "$SRCDIR/tests/compile/loopback_dialect.c" \
+	-o "$LOOP" "$SRCDIR/tests/compile/loopback.c" "$SRCDIR/tests/compile/loopback_golden.c" \
+	"$SRCDIR/tests/compile/loopback_dialect.c" \
 	$sources >"$TMP/loop.log" 2>&1; then
 	if "$LOOP" >>"$TMP/loop.log" 2>&1; then
 		pass
