@@ -15,22 +15,28 @@
 #     BUILT_SOURCES += $(stem_gen)
 #     CLEANFILES += $(stem_gen) OUT/STEM.stamp
 #
-# idlc writes the four files in one run. The stamp is the one target that runs it, so that
-# make -j never starts two idlc runs for one interface; it is touched before idlc starts, so
-# it is never newer than the files it stands for; a failed run leaves no stamp. A generated
-# file removed by hand makes idlc run again. `#include <mach/std_types.defs>` finds the
-# tree's own data/include.
+# A stamp may stand for several interfaces: every .defs among its prerequisites gets its
+# four files in OUT/, named after the .defs.
+#
+# idlc writes the four files of an interface in one run. The stamp is the one target that
+# runs it, so that make -j never starts two idlc runs for one interface; it is touched
+# before idlc starts, so it is never newer than the files it stands for; a failed run
+# leaves no stamp. A generated file removed by hand makes idlc run again.
+# `#include <mach/std_types.defs>` finds the tree's own data/include.
 
 idlc_built = idlc/idlc$(EXEEXT)
 
-idlc_stubs = stem=`basename $@ .stamp` && out='$(abs_builddir)'/$(@D) && \
-	defs=`basename $<` && dir=`dirname $<` && \
-	$(MKDIR_P) $(@D) && rm -f $@.tmp && touch $@.tmp && \
-	(cd "$$dir" && IDLC_INCLUDE_DIR='$(abs_top_srcdir)/data/include' \
-		'$(abs_top_builddir)/$(idlc_built)' \
-		-header "$$out/$$stem.h" -user "$$out/$${stem}User.c" \
-		-server "$$out/$${stem}Server.c" -sheader "$$out/$${stem}Server.h" \
-		"$$defs") && \
-	mv -f $@.tmp $@ || { rm -f $@.tmp; exit 1; }
+idlc_stubs = out='$(abs_builddir)'/$(@D); \
+	$(MKDIR_P) $(@D) && rm -f $@.tmp && touch $@.tmp || exit 1; \
+	for defs in $^; do \
+		case $$defs in *.defs) ;; *) continue ;; esac; \
+		stem=`basename "$$defs" .defs`; \
+		(cd `dirname "$$defs"` && IDLC_INCLUDE_DIR='$(abs_top_srcdir)/data/include' \
+			'$(abs_top_builddir)/$(idlc_built)' \
+			-header "$$out/$$stem.h" -user "$$out/$${stem}User.c" \
+			-server "$$out/$${stem}Server.c" -sheader "$$out/$${stem}Server.h" \
+			"$$stem.defs") || { rm -f $@.tmp; exit 1; }; \
+	done; \
+	mv -f $@.tmp $@
 
 idlc_stubs_again = @test -f $@ || { rm -f $<; $(MAKE) $(AM_MAKEFLAGS) $<; }

@@ -1,7 +1,7 @@
 /*
  * idlbench.h - what the files of idlbench share: the rows (routines), the columns
  * (transports and their floors), the cells that one measurement fills, and the raw floor
- * channels of tools/floor*.c.
+ * channels of tools/idlbench/floor*.c.
  *
  * One measurement ("cell") is one routine over one transport, timed either through the
  * generated stubs and libidlrt (kind IB_IDL), through our own raw program on the same
@@ -52,7 +52,7 @@ struct ib_row {
 	uint32_t rep; /* reply bytes, header included (0 for a simpleroutine) */
 };
 
-/* The raw channel of a floor (tools/floor*.c). Ours, no runtime: one send and one receive
+/* The raw channel of a floor (tools/idlbench/floor*.c). Ours, no runtime: one send and one receive
  * system call per message where the kernel object allows it. */
 struct fl_chan {
 	int fd; /* the socket, or the queue we send to */

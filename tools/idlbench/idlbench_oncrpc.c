@@ -1,6 +1,6 @@
 /*
  * idlbench_oncrpc.c - the peer: ONC RPC built by rpcgen (default style) from
- * tools/oncrpc/bench.x and carried by libtirpc, over TCP, UDP and AF_UNIX (stream), with
+ * tools/idlbench/oncrpc/bench.x and carried by libtirpc, over TCP, UDP and AF_UNIX (stream), with
  * the same routines as bench.defs' null, add and biginout. The server binds its own socket
  * and registers with protocol 0, and the client is given the server's address: rpcbind is
  * never asked, as perf-notes measured it. Also rpcgen's XDR of a whole biginout call for

@@ -1,5 +1,6 @@
-# tools/idlbench/local.mk - idlbench: bench.defs timed over every transport, beside each one's raw
-# floor and the ONC RPC peer (docs/benchmarks.md). Installed; its tests are tests/bench/.
+# tools/idlbench/local.mk - idlbench: bench.defs timed over every transport, beside each
+# one's raw floor and the ONC RPC peer (docs/benchmarks.md). Installed; its tests are
+# tests/bench/.
 
 bin_PROGRAMS += tools/idlbench/idlbench
 
@@ -19,8 +20,8 @@ tools_idlbench_idlbench_SOURCES = \
 	examples/bench/bench_impl.h \
 	examples/bench/bench_types.h
 nodist_tools_idlbench_idlbench_SOURCES = tools/idlbench/idlbench_fns.h
-tools_idlbench_idlbench_CPPFLAGS = $(bench_cppflags) -I$(top_srcdir)/tools/idlbench -I$(top_builddir)/tools/idlbench \
-	-DIDL_GNUPLOT='"$(GNUPLOT)"'
+tools_idlbench_idlbench_CPPFLAGS = $(bench_cppflags) -I$(top_srcdir)/tools/idlbench \
+	-I$(top_builddir)/tools/idlbench -DIDL_GNUPLOT='"$(GNUPLOT)"'
 # The wraps: the notification ping-pong's answering notify, and the in-process marshaling
 # row's idl_call and no-op biginout (idlbench_idl.c, idlbench_marshal.c explain them).
 tools_idlbench_idlbench_LDFLAGS = -Wl,--wrap=S_bench_notify -Wl,--wrap=S_bench_biginout \
@@ -38,8 +39,8 @@ tools/idlbench/idlbench_fns.h: examples/bench/benchServer.h
 BUILT_SOURCES += tools/idlbench/idlbench_fns.h
 CLEANFILES += tools/idlbench/idlbench_fns.h tools/idlbench/idlbench_fns.h.tmp
 
-# The ONC RPC peer: rpcgen's code for tools/idlbench/oncrpc/bench.x (default style), built at build
-# time. rpcgen runs in the source directory so that its outputs include "bench.h" by that
+# The ONC RPC peer: rpcgen's code for tools/idlbench/oncrpc/bench.x (default style), built
+# at build time. rpcgen runs in the source directory so that its outputs include "bench.h" by that
 # name, and writes into the build directory, where they find each other.
 EXTRA_DIST += tools/idlbench/oncrpc/bench.x
 if HAVE_TIRPC
@@ -65,12 +66,14 @@ $(oncrpc_gen): tools/idlbench/oncrpc/bench.stamp
 		$(MAKE) $(AM_MAKEFLAGS) tools/idlbench/oncrpc/bench.stamp; }
 
 BUILT_SOURCES += $(oncrpc_gen)
-CLEANFILES += $(oncrpc_gen) tools/idlbench/oncrpc/bench.stamp tools/idlbench/oncrpc/bench.stamp.tmp
+CLEANFILES += $(oncrpc_gen) tools/idlbench/oncrpc/bench.stamp \
+	tools/idlbench/oncrpc/bench.stamp.tmp
 
 # rpcgen's code is not ours: it is built without our warning flags.
 noinst_LIBRARIES += tools/idlbench/oncrpc/libbenchrpc.a
 nodist_tools_idlbench_oncrpc_libbenchrpc_a_SOURCES = $(oncrpc_gen)
-tools_idlbench_oncrpc_libbenchrpc_a_CPPFLAGS = -I$(top_builddir)/tools/idlbench/oncrpc $(TIRPC_CFLAGS)
+tools_idlbench_oncrpc_libbenchrpc_a_CPPFLAGS = -I$(top_builddir)/tools/idlbench/oncrpc \
+	$(TIRPC_CFLAGS)
 tools_idlbench_oncrpc_libbenchrpc_a_CFLAGS = $(PTHREAD_CFLAGS) -w
 
 tools_idlbench_idlbench_SOURCES += tools/idlbench/idlbench_oncrpc.c
