@@ -130,7 +130,8 @@ oc_show(void *p, size_t n)
 
 /* ---- Configuration ---- */
 
-/* IDL_OOL_CACHE: the bound in bytes, decimal; unset, empty or malformed is the default. */
+/* IDL_OOL_CACHE: the bound in bytes, decimal digits only; unset, empty, malformed or above
+ * OC_LIMIT_MAX is the default. */
 static size_t
 oc_env_limit(void)
 {
@@ -138,7 +139,7 @@ oc_env_limit(void)
 	unsigned long long v;
 	char *end;
 
-	if (s == NULL || *s == '\0' || *s == '-' || *s == '+')
+	if (s == NULL || *s < '0' || *s > '9')
 		return IDL_OOL_CACHE_DEFAULT;
 	errno = 0;
 	v = strtoull(s, &end, 10);

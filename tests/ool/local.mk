@@ -50,3 +50,14 @@ if HAVE_CUNIT
 tests_transport_conformance_LDADD += tests/ool/libooltstubs.a runtime/libidlrt.la
 EXTRA_tests_transport_conformance_DEPENDENCIES += tests/ool/oolt-server$(EXEEXT)
 endif
+
+# A read of a freed out-of-line block is reported, the cache of blocks on and off: under
+# AddressSanitizer in a sanitizer build, under valgrind's memcheck otherwise (uaf.sh says
+# which, or why it skips).
+check_PROGRAMS += tests/ool/ool-uaf
+tests_ool_ool_uaf_SOURCES = tests/ool/uaf.c
+tests_ool_ool_uaf_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/runtime
+tests_ool_ool_uaf_LDADD = runtime/libidlrt.la
+tests_ool_ool_uaf_LDFLAGS = -static
+dist_check_SCRIPTS += tests/ool/uaf.sh
+TESTS += tests/ool/uaf.sh
