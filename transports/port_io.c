@@ -21,6 +21,7 @@
 #include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -226,6 +227,37 @@ port_put(struct port_conn *c, const void *data, size_t len, int64_t deadline)
 	}
 }
 
+/* Writes the pieces in iov (at most IDL__OOL_IOV_MAX) to fd, all of them: one writev when
+ * the object takes them at once. 0 or an errno value. */
+static int
+port_writev_all(int fd, const struct iovec *iov, unsigned niov)
+{
+	struct iovec left[IDL__OOL_IOV_MAX];
+	unsigned first = 0;
+
+	if (niov > IDL__OOL_IOV_MAX)
+		return EINVAL;
+	memcpy(left, iov, niov * sizeof *iov);
+	while (first < niov) {
+		ssize_t n = writev(fd, left + first, (int)(niov - first));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? errno : ENOSPC;
+		/* Past what went: whole pieces, then part of one. */
+		while (first < niov && (size_t)n >= left[first].iov_len) {
+			n -= (ssize_t)left[first].iov_len;
+			first++;
+		}
+		if (first < niov) {
+			left[first].iov_base = (char *)left[first].iov_base + n;
+			left[first].iov_len -= (size_t)n;
+		}
+	}
+	return 0;
+}
+
 /* Writes the message - the `total` bytes of the pieces in iov - into a new shared-memory
  * object and fills the control message that names it. The object is the receiver's to
  * remove; the sender remembers its name in case the receiver dies first. */
@@ -233,7 +265,7 @@ static int
 port_ool_make(struct port_conn *c, const struct iovec *iov, unsigned niov, size_t total,
 	      struct port_ctl *k)
 {
-	int fd;
+	int fd, err;
 
 	if (total > PORT_OOL_MAX)
 		return idl__fail(IDL_EMSGSIZE,
@@ -257,25 +289,10 @@ port_ool_make(struct port_conn *c, const struct iovec *iov, unsigned niov, size_
 		return idl__fail(IDL_EACCES, "port: the peer (uid %u) could not read %s",
 				 (unsigned)c->cred.uid, k->name);
 	}
-	for (unsigned i = 0; i < niov; i++) {
-		const char *p = iov[i].iov_base;
-		size_t off = 0;
-
-		while (off < iov[i].iov_len) {
-			ssize_t n = write(fd, p + off, iov[i].iov_len - off);
-
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0) {
-				int e = n < 0 ? errno : ENOSPC;
-
-				close(fd);
-				shm_unlink(k->name);
-				return idl__fail(IDL_ESYSERR(e), "port: writing %s: %s", k->name,
-						 strerror(e));
-			}
-			off += (size_t)n;
-		}
+	if ((err = port_writev_all(fd, iov, niov)) != 0) {
+		close(fd);
+		shm_unlink(k->name);
+		return idl__fail(IDL_ESYSERR(err), "port: writing %s: %s", k->name, strerror(err));
 	}
 	close(fd);
 	memcpy(c->ring[c->ring_next], k->name, PORT_NAME_MAX);
