@@ -387,14 +387,11 @@ idl__ool_cache_get(size_t size, int zero)
 		b->dirty = size;
 		pthread_mutex_unlock(&oc_lock);
 		p = b->addr;
-		if (zero) {
-			oc_show(p, dirty > size ? dirty : size);
+		oc_show(p, dirty > size ? dirty : size);
+		if (zero)
 			memset(p, 0, dirty > size ? dirty : size);
-		} else {
-			oc_show(p, dirty > size ? dirty : size);
-			if (dirty > size)
-				memset((char *)p + size, 0, dirty - size);
-		}
+		else if (dirty > size)
+			memset((char *)p + size, 0, dirty - size);
 		oc_hide((char *)p + size, len - size);
 		return p;
 	}
