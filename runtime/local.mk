@@ -11,6 +11,8 @@ runtime_libidlrt_la_SOURCES = \
 	runtime/subsystem.c \
 	runtime/hello.c \
 	runtime/ool.c \
+	runtime/ool_cache.h \
+	runtime/ool_cache.c \
 	runtime/ool_wire.c
 # The client: ports and their connections, calls.
 runtime_libidlrt_la_SOURCES += \

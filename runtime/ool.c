@@ -2,50 +2,42 @@
  * ool.c - out-of-line memory, the release of what messages carry, and the client's view of
  * its peer's credentials (<idl/idl_ool.h> is the contract).
  *
- * Memory. idl_ool_alloc() maps blocks of IDL_OOL_MAP_MIN bytes or more (zeroed pages, page
- * aligned, returned to the kernel with munmap when freed, so a large buffer never stays in
- * the heap) and takes smaller ones from calloc. Everything in the runtime that hands out
- * out-of-line memory follows the same rule - a unix: receiver maps a memfd of at least that
- * size and copies a smaller one, tcp:/udp:/port: receivers allocate here - so idl_ool_free()
- * tells the two apart from the size alone, once each transport that has memory of its own
- * (shm:'s arenas) has said the address is not its.
+ * Memory. Blocks below IDL_OOL_MAP_MIN bytes come from calloc (malloc keeps and reuses small
+ * chunks itself); blocks of that size or more are page-aligned mappings from the process's
+ * cache of out-of-line blocks (ool_cache.c), which keeps freed ones, faulted in, for the next
+ * block of their size class, up to one byte bound for the process. Whatever else in the
+ * runtime hands out out-of-line memory follows the same split - a unix: receiver maps a
+ * memfd of at least that size and copies a smaller one, tcp:/udp:/port: receivers allocate
+ * here - so idl_ool_free(), once each transport that has memory of its own (shm:'s arenas)
+ * has said the address is not its, tells the kinds apart: below the threshold, malloc
+ * memory; from it up, the cache's block if its table has the address, else a mapping of
+ * someone else's (a received memfd), unmapped.
  */
 #include <config.h>
 
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <unistd.h>
 
 #include <idl/idl_ool.h>
 
 #include "client.h"
-
-static size_t
-ool_map_len(size_t size)
-{
-	static size_t page;
-
-	if (page == 0) {
-		long p = sysconf(_SC_PAGESIZE);
-
-		page = p > 0 ? (size_t)p : 4096;
-	}
-	return (size + page - 1) / page * page;
-}
+#include "ool_cache.h"
 
 void *
 idl_ool_alloc(size_t size)
 {
-	void *p;
-
 	if (size < IDL_OOL_MAP_MIN)
 		return calloc(1, size != 0 ? size : 1);
-	if (size > SIZE_MAX - 65536)
-		return NULL;
-	p = mmap(NULL, ool_map_len(size), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
-		 0);
-	return p == MAP_FAILED ? NULL : p;
+	return idl__ool_cache_get(size, 1);
+}
+
+void *
+idl__ool_alloc_fill(size_t size)
+{
+	if (size < IDL_OOL_MAP_MIN)
+		return calloc(1, size != 0 ? size : 1);
+	return idl__ool_cache_get(size, 0);
 }
 
 void
@@ -53,10 +45,13 @@ idl__ool_free_plain(void *addr, size_t size)
 {
 	if (addr == NULL)
 		return;
-	if (size < IDL_OOL_MAP_MIN)
+	if (size < IDL_OOL_MAP_MIN) {
 		free(addr);
-	else
-		munmap(addr, ool_map_len(size));
+	} else if (!idl__ool_cache_put(addr, size)) {
+		/* A mapping not in the cache's table - a block too large for it to keep, or a
+		 * received memfd's - of `size` bytes, which munmap rounds up to whole pages. */
+		munmap(addr, size);
+	}
 }
 
 void
@@ -98,17 +93,18 @@ idl_ool_alloc_port(idl_port_t port, size_t size)
 	if (h->kind == IDL__PORT_CLIENT) {
 		struct cl_conn *c;
 
-		if (port->tr->conn_ool_alloc == NULL || (c = ool_client_conn(port)) == NULL)
+		if (IDL__TR_OP(port->tr, conn_ool_alloc) == NULL ||
+		    (c = ool_client_conn(port)) == NULL)
 			return idl_ool_alloc(size);
-		p = port->tr->conn_ool_alloc(c->tr_state, size);
+		p = IDL__TR_OP(port->tr, conn_ool_alloc)(c->tr_state, size);
 		pthread_mutex_lock(&port->lock);
 		idl__cl_conn_unref(port, c);
 		pthread_mutex_unlock(&port->lock);
 	} else if (h->kind == IDL__PORT_ENDPOINT && port == idl_request_port() &&
-		   idl__request_conn(&tr, &conn) == 0 && tr->conn_ool_alloc != NULL) {
+		   idl__request_conn(&tr, &conn) == 0 && IDL__TR_OP(tr, conn_ool_alloc) != NULL) {
 		/* The request's connection is busy with this request until the routine
 		 * returns, so it is alive while its memory is taken. */
-		p = tr->conn_ool_alloc(conn, size);
+		p = IDL__TR_OP(tr, conn_ool_alloc)(conn, size);
 	}
 	return p != NULL ? p : idl_ool_alloc(size);
 }
@@ -275,7 +271,9 @@ idl_port_cred(idl_port_t port, struct idl_cred *cred)
 		return IDL_EINVAL;
 	if ((c = ool_client_conn(port)) == NULL)
 		return IDL_EINVAL;
-	err = port->tr->conn_cred != NULL ? port->tr->conn_cred(c->tr_state, cred) : IDL_ENOTSUP;
+	err = IDL__TR_OP(port->tr, conn_cred) != NULL
+		      ? IDL__TR_OP(port->tr, conn_cred)(c->tr_state, cred)
+		      : IDL_ENOTSUP;
 	pthread_mutex_lock(&port->lock);
 	idl__cl_conn_unref(port, c);
 	pthread_mutex_unlock(&port->lock);

@@ -145,7 +145,8 @@ idl__ool_inline_in(void *msg, size_t msize, size_t wire_len, const char *scheme,
 		memcpy(&d, descs + (size_t)i * IDL_DESC_SIZE, sizeof d);
 		if (d.size == 0)
 			continue;
-		if ((p = idl_ool_alloc(d.size)) == NULL) {
+		/* Not cleared first: the data overwrites every byte, or the block goes back. */
+		if ((p = idl__ool_alloc_fill(d.size)) == NULL) {
 			err = idl__fail(IDL_ENOMEM, "%s: no memory for %u bytes out of line",
 					scheme, d.size);
 			break;

@@ -59,9 +59,10 @@ void idl__port_register(void);
 /* Descriptors in one message, and file descriptors a unix: message carries: at most this
  * many (a sender is refused with IDL_ELIMIT, a receiver refuses with IDL_EPROTO). */
 #define IDL_DESC_MAX 64u
-/* idl_ool_alloc() maps memory of at least this many bytes (freed with munmap) and takes
- * smaller blocks from malloc; whatever hands out out-of-line memory follows the same rule,
- * so that idl_ool_free() can tell the two from the size alone. */
+/* idl_ool_alloc() takes blocks of at least this many bytes from the cache of mapped blocks
+ * (ool_cache.c) and smaller ones from malloc; whatever hands out out-of-line memory follows
+ * the same split, so that idl_ool_free() knows malloc memory from the size, and a block of
+ * the cache from any other mapping (a received memfd's) by the cache's table. */
 #define IDL_OOL_MAP_MIN (16u * 1024u)
 
 /* Whether a message's header (`len` bytes of it here) says it carries descriptors in the
@@ -85,7 +86,12 @@ int idl__desc_in_check(const void *msg, size_t msize, const char *scheme, uint32
  * ports moved with a MOVE disposition. Bounded by size and ndesc; nothing for a message
  * without IDL_MSGF_DESC. The library exports it as idl_msg_release_sent(). */
 void idl__msg_release_sent(const idl_msg_header_t *msg);
-/* Munmaps or frees memory that idl_ool_alloc() could have made, by the rule above. */
+/* Memory for a receiver that writes all `size` bytes before anyone reads them (the data of a
+ * message read straight into it): as idl_ool_alloc(), but a recycled block's bytes are not
+ * cleared first (what lies past `size` is). Released as idl_ool_alloc()'s, also unread. */
+void *idl__ool_alloc_fill(size_t size);
+/* Releases memory that is not a transport's own (shm:'s arenas) by the rule above: frees,
+ * caches or unmaps it. */
 void idl__ool_free_plain(void *addr, size_t size);
 
 /*

@@ -44,6 +44,9 @@ extern "C" {
  * send without a copy where the transport allows, and that idl_ool_free() releases; NULL
  * when out of memory. idl_ool_free() releases such memory, and memory received out of
  * line; `size` is the size allocated or received. NULL is allowed (nothing happens).
+ * Blocks of 16 KiB or more are recycled: a freed one is kept, up to one byte bound for the
+ * process (IDL_OOL_CACHE; docs/runtime.md, "Out-of-line memory"), and handed out again,
+ * cleared, so memory must not be used after it is freed - as with free().
  */
 void *idl_ool_alloc(size_t size);
 void idl_ool_free(void *addr, size_t size);

@@ -27,3 +27,14 @@ tests_ool_oolt_server_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/ool \
 	-I$(top_builddir)/tests/ool
 tests_ool_oolt_server_LDADD = runtime/libidlrt.la
 tests_ool_oolt_server_LDFLAGS = -static
+
+# A read of a freed out-of-line block is reported, the cache of blocks on and off: under
+# AddressSanitizer in a sanitizer build, under valgrind's memcheck otherwise (uaf.sh says
+# which, or why it skips).
+check_PROGRAMS += tests/ool/ool-uaf
+tests_ool_ool_uaf_SOURCES = tests/ool/uaf.c
+tests_ool_ool_uaf_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/runtime
+tests_ool_ool_uaf_LDADD = runtime/libidlrt.la
+tests_ool_ool_uaf_LDFLAGS = -static
+dist_check_SCRIPTS += tests/ool/uaf.sh
+TESTS += tests/ool/uaf.sh

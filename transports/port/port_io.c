@@ -21,6 +21,7 @@
 #include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -32,6 +33,9 @@
 #define PORT_AGAIN 1
 /* How long the goodbye may wait for room in the peer's queue. */
 #define PORT_BYE_MS 50
+/* The first read of an out-of-line message: its header and, for a message with descriptors,
+ * its descriptors and arguments, usually whole. */
+#define PORT_OOL_HEAD 4096u
 
 _Static_assert(sizeof(struct port_ctl) <= 128, "a control message fits the smallest queue");
 
@@ -223,6 +227,37 @@ port_put(struct port_conn *c, const void *data, size_t len, int64_t deadline)
 	}
 }
 
+/* Writes the pieces in iov (at most IDL__OOL_IOV_MAX) to fd, all of them: one writev when
+ * the object takes them at once. 0 or an errno value. */
+static int
+port_writev_all(int fd, const struct iovec *iov, unsigned niov)
+{
+	struct iovec left[IDL__OOL_IOV_MAX];
+	unsigned first = 0;
+
+	if (niov > IDL__OOL_IOV_MAX)
+		return EINVAL;
+	memcpy(left, iov, niov * sizeof *iov);
+	while (first < niov) {
+		ssize_t n = writev(fd, left + first, (int)(niov - first));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? errno : ENOSPC;
+		/* Past what went: whole pieces, then part of one. */
+		while (first < niov && (size_t)n >= left[first].iov_len) {
+			n -= (ssize_t)left[first].iov_len;
+			first++;
+		}
+		if (first < niov) {
+			left[first].iov_base = (char *)left[first].iov_base + n;
+			left[first].iov_len -= (size_t)n;
+		}
+	}
+	return 0;
+}
+
 /* Writes the message - the `total` bytes of the pieces in iov - into a new shared-memory
  * object and fills the control message that names it. The object is the receiver's to
  * remove; the sender remembers its name in case the receiver dies first. */
@@ -230,7 +265,7 @@ static int
 port_ool_make(struct port_conn *c, const struct iovec *iov, unsigned niov, size_t total,
 	      struct port_ctl *k)
 {
-	int fd;
+	int fd, err;
 
 	if (total > PORT_OOL_MAX)
 		return idl__fail(IDL_EMSGSIZE,
@@ -254,25 +289,10 @@ port_ool_make(struct port_conn *c, const struct iovec *iov, unsigned niov, size_
 		return idl__fail(IDL_EACCES, "port: the peer (uid %u) could not read %s",
 				 (unsigned)c->cred.uid, k->name);
 	}
-	for (unsigned i = 0; i < niov; i++) {
-		const char *p = iov[i].iov_base;
-		size_t off = 0;
-
-		while (off < iov[i].iov_len) {
-			ssize_t n = write(fd, p + off, iov[i].iov_len - off);
-
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0) {
-				int e = n < 0 ? errno : ENOSPC;
-
-				close(fd);
-				shm_unlink(k->name);
-				return idl__fail(IDL_ESYSERR(e), "port: writing %s: %s", k->name,
-						 strerror(e));
-			}
-			off += (size_t)n;
-		}
+	if ((err = port_writev_all(fd, iov, niov)) != 0) {
+		close(fd);
+		shm_unlink(k->name);
+		return idl__fail(IDL_ESYSERR(err), "port: writing %s: %s", k->name, strerror(err));
 	}
 	close(fd);
 	memcpy(c->ring[c->ring_next], k->name, PORT_NAME_MAX);
@@ -379,36 +399,60 @@ port_recv_desc(struct port_conn *c, struct idl_xmsg *m, const char *buf, size_t 
 	return 0;
 }
 
-/* Reads the data of an out-of-line message with descriptors from its object. */
+/* Reads `n` bytes of the object at `off` into dst, all of them or an error. */
 static int
-port_pread(void *arg, size_t off, void *dst, size_t n)
+port_pread_all(int fd, size_t off, void *dst, size_t n)
 {
-	int fd = *(int *)arg;
 	size_t done = 0;
 
-	if (dst == NULL)
-		return 0;
 	while (done < n) {
 		ssize_t r = pread(fd, (char *)dst + done, n - done, (off_t)(off + done));
 
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0)
-			return idl__fail(IDL_EPROTO, "port: out-of-line data cut short");
+			return r < 0 ? IDL_ESYSERR(errno) : IDL_EPROTO;
 		done += (size_t)r;
 	}
 	return 0;
 }
 
+/* The data of an out-of-line message with descriptors: the bytes of it the first read left
+ * in the receive buffer, then the object. */
+struct port_ool_rd {
+	int fd;
+	const unsigned char *buf;
+	size_t have; /* bytes of the object in buf, from its start */
+};
+
+static int
+port_ool_read(void *arg, size_t off, void *dst, size_t n)
+{
+	const struct port_ool_rd *r = arg;
+	size_t k = 0;
+
+	if (dst == NULL)
+		return 0;
+	if (off < r->have) {
+		k = n < r->have - off ? n : r->have - off;
+		memcpy(dst, r->buf + off, k);
+	}
+	if (k < n && port_pread_all(r->fd, off + k, (char *)dst + k, n - k) != 0)
+		return idl__fail(IDL_EPROTO, "port: out-of-line data cut short");
+	return 0;
+}
+
 /* Takes an out-of-line message: opens the object, removes its name at once, checks it and
  * copies it into m. Reading with pread rather than mapping it means a peer that truncates
- * the object cannot make us fault, and what we checked is what we keep. */
+ * the object cannot make us fault, and what we checked is what we keep. A message with
+ * descriptors is read in two parts, each byte once: the message (a first read of at most
+ * PORT_OOL_HEAD bytes tells its size), then its data straight into the receiver's blocks. */
 static int
 port_ool_take(struct port_conn *c, const struct port_ctl *k, struct idl_xmsg *m)
 {
-	char *p = m->data;
+	struct port_ool_rd rd;
 	struct stat st;
-	size_t off = 0, want;
+	size_t want, first;
 	int fd, err = 0;
 
 	if (!idl__port_name_ok(k->name, PORT_KIND_OOL) || k->len > PORT_OOL_MAX)
@@ -433,21 +477,16 @@ port_ool_take(struct port_conn *c, const struct port_ctl *k, struct idl_xmsg *m)
 	 * the error reply) and m->len says the true size. */
 	m->len = (size_t)k->len;
 	want = m->len < m->cap ? m->len : m->cap;
-	while (off < want) {
-		ssize_t n = pread(fd, p + off, want - off, (off_t)off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			err = idl__fail(n < 0 ? IDL_ESYSERR(errno) : IDL_EPROTO,
-					"port: reading %s: short", k->name);
-			break;
-		}
-		off += (size_t)n;
+	first = want < PORT_OOL_HEAD ? want : PORT_OOL_HEAD;
+	if ((err = port_pread_all(fd, 0, m->data, first)) != 0) {
+		close(fd);
+		return idl__fail(err, "port: reading %s: short", k->name);
 	}
-	if (err == 0 && idl__desc_msg(m->data, want)) {
-		/* The message in m->data, its data after it in the object, read from there
-		 * into memory of the receiver's own. */
+	if (!idl__desc_msg(m->data, first)) {
+		if ((err = port_pread_all(fd, first, (char *)m->data + first, want - first)) != 0)
+			err = idl__fail(err, "port: reading %s: short", k->name);
+	} else {
+		/* The message in m->data, its data after it in the object. */
 		uint32_t msize = ((const idl_msg_header_t *)m->data)->size;
 
 		if (msize > m->len || msize > want) {
@@ -457,10 +496,17 @@ port_ool_take(struct port_conn *c, const struct port_ctl *k, struct idl_xmsg *m)
 							 "%zu bytes",
 							 msize, m->len)
 					     : IDL_EMSGSIZE;
-		} else if ((err = idl__ool_inline_in(m->data, msize, m->len, "port", port_pread,
-						     &fd)) == 0) {
-			m->len = msize;
-			want = msize;
+		} else if (msize > first &&
+			   (err = port_pread_all(fd, first, (char *)m->data + first,
+						 msize - first)) != 0) {
+			err = idl__fail(err, "port: reading %s: short", k->name);
+		} else {
+			rd = (struct port_ool_rd){ fd, m->data, first };
+			if ((err = idl__ool_inline_in(m->data, msize, m->len, "port", port_ool_read,
+						      &rd)) == 0) {
+				m->len = msize;
+				want = msize;
+			}
 		}
 	}
 	close(fd);

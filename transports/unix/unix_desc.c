@@ -335,7 +335,7 @@ unix_map(int fd, uint32_t size, void **pp)
 					"unix: mapping %u bytes out of line: "
 					"%s",
 					size, strerror(errno));
-	} else if ((p = idl_ool_alloc(size)) == NULL) {
+	} else if ((p = idl__ool_alloc_fill(size)) == NULL) {
 		err = idl__fail(IDL_ENOMEM, "unix: no memory for %u bytes out of line", size);
 	} else {
 		for (size_t off = 0; off < size && err == 0;) {
@@ -406,7 +406,7 @@ unix_desc_take(struct unix_in *in, idl_desc_t *d)
 			if (d->addr != 0 || d->aux != UNIX_AUX_INLINE)
 				return idl__fail(IDL_EPROTO, "unix: empty datum with an address");
 		} else if (d->aux == UNIX_AUX_INLINE) {
-			if ((p = idl_ool_alloc(d->size)) == NULL)
+			if ((p = idl__ool_alloc_fill(d->size)) == NULL)
 				return idl__fail(IDL_ENOMEM,
 						 "unix: no memory for %u bytes out of "
 						 "line",
