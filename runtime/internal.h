@@ -126,9 +126,9 @@ idl__desc_msg(const void *data, size_t len)
 int idl__desc_out_check(const void *msg, size_t len, const char *scheme, uint32_t *nd);
 /* The same for a received message of msize bytes (its header's size): IDL_EPROTO. */
 int idl__desc_in_check(const void *msg, size_t msize, const char *scheme, uint32_t *nd);
-/* Releases what a sent message gave away: IDL_DESCF_DEALLOC data, ports and arrays, and
- * ports moved with a MOVE disposition. Bounded by size and ndesc; nothing for a message
- * without IDL_MSGF_DESC. */
+/* Releases what a sent message gave away: IDL_DESCF_DEALLOC data, ports and arrays, ports
+ * moved with a MOVE disposition, and the memory of IDL_DESCF_FREE_ARRAY arrays of ports.
+ * Bounded by size and ndesc; nothing for a message without IDL_MSGF_DESC. */
 void idl__msg_release_sent(const idl_msg_header_t *msg);
 /* Whether sending msg releases anything (idl__msg_release_sent would). */
 int idl__msg_consumes(const idl_msg_header_t *msg);

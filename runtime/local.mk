@@ -14,6 +14,7 @@ runtime_libidlrt_la_SOURCES = \
 	runtime/call.c \
 	runtime/server.c \
 	runtime/serve.c
+runtime_libidlrt_la_SOURCES += wire/sighash.c
 # Socket files, shared by unix: and shm:'s rendezvous; small, so always built.
 runtime_libidlrt_la_SOURCES += transports/sockfile.h transports/sockfile.c
 if TRANSPORT_UNIX

@@ -35,8 +35,12 @@ extern void (*lb_deferred)(void);
 /* Where a deferred reply goes: the reply buffer of the serve in progress. */
 extern idl_msg_header_t *lb_reply_target;
 
-/* loopback_dialect.c: the checks, and the transport's handling of descriptors. */
+/* loopback_dialect.c: the checks, the transport's handling of descriptors, and the regions
+ * idl_ool_alloc() handed out and idl_ool_free() did not take back yet. */
+extern long lb_ool_live;
 void lb_dialect(void);
+/* loopback_xnu.c: the checks of xnu.defs. */
+void lb_xnu(void);
 void lb_transfer(idl_msg_header_t *m, int sender_free);
 /* Whether two replies are the same but for descriptor addresses. */
 int lb_same_reply(const idl_msg_header_t *a, const idl_msg_header_t *b);
