@@ -39,7 +39,8 @@ extern idl_msg_header_t *lb_reply_target;
  * idl_ool_alloc() handed out and idl_ool_free() did not take back yet. */
 extern long lb_ool_live;
 void lb_dialect(void);
-/* loopback_xnu.c: the checks of xnu.defs. */
+/* loopback_bench.c and loopback_xnu.c: the checks of bench.defs and xnu.defs. */
+void lb_bench(void);
 void lb_xnu(void);
 void lb_transfer(idl_msg_header_t *m, int sender_free);
 /* Whether two replies are the same but for descriptor addresses. */

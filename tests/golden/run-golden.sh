@@ -140,7 +140,7 @@ for name in scalars arrays strings dialect xnu bench; do
 done
 if ${CC:-gcc} $STRICT $includes -I"$GOLDEN" -I"$SRCDIR/examples/bench" -I"$SRCDIR/include" \
 	-o "$LOOP" "$SRCDIR/tests/compile/loopback.c" "$SRCDIR/tests/compile/loopback_dialect.c" \
-	"$SRCDIR/tests/compile/loopback_xnu.c" $sources >"$TMP/loop.log" 2>&1; then
+	"$SRCDIR/tests/compile/loopback_bench.c" "$SRCDIR/tests/compile/loopback_xnu.c" $sources >"$TMP/loop.log" 2>&1; then
 	if "$LOOP" >>"$TMP/loop.log" 2>&1; then
 		pass
 	else

@@ -32,7 +32,8 @@ EXTRA_DIST += tests/ool/oolt.defs
 # The client stubs for the conformance suite, and the server.
 noinst_LIBRARIES += tests/ool/libooltstubs.a
 nodist_tests_ool_libooltstubs_a_SOURCES = tests/ool/oolt.h tests/ool/ooltUser.c
-tests_ool_libooltstubs_a_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_builddir)/tests/ool
+tests_ool_libooltstubs_a_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_builddir)/tests/ool \
+	-I$(top_srcdir)/tests/ool
 
 check_PROGRAMS += tests/ool/oolt-server
 tests_ool_oolt_server_SOURCES = tests/ool/server.c tests/ool/oolt_util.h
@@ -47,6 +48,7 @@ tests_ool_oolt_server_LDFLAGS = -static
 # oolt.defs, which reach oolt-server by $IDL_TOP_BUILDDIR.
 tests_transport_conformance_SOURCES += tests/transport/t_ool.c tests/transport/t_oolt.c
 if HAVE_CUNIT
+tests_transport_conformance_CPPFLAGS += -I$(top_srcdir)/tests/ool
 tests_transport_conformance_LDADD += tests/ool/libooltstubs.a runtime/libidlrt.la
 EXTRA_tests_transport_conformance_DEPENDENCIES += tests/ool/oolt-server$(EXEEXT)
 endif
