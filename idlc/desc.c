@@ -73,7 +73,7 @@ desc_flags(const struct idlc_arg *a, struct idl_arg_desc *d)
 	const struct idlc_type *t = a->rtype;
 	uint32_t f = 0;
 
-	if (a->dir_written == IDLC_DIR_MSGSEQNO)
+	if (a->facts & IDLC_AK_SEQNO)
 		f |= IDL_ARGF_SEQNO;
 	if (idlc_is(a, IDLC_AK_REPLY_HANDLE | IDLC_AK_SERVER_PARAM))
 		f |= IDL_ARGF_REPLY;
@@ -100,11 +100,11 @@ desc_flags(const struct idlc_arg *a, struct idl_arg_desc *d)
 		if (a->facts & IDLC_AK_INLINE_PORTS)
 			f |= IDL_ARGF_INLINE;
 	}
-	if (a->desc_flags & IDLC_AF_DEALLOC)
+	if (a->facts & IDLC_AK_GIVEN)
 		f |= IDL_ARGF_DEALLOC;
-	if (a->desc_flags & IDLC_AF_DEALLOC_RT)
+	if (a->facts & (IDLC_AK_USER_DEALLOC | IDLC_AK_SERVER_DEALLOC))
 		f |= IDL_ARGF_DEALLOC_PARAM;
-	if (a->flags & IDLC_AF_SERVERCOPY)
+	if (a->facts & IDLC_AK_SERVERCOPY)
 		f |= IDL_ARGF_SERVERCOPY;
 	if (a->facts & IDLC_AK_SAMECOUNT)
 		f |= IDL_ARGF_SAMECOUNT;

@@ -382,46 +382,34 @@ emit_param_item(struct emit_list *l, const struct idlc_arg *a, const void *sidep
 		emit_item(l, "mach_msg_type_number_t %s%sCnt", by_ref ? "*" : "", a->name);
 	if (idlc_is(a, IDLC_AK_DEALLOC(side)))
 		emit_item(l, "boolean_t %s%sDealloc", side == EMIT_SERVER ? "*" : "", a->name);
-	if (side == EMIT_SERVER && (a->flags & IDLC_AF_SERVERCOPY))
+	if (side == EMIT_SERVER && idlc_is(a, IDLC_AK_SERVERCOPY))
 		emit_item(l, "boolean_t %sSCopy", a->name);
 }
+
+/* The C type of one wire element by wire type, unsigned [0] and signed [1]; none for bytes,
+ * ports and records. */
+static const char *const emit_wire_ctypes[][2] = {
+	[IDL_WT_INT8] = { "uint8_t", "int8_t" },     [IDL_WT_INT16] = { "uint16_t", "int16_t" },
+	[IDL_WT_INT32] = { "uint32_t", "int32_t" },  [IDL_WT_INT64] = { "uint64_t", "int64_t" },
+	[IDL_WT_BOOLEAN] = { "int32_t", "int32_t" }, [IDL_WT_CHAR] = { "char", "char" },
+	[IDL_WT_REAL32] = { "float", "float" },	     [IDL_WT_REAL64] = { "double", "double" },
+};
 
 const char *
 emit_wire_ctype(const struct idlc_arg *a)
 {
-	bool s = a->rtype->is_signed;
+	const struct idlc_type *t = a->rtype;
+	const char *c = NULL;
 
-	switch (a->rtype->wire_type) {
-	case IDL_WT_INT8:
-		return s ? "int8_t" : "uint8_t";
-	case IDL_WT_INT16:
-		return s ? "int16_t" : "uint16_t";
-	case IDL_WT_INT32:
-		return s ? "int32_t" : "uint32_t";
-	case IDL_WT_INT64:
-		return s ? "int64_t" : "uint64_t";
-	case IDL_WT_BOOLEAN:
-		return "int32_t";
-	case IDL_WT_CHAR:
-		return "char";
-	case IDL_WT_REAL32:
-		return "float";
-	case IDL_WT_REAL64:
-		return "double";
-	case IDL_WT_STRUCT:
-		switch (a->rtype->align) {
-		case 8:
-			return "uint64_t";
-		case 4:
-			return "uint32_t";
-		case 2:
-			return "uint16_t";
-		default:
-			return "uint8_t";
-		}
-	default:
-		return "uint8_t";
-	}
+	/* A record is words of its alignment; bytes and anything else, bytes. */
+	if (t->wire_type == IDL_WT_STRUCT)
+		return t->align == 8   ? "uint64_t"
+		       : t->align == 4 ? "uint32_t"
+		       : t->align == 2 ? "uint16_t"
+				       : "uint8_t";
+	if ((size_t)t->wire_type < sizeof emit_wire_ctypes / sizeof emit_wire_ctypes[0])
+		c = emit_wire_ctypes[t->wire_type][t->is_signed ? 1 : 0];
+	return c != NULL ? c : "uint8_t";
 }
 
 uint64_t
@@ -430,6 +418,17 @@ emit_data_size(const struct idlc_arg *a)
 	uint64_t count = a->rtype->arg_kind == IDL_ARG_SCALAR ? 1 : a->rtype->wire_count;
 
 	return (uint64_t)a->rtype->elem_size * count;
+}
+
+const char *
+emit_bytes(struct emit_out *o, const char *count, uint32_t elem_size)
+{
+	const char *r;
+
+	if (elem_size == 1)
+		return count;
+	r = idlc_printf(o->ctx, "(size_t)%s * %" PRIu32, count, elem_size);
+	return r != NULL ? r : count;
 }
 
 void

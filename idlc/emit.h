@@ -1,7 +1,7 @@
 /*
- * emit.h - what the emitters share: the output context, the writing helpers, and the
- * questions every emitter asks about an argument (its C type, how it travels, its wire
- * field).
+ * emit.h - what the emitters share: the output context, the writing helpers, and the wire
+ * fields and local names of arguments. What an argument is, the emitters read from the
+ * middle end's facts (middle.h), and the descriptor table they print is its (desc.c).
  *
  * An emitter appends text to one strbuf through emit(), which indents each new line by the
  * current depth (tabs) and tracks the column so that emit_list() can wrap long argument
@@ -108,6 +108,8 @@ const char *emit_wire_ctype(const struct idlc_arg *a);
 /* Bytes of the argument's data: elem_size x count for fixed kinds, elem_size x bound for
  * variable ones. */
 uint64_t emit_data_size(const struct idlc_arg *a);
+/* `count x elem_size` as a size_t expression, without a multiplication by one. */
+const char *emit_bytes(struct emit_out *o, const char *count, uint32_t elem_size);
 /* The name of the argument's field in the message structs ("head" is the header's). */
 const char *emit_field_name(struct emit_out *o, const struct idlc_arg *a);
 

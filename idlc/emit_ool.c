@@ -77,7 +77,7 @@ emit_desc_fill(struct emit_out *o, const char *d, const struct idlc_arg *a, cons
 	if (dealloc != NULL)
 		flags = idlc_printf(o->ctx, "%s ? IDL_DESCF_DEALLOC : %s", dealloc, kept);
 	else
-		flags = (a->desc_flags & IDLC_AF_DEALLOC) ? "IDL_DESCF_DEALLOC" : kept;
+		flags = idlc_is(a, IDLC_AK_GIVEN) ? "IDL_DESCF_DEALLOC" : kept;
 	if (t->arg_kind == IDL_ARG_PORT || ports)
 		aux = poly != NULL ? idlc_printf(o->ctx, "(uint16_t)%s", poly) : ool_disposition(a);
 	else

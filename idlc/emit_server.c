@@ -57,17 +57,6 @@ srv_received(struct srv_stub *s, const struct idlc_arg *a)
 	return d;
 }
 
-static const char *
-srv_bytes(struct srv_stub *s, const char *count, uint32_t elem_size)
-{
-	const char *r;
-
-	if (elem_size == 1)
-		return count;
-	r = idlc_printf(s->o->ctx, "(size_t)%s * %" PRIu32, count, elem_size);
-	return r != NULL ? r : count;
-}
-
 static void
 srv_refuse(struct srv_stub *s, const char *cond)
 {
@@ -268,7 +257,7 @@ srv_check_var(struct srv_stub *s)
 			cond = idlc_printf(o->ctx, "%s > %" PRIu32, cnt, bound);
 		srv_refuse(s, cond);
 		emit(o, "%s = IDL_MSG_ROUND(%s);\n", s->len,
-		     srv_bytes(s, cnt, a->rtype->elem_size));
+		     emit_bytes(s->o, cnt, a->rtype->elem_size));
 		srv_refuse(s, idlc_printf(o->ctx, "%s > InHeadP->size - %s", s->len, s->off));
 		emit(o, "%s = (char *)InHeadP + %s;\n", a->name, s->off);
 		if (str)
@@ -394,12 +383,12 @@ srv_prepare(struct srv_stub *s)
 			const char *cnt = idlc_printf(o->ctx, "%s->%sCnt", in, field);
 
 			emit(o, "memcpy(%s, %s, %s);\n", at, a->name,
-			     srv_bytes(s, cnt, a->rtype->elem_size));
+			     emit_bytes(s->o, cnt, a->rtype->elem_size));
 			if (a->rtype->arg_kind == IDL_ARG_VAR_ARRAY &&
 			    !idlc_is(a, IDLC_AK_SAMECOUNT))
 				emit(o, "%sCnt = %s;\n", a->name, cnt);
 		} else if (a->rtype->arg_kind == IDL_ARG_VAR_ARRAY &&
-			   (a->flags & IDLC_AF_COUNTINOUT)) {
+			   idlc_is(a, IDLC_AK_COUNTINOUT)) {
 			/* The caller's capacity, as GNU MIG clamps it. */
 			emit(o, "%sCnt = %s->%sCnt < %" PRIu32 " ? %s->%sCnt : %" PRIu32 ";\n",
 			     a->name, in, field, a->rtype->wire_count, in, field,
@@ -433,7 +422,7 @@ srv_call_item(struct emit_list *l, const struct idlc_arg *a, const void *data)
 			emit_item(l, "MACH_MSG_TYPE_PORT_SEND_ONCE");
 		return;
 	}
-	if (a->dir_written == IDLC_DIR_MSGSEQNO) {
+	if (idlc_is(a, IDLC_AK_SEQNO)) {
 		emit_item(l, "InHeadP->seqno");
 		return;
 	}
@@ -468,7 +457,7 @@ srv_call_item(struct emit_list *l, const struct idlc_arg *a, const void *data)
 			emit_item(l, "%s", emit_desc_poly(o, d));
 		if (idlc_is(a, IDLC_AK_COUNTED) && !idlc_is(a, IDLC_AK_SAMECOUNT))
 			emit_item(l, "%s", emit_desc_count(o, d, a));
-		if (a->flags & IDLC_AF_SERVERCOPY)
+		if (idlc_is(a, IDLC_AK_SERVERCOPY))
 			emit_item(l, "FALSE");
 		return;
 	}
@@ -522,7 +511,7 @@ srv_finish_var(struct srv_stub *s, const struct idlc_arg *a, bool first)
 		const char *cnt = emit_count_name(o, a);
 
 		emit(o, "%s->%sCnt = %s;\n", s->out, field, cnt);
-		emit(o, "%s = %s;\n", s->len, srv_bytes(s, cnt, a->rtype->elem_size));
+		emit(o, "%s = %s;\n", s->len, emit_bytes(s->o, cnt, a->rtype->elem_size));
 	}
 	if (!first)
 		emit(o, "memmove(%s, %s, %s);\n", dst, a->name, s->len);

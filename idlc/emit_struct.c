@@ -16,7 +16,7 @@
 static bool
 emit_struct_has(const struct idlc_arg *a, bool reply, bool desc)
 {
-	if (!reply && a->dir == IDL_DIR_OUT && (a->flags & IDLC_AF_COUNTINOUT))
+	if (!reply && idlc_is(a, IDLC_AK_COUNTINOUT))
 		return !desc;
 	if (!idlc_is(a, reply ? IDLC_AK_REPLY : IDLC_AK_REQUEST))
 		return false;

@@ -55,17 +55,6 @@ user_fail(struct user_stub *s, const char *cond, const char *code)
 }
 
 const char *
-user_bytes(struct user_stub *s, const char *count, uint32_t elem_size)
-{
-	const char *r;
-
-	if (elem_size == 1)
-		return count;
-	r = idlc_printf(s->o->ctx, "(size_t)%s * %" PRIu32, count, elem_size);
-	return r != NULL ? r : count;
-}
-
-const char *
 user_count(struct user_stub *s, const struct idlc_arg *a)
 {
 	const char *r = idlc_printf(s->o->ctx, "%s%s", user_star(s, idlc_count_owner(a)),
@@ -226,7 +215,7 @@ user_fill_var(struct user_stub *s, const struct idlc_arg *a)
 		const char *cnt = user_count(s, a);
 
 		emit(o, "%s%sCnt = %s;\n", s->rq.f, field, cnt);
-		emit(o, "%s = %s;\n", s->len, user_bytes(s, cnt, a->rtype->elem_size));
+		emit(o, "%s = %s;\n", s->len, emit_bytes(s->o, cnt, a->rtype->elem_size));
 	}
 	emit(o, "memcpy(%s + %s, %s, %s);\n", s->rq.buf, s->off, src, s->len);
 	emit(o, "memset(%s + %s + %s, 0, IDL_MSG_ROUND(%s) - %s);\n", s->rq.buf, s->off, s->len,
@@ -250,7 +239,7 @@ user_request_fully_written(const struct user_stub *s)
 	if (s->replying)
 		return false;
 	for (const struct idlc_arg *a = s->rt->args; a != NULL; a = a->next) {
-		if (a->flags & IDLC_AF_COUNTINOUT)
+		if (idlc_is(a, IDLC_AK_COUNTINOUT))
 			return false;
 		if (!user_sends(s, a))
 			continue;
@@ -287,7 +276,7 @@ user_fill(struct user_stub *s)
 		enum emit_side side = s->replying ? EMIT_SERVER : EMIT_USER;
 		const char *outtran = s->replying ? a->rtype->outtran : NULL;
 
-		if (!s->replying && a->dir == IDL_DIR_OUT && (a->flags & IDLC_AF_COUNTINOUT)) {
+		if (!s->replying && idlc_is(a, IDLC_AK_COUNTINOUT)) {
 			emit(o, "%s%sCnt = *%sCnt;\n", f, field, a->name);
 			continue;
 		}

@@ -34,8 +34,6 @@ struct user_stub {
 /* `if (cond) return code;`, or through the cleanup once buffers were allocated, or to
  * `bad_reply` once a reply with descriptors is being checked. */
 void user_fail(struct user_stub *s, const char *cond, const char *code);
-/* `count x elem_size` as a size_t expression, without a multiplication by one. */
-const char *user_bytes(struct user_stub *s, const char *count, uint32_t elem_size);
 /* The caller's count of an argument as the stub reaches it: its own <arg>Cnt or its samecount
  * leader's, through the pointer where the caller passes one. */
 const char *user_count(struct user_stub *s, const struct idlc_arg *a);

@@ -97,7 +97,7 @@ user_check_reply(struct user_stub *s)
 			user_fail(s, idlc_printf(o->ctx, "%s > %" PRIu32, cnt, bound),
 				  "MIG_TYPE_ERROR");
 			emit(o, "%s = IDL_MSG_ROUND(%s);\n", s->len,
-			     user_bytes(s, cnt, a->rtype->elem_size));
+			     emit_bytes(s->o, cnt, a->rtype->elem_size));
 			user_fail(s,
 				  idlc_printf(o->ctx, "%s > %shead.size - %s", s->len, f, s->off),
 				  "MIG_TYPE_ERROR");
@@ -182,10 +182,10 @@ user_copy_desc(struct user_stub *s, const struct idlc_arg *a)
 
 	if (idlc_is(a, IDLC_AK_INLINE_PORTS)) {
 		user_copy_ports(s, a, d, cnt);
-	} else if (a->flags & IDLC_AF_OVERWRITE) {
+	} else if (idlc_is(a, IDLC_AK_OVERWRITE)) {
 		emit(o, "%s = %s < %s ? %s : %s;\n", s->n, cnt, room, cnt, room);
 		emit(o, "memcpy((void *)(uintptr_t)*%s, (const void *)(uintptr_t)%s.addr, %s);\n",
-		     a->name, d, user_bytes(s, s->n, a->rtype->elem_size));
+		     a->name, d, emit_bytes(s->o, s->n, a->rtype->elem_size));
 		emit(o, "if (%s > %s)\n\t%s = MIG_ARRAY_TOO_LARGE;\n", cnt, room, s->kr);
 		if (user_writes_count(a))
 			emit(o, "*%sCnt = %s;\n", a->name, cnt);
@@ -225,19 +225,19 @@ user_copy_var(struct user_stub *s, const struct idlc_arg *a, bool last)
 
 		emit(o, "%s = %s < %s ? %s : %s;\n", s->n, cnt, room, cnt, room);
 		emit(o, "memcpy(%s, %s + %s, %s);\n", a->name, s->rp.buf, s->off,
-		     user_bytes(s, s->n, esize));
+		     emit_bytes(s->o, s->n, esize));
 		emit(o, "if (%s > %s)\n\t%s = MIG_ARRAY_TOO_LARGE;\n", cnt, room, s->kr);
 		if (user_writes_count(a))
 			emit(o, "*%sCnt = %s;\n", a->name, cnt);
 	} else {
 		/* inout: the caller's buffer holds the bound. */
 		emit(o, "memcpy(%s, %s + %s, %s);\n", a->name, s->rp.buf, s->off,
-		     user_bytes(s, cnt, esize));
+		     emit_bytes(s->o, cnt, esize));
 		if (user_writes_count(a))
 			emit(o, "*%sCnt = %s;\n", a->name, cnt);
 	}
 	if (!last)
-		emit(o, "%s += IDL_MSG_ROUND(%s);\n", s->off, user_bytes(s, cnt, esize));
+		emit(o, "%s += IDL_MSG_ROUND(%s);\n", s->off, emit_bytes(s->o, cnt, esize));
 }
 
 void

@@ -148,6 +148,15 @@ facts_stubs(const struct idlc_arg *a, unsigned f)
 		f |= IDLC_AK_USER_DEALLOC;
 	if ((a->desc_flags & IDLC_AF_DEALLOC_RT) && (f & IDLC_AK_REPLY))
 		f |= IDLC_AK_SERVER_DEALLOC;
+	/* The flags sema kept: each applies where it stands. */
+	if (a->flags & IDLC_AF_COUNTINOUT)
+		f |= IDLC_AK_COUNTINOUT;
+	if (a->flags & IDLC_AF_OVERWRITE)
+		f |= IDLC_AK_OVERWRITE;
+	if (a->flags & IDLC_AF_SERVERCOPY)
+		f |= IDLC_AK_SERVERCOPY;
+	if (a->desc_flags & IDLC_AF_DEALLOC)
+		f |= IDLC_AK_GIVEN;
 	if ((a->dir == IDL_DIR_OUT && t->arg_kind == IDL_ARG_VAR_ARRAY) ||
 	    (a->flags & IDLC_AF_OVERWRITE) ||
 	    (a->dir == IDL_DIR_OUT && (f & IDLC_AK_INLINE_PORTS) && (f & IDLC_AK_COUNTED)))
@@ -208,6 +217,8 @@ facts_arg(struct idlc_arg *a)
 
 	if (a->dir_written == IDLC_DIR_REPLYPORT || a->dir_written == IDLC_DIR_SREPLYPORT)
 		f |= IDLC_AK_REPLY_HANDLE;
+	if (a->dir_written == IDLC_DIR_MSGSEQNO)
+		f |= IDLC_AK_SEQNO;
 	if (a->dir_written >= IDLC_DIR_SECTOKEN && a->dir_written <= IDLC_DIR_USERAUDITTOKEN)
 		f |= IDLC_AK_TOKEN;
 	a->leader = NULL;
@@ -258,7 +269,7 @@ facts_samecount(struct idlc_ctx *ctx, struct idlc_routine *rt)
 			why = idlc_printf(
 				ctx, "it is %s and '%s', whose count it would share, is %s",
 				facts_dir_word(a->dir), leader->name, facts_dir_word(leader->dir));
-		else if ((a->flags | leader->flags) & IDLC_AF_COUNTINOUT)
+		else if ((a->facts | leader->facts) & IDLC_AK_COUNTINOUT)
 			why = "it does not combine with countinout";
 		if (why != NULL) {
 			idlc_warning(ctx, a->loc,

@@ -119,7 +119,7 @@ layout_message(struct idlc_ctx *ctx, struct idlc_routine *rt, bool reply)
 		uint64_t data;
 
 		/* A countinout out array sends the caller's capacity: a count in the request. */
-		if (!reply && a->dir == IDL_DIR_OUT && (a->flags & IDLC_AF_COUNTINOUT)) {
+		if (!reply && idlc_is(a, IDLC_AK_COUNTINOUT)) {
 			off = layout_round(off, 4);
 			a->req_offset = (uint32_t)off;
 			off += 4;

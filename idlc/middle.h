@@ -42,6 +42,12 @@
  *                        has no <arg>Cnt of its own; each side checks the counts received
  *                        agree
  *   IDLC_AK_LEADER       other arguments share its count (it is their arg->leader)
+ *   IDLC_AK_COUNTINOUT   `countinout`: an out variable array whose caller's room
+ *                        (*<arg>Cnt) travels in the request, as a count of its own there
+ *   IDLC_AK_OVERWRITE    `overwrite`: out data out of line copied into the caller's buffer
+ *   IDLC_AK_SERVERCOPY   `servercopy`: the server routine gets boolean_t <arg>SCopy
+ *   IDLC_AK_GIVEN        `dealloc`: sent with IDL_DESCF_DEALLOC, the sender gives it away
+ *   IDLC_AK_SEQNO        msgseqno: the server routine gets the request's sequence number
  *   IDLC_AK_CAPACITY     the client stub copies what arrives into the caller's buffer, whose
  *                        room is *<arg>Cnt (or its leader's) on entry: out variable arrays,
  *                        `overwrite` data, out inline arrays of ports of a variable size
@@ -93,18 +99,23 @@ enum idlc_side {
 #define IDLC_AK_COUNTED 0x00000400u
 #define IDLC_AK_SAMECOUNT 0x00000800u
 #define IDLC_AK_LEADER 0x00001000u
-#define IDLC_AK_CAPACITY 0x00002000u
-#define IDLC_AK_SERVER_LOCAL 0x00004000u
-#define IDLC_AK_REPLY_HANDLE 0x00008000u
-#define IDLC_AK_TOKEN 0x00010000u
-#define IDLC_AK_USER_PARAM 0x00020000u
-#define IDLC_AK_SERVER_PARAM 0x00040000u
-#define IDLC_AK_USER_POLY 0x00080000u
-#define IDLC_AK_SERVER_POLY 0x00100000u
-#define IDLC_AK_USER_DEALLOC 0x00200000u
-#define IDLC_AK_SERVER_DEALLOC 0x00400000u
-#define IDLC_AK_USER_ELEM 0x00800000u
-#define IDLC_AK_SERVER_ELEM 0x01000000u
+#define IDLC_AK_COUNTINOUT 0x00002000u
+#define IDLC_AK_OVERWRITE 0x00004000u
+#define IDLC_AK_SERVERCOPY 0x00008000u
+#define IDLC_AK_GIVEN 0x00010000u
+#define IDLC_AK_SEQNO 0x00020000u
+#define IDLC_AK_CAPACITY 0x00040000u
+#define IDLC_AK_SERVER_LOCAL 0x00080000u
+#define IDLC_AK_REPLY_HANDLE 0x00100000u
+#define IDLC_AK_TOKEN 0x00200000u
+#define IDLC_AK_USER_PARAM 0x00400000u
+#define IDLC_AK_SERVER_PARAM 0x00800000u
+#define IDLC_AK_USER_POLY 0x01000000u
+#define IDLC_AK_SERVER_POLY 0x02000000u
+#define IDLC_AK_USER_DEALLOC 0x04000000u
+#define IDLC_AK_SERVER_DEALLOC 0x08000000u
+#define IDLC_AK_USER_ELEM 0x10000000u
+#define IDLC_AK_SERVER_ELEM 0x20000000u
 
 /* One side's bit of a pair. */
 #define IDLC_AK_PARAM(side) (IDLC_AK_USER_PARAM << (side))

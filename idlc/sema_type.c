@@ -378,13 +378,15 @@ sema_var_of_arrays(struct sema *s, struct idlc_type *t, const struct idlc_type *
 		return sema_broken(t);
 	}
 	sema_elem_facts(t, e);
-	t->arg_kind = IDL_ARG_VAR_ARRAY;
+	/* One element is the whole inner array: an opaque record of its bytes, of its type. */
 	t->wire_type = IDL_WT_STRUCT;
 	t->is_signed = false;
 	t->elem_size = esize;
-	t->wire_count = t->count;
 	t->c_elem = e->c_user;
 	sema_ctypes(t, t->c_elem, t->c_elem);
+	/* Up to N of them, counted as the C interface counts them. */
+	t->arg_kind = IDL_ARG_VAR_ARRAY;
+	t->wire_count = t->count;
 	return true;
 }
 
