@@ -77,6 +77,9 @@ dd_fits(const struct idl_routine_desc *rt, const struct idl_arg_desc *a, int rep
 int
 idl__dyn_desc_valid(const struct idl_routine_desc *rt, const struct idl_arg_desc *a)
 {
+	/* An inline array is of ports, and goes one way: the stubs have no other. */
+	if ((a->flags & IDL_ARGF_INLINE) && (!idl__dyn_is_ports(a) || a->dir == IDL_DIR_INOUT))
+		return IDL_EINVAL;
 	if (a->kind == IDL_ARG_OOL && !idl__dyn_is_ports(a) &&
 	    (a->elem_size == 0 || a->elem_size > IDL_MSG_ALIGN * 1024u * 1024u))
 		return IDL_EINVAL;

@@ -49,7 +49,8 @@ bool idl__dyn_has_poly(const struct idl_arg_desc *a, int server);
 uint32_t idl__dyn_ndesc(const struct idl_routine_desc *rt, int reply);
 
 /* 0 when a descriptor argument is one the interpreter can carry in the direction(s) it
- * travels, IDL_EINVAL when the table contradicts itself. */
+ * travels, IDL_EINVAL when the table contradicts itself (offsets, sizes, an inline array
+ * that is not of ports or goes both ways). */
 int idl__dyn_desc_valid(const struct idl_routine_desc *rt, const struct idl_arg_desc *a);
 
 /* The checks of the stubs on the descriptors of a message whose size was checked: the
