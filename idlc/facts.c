@@ -250,17 +250,16 @@ facts_dir_word(enum idl_arg_dir d)
 static void
 facts_samecount(struct idlc_ctx *ctx, struct idlc_routine *rt)
 {
-	struct idlc_arg *prev = NULL;
+	/* The argument whose count the one before the current one travels with. */
+	struct idlc_arg *owner = NULL;
 
-	for (struct idlc_arg *a = rt->args; a != NULL; prev = a, a = a->next) {
-		struct idlc_arg *leader;
+	for (struct idlc_arg *a = rt->args; a != NULL; a = a->next) {
+		struct idlc_arg *leader = owner;
 		const char *why = NULL;
 
+		owner = a;
 		if (!(a->flags & IDLC_AF_SAMECOUNT) || a->rtype == NULL)
 			continue;
-		leader = prev == NULL		? NULL
-			 : prev->leader != NULL ? (struct idlc_arg *)prev->leader
-						: prev;
 		if (!(a->facts & IDLC_AK_COUNTED))
 			why = "it applies to arrays that travel with a count";
 		else if (leader == NULL || !(leader->facts & IDLC_AK_COUNTED))
@@ -278,6 +277,7 @@ facts_samecount(struct idlc_ctx *ctx, struct idlc_routine *rt)
 			a->flags &= ~(unsigned)IDLC_AF_SAMECOUNT;
 			continue;
 		}
+		owner = leader;
 		a->leader = leader;
 		a->facts |= IDLC_AK_SAMECOUNT;
 		leader->facts |= IDLC_AK_LEADER;
