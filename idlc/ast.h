@@ -13,8 +13,11 @@
  *               argument is the request port; others default to `in`), numbers routines
  *               (skips consume numbers), computes each type's wire facts (wire_type,
  *               elem_size, count, kind) and C types, and reports every error it finds;
- *   layout.c  - offsets and sizes of every message (arg->req_offset ..., rt->req_fixed ...)
- *               and the signature hash;
+ *   the middle end (middle.h):
+ *     facts.c - what each argument is in its routine (arg->facts, its parameters' C types,
+ *               its samecount leader);
+ *     layout.c - offsets and sizes of every message (arg->req_offset ..., rt->req_fixed ...);
+ *     desc.c  - the descriptor table (m->desc, rt->row, arg->row) and the signature hashes;
  *   emit_*.c  - read only.
  */
 #ifndef IDLC_AST_H
@@ -129,8 +132,8 @@ struct idlc_type {
 	bool poly_out; /* ports: the receiver is told the disposition (`polymorphic` as the
 			* out-name of an `in|out` pair): an <arg>Poly argument */
 	bool ool_fixed; /* IDL_ARG_OOL: the size is fixed (^array[N] of T, ^T): no count */
-	bool ool_inline; /* IDL_ARG_OOL: an inline array of ports (array[*:N] of a port),
-			  * which travels as an array of ports: in arguments only */
+	bool ool_inline; /* IDL_ARG_OOL: an inline array of ports (array[N] or array[*:N] of
+			  * a port), which travels as an array of ports, in or out */
 	const char *unsupported; /* sema: why an argument of this type cannot travel ("an
 				  * inline array of ports"), or NULL; using such a type in a
 				  * routine is an error, declaring it is not */
@@ -202,11 +205,22 @@ struct idlc_arg {
 				  * (`x : int`) the declared type it names; its wire facts and C
 				  * types are complete (NULL after an error) */
 
+	/* Facts (facts.c): what the argument is in its routine, IDLC_AK_* of middle.h. */
+	unsigned facts;
+	const struct idlc_arg *leader; /* samecount: the argument whose count this one shares */
+	uint32_t shared_bound; /* a samecount leader: the smallest bound of the arrays sharing
+				* its count (0: none is bounded) */
+	const char *c_type[2]; /* the C type of its parameter, client [0] and server [1] */
+	const char *c_elem; /* the C type of one element of an array, or NULL when unknown */
+
 	/* Layout. For a variable array the offset is that of its uint32_t count; for out-of-line
 	 * data and ports, that of its descriptor; for a `countinout` out array, the request
 	 * offset is that of the caller's capacity. */
 	uint32_t req_offset; /* IDL_NO_OFFSET when not in the request */
 	uint32_t rep_offset; /* IDL_NO_OFFSET when not in the reply */
+
+	/* Descriptor table (desc.c): its row. */
+	const struct idl_arg_desc *row;
 
 	struct idlc_arg *next;
 };
@@ -235,6 +249,9 @@ struct idlc_routine {
 	uint32_t req_max; /* req_fixed + every variable array at its bound, padded */
 	uint32_t rep_fixed;
 	uint32_t rep_max;
+
+	/* Descriptor table (desc.c): its row and its signature hash. */
+	const struct idl_routine_desc *row;
 	uint64_t sig_hash;
 
 	struct idlc_routine *next;
@@ -278,9 +295,17 @@ struct idlc_module {
 	struct idlc_routine *routines;
 	unsigned nroutines; /* skips included */
 
+	/* Facts (facts.c): whether the stubs need <idl/idl_ool.h> (descriptors, reply handles,
+	 * tokens). */
+	bool needs_ool;
+
 	/* Layout: the largest request and reply of any routine. */
 	uint32_t max_request;
 	uint32_t max_reply;
+
+	/* Descriptor table (desc.c): what idlc prints into both .c files and idlcall serves
+	 * with. NULL until the middle end ran without errors. */
+	const struct idl_subsystem *desc;
 };
 
 #endif /* IDLC_AST_H */

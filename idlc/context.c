@@ -351,7 +351,7 @@ idlc_check(struct idlc_ctx *ctx)
 	ctx->checked = true;
 	if (idlc_sema(ctx, &ctx->module) != 0 || ctx->nerrors != 0)
 		return (int)ctx->nerrors;
-	idlc_layout(ctx, &ctx->module);
+	idlc_middle(ctx, &ctx->module);
 	return (int)ctx->nerrors;
 }
 

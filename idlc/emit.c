@@ -308,245 +308,46 @@ emit_header_include(struct emit_out *o)
 }
 
 /*
- * Arguments.
+ * Arguments: read from their facts (middle.h).
  */
 
-bool
-emit_travels(const struct idlc_arg *a)
-{
-	return a->dir == IDL_DIR_IN || a->dir == IDL_DIR_OUT || a->dir == IDL_DIR_INOUT;
-}
-
-bool
-emit_in_request(const struct idlc_arg *a)
-{
-	return a->dir == IDL_DIR_IN || a->dir == IDL_DIR_INOUT;
-}
-
-bool
-emit_in_reply(const struct idlc_arg *a)
-{
-	return a->dir == IDL_DIR_OUT || a->dir == IDL_DIR_INOUT;
-}
-
-bool
-emit_is_var(const struct idlc_arg *a)
-{
-	return emit_travels(a) && (a->rtype->arg_kind == IDL_ARG_VAR_ARRAY ||
-				   a->rtype->arg_kind == IDL_ARG_CSTRING_VAR);
-}
-
-bool
-emit_var_in(const struct idlc_arg *a)
-{
-	return emit_in_request(a) && emit_is_var(a);
-}
-
-bool
-emit_var_out(const struct idlc_arg *a)
-{
-	return emit_in_reply(a) && emit_is_var(a);
-}
-
-bool
-emit_any_arg(const struct idlc_routine *rt, bool (*pred)(const struct idlc_arg *))
-{
-	for (const struct idlc_arg *a = rt->args; a != NULL; a = a->next)
-		if (pred(a))
-			return true;
-	return false;
-}
-
-bool
-emit_is_string(const struct idlc_arg *a)
-{
-	return emit_travels(a) && (a->rtype->arg_kind == IDL_ARG_CSTRING_FIXED ||
-				   a->rtype->arg_kind == IDL_ARG_CSTRING_VAR);
-}
-
-bool
-emit_is_record(const struct idlc_arg *a)
-{
-	const struct idlc_type *t = a->rtype;
-
-	if (!emit_travels(a))
-		return false;
-	return t->kind == IDLC_T_STRUCT_ARRAY || t->kind == IDLC_T_STRUCT_FIELDS ||
-	       (t->arg_kind == IDL_ARG_SCALAR && t->wire_type == IDL_WT_STRUCT);
-}
-
-bool
-emit_is_param(const struct idlc_arg *a, enum emit_side side)
-{
-	switch (a->dir) {
-	case IDL_DIR_REQUESTPORT:
-	case IDL_DIR_IN:
-	case IDL_DIR_OUT:
-	case IDL_DIR_INOUT:
-		return true;
-	case IDL_DIR_WAITTIME:
-	case IDL_DIR_MSGOPTION:
-		/* Client-side only, as in MIG: they steer the call, they do not travel. */
-		return side == EMIT_USER;
-	default:
-		break;
-	}
-	switch (a->dir_written) {
-	case IDLC_DIR_REPLYPORT:
-	case IDLC_DIR_SECTOKEN:
-	case IDLC_DIR_AUDITTOKEN:
-		return true;
-	case IDLC_DIR_SREPLYPORT:
-	case IDLC_DIR_MSGSEQNO:
-	case IDLC_DIR_SERVERSECTOKEN:
-	case IDLC_DIR_SERVERAUDITTOKEN:
-		return side == EMIT_SERVER;
-	case IDLC_DIR_UREPLYPORT:
-	case IDLC_DIR_SENDTIME:
-	case IDLC_DIR_USERSECTOKEN:
-	case IDLC_DIR_USERAUDITTOKEN:
-		return side == EMIT_USER;
-	default:
-		return false;
-	}
-}
-
-bool
-emit_needs_ool(const struct idlc_module *m)
-{
-	for (const struct idlc_routine *rt = m->routines; rt != NULL; rt = rt->next)
-		for (const struct idlc_arg *a = rt->args; a != NULL; a = a->next)
-			if (a->rtype != NULL &&
-			    (emit_is_desc(a) || emit_is_reply_handle(a) || emit_is_token(a)))
-				return true;
-	return false;
-}
-
-bool
-emit_is_desc(const struct idlc_arg *a)
-{
-	return emit_travels(a) &&
-	       (a->rtype->arg_kind == IDL_ARG_OOL || a->rtype->arg_kind == IDL_ARG_PORT);
-}
-
-bool
-emit_is_reply_handle(const struct idlc_arg *a)
-{
-	return a->dir_written == IDLC_DIR_REPLYPORT || a->dir_written == IDLC_DIR_SREPLYPORT;
-}
-
-bool
-emit_is_token(const struct idlc_arg *a)
-{
-	return a->dir_written >= IDLC_DIR_SECTOKEN && a->dir_written <= IDLC_DIR_USERAUDITTOKEN;
-}
-
-bool
-emit_has_poly(const struct idlc_arg *a, enum emit_side side)
-{
-	const struct idlc_type *t = a->rtype;
-
-	if ((t->arg_kind != IDL_ARG_PORT && t->wire_type != IDL_WT_PORT) || !emit_is_param(a, side))
-		return false;
-	switch (a->dir) {
-	case IDL_DIR_IN:
-		return side == EMIT_USER ? t->poly_in : t->poly_out;
-	case IDL_DIR_OUT:
-		return side == EMIT_USER ? t->poly_out : t->poly_in;
-	case IDL_DIR_INOUT:
-		return t->poly_in || t->poly_out;
-	case IDL_DIR_REQUESTPORT:
-		return side == EMIT_USER && t->poly_in;
-	default:
-		/* Reply ports: the client names what it sends, the server is told. */
-		return side == EMIT_USER ? t->poly_in : t->poly_out;
-	}
-}
-
-bool
-emit_has_dealloc_param(const struct idlc_arg *a, enum emit_side side)
-{
-	if (!(a->desc_flags & IDLC_AF_DEALLOC_RT) || !emit_travels(a))
-		return false;
-	/* The sender decides: the client for what it sends, the server for its reply. */
-	return side == EMIT_USER ? emit_in_request(a) : emit_in_reply(a);
-}
-
-bool
-emit_has_count(const struct idlc_arg *a)
-{
-	return emit_travels(a) && (a->rtype->arg_kind == IDL_ARG_VAR_ARRAY ||
-				   (a->rtype->arg_kind == IDL_ARG_OOL && !a->rtype->ool_fixed));
-}
-
 const char *
-emit_arg_ctype(const struct idlc_arg *a, enum emit_side side, bool *elem)
+emit_count_name(struct emit_out *o, const struct idlc_arg *a)
 {
-	/* Sema resolves `x : foo` to the declared type foo, whose C type is its name unless a
-	 * ctype clause says otherwise; an anonymous inline type has its element's C type. */
-	const struct idlc_type *t = a->rtype;
-	const char *c = side == EMIT_USER ? t->c_user : t->c_server;
-	bool array = t->arg_kind == IDL_ARG_FIXED_ARRAY || t->arg_kind == IDL_ARG_VAR_ARRAY ||
-		     t->arg_kind == IDL_ARG_CSTRING_FIXED || t->arg_kind == IDL_ARG_CSTRING_VAR ||
-		     t->arg_kind == IDL_ARG_OOL;
+	const char *r = idlc_printf(o->ctx, "%sCnt", idlc_count_owner(a)->name);
 
-	if (c == NULL)
-		c = side == EMIT_USER ? t->c_server : t->c_user;
-	if (c == NULL)
-		c = t->name != NULL ? t->name : "int";
-	*elem = array && !emit_is_record(a) && t->name == NULL && t->ctype == NULL &&
-		(side == EMIT_USER ? t->cusertype : t->cservertype) == NULL;
-	/* The server routine sees the translated type: intran's for what it receives,
-	 * outtran's argument for what it returns. */
-	if (side == EMIT_SERVER) {
-		if (a->dir == IDL_DIR_OUT && t->outtran != NULL)
-			c = t->outtran_arg;
-		else if (t->intran != NULL)
-			c = t->intran_type;
-		else if (emit_in_reply(a) && t->outtran != NULL)
-			c = t->outtran_arg;
-	}
-	return c;
-}
-
-const char *
-emit_elem_ctype(const struct idlc_arg *a)
-{
-	if (a->rtype->c_elem != NULL)
-		return a->rtype->c_elem;
-	if (a->rtype->elem != NULL && a->rtype->elem->c_user != NULL)
-		return a->rtype->elem->c_user;
-	return NULL;
+	return r != NULL ? r : "0";
 }
 
 bool
 emit_param_pred(const struct idlc_arg *a, const void *side)
 {
-	return emit_is_param(a, *(const enum emit_side *)side);
+	return idlc_is(a, IDLC_AK_PARAM(*(const enum emit_side *)side));
 }
 
 void
 emit_param_item(struct emit_list *l, const struct idlc_arg *a, const void *sidep)
 {
 	enum emit_side side = *(const enum emit_side *)sidep;
-	bool elem;
-	const char *c = emit_arg_ctype(a, side, &elem);
-	bool by_ref = emit_in_reply(a);
+	const char *c = a->c_type[side];
+	bool elem = idlc_is(a, IDLC_AK_ELEM(side));
+	bool by_ref = idlc_is(a, IDLC_AK_REPLY);
+	bool poly = idlc_is(a, IDLC_AK_POLY(side));
 	const char *ptr;
 
-	if (emit_is_reply_handle(a) && side == EMIT_SERVER) {
+	if (idlc_is(a, IDLC_AK_REPLY_HANDLE) && side == EMIT_SERVER) {
 		emit_item(l, "idl_reply_t %s", a->name);
-		if (emit_has_poly(a, side))
+		if (poly)
 			emit_item(l, "mach_msg_type_name_t %sPoly", a->name);
 		return;
 	}
-	if (emit_is_token(a)) {
+	if (idlc_is(a, IDLC_AK_TOKEN)) {
 		emit_item(l, "struct idl_cred %s%s", side == EMIT_USER ? "*" : "", a->name);
 		return;
 	}
-	if (!emit_travels(a)) {
+	if (!idlc_is(a, IDLC_AK_TRAVELS)) {
 		emit_item(l, "%s %s", c, a->name);
-		if (emit_has_poly(a, side))
+		if (poly)
 			emit_item(l, "mach_msg_type_name_t %sPoly", a->name);
 		return;
 	}
@@ -555,15 +356,19 @@ emit_param_item(struct emit_list *l, const struct idlc_arg *a, const void *sidep
 	case IDL_ARG_VAR_ARRAY:
 	case IDL_ARG_CSTRING_FIXED:
 	case IDL_ARG_CSTRING_VAR:
-		if (emit_is_record(a))
+		if (idlc_is(a, IDLC_AK_RECORD))
 			ptr = by_ref ? "*" : "";
 		else
 			ptr = elem ? "*" : "";
 		break;
 	case IDL_ARG_OOL:
-		/* Out-of-line data is a pointer (or a pointer typedef): out ones are returned
-		 * through a pointer to it. */
-		ptr = by_ref ? (elem ? "**" : "*") : (elem ? "*" : "");
+		/* An inline array of ports keeps the C interface of an inline array: out ones are
+		 * filled into the caller's buffer. Out-of-line data is a pointer (or a pointer
+		 * typedef): out ones are returned through a pointer to it. */
+		if (idlc_is(a, IDLC_AK_INLINE_PORTS))
+			ptr = elem ? "*" : "";
+		else
+			ptr = by_ref ? (elem ? "**" : "*") : (elem ? "*" : "");
 		break;
 	default:
 		ptr = by_ref ? "*" : "";
@@ -571,52 +376,40 @@ emit_param_item(struct emit_list *l, const struct idlc_arg *a, const void *sidep
 	}
 	emit_item(l, "%s %s%s", c, ptr, a->name);
 	/* GNU MIG's order: the disposition, then the count. */
-	if (emit_has_poly(a, side))
+	if (poly)
 		emit_item(l, "mach_msg_type_name_t %s%sPoly", by_ref ? "*" : "", a->name);
-	if (emit_has_count(a))
+	if (idlc_is(a, IDLC_AK_COUNTED) && !idlc_is(a, IDLC_AK_SAMECOUNT))
 		emit_item(l, "mach_msg_type_number_t %s%sCnt", by_ref ? "*" : "", a->name);
-	if (emit_has_dealloc_param(a, side))
+	if (idlc_is(a, IDLC_AK_DEALLOC(side)))
 		emit_item(l, "boolean_t %s%sDealloc", side == EMIT_SERVER ? "*" : "", a->name);
-	if (side == EMIT_SERVER && (a->flags & IDLC_AF_SERVERCOPY))
+	if (side == EMIT_SERVER && idlc_is(a, IDLC_AK_SERVERCOPY))
 		emit_item(l, "boolean_t %sSCopy", a->name);
 }
+
+/* The C type of one wire element by wire type, unsigned [0] and signed [1]; none for bytes,
+ * ports and records. */
+static const char *const emit_wire_ctypes[][2] = {
+	[IDL_WT_INT8] = { "uint8_t", "int8_t" },     [IDL_WT_INT16] = { "uint16_t", "int16_t" },
+	[IDL_WT_INT32] = { "uint32_t", "int32_t" },  [IDL_WT_INT64] = { "uint64_t", "int64_t" },
+	[IDL_WT_BOOLEAN] = { "int32_t", "int32_t" }, [IDL_WT_CHAR] = { "char", "char" },
+	[IDL_WT_REAL32] = { "float", "float" },	     [IDL_WT_REAL64] = { "double", "double" },
+};
 
 const char *
 emit_wire_ctype(const struct idlc_arg *a)
 {
-	bool s = a->rtype->is_signed;
+	const struct idlc_type *t = a->rtype;
+	const char *c = NULL;
 
-	switch (a->rtype->wire_type) {
-	case IDL_WT_INT8:
-		return s ? "int8_t" : "uint8_t";
-	case IDL_WT_INT16:
-		return s ? "int16_t" : "uint16_t";
-	case IDL_WT_INT32:
-		return s ? "int32_t" : "uint32_t";
-	case IDL_WT_INT64:
-		return s ? "int64_t" : "uint64_t";
-	case IDL_WT_BOOLEAN:
-		return "int32_t";
-	case IDL_WT_CHAR:
-		return "char";
-	case IDL_WT_REAL32:
-		return "float";
-	case IDL_WT_REAL64:
-		return "double";
-	case IDL_WT_STRUCT:
-		switch (a->rtype->align) {
-		case 8:
-			return "uint64_t";
-		case 4:
-			return "uint32_t";
-		case 2:
-			return "uint16_t";
-		default:
-			return "uint8_t";
-		}
-	default:
-		return "uint8_t";
-	}
+	/* A record is words of its alignment; bytes and anything else, bytes. */
+	if (t->wire_type == IDL_WT_STRUCT)
+		return t->align == 8   ? "uint64_t"
+		       : t->align == 4 ? "uint32_t"
+		       : t->align == 2 ? "uint16_t"
+				       : "uint8_t";
+	if ((size_t)t->wire_type < sizeof emit_wire_ctypes / sizeof emit_wire_ctypes[0])
+		c = emit_wire_ctypes[t->wire_type][t->is_signed ? 1 : 0];
+	return c != NULL ? c : "uint8_t";
 }
 
 uint64_t
@@ -627,18 +420,29 @@ emit_data_size(const struct idlc_arg *a)
 	return (uint64_t)a->rtype->elem_size * count;
 }
 
+const char *
+emit_bytes(struct emit_out *o, const char *count, uint32_t elem_size)
+{
+	const char *r;
+
+	if (elem_size == 1)
+		return count;
+	r = idlc_printf(o->ctx, "(size_t)%s * %" PRIu32, count, elem_size);
+	return r != NULL ? r : count;
+}
+
 void
 emit_wire_field(const struct idlc_arg *a, struct emit_field *f)
 {
 	const struct idlc_type *t = a->rtype;
 
-	if (emit_is_desc(a)) {
+	if (idlc_is(a, IDLC_AK_DESC)) {
 		f->type = "idl_desc_t";
 		f->units = 0;
 		f->align8 = false;
 		return;
 	}
-	if (emit_is_var(a)) {
+	if (idlc_is(a, IDLC_AK_VAR)) {
 		f->type = "uint32_t";
 		f->units = 0;
 		f->align8 = false;

@@ -1,7 +1,7 @@
 /*
- * emit.h - what the emitters share: the output context, the writing helpers, and the
- * questions every emitter asks about an argument (its C type, how it travels, its wire
- * field).
+ * emit.h - what the emitters share: the output context, the writing helpers, and the wire
+ * fields and local names of arguments. What an argument is, the emitters read from the
+ * middle end's facts (middle.h), and the descriptor table they print is its (desc.c).
  *
  * An emitter appends text to one strbuf through emit(), which indents each new line by the
  * current depth (tabs) and tracks the column so that emit_list() can wrap long argument
@@ -16,7 +16,7 @@
 
 #include <idl/idl_msg.h>
 
-#include "idlc.h"
+#include "middle.h"
 
 /* Generated lines are wrapped at this many columns (tabs count 8). */
 #define EMIT_COLUMNS 100
@@ -78,45 +78,18 @@ const char *emit_demux_name(struct emit_out *o);
 const char *emit_header_include(struct emit_out *o);
 
 /*
- * Arguments.
+ * Arguments. What an argument is - how it travels, which side has it as a parameter, its
+ * implicit companions, its C types - is the middle end's (middle.h): the emitters test its
+ * facts with idlc_is(a, IDLC_AK_...) and read a->c_type[side] and a->c_elem, and never
+ * decide it again.
  */
 enum emit_side {
-	EMIT_USER,
-	EMIT_SERVER
+	EMIT_USER = IDLC_USER,
+	EMIT_SERVER = IDLC_SERVER
 };
 
-bool emit_travels(const struct idlc_arg *a); /* in, out or inout: in a message */
-bool emit_in_request(const struct idlc_arg *a); /* in or inout, carried in the message */
-bool emit_in_reply(const struct idlc_arg *a); /* out or inout, carried in the message */
-bool emit_is_var(const struct idlc_arg *a); /* variable array or variable string */
-bool emit_var_in(const struct idlc_arg *a); /* variable, and in the request */
-bool emit_var_out(const struct idlc_arg *a); /* variable, and in the reply */
-/* Whether any argument of the routine satisfies pred. */
-bool emit_any_arg(const struct idlc_routine *rt, bool (*pred)(const struct idlc_arg *));
-bool emit_is_string(const struct idlc_arg *a); /* c_string[N] or c_string[*:N] */
-/* A C struct (struct[N] of T, GNU struct {}, or a record carried as opaque bytes): passed
- * by value in, by pointer out, copied with memcpy. */
-bool emit_is_record(const struct idlc_arg *a);
-/* Whether the argument is a parameter of the user's stub / the server routine. */
-bool emit_is_param(const struct idlc_arg *a, enum emit_side side);
-/* Whether the interface needs <idl/idl_ool.h>: descriptors, reply handles, tokens. */
-bool emit_needs_ool(const struct idlc_module *m);
-/* Out-of-line data or a port (or an array of ports): a descriptor in the message. */
-bool emit_is_desc(const struct idlc_arg *a);
-/* sreplyport and replyport: the server routine gets an idl_reply_t. */
-bool emit_is_reply_handle(const struct idlc_arg *a);
-/* The security and audit token directions: a struct idl_cred. */
-bool emit_is_token(const struct idlc_arg *a);
-/* The implicit arguments a side has: <arg>Poly, <arg>Dealloc, <arg>Cnt. */
-bool emit_has_poly(const struct idlc_arg *a, enum emit_side side);
-bool emit_has_dealloc_param(const struct idlc_arg *a, enum emit_side side);
-bool emit_has_count(const struct idlc_arg *a);
-
-/* The C type of the argument on a side. *elem is set when the type names one element
- * (an anonymous inline array: the parameter is then a pointer to it). */
-const char *emit_arg_ctype(const struct idlc_arg *a, enum emit_side side, bool *elem);
-/* The C type of one element, for sizeof checks and casts; NULL when unknown. */
-const char *emit_elem_ctype(const struct idlc_arg *a);
+/* The name of the count an argument travels with: <arg>Cnt, or its samecount leader's. */
+const char *emit_count_name(struct emit_out *o, const struct idlc_arg *a);
 /* Adds the argument's parameter declarations (one, or two for a variable array). */
 void emit_param_item(struct emit_list *l, const struct idlc_arg *a, const void *side);
 bool emit_param_pred(const struct idlc_arg *a, const void *side);
@@ -135,6 +108,8 @@ const char *emit_wire_ctype(const struct idlc_arg *a);
 /* Bytes of the argument's data: elem_size x count for fixed kinds, elem_size x bound for
  * variable ones. */
 uint64_t emit_data_size(const struct idlc_arg *a);
+/* `count x elem_size` as a size_t expression, without a multiplication by one. */
+const char *emit_bytes(struct emit_out *o, const char *count, uint32_t elem_size);
 /* The name of the argument's field in the message structs ("head" is the header's). */
 const char *emit_field_name(struct emit_out *o, const struct idlc_arg *a);
 
@@ -159,9 +134,10 @@ void emit_prototypes(struct emit_out *o, enum emit_side side);
  */
 /* Writes the five fields of descriptor `d` ("rq.data") for argument a: its value, count
  * expression (NULL for a fixed size), disposition expression (NULL: the type's), dealloc
- * expression (NULL: the flag's). */
+ * expression (NULL: the flag's); `free_array`: the array of ports is the stub's own buffer,
+ * which the runtime frees once sent (IDL_DESCF_FREE_ARRAY). */
 void emit_desc_fill(struct emit_out *o, const char *d, const struct idlc_arg *a, const char *value,
-		    const char *count, const char *poly, const char *dealloc);
+		    const char *count, const char *poly, const char *dealloc, bool free_array);
 /* The condition under which received descriptor `d` is malformed for argument a. */
 const char *emit_desc_bad(struct emit_out *o, const char *d, const struct idlc_arg *a);
 /* The C value of received descriptor `d` in the argument's C type on a side. */
@@ -189,12 +165,5 @@ void emit_msgids(struct emit_out *o);
 void emit_user(struct emit_out *o);
 void emit_server(struct emit_out *o);
 void emit_descriptor(struct emit_out *o);
-/* The descriptor-facing facts of an argument, shared with sighash.c so that the hash and
- * the table always agree. */
-void idlc_arg_desc_facts(const struct idlc_arg *a, uint32_t *kind, uint32_t *wire_type,
-			 uint32_t *elem_size, uint32_t *count);
-/* The table's flags (IDL_ARGF_*) and disposition of an argument: what the stubs do with it,
- * from the predicates the stub emitters use (emit_desc.c; idlcall builds its table with it). */
-void emit_desc_arg_flags(const struct idlc_arg *a, uint32_t *flags, uint32_t *disposition);
 
 #endif /* IDLC_EMIT_H */

@@ -59,7 +59,7 @@ hdr_open(struct emit_out *o, const char *guard)
 	emit(o, "#ifndef %s\n", guard);
 	emit(o, "#define %s\n", guard);
 	emit(o, "\n#include <idl/idl.h>\n");
-	if (emit_needs_ool(o->m))
+	if (o->m->needs_ool)
 		emit(o, "#include <idl/idl_ool.h>\n");
 }
 

@@ -14,33 +14,25 @@
 
 #include "emit.h"
 
-static bool
-ool_is_ports(const struct idlc_arg *a)
-{
-	return a->rtype->arg_kind == IDL_ARG_OOL && a->rtype->wire_type == IDL_WT_PORT;
-}
-
-/* MIG's name for a disposition, for the stubs to write into aux. */
+/* MIG's name for the disposition the argument's row says a sender names, for the stubs to
+ * write into aux. */
 static const char *
-ool_disposition(enum idlc_ipc ipc)
+ool_disposition(const struct idlc_arg *a)
 {
-	switch (ipc) {
-	case IDLC_IPC_MOVE_RECEIVE:
-	case IDLC_IPC_PORT_RECEIVE:
-		return "MACH_MSG_TYPE_MOVE_RECEIVE";
-	case IDLC_IPC_MOVE_SEND:
-	case IDLC_IPC_PORT_SEND:
-		return "MACH_MSG_TYPE_MOVE_SEND";
-	case IDLC_IPC_MOVE_SEND_ONCE:
-	case IDLC_IPC_PORT_SEND_ONCE:
-		return "MACH_MSG_TYPE_MOVE_SEND_ONCE";
-	case IDLC_IPC_MAKE_SEND:
-		return "MACH_MSG_TYPE_MAKE_SEND";
-	case IDLC_IPC_MAKE_SEND_ONCE:
-		return "MACH_MSG_TYPE_MAKE_SEND_ONCE";
-	case IDLC_IPC_PORT_NAME:
+	switch (a->row->disposition) {
+	case 15:
 		return "MACH_MSG_TYPE_PORT_NAME";
-	case IDLC_IPC_COPY_SEND:
+	case 16:
+		return "MACH_MSG_TYPE_MOVE_RECEIVE";
+	case 17:
+		return "MACH_MSG_TYPE_MOVE_SEND";
+	case 18:
+		return "MACH_MSG_TYPE_MOVE_SEND_ONCE";
+	case 20:
+		return "MACH_MSG_TYPE_MAKE_SEND";
+	case 21:
+		return "MACH_MSG_TYPE_MAKE_SEND_ONCE";
+	case 19:
 	default:
 		return "MACH_MSG_TYPE_COPY_SEND";
 	}
@@ -55,15 +47,16 @@ ool_str(struct emit_out *o, const char *r)
 
 void
 emit_desc_fill(struct emit_out *o, const char *d, const struct idlc_arg *a, const char *value,
-	       const char *count, const char *poly, const char *dealloc)
+	       const char *count, const char *poly, const char *dealloc, bool free_array)
 {
 	const struct idlc_type *t = a->rtype;
-	const char *type, *size, *flags, *aux;
+	bool ports = idlc_is(a, IDLC_AK_PORTS);
+	const char *type, *size, *flags, *aux, *kept;
 
 	if (t->arg_kind == IDL_ARG_PORT) {
 		type = "IDL_DESC_PORT";
 		size = "0";
-	} else if (ool_is_ports(a)) {
+	} else if (ports) {
 		type = "IDL_DESC_PORT_ARRAY";
 		size = count != NULL ? idlc_printf(o->ctx, "(uint32_t)%s", count)
 				     : idlc_printf(o->ctx, "%" PRIu32, t->wire_count);
@@ -78,13 +71,15 @@ emit_desc_fill(struct emit_out *o, const char *d, const struct idlc_arg *a, cons
 			size = idlc_printf(o->ctx, "(uint32_t)((size_t)%s * %" PRIu32 ")", count,
 					   t->elem_size);
 	}
+	/* What the runtime frees once sent when the sender keeps its memory: nothing, or the
+	 * stub's own buffer of an inline array of ports. */
+	kept = free_array ? "IDL_DESCF_FREE_ARRAY" : "0";
 	if (dealloc != NULL)
-		flags = idlc_printf(o->ctx, "%s ? IDL_DESCF_DEALLOC : 0", dealloc);
+		flags = idlc_printf(o->ctx, "%s ? IDL_DESCF_DEALLOC : %s", dealloc, kept);
 	else
-		flags = (a->desc_flags & IDLC_AF_DEALLOC) ? "IDL_DESCF_DEALLOC" : "0";
-	if (t->arg_kind == IDL_ARG_PORT || ool_is_ports(a))
-		aux = poly != NULL ? idlc_printf(o->ctx, "(uint16_t)%s", poly)
-				   : ool_disposition(t->port_ipc);
+		flags = idlc_is(a, IDLC_AK_GIVEN) ? "IDL_DESCF_DEALLOC" : kept;
+	if (t->arg_kind == IDL_ARG_PORT || ports)
+		aux = poly != NULL ? idlc_printf(o->ctx, "(uint16_t)%s", poly) : ool_disposition(a);
 	else
 		aux = "0";
 	emit(o, "%s.addr = (uint64_t)(uintptr_t)%s;\n", d, value);
@@ -108,7 +103,7 @@ emit_desc_bad(struct emit_out *o, const char *d, const struct idlc_arg *a)
 					d, d);
 		else
 			r = idlc_printf(o->ctx, "%s.type != IDL_DESC_PORT", d);
-	} else if (ool_is_ports(a)) {
+	} else if (idlc_is(a, IDLC_AK_PORTS)) {
 		if (t->ool_fixed)
 			r = idlc_printf(o->ctx,
 					"%s.type != IDL_DESC_PORT_ARRAY || %s.size != %" PRIu32, d,
@@ -138,8 +133,7 @@ emit_desc_value(struct emit_out *o, const char *d, const struct idlc_arg *a, enu
 {
 	const struct idlc_type *t = a->rtype;
 	const char *c = side == EMIT_USER ? t->c_user : t->c_server;
-	bool elem = t->arg_kind == IDL_ARG_OOL && t->name == NULL && t->ctype == NULL &&
-		    (side == EMIT_USER ? t->cusertype : t->cservertype) == NULL;
+	bool elem = t->arg_kind == IDL_ARG_OOL && idlc_is(a, IDLC_AK_ELEM(side));
 
 	if (c == NULL)
 		c = "void *";
@@ -149,7 +143,7 @@ emit_desc_value(struct emit_out *o, const char *d, const struct idlc_arg *a, enu
 const char *
 emit_desc_count(struct emit_out *o, const char *d, const struct idlc_arg *a)
 {
-	if (ool_is_ports(a) || a->rtype->elem_size == 1)
+	if (idlc_is(a, IDLC_AK_PORTS) || a->rtype->elem_size == 1)
 		return ool_str(o, idlc_printf(o->ctx, "%s.size", d));
 	return ool_str(o, idlc_printf(o->ctx, "%s.size / %" PRIu32, d, a->rtype->elem_size));
 }

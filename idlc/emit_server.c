@@ -25,35 +25,21 @@ struct srv_stub {
 static bool
 srv_fixed_string_in(const struct idlc_arg *a)
 {
-	return emit_in_request(a) && a->rtype->arg_kind == IDL_ARG_CSTRING_FIXED;
-}
-
-/* Out and inout arguments that live in a local during the call: scalars (the C type and
- * the wire type may differ), records (in ones too, to be passed by value), out-of-line data
- * and ports the routine returns, and values an intran: translated. */
-static bool
-srv_local(const struct idlc_arg *a)
-{
-	if (emit_is_record(a))
-		return true;
-	if (emit_is_desc(a) && emit_in_reply(a))
-		return true;
-	if (a->rtype->intran != NULL && (emit_in_request(a) || a->dir == IDL_DIR_REQUESTPORT))
-		return true;
-	return emit_in_reply(a) && a->rtype->arg_kind == IDL_ARG_SCALAR;
+	return idlc_is(a, IDLC_AK_REQUEST) && a->rtype->arg_kind == IDL_ARG_CSTRING_FIXED;
 }
 
 /* Server-only values the stub fetches: a reply handle, credentials. */
 static bool
 srv_fetched(const struct idlc_arg *a)
 {
-	return emit_is_param(a, EMIT_SERVER) && (emit_is_reply_handle(a) || emit_is_token(a));
+	return idlc_is(a, IDLC_AK_SERVER_PARAM) &&
+	       (idlc_is(a, IDLC_AK_REPLY_HANDLE) || idlc_is(a, IDLC_AK_TOKEN));
 }
 
 static bool
 srv_desc_in(const struct idlc_arg *a)
 {
-	return emit_in_request(a) && emit_is_desc(a);
+	return idlc_is(a, IDLC_AK_REQUEST | IDLC_AK_DESC);
 }
 
 /* The value a received argument has before any translation. */
@@ -66,20 +52,9 @@ srv_received(struct srv_stub *s, const struct idlc_arg *a)
 	if (a->dir == IDL_DIR_REQUESTPORT)
 		return "idl_request_port()";
 	d = idlc_printf(o->ctx, "%s->%s", s->in, emit_field_name(o, a));
-	if (emit_is_desc(a))
+	if (idlc_is(a, IDLC_AK_DESC))
 		return emit_desc_value(o, d, a, EMIT_SERVER);
 	return d;
-}
-
-static const char *
-srv_bytes(struct srv_stub *s, const char *count, uint32_t elem_size)
-{
-	const char *r;
-
-	if (elem_size == 1)
-		return count;
-	r = idlc_printf(s->o->ctx, "(size_t)%s * %" PRIu32, count, elem_size);
-	return r != NULL ? r : count;
 }
 
 static void
@@ -92,10 +67,43 @@ srv_refuse(struct srv_stub *s, const char *cond)
 		     cond);
 }
 
+/* The bytes of the server stub's buffer for an out inline array of ports. */
+static const char *
+srv_ports_bytes(struct srv_stub *s, const struct idlc_arg *a)
+{
+	const char *r =
+		idlc_printf(s->o->ctx, "%" PRIu32 " * sizeof(idl_port_t)", a->rtype->wire_count);
+
+	return r != NULL ? r : "0";
+}
+
+/* Frees the buffers of out inline arrays of ports up to (not including) `upto`, when the
+ * reply will not carry them. */
+static void
+srv_free_ports(struct srv_stub *s, const struct idlc_arg *upto)
+{
+	for (const struct idlc_arg *a = s->rt->args; a != upto; a = a->next)
+		if (idlc_is(a, IDLC_AK_INLINE_PORTS | IDLC_AK_REPLY))
+			emit(s->o, "\tidl_ool_free(%s, %s);\n", a->name, srv_ports_bytes(s, a));
+}
+
 static void
 srv_too_large(struct srv_stub *s, const char *cond)
 {
-	emit(s->o, "if (%s) {\n\tOutHeadP->retcode = MIG_ARRAY_TOO_LARGE;\n\treturn;\n}\n", cond);
+	emit(s->o, "if (%s) {\n", cond);
+	srv_free_ports(s, NULL);
+	emit(s->o, "\tOutHeadP->retcode = MIG_ARRAY_TOO_LARGE;\n\treturn;\n}\n");
+}
+
+/* The count an argument arrived with in the request. */
+static const char *
+srv_received_count(struct srv_stub *s, const struct idlc_arg *a)
+{
+	const char *field = idlc_printf(s->o->ctx, "%s->%s", s->in, emit_field_name(s->o, a));
+
+	if (idlc_is(a, IDLC_AK_DESC))
+		return emit_desc_count(s->o, field, a);
+	return idlc_printf(s->o->ctx, "%sCnt", field);
 }
 
 /* Whether bytes of the reply's fixed part could go out unwritten: padding, or arrays and
@@ -106,13 +114,13 @@ srv_reply_needs_clear(const struct idlc_routine *rt)
 	uint64_t covered = IDL_MSG_HEADER_SIZE;
 
 	for (const struct idlc_arg *a = rt->args; a != NULL; a = a->next) {
-		if (!emit_in_reply(a))
+		if (!idlc_is(a, IDLC_AK_REPLY))
 			continue;
-		if (emit_is_var(a)) {
+		if (idlc_is(a, IDLC_AK_VAR)) {
 			covered += 4;
 			continue;
 		}
-		if (emit_is_desc(a)) {
+		if (idlc_is(a, IDLC_AK_DESC)) {
 			covered += IDL_DESC_SIZE;
 			continue;
 		}
@@ -122,7 +130,7 @@ srv_reply_needs_clear(const struct idlc_routine *rt)
 			covered += emit_data_size(a);
 			continue;
 		}
-		if (a->rtype->arg_kind != IDL_ARG_SCALAR && !emit_is_record(a))
+		if (a->rtype->arg_kind != IDL_ARG_SCALAR && !idlc_is(a, IDLC_AK_RECORD))
 			return true;
 		covered += emit_data_size(a);
 	}
@@ -150,38 +158,45 @@ srv_declare(struct srv_stub *s)
 		emit(o, "size_t %s;\n", s->len);
 	}
 	for (const struct idlc_arg *a = rt->args; a != NULL; a = a->next) {
-		bool elem;
-		const char *c;
-
 		if (srv_fetched(a)) {
-			emit(o, "%s %s;\n", emit_is_token(a) ? "struct idl_cred" : "idl_reply_t",
+			emit(o, "%s %s;\n",
+			     idlc_is(a, IDLC_AK_TOKEN) ? "struct idl_cred" : "idl_reply_t",
 			     a->name);
 			continue;
 		}
-		if (emit_is_desc(a) && emit_in_reply(a)) {
-			c = emit_arg_ctype(a, EMIT_SERVER, &elem);
-			emit(o, "%s %s%s;\n", c, elem ? "*" : "", a->name);
-			if (emit_has_count(a))
+		if (idlc_is(a, IDLC_AK_INLINE_PORTS | IDLC_AK_REPLY)) {
+			/* The stub's buffer, which the reply carries (its C type may be an
+			 * array, which a local cannot be assigned). */
+			emit(o, "%s *%s;\n", a->c_elem != NULL ? a->c_elem : "idl_port_t", a->name);
+		} else if (idlc_is(a, IDLC_AK_DESC | IDLC_AK_REPLY)) {
+			emit(o, "%s %s%s;\n", a->c_type[EMIT_SERVER],
+			     idlc_is(a, IDLC_AK_SERVER_ELEM) ? "*" : "", a->name);
+		}
+		if (idlc_is(a, IDLC_AK_DESC | IDLC_AK_REPLY)) {
+			if (idlc_is(a, IDLC_AK_COUNTED) && !idlc_is(a, IDLC_AK_SAMECOUNT))
 				emit(o, "mach_msg_type_number_t %sCnt;\n", a->name);
-			if (emit_has_poly(a, EMIT_SERVER))
+			if (idlc_is(a, IDLC_AK_SERVER_POLY))
 				emit(o, "mach_msg_type_name_t %sPoly;\n", a->name);
-			if (emit_has_dealloc_param(a, EMIT_SERVER))
+			if (idlc_is(a, IDLC_AK_SERVER_DEALLOC))
 				emit(o, "boolean_t %sDealloc;\n", a->name);
 			continue;
 		}
-		if (emit_is_var(a)) {
+		if (idlc_is(a, IDLC_AK_VAR)) {
 			if (a->rtype->arg_kind == IDL_ARG_CSTRING_VAR)
 				emit(o, "char *%s;\n", a->name);
 			else
 				emit(o, "void *%s;\n", a->name);
-			if (emit_in_reply(a) && a->rtype->arg_kind == IDL_ARG_VAR_ARRAY)
+			if (idlc_is(a, IDLC_AK_REPLY) && a->rtype->arg_kind == IDL_ARG_VAR_ARRAY &&
+			    !idlc_is(a, IDLC_AK_SAMECOUNT))
 				emit(o, "mach_msg_type_number_t %sCnt;\n", a->name);
-		} else if (srv_local(a)) {
-			emit(o, "%s %s;\n", emit_arg_ctype(a, EMIT_SERVER, &elem), a->name);
+		} else if (idlc_is(a, IDLC_AK_SERVER_LOCAL)) {
+			emit(o, "%s %s;\n", a->c_type[EMIT_SERVER], a->name);
 		}
 	}
 	emit(o, "\n");
 }
+
+static void srv_check_var(struct srv_stub *s);
 
 static void
 srv_check_request(struct srv_stub *s)
@@ -210,14 +225,29 @@ srv_check_request(struct srv_stub *s)
 				   field, in, field);
 		srv_refuse(s, cond);
 	}
-	if (!var)
-		return;
+	if (var)
+		srv_check_var(s);
+	/* Arrays that share one count (samecount) must have come with the same count. */
+	for (const struct idlc_arg *a = s->rt->args; a != NULL; a = a->next)
+		if (idlc_is(a, IDLC_AK_REQUEST | IDLC_AK_SAMECOUNT))
+			srv_refuse(s, idlc_printf(o->ctx, "%s != %s", srv_received_count(s, a),
+						  srv_received_count(s, a->leader)));
+}
+
+/* Each variable argument in order: its count within its bound and the bytes received, a
+ * string's NUL, then the exact end. */
+static void
+srv_check_var(struct srv_stub *s)
+{
+	struct emit_out *o = s->o;
+	const char *in = s->in;
+
 	for (const struct idlc_arg *a = s->rt->args; a != NULL; a = a->next) {
 		const char *cnt, *cond;
 		uint32_t bound = a->rtype->wire_count;
 		bool str;
 
-		if (!emit_var_in(a))
+		if (!idlc_is(a, IDLC_AK_VAR | IDLC_AK_REQUEST))
 			continue;
 		str = a->rtype->arg_kind == IDL_ARG_CSTRING_VAR;
 		cnt = idlc_printf(o->ctx, "%s->%sCnt", in, emit_field_name(o, a));
@@ -227,7 +257,7 @@ srv_check_request(struct srv_stub *s)
 			cond = idlc_printf(o->ctx, "%s > %" PRIu32, cnt, bound);
 		srv_refuse(s, cond);
 		emit(o, "%s = IDL_MSG_ROUND(%s);\n", s->len,
-		     srv_bytes(s, cnt, a->rtype->elem_size));
+		     emit_bytes(s->o, cnt, a->rtype->elem_size));
 		srv_refuse(s, idlc_printf(o->ctx, "%s > InHeadP->size - %s", s->len, s->off));
 		emit(o, "%s = (char *)InHeadP + %s;\n", a->name, s->off);
 		if (str)
@@ -248,16 +278,16 @@ srv_prepare(struct srv_stub *s)
 	bool any = false;
 
 	for (const struct idlc_arg *a = rt->args; a != NULL; a = a->next) {
-		if (srv_fetched(a) && emit_is_token(a)) {
+		if (srv_fetched(a) && idlc_is(a, IDLC_AK_TOKEN)) {
 			emit(o, "if (idl_request_cred(&%s) != 0)\n\tmemset(&%s, 0, sizeof %s);\n",
 			     a->name, a->name, a->name);
 			any = true;
 		} else if (srv_fetched(a)) {
 			emit(o, "%s = idl_request_reply();\n", a->name);
 			any = true;
-		} else if (a->rtype != NULL && a->rtype->intran != NULL && srv_local(a) &&
-			   !emit_is_record(a) &&
-			   (emit_in_request(a) || a->dir == IDL_DIR_REQUESTPORT)) {
+		} else if (a->rtype != NULL && a->rtype->intran != NULL &&
+			   idlc_is(a, IDLC_AK_SERVER_LOCAL) && !idlc_is(a, IDLC_AK_RECORD) &&
+			   (idlc_is(a, IDLC_AK_REQUEST) || a->dir == IDL_DIR_REQUESTPORT)) {
 			emit(o, "%s = %s(%s);\n", a->name, a->rtype->intran, srv_received(s, a));
 			any = true;
 		}
@@ -278,48 +308,61 @@ srv_prepare(struct srv_stub *s)
 		const char *field = emit_field_name(o, a);
 		const char *at;
 
-		if (emit_is_record(a) && emit_in_request(a)) {
+		if (idlc_is(a, IDLC_AK_RECORD | IDLC_AK_REQUEST)) {
 			emit(o, "memcpy(&%s, %s->%s, sizeof %s);\n", a->name, in, field, a->name);
 			any = true;
 			continue;
 		}
 		/* A record with padding (struct {}) is copied whole into the reply: what the
 		 * routine leaves unwritten must not be old stack. */
-		if (emit_is_record(a) && a->dir == IDL_DIR_OUT &&
+		if (idlc_is(a, IDLC_AK_RECORD) && a->dir == IDL_DIR_OUT &&
 		    a->rtype->wire_type == IDL_WT_STRUCT) {
 			emit(o, "memset(&%s, 0, sizeof %s);\n", a->name, a->name);
 			any = true;
 			continue;
 		}
-		if (!emit_in_reply(a))
+		if (!idlc_is(a, IDLC_AK_REPLY))
 			continue;
-		if (emit_is_desc(a)) {
+		if (idlc_is(a, IDLC_AK_INLINE_PORTS)) {
+			/* An out inline array of ports: the routine fills the stub's buffer,
+			 * which the runtime frees once the reply is sent. */
+			emit(o, "%s = idl_ool_alloc(%s);\n", a->name, srv_ports_bytes(s, a));
+			emit(o, "if (%s == NULL) {\n", a->name);
+			srv_free_ports(s, a);
+			emit(o, "\tOutHeadP->retcode = IDL_ENOMEM;\n\treturn;\n}\n");
+		} else if (idlc_is(a, IDLC_AK_DESC)) {
 			/* What the routine returns starts empty; an inout value starts as what
 			 * came. */
 			if (a->dir == IDL_DIR_INOUT)
 				emit(o, "%s = %s;\n", a->name, srv_received(s, a));
 			else
 				emit(o, "memset(&%s, 0, sizeof %s);\n", a->name, a->name);
-			if (emit_has_count(a))
+		}
+		if (idlc_is(a, IDLC_AK_DESC)) {
+			/* The count starts as what came in, or as the room of an inline array
+			 * (the smallest of those sharing it), or empty. */
+			if (idlc_is(a, IDLC_AK_COUNTED) && !idlc_is(a, IDLC_AK_SAMECOUNT))
 				emit(o, "%sCnt = %s;\n", a->name,
 				     a->dir == IDL_DIR_INOUT
 					     ? emit_desc_count(
 						       o, idlc_printf(o->ctx, "%s->%s", in, field),
 						       a)
+				     : idlc_is(a, IDLC_AK_INLINE_PORTS)
+					     ? idlc_printf(o->ctx, "%" PRIu32, a->shared_bound)
 					     : "0");
-			if (emit_has_poly(a, EMIT_SERVER))
+			if (idlc_is(a, IDLC_AK_SERVER_POLY))
 				emit(o, "%sPoly = %s;\n", a->name,
 				     a->dir == IDL_DIR_INOUT
 					     ? emit_desc_poly(
 						       o, idlc_printf(o->ctx, "%s->%s", in, field))
 					     : "MACH_MSG_TYPE_MOVE_SEND");
-			if (emit_has_dealloc_param(a, EMIT_SERVER))
+			if (idlc_is(a, IDLC_AK_SERVER_DEALLOC))
 				emit(o, "%sDealloc = FALSE;\n", a->name);
 			any = true;
 			continue;
 		}
-		if (!emit_is_var(a)) {
-			if (a->dir != IDL_DIR_INOUT || emit_is_record(a))
+		if (!idlc_is(a, IDLC_AK_VAR)) {
+			if (a->dir != IDL_DIR_INOUT || idlc_is(a, IDLC_AK_RECORD))
 				continue;
 			if (a->rtype->arg_kind == IDL_ARG_SCALAR)
 				emit(o, "%s = %s->%s;\n", a->name, in, field);
@@ -340,17 +383,20 @@ srv_prepare(struct srv_stub *s)
 			const char *cnt = idlc_printf(o->ctx, "%s->%sCnt", in, field);
 
 			emit(o, "memcpy(%s, %s, %s);\n", at, a->name,
-			     srv_bytes(s, cnt, a->rtype->elem_size));
-			if (a->rtype->arg_kind == IDL_ARG_VAR_ARRAY)
+			     emit_bytes(s->o, cnt, a->rtype->elem_size));
+			if (a->rtype->arg_kind == IDL_ARG_VAR_ARRAY &&
+			    !idlc_is(a, IDLC_AK_SAMECOUNT))
 				emit(o, "%sCnt = %s;\n", a->name, cnt);
 		} else if (a->rtype->arg_kind == IDL_ARG_VAR_ARRAY &&
-			   (a->flags & IDLC_AF_COUNTINOUT)) {
+			   idlc_is(a, IDLC_AK_COUNTINOUT)) {
 			/* The caller's capacity, as GNU MIG clamps it. */
 			emit(o, "%sCnt = %s->%sCnt < %" PRIu32 " ? %s->%sCnt : %" PRIu32 ";\n",
 			     a->name, in, field, a->rtype->wire_count, in, field,
 			     a->rtype->wire_count);
-		} else if (a->rtype->arg_kind == IDL_ARG_VAR_ARRAY) {
-			emit(o, "%sCnt = %" PRIu32 ";\n", a->name, a->rtype->wire_count);
+		} else if (a->rtype->arg_kind == IDL_ARG_VAR_ARRAY &&
+			   !idlc_is(a, IDLC_AK_SAMECOUNT)) {
+			/* The room of the array, or the smallest of those sharing its count. */
+			emit(o, "%sCnt = %" PRIu32 ";\n", a->name, a->shared_bound);
 		}
 		emit(o, "%s = %s;\n", a->name, at);
 		slot += (emit_data_size(a) + IDL_MSG_ALIGN - 1) / IDL_MSG_ALIGN * IDL_MSG_ALIGN;
@@ -367,56 +413,60 @@ srv_call_item(struct emit_list *l, const struct idlc_arg *a, const void *data)
 	const struct srv_stub *s = data;
 	struct emit_out *o = s->o;
 	const char *field = emit_field_name(o, a);
-	const char *msg = emit_in_reply(a) ? s->out : s->in;
+	const char *msg = idlc_is(a, IDLC_AK_REPLY) ? s->out : s->in;
 	const char *elem, *wire;
 
 	if (srv_fetched(a)) {
 		emit_item(l, "%s", a->name);
-		if (emit_has_poly(a, EMIT_SERVER))
+		if (idlc_is(a, IDLC_AK_SERVER_POLY))
 			emit_item(l, "MACH_MSG_TYPE_PORT_SEND_ONCE");
 		return;
 	}
-	if (a->dir_written == IDLC_DIR_MSGSEQNO) {
+	if (idlc_is(a, IDLC_AK_SEQNO)) {
 		emit_item(l, "InHeadP->seqno");
 		return;
 	}
 	if (a->dir == IDL_DIR_REQUESTPORT) {
-		emit_item(l, "%s", srv_local(a) ? a->name : "idl_request_port()");
+		emit_item(l, "%s",
+			  idlc_is(a, IDLC_AK_SERVER_LOCAL) ? a->name : "idl_request_port()");
 		return;
 	}
-	if (emit_is_desc(a) && emit_in_reply(a)) {
-		emit_item(l, "&%s", a->name);
-		if (emit_has_poly(a, EMIT_SERVER))
+	if (idlc_is(a, IDLC_AK_DESC | IDLC_AK_REPLY)) {
+		/* An inline array of ports is filled in place; other descriptors returned. */
+		emit_item(l, "%s%s", idlc_is(a, IDLC_AK_INLINE_PORTS) ? "" : "&", a->name);
+		if (idlc_is(a, IDLC_AK_SERVER_POLY))
 			emit_item(l, "&%sPoly", a->name);
-		if (emit_has_count(a))
+		if (idlc_is(a, IDLC_AK_COUNTED) && !idlc_is(a, IDLC_AK_SAMECOUNT))
 			emit_item(l, "&%sCnt", a->name);
-		if (emit_has_dealloc_param(a, EMIT_SERVER))
+		if (idlc_is(a, IDLC_AK_SERVER_DEALLOC))
 			emit_item(l, "&%sDealloc", a->name);
 		return;
 	}
-	if (srv_local(a)) {
-		emit_item(l, "%s%s", emit_in_reply(a) ? "&" : "", a->name);
-		if (emit_has_poly(a, EMIT_SERVER))
+	if (idlc_is(a, IDLC_AK_SERVER_LOCAL)) {
+		emit_item(l, "%s%s", idlc_is(a, IDLC_AK_REPLY) ? "&" : "", a->name);
+		if (idlc_is(a, IDLC_AK_SERVER_POLY))
 			emit_item(l, "%s",
 				  emit_desc_poly(o, idlc_printf(o->ctx, "%s->%s", s->in, field)));
 		return;
 	}
-	if (emit_is_desc(a)) {
+	if (idlc_is(a, IDLC_AK_DESC)) {
 		const char *d = idlc_printf(o->ctx, "%s->%s", s->in, field);
 
 		emit_item(l, "%s", emit_desc_value(o, d, a, EMIT_SERVER));
-		if (emit_has_poly(a, EMIT_SERVER))
+		if (idlc_is(a, IDLC_AK_SERVER_POLY))
 			emit_item(l, "%s", emit_desc_poly(o, d));
-		if (emit_has_count(a))
+		if (idlc_is(a, IDLC_AK_COUNTED) && !idlc_is(a, IDLC_AK_SAMECOUNT))
 			emit_item(l, "%s", emit_desc_count(o, d, a));
-		if (a->flags & IDLC_AF_SERVERCOPY)
+		if (idlc_is(a, IDLC_AK_SERVERCOPY))
 			emit_item(l, "FALSE");
 		return;
 	}
 	switch (a->rtype->arg_kind) {
 	case IDL_ARG_VAR_ARRAY:
 		emit_item(l, "%s", a->name);
-		if (emit_in_reply(a))
+		if (idlc_is(a, IDLC_AK_SAMECOUNT))
+			return;
+		if (idlc_is(a, IDLC_AK_REPLY))
 			emit_item(l, "&%sCnt", a->name);
 		else
 			emit_item(l, "%s->%sCnt", s->in, field);
@@ -428,7 +478,7 @@ srv_call_item(struct emit_list *l, const struct idlc_arg *a, const void *data)
 	case IDL_ARG_CSTRING_FIXED:
 		/* The routine sees the message's bytes; a cast when the C element type is spelt
 		 * differently from the wire's (sizes are asserted equal). */
-		elem = emit_elem_ctype(a);
+		elem = a->c_elem;
 		wire = emit_wire_ctype(a);
 		if (elem != NULL && strcmp(elem, wire) != 0)
 			emit_item(l, "(%s *)%s->%s", elem, msg, field);
@@ -444,7 +494,7 @@ srv_call_item(struct emit_list *l, const struct idlc_arg *a, const void *data)
 static bool
 srv_call_pred(const struct idlc_arg *a, const void *data)
 {
-	return emit_is_param(a, EMIT_SERVER);
+	return idlc_is(a, IDLC_AK_SERVER_PARAM);
 }
 
 static void
@@ -458,9 +508,10 @@ srv_finish_var(struct srv_stub *s, const struct idlc_arg *a, bool first)
 		emit(o, "%s = strlen(%s) + 1;\n", s->len, a->name);
 		emit(o, "%s->%sCnt = (uint32_t)%s;\n", s->out, field, s->len);
 	} else {
-		emit(o, "%s->%sCnt = %sCnt;\n", s->out, field, a->name);
-		emit(o, "%s = %s;\n", s->len,
-		     srv_bytes(s, idlc_printf(o->ctx, "%sCnt", a->name), a->rtype->elem_size));
+		const char *cnt = emit_count_name(o, a);
+
+		emit(o, "%s->%sCnt = %s;\n", s->out, field, cnt);
+		emit(o, "%s = %s;\n", s->len, emit_bytes(s->o, cnt, a->rtype->elem_size));
 	}
 	if (!first)
 		emit(o, "memmove(%s, %s, %s);\n", dst, a->name, s->len);
@@ -479,10 +530,11 @@ srv_finish_desc(struct srv_stub *s, const struct idlc_arg *a)
 		value = idlc_printf(o->ctx, "%s(%s)", a->rtype->outtran, a->name);
 	emit_desc_fill(
 		o, idlc_printf(o->ctx, "%s->%s", s->out, emit_field_name(o, a)), a, value,
-		emit_has_count(a) ? idlc_printf(o->ctx, "%sCnt", a->name) : NULL,
-		emit_has_poly(a, EMIT_SERVER) ? idlc_printf(o->ctx, "%sPoly", a->name) : NULL,
-		emit_has_dealloc_param(a, EMIT_SERVER) ? idlc_printf(o->ctx, "%sDealloc", a->name)
-						       : NULL);
+		idlc_is(a, IDLC_AK_COUNTED) ? emit_count_name(o, a) : NULL,
+		idlc_is(a, IDLC_AK_SERVER_POLY) ? idlc_printf(o->ctx, "%sPoly", a->name) : NULL,
+		idlc_is(a, IDLC_AK_SERVER_DEALLOC) ? idlc_printf(o->ctx, "%sDealloc", a->name)
+						   : NULL,
+		idlc_is(a, IDLC_AK_INLINE_PORTS));
 }
 
 /* After a successful call: check what the routine returned, then complete the reply. */
@@ -493,14 +545,16 @@ srv_finish(struct srv_stub *s)
 	const struct idlc_routine *rt = s->rt;
 	const char *out = s->out;
 	const struct idlc_arg *a;
+	const char *said = NULL;
 	bool first = true;
 
 	for (a = rt->args; a != NULL; a = a->next) {
 		const char *field = emit_field_name(o, a);
 		uint32_t bound = a->rtype->wire_count;
+		const char *cnt = emit_count_name(o, a);
 		const char *cond;
 
-		if (!emit_in_reply(a))
+		if (!idlc_is(a, IDLC_AK_REPLY))
 			continue;
 		if (a->rtype->arg_kind == IDL_ARG_CSTRING_FIXED)
 			cond = idlc_printf(o->ctx, "memchr(%s->%s, '\\0', sizeof %s->%s) == NULL",
@@ -508,24 +562,28 @@ srv_finish(struct srv_stub *s)
 		else if (a->rtype->arg_kind == IDL_ARG_CSTRING_VAR)
 			cond = idlc_printf(o->ctx, "memchr(%s, '\\0', %" PRIu32 ") == NULL",
 					   a->name, bound);
-		else if (a->rtype->arg_kind == IDL_ARG_VAR_ARRAY)
-			cond = idlc_printf(o->ctx, "%sCnt > %" PRIu32, a->name, bound);
-		else if (emit_is_desc(a) && emit_has_count(a) &&
-			 a->rtype->wire_type != IDL_WT_PORT && a->rtype->elem_size > 1)
-			cond = idlc_printf(o->ctx, "%sCnt > UINT32_MAX / %" PRIu32, a->name,
+		else if (a->rtype->arg_kind == IDL_ARG_VAR_ARRAY ||
+			 idlc_is(a, IDLC_AK_INLINE_PORTS | IDLC_AK_COUNTED))
+			cond = idlc_printf(o->ctx, "%s > %" PRIu32, cnt, bound);
+		else if (idlc_is(a, IDLC_AK_OOL_DATA | IDLC_AK_COUNTED) && a->rtype->elem_size > 1)
+			cond = idlc_printf(o->ctx, "%s > UINT32_MAX / %" PRIu32, cnt,
 					   a->rtype->elem_size);
 		else
 			continue;
+		/* Arrays that share one count, one after the other, with one bound: once. */
+		if (cond == NULL || (said != NULL && strcmp(said, cond) == 0))
+			continue;
 		srv_too_large(s, cond);
+		said = cond;
 	}
 	for (a = rt->args; a != NULL; a = a->next) {
 		const char *field = emit_field_name(o, a);
 
-		if (!emit_in_reply(a) || !srv_local(a))
+		if (!idlc_is(a, IDLC_AK_REPLY) || !idlc_is(a, IDLC_AK_SERVER_LOCAL))
 			continue;
-		if (emit_is_desc(a))
+		if (idlc_is(a, IDLC_AK_DESC))
 			srv_finish_desc(s, a);
-		else if (emit_is_record(a))
+		else if (idlc_is(a, IDLC_AK_RECORD))
 			emit(o, "memcpy(%s->%s, &%s, sizeof %s->%s);\n", out, field, a->name, out,
 			     field);
 		else if (a->rtype->outtran != NULL)
@@ -535,13 +593,13 @@ srv_finish(struct srv_stub *s)
 	}
 	if (rt->rep_ndesc != 0)
 		emit_desc_header(o, "OutHeadP->", rt->rep_ndesc);
-	if (!emit_any_arg(rt, emit_var_out)) {
+	if (!idlc_any_arg(rt, IDLC_AK_VAR | IDLC_AK_REPLY)) {
 		emit(o, "OutHeadP->size = sizeof *%s;\n", out);
 		return;
 	}
 	emit(o, "%s = sizeof *%s;\n", s->off, out);
 	for (a = rt->args; a != NULL; a = a->next) {
-		if (!emit_var_out(a))
+		if (!idlc_is(a, IDLC_AK_VAR | IDLC_AK_REPLY))
 			continue;
 		srv_finish_var(s, a, first);
 		first = false;
@@ -557,15 +615,15 @@ srv_after_call(struct srv_stub *s)
 	struct emit_out *o = s->o;
 
 	for (const struct idlc_arg *a = s->rt->args; a != NULL; a = a->next) {
-		if (srv_fetched(a) && emit_is_reply_handle(a))
+		if (srv_fetched(a) && idlc_is(a, IDLC_AK_REPLY_HANDLE))
 			emit(o,
 			     "if (OutHeadP->retcode != MIG_NO_REPLY)\n"
 			     "\tidl_reply_discard(%s);\n",
 			     a->name);
 		else if (a->rtype != NULL && a->rtype->destructor != NULL &&
-			 (emit_in_request(a) || a->dir == IDL_DIR_REQUESTPORT))
+			 (idlc_is(a, IDLC_AK_REQUEST) || a->dir == IDL_DIR_REQUESTPORT))
 			emit(o, "%s(%s);\n", a->rtype->destructor,
-			     srv_local(a) ? a->name : srv_received(s, a));
+			     idlc_is(a, IDLC_AK_SERVER_LOCAL) ? a->name : srv_received(s, a));
 		else if (srv_desc_in(a) && a->rtype->ool_inline)
 			/* An inline array is never the routine's to keep (it would point into
 			 * the message on Mach): its memory goes, the ports in it stay. */
@@ -591,7 +649,8 @@ srv_unpacker(struct emit_out *o, const struct idlc_routine *rt)
 	s.off = emit_local(o, rt, "off");
 	s.len = emit_local(o, rt, "len");
 	for (const struct idlc_arg *a = rt->args; a != NULL; a = a->next)
-		if (srv_fixed_string_in(a) || emit_var_in(a) || srv_desc_in(a))
+		if (srv_fixed_string_in(a) || idlc_is(a, IDLC_AK_VAR | IDLC_AK_REQUEST) ||
+		    srv_desc_in(a) || idlc_is(a, IDLC_AK_REQUEST | IDLC_AK_SAMECOUNT))
 			checks++;
 	if (rt->req_ndesc != 0)
 		checks++;
@@ -608,7 +667,13 @@ srv_unpacker(struct emit_out *o, const struct idlc_routine *rt)
 	emit(o, "OutHeadP->retcode = %s(", emit_server_name(o, rt));
 	emit_list(o, rt->args, srv_call_pred, srv_call_item, &s, ", ", "", ");\n");
 	srv_after_call(&s);
-	if (reply) {
+	if (reply && idlc_any_arg(rt, IDLC_AK_INLINE_PORTS | IDLC_AK_REPLY)) {
+		/* The buffers of out inline arrays of ports go with the reply, or now. */
+		emit(o, "if (OutHeadP->retcode != KERN_SUCCESS) {\n");
+		srv_free_ports(&s, NULL);
+		emit(o, "\treturn;\n}\n\n");
+		srv_finish(&s);
+	} else if (reply) {
 		emit(o, "if (OutHeadP->retcode != KERN_SUCCESS)\n\treturn;\n\n");
 		srv_finish(&s);
 	}
@@ -683,7 +748,7 @@ emit_server(struct emit_out *o)
 		emit(o, "#include <stdlib.h>\n");
 	emit(o, "#include <string.h>\n");
 	emit(o, "\n#include <idl/idl.h>\n");
-	if (emit_needs_ool(o->m))
+	if (o->m->needs_ool)
 		emit(o, "#include <idl/idl_ool.h>\n");
 	emit_imports(o, EMIT_SERVER);
 	emit(o, "\n");

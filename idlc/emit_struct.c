@@ -16,11 +16,11 @@
 static bool
 emit_struct_has(const struct idlc_arg *a, bool reply, bool desc)
 {
-	if (!reply && a->dir == IDL_DIR_OUT && (a->flags & IDLC_AF_COUNTINOUT))
+	if (!reply && idlc_is(a, IDLC_AK_COUNTINOUT))
 		return !desc;
-	if (!(reply ? emit_in_reply(a) : emit_in_request(a)))
+	if (!idlc_is(a, reply ? IDLC_AK_REPLY : IDLC_AK_REQUEST))
 		return false;
-	return emit_is_desc(a) == desc;
+	return idlc_is(a, IDLC_AK_DESC) == desc;
 }
 
 static void
@@ -42,10 +42,10 @@ emit_struct(struct emit_out *o, const struct idlc_routine *rt, bool reply)
 
 			if (!emit_struct_has(a, reply, pass == 0))
 				continue;
-			cnt = !emit_in_request(a) && !reply;
+			cnt = !idlc_is(a, IDLC_AK_REQUEST) && !reply;
 			emit_wire_field(a, &f);
 			emit(o, "%s %s%s", cnt ? "uint32_t" : f.type, emit_field_name(o, a),
-			     emit_is_var(a) || cnt ? "Cnt" : "");
+			     idlc_is(a, IDLC_AK_VAR) || cnt ? "Cnt" : "");
 			if (f.units != 0 && !cnt)
 				emit(o, "[%" PRIu32 "]", f.units);
 			emit(o, "%s;\n", f.align8 && !cnt ? " IDL_ALIGN8" : "");
@@ -60,12 +60,12 @@ emit_struct(struct emit_out *o, const struct idlc_routine *rt, bool reply)
 
 			if (!emit_struct_has(a, reply, pass == 0))
 				continue;
-			cnt = !emit_in_request(a) && !reply;
+			cnt = !idlc_is(a, IDLC_AK_REQUEST) && !reply;
 			off = reply ? a->rep_offset : a->req_offset;
 			items[0] =
 				idlc_printf(o->ctx, "offsetof(struct %s_%s_%s, %s%s) == %" PRIu32,
 					    o->m->subsystem, rt->name, what, emit_field_name(o, a),
-					    emit_is_var(a) || cnt ? "Cnt" : "", off);
+					    idlc_is(a, IDLC_AK_VAR) || cnt ? "Cnt" : "", off);
 			items[1] = idlc_printf(o->ctx, "\"%s: %s: layout of %s\"", lit, rt->name,
 					       a->name);
 			emit(o, "_Static_assert(");
@@ -103,20 +103,18 @@ emit_ctype_asserts(struct emit_out *o)
 			const char *c;
 			uint64_t size;
 			char key[512];
-			bool elem;
 
-			if (!emit_in_request(a) && !emit_in_reply(a))
+			if (!idlc_is(a, IDLC_AK_TRAVELS))
 				continue;
 			if (a->rtype->arg_kind == IDL_ARG_PORT ||
 			    a->rtype->wire_type == IDL_WT_PORT)
 				continue;
-			if (emit_is_record(a)) {
-				c = emit_arg_ctype(
-					a, o->which == IDLC_OUT_SERVER ? EMIT_SERVER : EMIT_USER,
-					&elem);
+			if (idlc_is(a, IDLC_AK_RECORD)) {
+				c = a->c_type[o->which == IDLC_OUT_SERVER ? EMIT_SERVER
+									  : EMIT_USER];
 				size = emit_data_size(a);
 			} else if (a->rtype->arg_kind != IDL_ARG_SCALAR) {
-				c = emit_elem_ctype(a);
+				c = a->c_elem;
 				size = a->rtype->elem_size;
 			} else {
 				continue;

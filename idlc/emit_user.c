@@ -12,37 +12,14 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "emit.h"
-
-/* How the stub reaches one message: a struct on the stack, a union with a byte buffer
- * (variable part), or a malloc()ed struct. */
-struct user_msg {
-	const char *var; /* the local's name */
-	bool var_part;
-	bool heap;
-	uint32_t max;
-	const char *f; /* field prefix: "rq.", "rq.m.", "rq->" */
-	const char *head; /* "&rq.head" ... */
-	const char *buf; /* the message as bytes */
-	const char *size; /* "sizeof rq" ... */
-};
-
-struct user_stub {
-	struct emit_out *o;
-	const struct idlc_routine *rt;
-	struct user_msg rq, rp;
-	bool heap; /* failures after allocation go through the `out` label */
-	bool checking; /* reply checks with descriptors: failures destroy the reply */
-	bool replying; /* building a deferred reply (<routine>_send_reply) in `rq` */
-	const char *kr, *off, *len, *n;
-};
+#include "emit_user.h"
 
 /* Whether the message being built carries the argument: the request, or when replying
  * the reply. */
 static bool
 user_sends(const struct user_stub *s, const struct idlc_arg *a)
 {
-	return s->replying ? emit_in_reply(a) : emit_in_request(a);
+	return s->replying ? idlc_is(a, IDLC_AK_REPLY) : idlc_is(a, IDLC_AK_REQUEST);
 }
 
 /* How the value of a parameter is reached: inout ones of a client stub by pointer. */
@@ -52,27 +29,38 @@ user_star(const struct user_stub *s, const struct idlc_arg *a)
 	return !s->replying && a->dir == IDL_DIR_INOUT ? "*" : "";
 }
 
-/* An out variable array whose caller says how much room it has. */
-static bool
-user_array_out(const struct idlc_arg *a)
+void
+user_fail(struct user_stub *s, const char *cond, const char *code)
 {
-	return (a->dir == IDL_DIR_OUT && a->rtype->arg_kind == IDL_ARG_VAR_ARRAY) ||
-	       (a->flags & IDLC_AF_OVERWRITE);
+	struct emit_out *o = s->o;
+
+	emit(o, "if (%s)", cond);
+	if (s->replying) {
+		emit(o, "\n\t%s = %s;\n", s->kr, code);
+		return;
+	}
+	if (!s->heap && !(s->checking && strcmp(code, "MIG_TYPE_ERROR") == 0)) {
+		emit(o, "\n\treturn %s;\n", code);
+		return;
+	}
+	if (s->checking && strcmp(code, "MIG_TYPE_ERROR") == 0) {
+		emit(o, "\n\tgoto bad_reply;\n");
+		return;
+	}
+	if (strcmp(code, s->kr) == 0) {
+		emit(o, "\n\tgoto out;\n");
+		return;
+	}
+	emit(o, " {\n\t%s = %s;\n\tgoto out;\n}\n", s->kr, code);
 }
 
-/* A client token argument: the server's credentials, as the transport knows them. */
-static bool
-user_token(const struct idlc_arg *a)
+const char *
+user_count(struct user_stub *s, const struct idlc_arg *a)
 {
-	return emit_is_token(a) && emit_is_param(a, EMIT_USER);
-}
+	const char *r = idlc_printf(s->o->ctx, "%s%s", user_star(s, idlc_count_owner(a)),
+				    emit_count_name(s->o, a));
 
-/* Out-of-line data (not ports) whose count must fit a descriptor's 32-bit size. */
-static bool
-user_ool_data(const struct idlc_arg *a)
-{
-	return emit_is_desc(a) && a->rtype->arg_kind == IDL_ARG_OOL &&
-	       a->rtype->wire_type != IDL_WT_PORT;
+	return r != NULL ? r : "0";
 }
 
 static void
@@ -103,44 +91,6 @@ user_msg_init(struct user_stub *s, struct user_msg *msg, const char *want, bool 
 	}
 }
 
-/* `if (cond) return code;`, or through the cleanup once buffers were allocated. */
-static void
-user_fail(struct user_stub *s, const char *cond, const char *code)
-{
-	struct emit_out *o = s->o;
-
-	emit(o, "if (%s)", cond);
-	if (s->replying) {
-		emit(o, "\n\t%s = %s;\n", s->kr, code);
-		return;
-	}
-	if (!s->heap && !(s->checking && strcmp(code, "MIG_TYPE_ERROR") == 0)) {
-		emit(o, "\n\treturn %s;\n", code);
-		return;
-	}
-	if (s->checking && strcmp(code, "MIG_TYPE_ERROR") == 0) {
-		emit(o, "\n\tgoto bad_reply;\n");
-		return;
-	}
-	if (strcmp(code, s->kr) == 0) {
-		emit(o, "\n\tgoto out;\n");
-		return;
-	}
-	emit(o, " {\n\t%s = %s;\n\tgoto out;\n}\n", s->kr, code);
-}
-
-/* `len = count x elem_size;` without a multiplication by one. */
-static const char *
-user_bytes(struct user_stub *s, const char *count, uint32_t elem_size)
-{
-	const char *r;
-
-	if (elem_size == 1)
-		return count;
-	r = idlc_printf(s->o->ctx, "(size_t)%s * %" PRIu32, count, elem_size);
-	return r != NULL ? r : count;
-}
-
 static void
 user_declare(struct user_stub *s)
 {
@@ -169,18 +119,33 @@ user_declare(struct user_stub *s)
 		emit(o, "size_t %s;\n", s->off);
 	if (s->rq.var_part || s->rp.var_part)
 		emit(o, "size_t %s;\n", s->len);
-	if (emit_any_arg(rt, user_array_out))
+	if (idlc_any_arg(rt, IDLC_AK_CAPACITY))
 		emit(o, "mach_msg_type_number_t %s;\n", s->n);
-	if (rt->kind == IDLC_RT_ROUTINE || s->heap || emit_any_arg(rt, user_token))
+	if (rt->kind == IDLC_RT_ROUTINE || s->heap ||
+	    idlc_any_arg(rt, IDLC_AK_TOKEN | IDLC_AK_USER_PARAM))
 		emit(o, "kern_return_t %s;\n", s->kr);
 	emit(o, "\n");
 }
 
-/* Everything that can be refused before a byte is built. */
+/* Whether `cond` is among the n conditions already written (arrays that share one count
+ * are checked against equal bounds once). */
+static bool
+user_said(const char *const *said, unsigned n, const char *cond)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (strcmp(said[i], cond) == 0)
+			return true;
+	return false;
+}
+
+/* Everything that can be refused before a byte is built. An array that shares its leader's
+ * count (samecount) is checked with that count against its own bound. */
 static void
 user_precheck(struct user_stub *s)
 {
 	struct emit_out *o = s->o;
+	const char **said = idlc_alloc(o->ctx, (s->rt->nargs + 1u) * sizeof *said);
+	unsigned nsaid = 0;
 
 	for (const struct idlc_arg *a = s->rt->args; a != NULL; a = a->next) {
 		uint32_t bound = a->rtype->wire_count;
@@ -188,21 +153,17 @@ user_precheck(struct user_stub *s)
 
 		if (!user_sends(s, a))
 			continue;
-		if (user_ool_data(a) && !a->rtype->ool_fixed && a->rtype->elem_size > 1) {
+		if (idlc_is(a, IDLC_AK_OOL_DATA | IDLC_AK_COUNTED) && a->rtype->elem_size > 1) {
 			/* The descriptor's size is 32 bits. */
-			cond = idlc_printf(o->ctx, "%s%sCnt > UINT32_MAX / %" PRIu32,
-					   user_star(s, a), a->name, a->rtype->elem_size);
-		} else if (emit_is_desc(a) && a->rtype->arg_kind == IDL_ARG_OOL &&
-			   a->rtype->wire_type == IDL_WT_PORT && !a->rtype->ool_fixed &&
-			   a->rtype->wire_count != 0) {
-			cond = idlc_printf(o->ctx, "%s%sCnt > %" PRIu32, user_star(s, a), a->name,
-					   bound);
-		} else if (emit_is_desc(a)) {
+			cond = idlc_printf(o->ctx, "%s > UINT32_MAX / %" PRIu32, user_count(s, a),
+					   a->rtype->elem_size);
+		} else if (idlc_is(a, IDLC_AK_PORTS | IDLC_AK_COUNTED) && bound != 0) {
+			cond = idlc_printf(o->ctx, "%s > %" PRIu32, user_count(s, a), bound);
+		} else if (idlc_is(a, IDLC_AK_DESC)) {
 			continue;
 		} else if (a->rtype->arg_kind == IDL_ARG_VAR_ARRAY) {
-			cond = idlc_printf(o->ctx, "%s%sCnt > %" PRIu32, user_star(s, a), a->name,
-					   bound);
-		} else if (emit_is_string(a)) {
+			cond = idlc_printf(o->ctx, "%s > %" PRIu32, user_count(s, a), bound);
+		} else if (idlc_is(a, IDLC_AK_STRING)) {
 			/* The NUL must fit: a string of `bound` characters has no room for it.
 			 * (memchr stops at the first NUL, so a shorter buffer is safe.) */
 			cond = idlc_printf(o->ctx, "memchr(%s, '\\0', %" PRIu32 ") == NULL",
@@ -210,7 +171,13 @@ user_precheck(struct user_stub *s)
 		} else {
 			continue;
 		}
-		user_fail(s, cond != NULL ? cond : "1", "MIG_ARRAY_TOO_LARGE");
+		if (cond == NULL)
+			cond = "1";
+		if (said != NULL && user_said(said, nsaid, cond))
+			continue;
+		if (said != NULL)
+			said[nsaid++] = cond;
+		user_fail(s, cond, "MIG_ARRAY_TOO_LARGE");
 	}
 }
 
@@ -245,10 +212,10 @@ user_fill_var(struct user_stub *s, const struct idlc_arg *a)
 		emit(o, "%s = strlen(%s) + 1;\n", s->len, src);
 		emit(o, "%s%sCnt = (uint32_t)%s;\n", s->rq.f, field, s->len);
 	} else {
-		const char *cnt = idlc_printf(o->ctx, "%s%sCnt", user_star(s, a), a->name);
+		const char *cnt = user_count(s, a);
 
 		emit(o, "%s%sCnt = %s;\n", s->rq.f, field, cnt);
-		emit(o, "%s = %s;\n", s->len, user_bytes(s, cnt, a->rtype->elem_size));
+		emit(o, "%s = %s;\n", s->len, emit_bytes(s->o, cnt, a->rtype->elem_size));
 	}
 	emit(o, "memcpy(%s + %s, %s, %s);\n", s->rq.buf, s->off, src, s->len);
 	emit(o, "memset(%s + %s + %s, 0, IDL_MSG_ROUND(%s) - %s);\n", s->rq.buf, s->off, s->len,
@@ -272,15 +239,15 @@ user_request_fully_written(const struct user_stub *s)
 	if (s->replying)
 		return false;
 	for (const struct idlc_arg *a = s->rt->args; a != NULL; a = a->next) {
-		if (a->flags & IDLC_AF_COUNTINOUT)
+		if (idlc_is(a, IDLC_AK_COUNTINOUT))
 			return false;
 		if (!user_sends(s, a))
 			continue;
-		if (emit_is_var(a)) {
+		if (idlc_is(a, IDLC_AK_VAR)) {
 			covered += 4;
 			continue;
 		}
-		if (emit_is_desc(a) || a->rtype->arg_kind == IDL_ARG_CSTRING_FIXED)
+		if (idlc_is(a, IDLC_AK_DESC) || a->rtype->arg_kind == IDL_ARG_CSTRING_FIXED)
 			return false;
 		covered += emit_data_size(a);
 	}
@@ -309,30 +276,30 @@ user_fill(struct user_stub *s)
 		enum emit_side side = s->replying ? EMIT_SERVER : EMIT_USER;
 		const char *outtran = s->replying ? a->rtype->outtran : NULL;
 
-		if (!s->replying && a->dir == IDL_DIR_OUT && (a->flags & IDLC_AF_COUNTINOUT)) {
+		if (!s->replying && idlc_is(a, IDLC_AK_COUNTINOUT)) {
 			emit(o, "%s%sCnt = *%sCnt;\n", f, field, a->name);
 			continue;
 		}
-		if (!user_sends(s, a) || emit_is_var(a))
+		if (!user_sends(s, a) || idlc_is(a, IDLC_AK_VAR))
 			continue;
-		if (emit_is_desc(a)) {
-			emit_desc_fill(
-				o, idlc_printf(o->ctx, "%s%s", f, field), a,
-				outtran != NULL ? idlc_printf(o->ctx, "%s(%s)", outtran, a->name)
-						: idlc_printf(o->ctx, "%s%s", star, a->name),
-				emit_has_count(a) ? idlc_printf(o->ctx, "%s%sCnt", star, a->name)
-						  : NULL,
-				emit_has_poly(a, side)
-					? idlc_printf(o->ctx, "%s%sPoly", star, a->name)
-					: NULL,
-				emit_has_dealloc_param(a, side)
-					? idlc_printf(o->ctx, "%sDealloc", a->name)
-					: NULL);
+		if (idlc_is(a, IDLC_AK_DESC)) {
+			emit_desc_fill(o, idlc_printf(o->ctx, "%s%s", f, field), a,
+				       outtran != NULL
+					       ? idlc_printf(o->ctx, "%s(%s)", outtran, a->name)
+					       : idlc_printf(o->ctx, "%s%s", star, a->name),
+				       idlc_is(a, IDLC_AK_COUNTED) ? user_count(s, a) : NULL,
+				       idlc_is(a, IDLC_AK_POLY(side))
+					       ? idlc_printf(o->ctx, "%s%sPoly", star, a->name)
+					       : NULL,
+				       idlc_is(a, IDLC_AK_DEALLOC(side))
+					       ? idlc_printf(o->ctx, "%sDealloc", a->name)
+					       : NULL,
+				       false);
 			continue;
 		}
-		if (outtran != NULL && !emit_is_record(a))
+		if (outtran != NULL && !idlc_is(a, IDLC_AK_RECORD))
 			emit(o, "%s%s = %s(%s);\n", f, field, outtran, a->name);
-		else if (emit_is_record(a))
+		else if (idlc_is(a, IDLC_AK_RECORD))
 			emit(o, "memcpy(%s%s, %s%s, sizeof %s%s);\n", f, field, inout ? "" : "&",
 			     a->name, f, field);
 		else if (a->rtype->arg_kind == IDL_ARG_CSTRING_FIXED)
@@ -351,7 +318,7 @@ user_fill(struct user_stub *s)
 	}
 	emit(o, "%s = %s;\n", s->off, s->rq.size);
 	for (a = s->rt->args; a != NULL; a = a->next)
-		if (user_sends(s, a) && emit_is_var(a))
+		if (user_sends(s, a) && idlc_is(a, IDLC_AK_VAR))
 			user_fill_var(s, a);
 	emit(o, "%shead.size = (uint32_t)%s;\n", f, s->off);
 }
@@ -390,7 +357,7 @@ static void
 user_tokens(struct user_stub *s)
 {
 	for (const struct idlc_arg *a = s->rt->args; a != NULL; a = a->next)
-		if (user_token(a))
+		if (idlc_is(a, IDLC_AK_TOKEN | IDLC_AK_USER_PARAM))
 			emit(s->o,
 			     "if (idl_port_cred(%s, %s) != 0)\n"
 			     "\tmemset(%s, 0, sizeof *%s);\n",
@@ -414,7 +381,7 @@ user_call(struct user_stub *s)
 			 a->dir_written == IDLC_DIR_REPLYPORT)
 			emit(o, "(void)%s; /* the reply comes back on the connection */\n",
 			     a->name);
-		if (emit_has_poly(a, EMIT_USER) && !emit_travels(a))
+		if (idlc_is(a, IDLC_AK_USER_POLY) && !idlc_is(a, IDLC_AK_TRAVELS))
 			emit(o, "(void)%sPoly;\n", a->name);
 	}
 	items[0] = user_port(rt);
@@ -423,7 +390,7 @@ user_call(struct user_stub *s)
 	items[3] = s->rq.head;
 	if (rt->kind == IDLC_RT_SIMPLEROUTINE) {
 		items[4] = user_timeout(s);
-		if (emit_any_arg(rt, user_token)) {
+		if (idlc_any_arg(rt, IDLC_AK_TOKEN | IDLC_AK_USER_PARAM)) {
 			emit(o, "%s = idl_send(", s->kr);
 			emit_strings(o, items, 5, ", ", "", ");\n");
 			user_tokens(s);
@@ -449,188 +416,6 @@ user_call(struct user_stub *s)
 	emit_strings(o, items, 7, ", ", "", ");\n");
 	user_fail(s, idlc_printf(o->ctx, "%s != KERN_SUCCESS", s->kr), s->kr);
 	user_tokens(s);
-}
-
-/* Checks the whole reply before anything is copied out. */
-static void
-user_check_reply(struct user_stub *s)
-{
-	struct emit_out *o = s->o;
-	const char *f = s->rp.f;
-	const struct idlc_arg *a;
-
-	s->checking = s->rt->rep_ndesc != 0;
-	if (!s->rp.var_part) {
-		user_fail(s, idlc_printf(o->ctx, "%shead.size != %s", f, s->rp.size),
-			  "MIG_TYPE_ERROR");
-	} else {
-		user_fail(s, idlc_printf(o->ctx, "%shead.size < %s", f, s->rp.size),
-			  "MIG_TYPE_ERROR");
-	}
-	if (s->rt->rep_ndesc != 0) {
-		user_fail(
-			s,
-			emit_desc_count_bad(o, idlc_printf(o->ctx, "%shead.", f), s->rt->rep_ndesc),
-			"MIG_TYPE_ERROR");
-		for (a = s->rt->args; a != NULL; a = a->next)
-			if (emit_in_reply(a) && emit_is_desc(a))
-				user_fail(s,
-					  emit_desc_bad(o,
-							idlc_printf(o->ctx, "%s%s", f,
-								    emit_field_name(o, a)),
-							a),
-					  "MIG_TYPE_ERROR");
-	}
-	for (a = s->rt->args; a != NULL; a = a->next)
-		if (emit_in_reply(a) && a->rtype->arg_kind == IDL_ARG_CSTRING_FIXED)
-			user_fail(s,
-				  idlc_printf(o->ctx, "memchr(%s%s, '\\0', sizeof %s%s) == NULL", f,
-					      emit_field_name(o, a), f, emit_field_name(o, a)),
-				  "MIG_TYPE_ERROR");
-	if (!s->rp.var_part)
-		return;
-	emit(o, "%s = %s;\n", s->off, s->rp.size);
-	for (a = s->rt->args; a != NULL; a = a->next) {
-		const char *cnt;
-		uint32_t bound = a->rtype->wire_count;
-
-		if (!emit_var_out(a))
-			continue;
-		cnt = idlc_printf(o->ctx, "%s%sCnt", f, emit_field_name(o, a));
-		if (a->rtype->arg_kind == IDL_ARG_CSTRING_VAR) {
-			user_fail(s,
-				  idlc_printf(o->ctx, "%s == 0 || %s > %" PRIu32, cnt, cnt, bound),
-				  "MIG_TYPE_ERROR");
-			emit(o, "%s = IDL_MSG_ROUND(%s);\n", s->len, cnt);
-			user_fail(s,
-				  idlc_printf(o->ctx,
-					      "%s > %shead.size - %s || %s[%s + %s - 1] != '\\0'",
-					      s->len, f, s->off, s->rp.buf, s->off, cnt),
-				  "MIG_TYPE_ERROR");
-		} else {
-			user_fail(s, idlc_printf(o->ctx, "%s > %" PRIu32, cnt, bound),
-				  "MIG_TYPE_ERROR");
-			emit(o, "%s = IDL_MSG_ROUND(%s);\n", s->len,
-			     user_bytes(s, cnt, a->rtype->elem_size));
-			user_fail(s,
-				  idlc_printf(o->ctx, "%s > %shead.size - %s", s->len, f, s->off),
-				  "MIG_TYPE_ERROR");
-		}
-		emit(o, "%s += %s;\n", s->off, s->len);
-	}
-	user_fail(s, idlc_printf(o->ctx, "%s != %shead.size", s->off, f), "MIG_TYPE_ERROR");
-}
-
-/* An out descriptor: the pointer (or port) is the caller's now; `overwrite` copies into the
- * caller's buffer instead and frees what came. */
-static void
-user_copy_desc(struct user_stub *s, const struct idlc_arg *a)
-{
-	struct emit_out *o = s->o;
-	const char *d = idlc_printf(o->ctx, "%s%s", s->rp.f, emit_field_name(o, a));
-	const char *cnt = emit_desc_count(o, d, a);
-
-	if (a->flags & IDLC_AF_OVERWRITE) {
-		emit(o, "%s = %s < *%sCnt ? %s : *%sCnt;\n", s->n, cnt, a->name, cnt, a->name);
-		emit(o, "memcpy((void *)(uintptr_t)*%s, (const void *)(uintptr_t)%s.addr, %s);\n",
-		     a->name, d, user_bytes(s, s->n, a->rtype->elem_size));
-		emit(o, "if (%s > *%sCnt)\n\t%s = MIG_ARRAY_TOO_LARGE;\n", cnt, a->name, s->kr);
-		emit(o, "*%sCnt = %s;\n", a->name, cnt);
-		emit(o, "idl_ool_free((void *)(uintptr_t)%s.addr, %s.size);\n", d, d);
-		return;
-	}
-	emit(o, "*%s = %s;\n", a->name, emit_desc_value(o, d, a, EMIT_USER));
-	if (emit_has_count(a))
-		emit(o, "*%sCnt = %s;\n", a->name, cnt);
-	if (emit_has_poly(a, EMIT_USER))
-		emit(o, "*%sPoly = %s;\n", a->name, emit_desc_poly(o, d));
-}
-
-static void
-user_copy_var(struct user_stub *s, const struct idlc_arg *a, bool last)
-{
-	struct emit_out *o = s->o;
-	const char *cnt = idlc_printf(o->ctx, "%s%sCnt", s->rp.f, emit_field_name(o, a));
-	uint32_t esize = a->rtype->elem_size;
-
-	if (a->rtype->arg_kind == IDL_ARG_CSTRING_VAR) {
-		emit(o, "memcpy(%s, %s + %s, %s);\n", a->name, s->rp.buf, s->off, cnt);
-	} else if (a->dir == IDL_DIR_OUT) {
-		/* As MIG: copy what fits, report the true count, and say the array was too
-		 * large for the caller's buffer. */
-		emit(o, "%s = %s < *%sCnt ? %s : *%sCnt;\n", s->n, cnt, a->name, cnt, a->name);
-		emit(o, "memcpy(%s, %s + %s, %s);\n", a->name, s->rp.buf, s->off,
-		     user_bytes(s, s->n, esize));
-		emit(o, "if (%s > *%sCnt)\n\t%s = MIG_ARRAY_TOO_LARGE;\n", cnt, a->name, s->kr);
-		emit(o, "*%sCnt = %s;\n", a->name, cnt);
-	} else {
-		/* inout: the caller's buffer holds the bound. */
-		emit(o, "memcpy(%s, %s + %s, %s);\n", a->name, s->rp.buf, s->off,
-		     user_bytes(s, cnt, esize));
-		emit(o, "*%sCnt = %s;\n", a->name, cnt);
-	}
-	if (!last)
-		emit(o, "%s += IDL_MSG_ROUND(%s);\n", s->off, user_bytes(s, cnt, esize));
-}
-
-static void
-user_copy_out(struct user_stub *s)
-{
-	struct emit_out *o = s->o;
-	const char *f = s->rp.f;
-	const struct idlc_arg *a, *lastvar = NULL;
-
-	for (a = s->rt->args; a != NULL; a = a->next) {
-		const char *field = emit_field_name(o, a);
-
-		if (!emit_in_reply(a))
-			continue;
-		if (emit_is_var(a)) {
-			lastvar = a;
-			continue;
-		}
-		if (emit_is_desc(a))
-			user_copy_desc(s, a);
-		else if (emit_is_record(a))
-			emit(o, "memcpy(%s, %s%s, sizeof %s%s);\n", a->name, f, field, f, field);
-		else if (a->rtype->arg_kind == IDL_ARG_CSTRING_FIXED)
-			emit(o, "memcpy(%s, %s%s, strlen(%s%s) + 1);\n", a->name, f, field, f,
-			     field);
-		else if (a->rtype->arg_kind == IDL_ARG_FIXED_ARRAY)
-			emit(o, "memcpy(%s, %s%s, sizeof %s%s);\n", a->name, f, field, f, field);
-		else
-			emit(o, "*%s = %s%s;\n", a->name, f, field);
-	}
-	if (lastvar != NULL) {
-		emit(o, "%s = %s;\n", s->off, s->rp.size);
-		for (a = s->rt->args; a != NULL; a = a->next)
-			if (emit_var_out(a))
-				user_copy_var(s, a, a == lastvar);
-	}
-	if (s->heap) {
-		emit_indent(o, -1);
-		emit(o, "\nout:\n");
-		emit_indent(o, 1);
-		if (s->rp.heap)
-			emit(o, "free(%s);\n", s->rp.var);
-		if (s->rq.heap)
-			emit(o, "free(%s);\n", s->rq.var);
-		emit(o, "return %s;\n", s->kr);
-	} else {
-		emit(o, "return %s;\n",
-		     emit_any_arg(s->rt, user_array_out) ? s->kr : "KERN_SUCCESS");
-	}
-	if (s->rt->rep_ndesc != 0) {
-		/* A malformed reply still brought its descriptors: they are freed here. */
-		emit_indent(o, -1);
-		emit(o, "\nbad_reply:\n");
-		emit_indent(o, 1);
-		emit(o, "idl_msg_destroy(%s);\n", s->rp.head);
-		if (s->heap)
-			emit(o, "%s = MIG_TYPE_ERROR;\ngoto out;\n", s->kr);
-		else
-			emit(o, "return MIG_TYPE_ERROR;\n");
-	}
 }
 
 static void
@@ -712,21 +497,21 @@ static void
 user_send_reply_item(struct emit_list *l, const struct idlc_arg *a, const void *data)
 {
 	const struct idlc_routine *rt = data;
-	bool elem;
-	const char *c = emit_arg_ctype(a, EMIT_SERVER, &elem);
+	const char *c = a->c_type[EMIT_SERVER];
+	bool elem = idlc_is(a, IDLC_AK_SERVER_ELEM);
 
 	if (a == rt->args) {
 		emit_item(l, "idl_reply_t reply");
 		emit_item(l, "kern_return_t retcode");
 	}
-	if (!emit_in_reply(a))
+	if (!idlc_is(a, IDLC_AK_REPLY))
 		return;
 	emit_item(l, "%s %s%s", c, elem ? "*" : "", a->name);
-	if (emit_has_poly(a, EMIT_SERVER))
+	if (idlc_is(a, IDLC_AK_SERVER_POLY))
 		emit_item(l, "mach_msg_type_name_t %sPoly", a->name);
-	if (emit_has_count(a))
+	if (idlc_is(a, IDLC_AK_COUNTED))
 		emit_item(l, "mach_msg_type_number_t %sCnt", a->name);
-	if (emit_has_dealloc_param(a, EMIT_SERVER))
+	if (idlc_is(a, IDLC_AK_SERVER_DEALLOC))
 		emit_item(l, "boolean_t %sDealloc", a->name);
 }
 
@@ -742,7 +527,7 @@ emit_has_send_reply(const struct idlc_routine *rt)
 {
 	if (rt->kind != IDLC_RT_ROUTINE)
 		return false;
-	return emit_any_arg(rt, emit_is_reply_handle);
+	return idlc_any_arg(rt, IDLC_AK_REPLY_HANDLE);
 }
 
 void

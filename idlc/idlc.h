@@ -3,7 +3,9 @@
  *
  *     ctx = idlc_create(&opts, sink, sink_data);
  *     idlc_parse_file(ctx, "foo.defs");    (runs cpp, then lexer and parser)
- *     idlc_check(ctx);                     (sema, then layout)
+ *     idlc_check(ctx);                     (sema, then the middle end: facts, layout and
+ *                                           the descriptor table, middle.h)
+ *     idlc_subsystem(ctx);                 (the descriptor table, for tools such as idlcall)
  *     idlc_generate(ctx);                  (emitters into temporaries, renamed on success)
  *     idlc_destroy(ctx);
  *
@@ -69,8 +71,13 @@ void idlc_destroy(struct idlc_ctx *ctx);
 int idlc_parse_file(struct idlc_ctx *ctx, const char *path);
 /* Parses text as if it were cpp's output for a file called `name` (no cpp is run). */
 int idlc_parse_string(struct idlc_ctx *ctx, const char *name, const char *text, size_t len);
-/* Semantic checks, then layout. */
+/* Semantic checks, then the middle end. */
 int idlc_check(struct idlc_ctx *ctx);
+/* The descriptor table of the checked interface: the one idlc prints into <sub>User.c and
+ * <sub>Server.c, row for row, signature hashes included (<idl/idl_subsystem.h>). NULL before
+ * a successful idlc_check(). Its strings and arrays live in the context's arena: valid until
+ * idlc_destroy(). */
+const struct idl_subsystem *idlc_subsystem(const struct idlc_ctx *ctx);
 /* Writes every output the options select. */
 int idlc_generate(struct idlc_ctx *ctx);
 /* Emits one output into memory (tests, the fuzzer). Returns 0 or an error count. */
@@ -123,10 +130,14 @@ char *idlc_printf(struct idlc_ctx *ctx, const char *fmt, ...) __attribute__((for
 /* The module being built (writable by the stages). */
 struct idlc_module *idlc_module_mut(struct idlc_ctx *ctx);
 
-/* Stages (each file's entry point). */
+/* Stages, in order (each file's entry point; each returns the context's error count):
+ *   sema.c (with sema_type.c, sema_arg.c)  names, types, directions, flags, numbering;
+ *   the middle end (middle.h), idlc_middle() running facts.c, layout.c and desc.c in turn:
+ *     the facts of every argument, the wire layout, the descriptor table and the hashes;
+ *   the emitters (emit.h): one output each, reading what the middle end left. */
 int idlc_sema(struct idlc_ctx *ctx, struct idlc_module *m); /* sema.c */
+int idlc_middle(struct idlc_ctx *ctx, struct idlc_module *m); /* facts.c */
 int idlc_layout(struct idlc_ctx *ctx, struct idlc_module *m); /* layout.c */
-uint64_t idlc_sig_hash(const struct idlc_routine *rt); /* sighash.c */
 /* emit_header.c (the header and the server header), emit_user.c, emit_server.c: one output
  * into `out`. */
 int idlc_emit(struct idlc_ctx *ctx, const struct idlc_module *m, enum idlc_output which,

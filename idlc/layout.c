@@ -18,7 +18,7 @@
 
 #include <idl/idl_msg.h>
 
-#include "idlc.h"
+#include "middle.h"
 
 /* The largest message any routine may need. */
 #define IDLC_MSG_LIMIT (64u * 1024u * 1024u)
@@ -86,12 +86,6 @@ layout_check_arg(struct idlc_ctx *ctx, const struct idlc_routine *rt, const stru
 	return true;
 }
 
-static bool
-layout_is_desc(const struct idlc_arg *a)
-{
-	return a->rtype->arg_kind == IDL_ARG_OOL || a->rtype->arg_kind == IDL_ARG_PORT;
-}
-
 /* Lays out one direction of a routine. Returns false after reporting an error. */
 static bool
 layout_message(struct idlc_ctx *ctx, struct idlc_routine *rt, bool reply)
@@ -101,13 +95,11 @@ layout_message(struct idlc_ctx *ctx, struct idlc_routine *rt, bool reply)
 	uint64_t var = 0;
 	uint64_t fixed;
 	uint32_t ndesc = 0;
+	unsigned here = reply ? IDLC_AK_REPLY : IDLC_AK_REQUEST;
 
 	/* Descriptors first, one per out-of-line or port argument, in declaration order. */
 	for (struct idlc_arg *a = rt->args; a != NULL; a = a->next) {
-		bool here = reply ? (a->dir == IDL_DIR_OUT || a->dir == IDL_DIR_INOUT)
-				  : (a->dir == IDL_DIR_IN || a->dir == IDL_DIR_INOUT);
-
-		if (!here || !layout_is_desc(a))
+		if (!idlc_is(a, here | IDLC_AK_DESC))
 			continue;
 		if (!layout_check_arg(ctx, rt, a))
 			return false;
@@ -123,19 +115,17 @@ layout_message(struct idlc_ctx *ctx, struct idlc_routine *rt, bool reply)
 	else
 		rt->req_ndesc = ndesc;
 	for (struct idlc_arg *a = rt->args; a != NULL; a = a->next) {
-		bool here = reply ? (a->dir == IDL_DIR_OUT || a->dir == IDL_DIR_INOUT)
-				  : (a->dir == IDL_DIR_IN || a->dir == IDL_DIR_INOUT);
 		const struct idlc_type *t = a->rtype;
 		uint64_t data;
 
 		/* A countinout out array sends the caller's capacity: a count in the request. */
-		if (!reply && a->dir == IDL_DIR_OUT && (a->flags & IDLC_AF_COUNTINOUT)) {
+		if (!reply && idlc_is(a, IDLC_AK_COUNTINOUT)) {
 			off = layout_round(off, 4);
 			a->req_offset = (uint32_t)off;
 			off += 4;
 			continue;
 		}
-		if (!here || layout_is_desc(a))
+		if (!idlc_is(a, here) || (a->facts & IDLC_AK_DESC))
 			continue;
 		if (!layout_check_arg(ctx, rt, a))
 			return false;
@@ -194,10 +184,8 @@ idlc_layout(struct idlc_ctx *ctx, struct idlc_module *m)
 			a->req_offset = IDL_NO_OFFSET;
 			a->rep_offset = IDL_NO_OFFSET;
 		}
-		if (rt->kind == IDLC_RT_SKIP) {
-			rt->sig_hash = 0;
+		if (rt->kind == IDLC_RT_SKIP)
 			continue;
-		}
 		if (!layout_message(ctx, rt, false))
 			continue;
 		/* A simpleroutine never gets a reply, so it has no reply layout. */
@@ -207,7 +195,6 @@ idlc_layout(struct idlc_ctx *ctx, struct idlc_module *m)
 			m->max_request = rt->req_max;
 		if (rt->rep_max > m->max_reply)
 			m->max_reply = rt->rep_max;
-		rt->sig_hash = idlc_sig_hash(rt);
 	}
 	return (int)idlc_error_count(ctx);
 }

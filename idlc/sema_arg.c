@@ -198,13 +198,6 @@ arg_flags_check(struct sema *s, struct idlc_routine *rt, struct idlc_arg *a)
 			   (flags & IDLC_AF_NOTDEALLOC) ? "notdealloc" : "dealloc[]");
 		return false;
 	}
-	if (flags & IDLC_AF_SAMECOUNT) {
-		idlc_error(s->ctx, a->loc,
-			   "'samecount' is not supported: give argument '%s' of routine '%s' a "
-			   "count of its own",
-			   a->name, rt->name);
-		return false;
-	}
 	if (dealloc != 0 && !(travels && (ool || port)))
 		idlc_warning(s->ctx, a->loc,
 			     "'%s' on argument '%s' of routine '%s' is ignored: it applies to "
@@ -248,9 +241,12 @@ arg_flags_check(struct sema *s, struct idlc_routine *rt, struct idlc_arg *a)
 	for (i = 0; i < sizeof arg_flags / sizeof arg_flags[0]; i++) {
 		unsigned bit = arg_flags[i].bit;
 
+		/* samecount is a fact about two arguments: the middle end checks it
+		 * (facts.c). */
 		if (!(flags & bit) ||
 		    (bit & (IDLC_AF_DEALLOC | IDLC_AF_DEALLOC_RT | IDLC_AF_NOTDEALLOC |
-			    IDLC_AF_SERVERCOPY | IDLC_AF_COUNTINOUT | IDLC_AF_OVERWRITE)))
+			    IDLC_AF_SERVERCOPY | IDLC_AF_COUNTINOUT | IDLC_AF_OVERWRITE |
+			    IDLC_AF_SAMECOUNT)))
 			continue;
 		idlc_sema_warn_once(s, arg_flag_key(bit), a->loc,
 				    "'%s' (argument '%s' of routine '%s') has no effect in idlkit",
@@ -339,11 +335,14 @@ idlc_sema_arg(struct sema *s, struct idlc_routine *rt, struct idlc_arg *a, bool 
 			   rtype->unsupported, a->name, rt->name, idlc_sema_type_name(s, t));
 		return false;
 	}
-	if (rtype->ool_inline && (a->dir == IDL_DIR_OUT || a->dir == IDL_DIR_INOUT)) {
+	/* An inline array of ports goes in (the server gets the client's ports) or out (the
+	 * server routine fills the stub's buffer, the client gets the ports in its own): both
+	 * at once would have the server routine overwrite ports it was given. */
+	if (rtype->ool_inline && a->dir == IDL_DIR_INOUT) {
 		idlc_error(s->ctx, a->loc,
-			   "an %s inline array of ports is not supported: declare it 'array[] of' "
-			   "to receive it out of line (argument '%s' of routine '%s')",
-			   a->dir == IDL_DIR_OUT ? "out" : "inout", a->name, rt->name);
+			   "an inout inline array of ports is not supported: pass the ports in "
+			   "and get them back as two arguments (argument '%s' of routine '%s')",
+			   a->name, rt->name);
 		return false;
 	}
 	a->rtype = rtype;

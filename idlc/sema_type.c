@@ -4,9 +4,11 @@
  * checked.
  *
  * A fixed array of fixed arrays is one flat array of the innermost element, so that the
- * element's C type always has the element's wire size. Unbounded arrays and ^T are out-of-line
- * data (IDL_ARG_OOL); ports and arrays of ports travel as descriptors. Constructs idlkit cannot
- * carry set `unsupported` instead of failing: declaring them is fine, using them is not.
+ * element's C type always has the element's wire size; a variable array of fixed arrays
+ * carries each inner array as one record of its named C type. Unbounded arrays and ^T are
+ * out-of-line data (IDL_ARG_OOL); ports and arrays of ports travel as descriptors. Constructs
+ * idlkit cannot carry set `unsupported` instead of failing: declaring them is fine, using them is
+ * not.
  */
 #include <config.h>
 
@@ -315,13 +317,11 @@ sema_elem_problem(struct sema *s, struct idlc_type *t, struct idlc_type *e, cons
 	}
 }
 
-/* Out-of-line data of `e`'s elements: the element facts come from e. */
-static bool
-sema_ool_of(struct idlc_type *t, const struct idlc_type *e, bool fixed, uint32_t count)
+/* An array's element facts, from its element type e: wire type, size, alignment, and for
+ * ports the disposition and polymorphism. */
+static void
+sema_elem_facts(struct idlc_type *t, const struct idlc_type *e)
 {
-	t->arg_kind = IDL_ARG_OOL;
-	t->ool_fixed = fixed;
-	t->wire_count = count;
 	t->wire_type = e->wire_type;
 	t->is_signed = e->is_signed;
 	t->elem_size = e->elem_size;
@@ -329,9 +329,64 @@ sema_ool_of(struct idlc_type *t, const struct idlc_type *e, bool fixed, uint32_t
 	t->port_ipc = e->port_ipc;
 	t->poly_in = e->poly_in;
 	t->poly_out = e->poly_out;
+}
+
+/* Out-of-line data of `e`'s elements. */
+static bool
+sema_ool_of(struct idlc_type *t, const struct idlc_type *e, bool fixed, uint32_t count)
+{
+	sema_elem_facts(t, e);
+	t->arg_kind = IDL_ARG_OOL;
+	t->ool_fixed = fixed;
+	t->wire_count = count;
 	t->c_elem = e->arg_kind == IDL_ARG_SCALAR || e->arg_kind == IDL_ARG_PORT ? e->c_user
 										 : e->c_elem;
 	sema_ctypes(t, t->c_elem, t->c_elem);
+	return true;
+}
+
+/* Whether a fixed array element type has a C type of its own: a name (a declared type, or a
+ * reference to one). Arrays of arrays carry each element as one record of that type. */
+static bool
+sema_named_elem(const struct idlc_type *e)
+{
+	return e->name != NULL || (e->kind == IDLC_T_NAMED && e->target->name != NULL);
+}
+
+/*
+ * array[*:N] of a fixed array (xnu's task_restartable_range_array_t = array[*:64] of
+ * task_restartable_range_t, itself array[2] of uint64_t): up to N elements, each the whole
+ * inner array carried as one record of its bytes, so that the count counts inner arrays as
+ * the C interface does (MIG's rangesCnt). The element's C type is the inner array's name.
+ */
+static bool
+sema_var_of_arrays(struct sema *s, struct idlc_type *t, const struct idlc_type *e)
+{
+	uint32_t esize, bytes;
+
+	if (!sema_named_elem(e)) {
+		t->unsupported = "a variable-size array of anonymous arrays (declare the inner "
+				 "array as a named type)";
+		return true;
+	}
+	if (__builtin_mul_overflow(e->elem_size, e->wire_count, &esize) ||
+	    __builtin_mul_overflow(esize, t->count, &bytes)) {
+		idlc_error(
+			s->ctx, t->loc,
+			"array bound %u times element size %u x %u bytes does not fit in 32 bits",
+			t->count, e->wire_count, e->elem_size);
+		return sema_broken(t);
+	}
+	sema_elem_facts(t, e);
+	/* One element is the whole inner array: an opaque record of its bytes, of its type. */
+	t->wire_type = IDL_WT_STRUCT;
+	t->is_signed = false;
+	t->elem_size = esize;
+	t->c_elem = e->c_user;
+	sema_ctypes(t, t->c_elem, t->c_elem);
+	/* Up to N of them, counted as the C interface counts them. */
+	t->arg_kind = IDL_ARG_VAR_ARRAY;
+	t->wire_count = t->count;
 	return true;
 }
 
@@ -360,10 +415,8 @@ sema_array(struct sema *s, struct idlc_type *t)
 		count = 1;
 		break;
 	case IDL_ARG_FIXED_ARRAY:
-		if (t->kind == IDLC_T_ARRAY_VAR) {
-			t->unsupported = "a variable-size array of arrays";
-			return true;
-		}
+		if (t->kind == IDLC_T_ARRAY_VAR)
+			return sema_var_of_arrays(s, t, e);
 		count = e->wire_count; /* a fixed array of fixed arrays is one flat array */
 		break;
 	case IDL_ARG_PORT:
@@ -419,7 +472,7 @@ sema_unbounded(struct sema *s, struct idlc_type *t)
 	if (e->arg_kind == IDL_ARG_FIXED_ARRAY) {
 		/* An array of a named fixed array (descriptor_t = struct[2] of int): each
 		 * element is a record of that C type. An anonymous one has no C type. */
-		if (e->name == NULL && (e->kind != IDLC_T_NAMED || e->target->name == NULL)) {
+		if (!sema_named_elem(e)) {
 			t->unsupported = "an out-of-line array of anonymous arrays";
 			return true;
 		}

@@ -49,6 +49,7 @@ enum dyn_how {
 	DH_DIN_VALUE, /* an in descriptor's value: data, a port, an array of ports */
 	DH_DIN_POLY, /* its disposition as received */
 	DH_DIN_COUNT, /* its element count */
+	DH_DOUT_BUF, /* the buffer of an out inline array of ports, which the routine fills */
 	DH_DOUT_VALUE, /* pointers to what the routine returns in an out descriptor */
 	DH_DOUT_POLY,
 	DH_DOUT_COUNT,
@@ -174,10 +175,13 @@ dyn_plan_desc(struct dyn_routine *r, unsigned i, bool out)
 {
 	const struct idl_arg_desc *a = &r->rt->args[i];
 	bool poly = idl__dyn_has_poly(a, 1);
-	bool count = a->kind == IDL_ARG_OOL && !idl__dyn_desc_fixed(a);
+	bool count = a->kind == IDL_ARG_OOL && !idl__dyn_desc_fixed(a) &&
+		     !(a->flags & IDL_ARGF_SAMECOUNT);
 
 	if (out) {
-		dyn_add(r, DH_DOUT_VALUE, i, 0, 0, &ffi_type_pointer);
+		/* An inline array of ports is filled in place; other descriptors returned. */
+		dyn_add(r, (a->flags & IDL_ARGF_INLINE) ? DH_DOUT_BUF : DH_DOUT_VALUE, i, 0, 0,
+			&ffi_type_pointer);
 		if (poly)
 			dyn_add(r, DH_DOUT_POLY, i, 0, 0, &ffi_type_pointer);
 		if (count)
@@ -266,7 +270,8 @@ dyn_plan(struct dyn_routine *r)
 			continue;
 		}
 		dyn_add(r, out ? DH_OUT_PTR : DH_IN_PTR, i, 0, 0, &ffi_type_pointer);
-		if (a->kind == IDL_ARG_VAR_ARRAY)
+		/* An array that shares another's count (samecount) has none of its own. */
+		if (a->kind == IDL_ARG_VAR_ARRAY && !(a->flags & IDL_ARGF_SAMECOUNT))
 			dyn_add(r, out ? DH_OUT_COUNT : DH_IN_COUNT, i, DC_UINT, 4,
 				out ? &ffi_type_pointer : &ffi_type_uint32);
 	}
@@ -393,7 +398,7 @@ dyn_prepare(const struct dyn_routine *r, const unsigned char *ip, const struct i
 			if (inout)
 				memcpy(op + r->var_pos[i], ip + sp[i].off,
 				       (size_t)sp[i].count * a->elem_size);
-			locals[i].u32 = inout ? sp[i].count : a->count;
+			locals[i].u32 = inout ? sp[i].count : idl__dyn_room(rt, i);
 			if (idl__dyn_countinout(a)) {
 				/* countinout: the caller's capacity, as GNU MIG clamps it. */
 				uint32_t cap;
@@ -417,20 +422,13 @@ dyn_prepare(const struct dyn_routine *r, const unsigned char *ip, const struct i
 	}
 }
 
-/* After a successful call: the out checks, the scalars, and the variable parts packed. */
-static void
-dyn_finish(const struct dyn_routine *r, idl_msg_header_t *out, const union dyn_slot *locals,
-	   const struct idl__dyn_dlocal *dl)
+/* Whether a returned string has no NUL within its bound or an array more than its bound. */
+static bool
+dyn_out_too_large(const struct dyn_routine *r, const unsigned char *op,
+		  const union dyn_slot *locals)
 {
 	const struct idl_routine_desc *rt = r->rt;
-	unsigned char *op = (unsigned char *)out;
-	size_t off;
 
-	/* Every check answers the same code, so their order does not matter. */
-	if (idl__dyn_desc_out_too_large(rt, dl)) {
-		out->retcode = MIG_ARRAY_TOO_LARGE;
-		return;
-	}
 	for (unsigned i = 0; i < rt->nargs; i++) {
 		const struct idl_arg_desc *a = &rt->args[i];
 
@@ -440,10 +438,48 @@ dyn_finish(const struct dyn_routine *r, idl_msg_header_t *out, const union dyn_s
 		     memchr(op + a->rep_offset, '\0', a->count) == NULL) ||
 		    (a->kind == IDL_ARG_CSTRING_VAR &&
 		     memchr(op + r->var_pos[i], '\0', a->count) == NULL) ||
-		    (a->kind == IDL_ARG_VAR_ARRAY && locals[i].u32 > a->count)) {
-			out->retcode = MIG_ARRAY_TOO_LARGE;
-			return;
-		}
+		    (a->kind == IDL_ARG_VAR_ARRAY && locals[i].u32 > a->count))
+			return true;
+	}
+	return false;
+}
+
+/* After the call: an array that shares another's count (samecount) has the count the
+ * routine gave its leader. */
+static void
+dyn_shared_counts(const struct idl_routine_desc *rt, union dyn_slot *locals,
+		  struct idl__dyn_dlocal *dl)
+{
+	for (unsigned i = 0; i < rt->nargs; i++) {
+		const struct idl_arg_desc *a = &rt->args[i];
+		unsigned l = idl__dyn_leader(rt, i);
+		uint32_t n;
+
+		if (l == i || !idl__dyn_travels(a, 1))
+			continue;
+		n = idl__dyn_is_desc(&rt->args[l]) ? dl[l].cnt : locals[l].u32;
+		if (idl__dyn_is_desc(a))
+			dl[i].cnt = n;
+		else
+			locals[i].u32 = n;
+	}
+}
+
+/* After a successful call: the out checks, the scalars, and the variable parts packed. */
+static void
+dyn_finish(const struct dyn_routine *r, idl_msg_header_t *out, union dyn_slot *locals,
+	   struct idl__dyn_dlocal *dl)
+{
+	const struct idl_routine_desc *rt = r->rt;
+	unsigned char *op = (unsigned char *)out;
+	size_t off;
+
+	dyn_shared_counts(rt, locals, dl);
+	/* Every check answers the same code, so their order does not matter. */
+	if (idl__dyn_desc_out_too_large(rt, dl) || dyn_out_too_large(r, op, locals)) {
+		idl__dyn_desc_free_ports(rt, dl);
+		out->retcode = MIG_ARRAY_TOO_LARGE;
+		return;
 	}
 	for (unsigned i = 0; i < rt->nargs; i++) {
 		const struct idl_arg_desc *a = &rt->args[i];
@@ -495,7 +531,10 @@ dyn_serve(const struct dyn_routine *r, idl_msg_header_t *in, idl_msg_header_t *o
 		out->retcode = MIG_BAD_ARGUMENTS;
 		return;
 	}
-	idl__dyn_desc_before(rt, in, dl);
+	if (idl__dyn_desc_before(rt, in, dl) != 0) {
+		out->retcode = IDL_ENOMEM;
+		return;
+	}
 	dyn_prepare(r, ip, sp, op, locals);
 	for (unsigned k = 0; k < r->nparams; k++) {
 		const struct dyn_param *p = &r->params[k];
@@ -545,6 +584,9 @@ dyn_serve(const struct dyn_routine *r, idl_msg_header_t *in, idl_msg_header_t *o
 			break;
 		case DH_DIN_COUNT:
 			vals[k].u32 = (uint32_t)idl__dyn_desc_in_value(in, a, 2);
+			break;
+		case DH_DOUT_BUF:
+			vals[k].p = (void *)dl[p->arg].value;
 			break;
 		case DH_DOUT_VALUE:
 			vals[k].p = &dl[p->arg].value;

@@ -33,6 +33,30 @@ idl__dyn_is_string(const struct idl_arg_desc *a)
 	return a->kind == IDL_ARG_CSTRING_FIXED || a->kind == IDL_ARG_CSTRING_VAR;
 }
 
+/* Whether an argument travels with an element count: a variable array, or out-of-line data
+ * or an array of ports of no fixed size. */
+static inline bool
+idl__dyn_counted(const struct idl_arg_desc *a)
+{
+	return a->kind == IDL_ARG_VAR_ARRAY ||
+	       (a->kind == IDL_ARG_OOL && !(a->flags & IDL_ARGF_FIXED));
+}
+
+/* The argument whose count argument i travels with: i itself, or for `samecount`
+ * (IDL_ARGF_SAMECOUNT) the nearest argument before it without the flag, which
+ * idl__dyn_supported() checked is counted and travels the same way. */
+static inline unsigned
+idl__dyn_leader(const struct idl_routine_desc *rt, unsigned i)
+{
+	unsigned j = i;
+
+	if (!(rt->args[i].flags & IDL_ARGF_SAMECOUNT))
+		return i;
+	while (j > 0 && (rt->args[--j].flags & IDL_ARGF_SAMECOUNT))
+		continue;
+	return j;
+}
+
 /* The offset of an argument in one direction's message (of its count, for a variable one). */
 static inline uint32_t
 idl__dyn_offset(const struct idl_arg_desc *a, int reply)

@@ -20,6 +20,13 @@
 #define DD_COPY_SEND 19u /* MACH_MSG_TYPE_COPY_SEND: mach_port_t's disposition */
 #define DD_MOVE_SEND 17u
 
+/* An out inline array of ports: the routine fills the server's buffer of `count` ports. */
+static bool
+dd_out_inline(const struct idl_arg_desc *a)
+{
+	return a->dir == IDL_DIR_OUT && idl__dyn_is_ports(a) && (a->flags & IDL_ARGF_INLINE);
+}
+
 uint16_t
 idl__dyn_disposition(const struct idl_arg_desc *a)
 {
@@ -70,6 +77,9 @@ dd_fits(const struct idl_routine_desc *rt, const struct idl_arg_desc *a, int rep
 int
 idl__dyn_desc_valid(const struct idl_routine_desc *rt, const struct idl_arg_desc *a)
 {
+	/* An inline array is of ports, and goes one way: the stubs have no other. */
+	if ((a->flags & IDL_ARGF_INLINE) && (!idl__dyn_is_ports(a) || a->dir == IDL_DIR_INOUT))
+		return IDL_EINVAL;
 	if (a->kind == IDL_ARG_OOL && !idl__dyn_is_ports(a) &&
 	    (a->elem_size == 0 || a->elem_size > IDL_MSG_ALIGN * 1024u * 1024u))
 		return IDL_EINVAL;
@@ -201,8 +211,21 @@ idl__dyn_desc_prepare(const struct idl_arg_desc *a, const idl_desc_t *in, struct
 bool
 idl__dyn_desc_too_large(const struct idl_arg_desc *a, const struct idl__dyn_dlocal *l)
 {
+	if (dd_out_inline(a))
+		return !idl__dyn_desc_fixed(a) && l->cnt > a->count;
 	return a->kind == IDL_ARG_OOL && !idl__dyn_is_ports(a) && !idl__dyn_desc_fixed(a) &&
 	       a->elem_size > 1 && l->cnt > UINT32_MAX / a->elem_size;
+}
+
+uint32_t
+idl__dyn_room(const struct idl_routine_desc *rt, unsigned i)
+{
+	uint32_t room = rt->args[i].count;
+
+	for (unsigned k = i + 1; k < rt->nargs && (rt->args[k].flags & IDL_ARGF_SAMECOUNT); k++)
+		if (rt->args[k].count != 0 && (room == 0 || rt->args[k].count < room))
+			room = rt->args[k].count;
+	return room;
 }
 
 /* The request's descriptor of argument `a` (checked by idl__dyn_desc_check()). */
@@ -216,9 +239,22 @@ dd_in(const idl_msg_header_t *in, const struct idl_arg_desc *a)
 }
 
 void
+idl__dyn_desc_free_ports(const struct idl_routine_desc *rt, struct idl__dyn_dlocal *dl)
+{
+	for (unsigned i = 0; i < rt->nargs; i++)
+		if (dd_out_inline(&rt->args[i])) {
+			idl_ool_free((void *)dl[i].value,
+				     (size_t)rt->args[i].count * sizeof(idl_port_t));
+			dl[i].value = 0;
+		}
+}
+
+int
 idl__dyn_desc_before(const struct idl_routine_desc *rt, const idl_msg_header_t *in,
 		     struct idl__dyn_dlocal *dl)
 {
+	for (unsigned i = 0; i < rt->nargs; i++)
+		dl[i].value = 0;
 	for (unsigned i = 0; i < rt->nargs; i++) {
 		const struct idl_arg_desc *a = &rt->args[i];
 		idl_desc_t d;
@@ -233,13 +269,28 @@ idl__dyn_desc_before(const struct idl_routine_desc *rt, const idl_msg_header_t *
 		if (a->dir == IDL_DIR_INOUT)
 			d = dd_in(in, a);
 		idl__dyn_desc_prepare(a, a->dir == IDL_DIR_INOUT ? &d : NULL, &dl[i]);
+		if (dd_out_inline(a)) {
+			/* The stub's buffer, with room for the smallest of the arrays sharing its
+			 * count (samecount). */
+			dl[i].value =
+				(uintptr_t)idl_ool_alloc((size_t)a->count * sizeof(idl_port_t));
+			dl[i].cnt = idl__dyn_room(rt, i);
+			if (dl[i].value == 0) {
+				idl__dyn_desc_free_ports(rt, dl);
+				return IDL_ENOMEM;
+			}
+		}
 	}
+	return 0;
 }
 
 void
 idl__dyn_desc_after_call(const struct idl_routine_desc *rt, const idl_msg_header_t *in,
-			 int32_t retcode, const struct idl__dyn_dlocal *dl)
+			 int32_t retcode, struct idl__dyn_dlocal *dl)
 {
+	/* The buffers of out inline arrays of ports go with the reply, or now. */
+	if (retcode != KERN_SUCCESS)
+		idl__dyn_desc_free_ports(rt, dl);
 	for (unsigned i = 0; i < rt->nargs; i++) {
 		const struct idl_arg_desc *a = &rt->args[i];
 
@@ -277,12 +328,17 @@ idl__dyn_desc_fill(const struct idl_routine_desc *rt, idl_msg_header_t *out,
 
 	for (unsigned i = 0; i < rt->nargs; i++) {
 		const struct idl_arg_desc *a = &rt->args[i];
+		idl_desc_t *d;
 
 		if (!idl__dyn_travels(a, 1) || !idl__dyn_is_desc(a))
 			continue;
-		idl__dyn_desc_write((idl_desc_t *)(void *)((char *)out + a->rep_offset), a,
-				    dl[i].value, dl[i].cnt, idl__dyn_has_poly(a, 1), dl[i].poly,
-				    (a->flags & IDL_ARGF_DEALLOC_PARAM) != 0, dl[i].dealloc);
+		d = (idl_desc_t *)(void *)((char *)out + a->rep_offset);
+		idl__dyn_desc_write(d, a, dl[i].value, dl[i].cnt, idl__dyn_has_poly(a, 1),
+				    dl[i].poly, (a->flags & IDL_ARGF_DEALLOC_PARAM) != 0,
+				    dl[i].dealloc);
+		/* The stub's own buffer: the runtime frees it once sent. */
+		if (dd_out_inline(a) && d->flags == 0)
+			d->flags = IDL_DESCF_FREE_ARRAY;
 		n++;
 	}
 	if (n != 0) {

@@ -49,7 +49,8 @@ bool idl__dyn_has_poly(const struct idl_arg_desc *a, int server);
 uint32_t idl__dyn_ndesc(const struct idl_routine_desc *rt, int reply);
 
 /* 0 when a descriptor argument is one the interpreter can carry in the direction(s) it
- * travels, IDL_EINVAL when the table contradicts itself. */
+ * travels, IDL_EINVAL when the table contradicts itself (offsets, sizes, an inline array
+ * that is not of ports or goes both ways). */
 int idl__dyn_desc_valid(const struct idl_routine_desc *rt, const struct idl_arg_desc *a);
 
 /* The checks of the stubs on the descriptors of a message whose size was checked: the
@@ -81,21 +82,29 @@ struct idl__dyn_dlocal {
 void idl__dyn_desc_prepare(const struct idl_arg_desc *a, const idl_desc_t *in,
 			   struct idl__dyn_dlocal *l);
 
-/* After the call: whether an out descriptor's count is too large for its 32-bit size. */
+/* After the call: whether an out descriptor's count is too large: for its 32-bit size, or for
+ * the room of an inline array of ports. */
 bool idl__dyn_desc_too_large(const struct idl_arg_desc *a, const struct idl__dyn_dlocal *l);
+
+/* The room an out array starts with: its bound, or the smallest bound of the arrays that
+ * share its count (samecount), 0 for none. */
+uint32_t idl__dyn_room(const struct idl_routine_desc *rt, unsigned i);
 
 /*
  * Serving a request, around the call (dl: one per argument):
- *   before: reply handles fetched (sreplyport), out descriptors' locals prepared;
+ *   before: reply handles fetched (sreplyport), out descriptors' locals prepared, the buffers
+ *   of out inline arrays of ports allocated (IDL_ENOMEM, with nothing left allocated);
  *   after_call: reply handles not kept released, inline arrays of ports' memory freed when
- *   the routine keeps the request;
+ *   the routine keeps the request, out inline arrays' buffers freed when it failed;
+ *   free_ports: out inline arrays' buffers freed (a reply refused after the call);
  *   out_too_large: whether a returned count does not fit a descriptor (MIG_ARRAY_TOO_LARGE);
  *   fill: the reply's descriptors and the header's flag and count.
  */
-void idl__dyn_desc_before(const struct idl_routine_desc *rt, const idl_msg_header_t *in,
-			  struct idl__dyn_dlocal *dl);
+int idl__dyn_desc_before(const struct idl_routine_desc *rt, const idl_msg_header_t *in,
+			 struct idl__dyn_dlocal *dl);
 void idl__dyn_desc_after_call(const struct idl_routine_desc *rt, const idl_msg_header_t *in,
-			      int32_t retcode, const struct idl__dyn_dlocal *dl);
+			      int32_t retcode, struct idl__dyn_dlocal *dl);
+void idl__dyn_desc_free_ports(const struct idl_routine_desc *rt, struct idl__dyn_dlocal *dl);
 bool idl__dyn_desc_out_too_large(const struct idl_routine_desc *rt,
 				 const struct idl__dyn_dlocal *dl);
 void idl__dyn_desc_fill(const struct idl_routine_desc *rt, idl_msg_header_t *out,

@@ -57,6 +57,29 @@ dm_fits(const struct idl_routine_desc *rt, const struct idl_arg_desc *a, int rep
 	return size <= (uint64_t)fixed - off;
 }
 
+/* Whether argument i's `samecount` is one the stubs could have: counted, after a counted
+ * leader of its direction, neither of them `countinout`. */
+static bool
+dm_samecount_ok(const struct idl_routine_desc *rt, unsigned i)
+{
+	const struct idl_arg_desc *a = &rt->args[i];
+	unsigned l = idl__dyn_leader(rt, i);
+	const struct idl_arg_desc *lead = &rt->args[l];
+
+	return l != i && idl__dyn_counted(a) && idl__dyn_counted(lead) && lead->dir == a->dir &&
+	       !idl__dyn_countinout(a) && !idl__dyn_countinout(lead);
+}
+
+/* Whether some argument of the routine shares another's count. */
+static bool
+dm_has_samecount(const struct idl_routine_desc *rt)
+{
+	for (unsigned i = 0; i < rt->nargs; i++)
+		if (rt->args[i].flags & IDL_ARGF_SAMECOUNT)
+			return true;
+	return false;
+}
+
 int
 idl__dyn_supported(const struct idl_routine_desc *rt)
 {
@@ -85,6 +108,8 @@ idl__dyn_supported(const struct idl_routine_desc *rt)
 				return IDL_ENOTSUP;
 			continue;
 		}
+		if ((a->flags & IDL_ARGF_SAMECOUNT) && !dm_samecount_ok(rt, i))
+			return IDL_EINVAL;
 		switch (a->kind) {
 		case IDL_ARG_SCALAR:
 		case IDL_ARG_FIXED_ARRAY:
@@ -129,9 +154,39 @@ dm_span_none(struct idl_arg_span *spans, unsigned nargs)
 	}
 }
 
+static int dm_check(const struct idl_routine_desc *rt, const idl_msg_header_t *msg, size_t len,
+		    int reply, struct idl_arg_span *spans);
+
+/* Arrays that share one count (samecount) came with the same count: 0 or -1. */
+static int
+dm_samecount_check(const struct idl_routine_desc *rt, int reply, const struct idl_arg_span *spans)
+{
+	for (unsigned i = 0; i < rt->nargs; i++)
+		if ((rt->args[i].flags & IDL_ARGF_SAMECOUNT) &&
+		    idl__dyn_travels(&rt->args[i], reply) &&
+		    spans[i].count != spans[idl__dyn_leader(rt, i)].count)
+			return -1;
+	return 0;
+}
+
 int
 idl__dyn_check(const struct idl_routine_desc *rt, const idl_msg_header_t *msg, size_t len,
 	       int reply, struct idl_arg_span *spans)
+{
+	struct idl_arg_span own[UINT8_MAX + 1];
+
+	/* samecount compares counts: the spans are needed even when the caller wants none. */
+	if (spans == NULL && dm_has_samecount(rt))
+		spans = own;
+	if (dm_check(rt, msg, len, reply, spans) != 0)
+		return -1;
+	return dm_has_samecount(rt) ? dm_samecount_check(rt, reply, spans) : 0;
+}
+
+/* The checks of idl__dyn_check() but samecount's, in the stubs' order. */
+static int
+dm_check(const struct idl_routine_desc *rt, const idl_msg_header_t *msg, size_t len, int reply,
+	 struct idl_arg_span *spans)
 {
 	const unsigned char *p = (const unsigned char *)msg;
 	uint32_t fixed;
@@ -263,6 +318,11 @@ idl_msg_pack(const struct idl_routine_desc *rt, int reply, const struct idl_arg_
 			err = dm_pack_check(a, &vals[i]);
 		if (err != 0)
 			return err;
+		/* Arrays that share one count are sent with one: counts that differ are the
+		 * caller's mistake, refused before anything is built. */
+		if ((a->flags & IDL_ARGF_SAMECOUNT) &&
+		    vals[i].count != vals[idl__dyn_leader(rt, i)].count)
+			return IDL_EINVAL;
 		if (idl__dyn_is_var(a))
 			total += IDL_MSG_ROUND(dm_bytes(a, vals[i].count));
 	}

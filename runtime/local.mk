@@ -26,6 +26,8 @@ runtime_libidlrt_la_SOURCES += \
 	runtime/server_loop.c \
 	runtime/server_request.c \
 	runtime/server_peers.c
+# The signature hash's one implementation, shared with the compiler (wire/).
+runtime_libidlrt_la_SOURCES += wire/sighash.c
 # The descriptor interpreter (checks, packing, printing), the libffi-driven server and
 # tracing live in libidlrt too, so that every program can be traced and any server can
 # serve without stubs.

@@ -173,6 +173,11 @@ idl__msg_release_sent(const idl_msg_header_t *msg)
 		idl_desc_t d;
 
 		memcpy(&d, &descs[i], sizeof d);
+		/* The sender's own buffer of an array of ports it keeps: the memory only. */
+		if (d.type == IDL_DESC_PORT_ARRAY && (d.flags & IDL_DESCF_FREE_ARRAY) &&
+		    !idl__desc_moves(&d))
+			idl_ool_free((void *)(uintptr_t)d.addr,
+				     (size_t)d.size * sizeof(idl_port_t));
 		if (!idl__desc_moves(&d))
 			continue;
 		if (d.type == IDL_DESC_OOL)
@@ -194,7 +199,7 @@ idl__msg_consumes(const idl_msg_header_t *msg)
 		idl_desc_t d;
 
 		memcpy(&d, &descs[i], sizeof d);
-		if (idl__desc_moves(&d))
+		if (idl__desc_moves(&d) || (d.flags & IDL_DESCF_FREE_ARRAY))
 			return 1;
 	}
 	return 0;

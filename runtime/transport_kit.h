@@ -82,9 +82,10 @@ idl__desc_msg(const void *data, size_t len)
 int idl__desc_out_check(const void *msg, size_t len, const char *scheme, uint32_t *nd);
 /* The same for a received message of msize bytes (its header's size): IDL_EPROTO. */
 int idl__desc_in_check(const void *msg, size_t msize, const char *scheme, uint32_t *nd);
-/* Releases what a sent message gave away: IDL_DESCF_DEALLOC data, ports and arrays, and
- * ports moved with a MOVE disposition. Bounded by size and ndesc; nothing for a message
- * without IDL_MSGF_DESC. The library exports it as idl_msg_release_sent(). */
+/* Releases what a sent message gave away: IDL_DESCF_DEALLOC data, ports and arrays, ports
+ * moved with a MOVE disposition, and the memory of IDL_DESCF_FREE_ARRAY arrays of ports.
+ * Bounded by size and ndesc; nothing for a message without IDL_MSGF_DESC. The library
+ * exports it as idl_msg_release_sent(). */
 void idl__msg_release_sent(const idl_msg_header_t *msg);
 /* Memory for a receiver that writes all `size` bytes before anyone reads them (the data of a
  * message read straight into it): as idl_ool_alloc(), but a recycled block's bytes are not

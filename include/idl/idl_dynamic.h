@@ -56,7 +56,8 @@ struct idl_arg_span {
  * most the bound of a bounded array of ports) and, for a receiver told the disposition
  * (IDL_ARGF_POLY_OUT), that it is one. A descriptor argument's span is the offset of its
  * descriptor and its element count (1 for a port, the ports of an array, bytes / elem_size
- * of data).
+ * of data). Last, arrays that share one count (IDL_ARGF_SAMECOUNT) must carry the same
+ * count.
  */
 int idl_msg_check(const struct idl_routine_desc *rt, const idl_msg_header_t *msg, size_t len,
 		  int reply, struct idl_arg_span *spans);
@@ -87,7 +88,8 @@ struct idl_arg_value {
  * sent without it, a polymorphic port with the table's disposition); a message with
  * descriptors has IDL_MSGF_DESC and ndesc set. Refuses, as the client stubs do, more ports
  * than a bounded array's bound and data whose byte size does not fit 32 bits
- * (MIG_ARRAY_TOO_LARGE), and a fixed out-of-line array of another count (IDL_EINVAL). Once
+ * (MIG_ARRAY_TOO_LARGE), a fixed out-of-line array of another count, and arrays that share
+ * one count (IDL_ARGF_SAMECOUNT) given counts that differ (IDL_EINVAL). Once
  * idl_call() or idl_send() has the message, what it marks dealloc (IDL_ARGF_DEALLOC, MOVE
  * dispositions) is the runtime's to release.
  */

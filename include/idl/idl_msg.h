@@ -95,6 +95,10 @@ enum idl_desc_type {
 };
 
 #define IDL_DESCF_DEALLOC 0x01 /* free the sender's data (or port) once sent */
+/* An array of ports: free the array's memory (idl_ool_free(), size x sizeof(idl_port_t)) once
+ * sent, and nothing else: its ports stay the sender's unless IDL_DESCF_DEALLOC or a MOVE
+ * disposition gives them away too. A server stub sends an out inline array of ports so. */
+#define IDL_DESCF_FREE_ARRAY 0x02
 
 typedef struct IDL_ALIGN8 idl_desc {
 	uint64_t addr; /* see above */

@@ -98,7 +98,14 @@ struct idl_arg_desc {
 #define IDL_ARGF_DEALLOC_PARAM 0x0020u /* `dealloc[]`: the sender's <arg>Dealloc decides */
 #define IDL_ARGF_SERVERCOPY 0x0040u /* `servercopy`: the server routine gets <arg>SCopy */
 #define IDL_ARGF_FIXED 0x0080u /* out-of-line: exactly `count` elements (^array[N]), no count */
-#define IDL_ARGF_INLINE 0x0100u /* array[*:N] of a port: its memory is never the routine's */
+#define IDL_ARGF_INLINE                                                                            \
+	0x0100u /* array[N] or array[*:N] of a port: its memory is never the                       \
+		 * routine's (in: freed after it; out: the routine fills the server's buffer) */
+/* Arrays with a count. */
+#define IDL_ARGF_SAMECOUNT                                                                         \
+	0x0800u /* `samecount`: the count is that of the nearest argument before it without        \
+		 * this flag (same direction); neither routine has an <arg>Cnt for it, and a       \
+		 * message whose counts differ is refused */
 /* Special arguments (IDL_DIR_OTHER): what the server routine takes for them. */
 #define IDL_ARGF_SEQNO 0x0200u /* msgseqno: the request's seqno, a uint32_t */
 #define IDL_ARGF_REPLY                                                                             \

@@ -4,17 +4,18 @@
  * idl_call() that hands each request straight to the subsystem's demux.
  *
  * run-golden.sh builds it from the freshly generated <sub>User.c and <sub>Server.c of
- * scalars, arrays, strings, dialect and bench. It checks what the text comparison cannot:
- * values survive the round trip in every direction, the stubs refuse what they must (counts
- * over their bounds, strings without room for their NUL, malformed requests and replies),
- * and no reply carries a byte the server did not write (each request is served twice, into
- * reply buffers filled with different garbage, and the replies must be identical).
+ * scalars, arrays, strings, dialect, xnu and bench. It checks what the text comparison
+ * cannot: values survive the round trip in every direction, the stubs refuse what they must
+ * (counts over their bounds, strings without room for their NUL, malformed requests and
+ * replies), and no reply carries a byte the server did not write (each request is served
+ * twice, into reply buffers filled with different garbage, and the replies must be
+ * identical).
  *
  * Descriptors travel as a transport would carry them (lb_transfer): out-of-line data and
  * arrays of ports arrive in memory of the receiver's own, the sender's is freed when it set
  * IDL_DESCF_DEALLOC, and a request a routine refused is destroyed, as the runtime's
  * ownership rule says. loopback_golden.c holds the routines and checks of the first
- * interfaces, loopback_dialect.c the dialect's.
+ * interfaces, loopback_dialect.c the dialect's, loopback_xnu.c xnu.defs's.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -32,6 +33,8 @@
 #include "scalars_S.h"
 #include "strings.h"
 #include "strings_S.h"
+#include "xnu.h"
+#include "xnu_S.h"
 
 int lb_failures;
 
@@ -64,6 +67,8 @@ lb_demux(const struct idl_subsystem *ss)
 		return bench_server;
 	if (ss == &dialect_subsystem)
 		return dialect_server;
+	if (ss == &xnu_subsystem)
+		return xnu_server;
 	return NULL;
 }
 
@@ -249,6 +254,7 @@ main(void)
 	lb_bench();
 	lb_bad_ids();
 	lb_dialect();
+	lb_xnu();
 	if (lb_failures != 0) {
 		fprintf(stderr, "loopback: %d checks failed\n", lb_failures);
 		return 1;

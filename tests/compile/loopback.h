@@ -41,8 +41,12 @@ void lb_arrays(void);
 void lb_strings(void);
 void lb_bench(void);
 
-/* loopback_dialect.c: the checks, and the transport's handling of descriptors. */
+/* loopback_dialect.c: the checks, the transport's handling of descriptors, and the regions
+ * idl_ool_alloc() handed out and idl_ool_free() did not take back yet. */
+extern long lb_ool_live;
 void lb_dialect(void);
+/* loopback_xnu.c: the checks of xnu.defs. */
+void lb_xnu(void);
 void lb_transfer(idl_msg_header_t *m, int sender_free);
 /* Whether two replies are the same but for descriptor addresses. */
 int lb_same_reply(const idl_msg_header_t *a, const idl_msg_header_t *b);

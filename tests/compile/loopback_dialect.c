@@ -21,7 +21,7 @@
  * The runtime's side, for this program.
  */
 
-static long lb_ool_live; /* regions allocated and not yet freed */
+long lb_ool_live;
 
 void *
 idl_ool_alloc(size_t size)
@@ -84,7 +84,8 @@ idl_port_cred(idl_port_t port, struct idl_cred *cred)
 }
 
 /* A descriptor's memory as the receiver gets it: a copy of its own. The sender's goes
- * away when it asked for that. Ports are the test's own tokens and pass as they are. */
+ * away when it asked for that (dealloc, or a server stub's buffer of out ports). Ports are
+ * the test's own tokens and pass as they are. */
 void
 lb_transfer(idl_msg_header_t *m, int sender_free)
 {
@@ -104,7 +105,7 @@ lb_transfer(idl_msg_header_t *m, int sender_free)
 		LB_CHECK(copy != NULL);
 		if (bytes != 0)
 			memcpy(copy, (void *)(uintptr_t)d[i].addr, bytes);
-		if (sender_free && (d[i].flags & IDL_DESCF_DEALLOC))
+		if (sender_free && (d[i].flags & (IDL_DESCF_DEALLOC | IDL_DESCF_FREE_ARRAY)))
 			idl_ool_free((void *)(uintptr_t)d[i].addr, bytes);
 		d[i].addr = (uint64_t)(uintptr_t)copy;
 		d[i].flags = 0;

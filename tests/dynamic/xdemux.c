@@ -7,7 +7,8 @@
  *   - the descriptor idlcall builds from the .defs file at run time (tools/idlcall/idlcall_desc.c)
  *     equals the one idlc compiled into the stubs, field for field, hashes, flags and
  *     dispositions included;
- *   - thousands of requests, valid ones with random values and counts and broken ones
+ *   - thousands of requests, valid ones with random values and counts (one count for the
+ *     arrays that share one) and broken ones
  *     (cut, grown, counts over their bounds or past the bytes, strings without their NUL,
  *     flipped bytes, foreign ids), go to the compiled demux and to the dynamic one (built on
  *     either descriptor alone, resolving the routines with dlsym: this program is linked with
@@ -131,6 +132,40 @@ xd_compare_desc(const struct idl_subsystem *c, const struct idl_subsystem *r)
 	}
 }
 
+/*
+ * The arrays of ports a server stub sent from a buffer of its own (an out inline array of
+ * ports, IDL_DESCF_FREE_ARRAY): the two demuxes allocated apart, so the addresses differ.
+ * The ports in them must not; then the addresses are left out of the comparison and the
+ * buffers freed, as the runtime frees them once sent.
+ */
+static void
+xd_free_arrays(const char *what)
+{
+	idl_desc_t *d1 = (idl_desc_t *)(void *)(xd_out1.b + IDL_MSG_HEADER_SIZE);
+	idl_desc_t *d2 = (idl_desc_t *)(void *)(xd_out2.b + IDL_MSG_HEADER_SIZE);
+
+	if (xd_out1.head.retcode != 0 || xd_out2.head.retcode != 0 ||
+	    !(xd_out1.head.flags & IDL_MSGF_DESC) || xd_out1.head.ndesc != xd_out2.head.ndesc ||
+	    xd_out1.head.size != xd_out2.head.size ||
+	    xd_out1.head.ndesc > (xd_out1.head.size - IDL_MSG_HEADER_SIZE) / IDL_DESC_SIZE)
+		return;
+	for (uint32_t i = 0; i < xd_out1.head.ndesc; i++) {
+		size_t bytes = (size_t)d1[i].size * sizeof(idl_port_t);
+
+		if (d1[i].type != IDL_DESC_PORT_ARRAY || !(d1[i].flags & IDL_DESCF_FREE_ARRAY) ||
+		    d2[i].type != d1[i].type || d2[i].flags != d1[i].flags ||
+		    d2[i].size != d1[i].size)
+			continue;
+		XD_CHECK(memcmp((void *)(uintptr_t)d1[i].addr, (void *)(uintptr_t)d2[i].addr,
+				bytes) == 0,
+			 "%s: the ports of reply descriptor %" PRIu32 " differ", what, i);
+		idl_ool_free((void *)(uintptr_t)d1[i].addr, bytes);
+		idl_ool_free((void *)(uintptr_t)d2[i].addr, bytes);
+		d1[i].addr = 0;
+		d2[i].addr = 0;
+	}
+}
+
 /* Serves one message with the compiled demux and a dynamic one; the replies must agree. */
 static void
 xd_serve(const struct xd_iface *xi, idl_dynamic_t *d, const char *what, size_t len)
@@ -150,6 +185,7 @@ xd_serve(const struct xd_iface *xi, idl_dynamic_t *d, const char *what, size_t l
 		 "%s id %" PRId32 " %s: compiled %d/%d/%" PRIu32 ", dynamic %d/%d/%" PRIu32,
 		 xi->ss->name, xd_msg.head.id, what, r1, xd_out1.head.retcode, xd_out1.head.size,
 		 r2, xd_out2.head.retcode, xd_out2.head.size);
+	xd_free_arrays(what);
 	if (xd_out1.head.size == xd_out2.head.size && xd_out1.head.size <= xi->ss->max_reply) {
 		for (uint32_t k = 0; k < xd_out1.head.size; k++) {
 			if (xd_out1.b[k] != xd_out2.b[k]) {
@@ -248,6 +284,28 @@ xd_desc_end(const struct idl_routine_desc *rt)
 	return end;
 }
 
+/* Arrays that share one count (samecount) are sent with one: the leader's, cut to the
+ * smallest bound of the group. */
+static void
+xd_samecount(const struct idl_routine_desc *rt, struct idl_arg_value *vals)
+{
+	for (unsigned l = 0; l < rt->nargs; l++) {
+		uint32_t room = rt->args[l].count, n;
+		unsigned k;
+
+		for (k = l + 1; k < rt->nargs && (rt->args[k].flags & IDL_ARGF_SAMECOUNT); k++)
+			if (rt->args[k].count != 0 && (room == 0 || rt->args[k].count < room))
+				room = rt->args[k].count;
+		if (k == l + 1)
+			continue;
+		n = vals[l].count;
+		if (room != 0 && n > room)
+			n = xd_count(room);
+		for (unsigned m = l; m < k; m++)
+			vals[m].count = n;
+	}
+}
+
 /* A valid request with random values; returns its size. */
 static size_t
 xd_valid(const struct idl_subsystem *ss, const struct idl_routine_desc *rt)
@@ -297,6 +355,7 @@ xd_valid(const struct idl_subsystem *ss, const struct idl_routine_desc *rt)
 			break;
 		}
 	}
+	xd_samecount(rt, vals);
 	size = idl_msg_pack(rt, 0, vals, &xd_msg.head, sizeof xd_msg);
 	XD_CHECK(size > 0, "%s.%s: pack: %d", ss->name, rt->name, size);
 	xd_msg.head.magic = IDL_MSG_MAGIC;

@@ -234,3 +234,56 @@ x_reals(mach_port_t server, xfl_t a, int x, xdb_t b, xf3_t c, int *r, xdb_t *s)
 	s->v[1] = b.v[0];
 	return x % 7 == 0 ? 4700 : KERN_SUCCESS;
 }
+
+kern_return_t
+x_scout(mach_port_t server, int n, mach_port_type_array_t a, mach_msg_type_number_t *aCnt,
+	mach_port_array_t p, mach_port_type_array_t b, mach_port_array_t q)
+{
+	uint32_t k = (uint32_t)n;
+
+	xo_init();
+	/* The room is that of the smallest array sharing the count. */
+	if (*aCnt != 6)
+		return 4800;
+	if (k % 13 == 0)
+		return 4801;
+	/* 7 and 8 fit a and p but not b: MIG_ARRAY_TOO_LARGE. */
+	*aCnt = k % 9;
+	for (uint32_t i = 0; i < *aCnt && i < 6; i++) {
+		a[i] = xo_words[(k + i) % 1024];
+		p[i] = xo_ports[(k + 3 * i) % 64];
+		b[i] = (natural_t)(k * 31 + i);
+	}
+	q[0] = xo_ports[k % 64];
+	q[1] = xo_ports[(k / 2) % 64];
+	return KERN_SUCCESS;
+}
+
+kern_return_t
+x_scin(mach_port_t server, mach_port_type_array_t a, mach_msg_type_number_t aCnt,
+       mach_port_array_t p, mach_port_type_array_t b, int *r)
+{
+	uint64_t h = xo_hash(a, (size_t)aCnt * 4, aCnt);
+
+	h = xo_hash(p, (size_t)aCnt * sizeof *p, h);
+	h = xo_hash(b, (size_t)aCnt * 4, h);
+	if (h % 8 == 0)
+		return 4900;
+	*r = xo_result(h);
+	return KERN_SUCCESS;
+}
+
+kern_return_t
+x_ranges(mach_port_t server, xranges_t a, mach_msg_type_number_t aCnt, xranges_t b,
+	 mach_msg_type_number_t *bCnt)
+{
+	if (*bCnt != 5)
+		return 5000;
+	/* Back in reverse order, one more than came now and then: MIG_ARRAY_TOO_LARGE. */
+	for (mach_msg_type_number_t i = 0; i < aCnt; i++) {
+		b[i].start = a[aCnt - 1 - i].end;
+		b[i].end = a[aCnt - 1 - i].start;
+	}
+	*bCnt = aCnt == 5 && a[0].start % 3 == 0 ? 6 : aCnt;
+	return KERN_SUCCESS;
+}

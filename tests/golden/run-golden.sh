@@ -134,13 +134,13 @@ done
 LOOP=$TMP/loopback
 sources=
 includes=
-for name in scalars arrays strings dialect bench; do
+for name in scalars arrays strings dialect xnu bench; do
 	sources="$sources $TMP/$name/${name}User.c $TMP/$name/${name}Server.c"
 	includes="$includes -I$TMP/$name"
 done
 if ${CC:-gcc} $STRICT $includes -I"$GOLDEN" -I"$SRCDIR/examples/bench" -I"$SRCDIR/include" \
 	-o "$LOOP" "$SRCDIR/tests/compile/loopback.c" "$SRCDIR/tests/compile/loopback_golden.c" \
-	"$SRCDIR/tests/compile/loopback_dialect.c" \
+	"$SRCDIR/tests/compile/loopback_dialect.c" "$SRCDIR/tests/compile/loopback_xnu.c" \
 	$sources >"$TMP/loop.log" 2>&1; then
 	if "$LOOP" >>"$TMP/loop.log" 2>&1; then
 		pass

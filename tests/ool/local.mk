@@ -17,7 +17,8 @@ EXTRA_DIST += tests/ool/oolt.defs
 # The client stubs for the conformance suite, and the server.
 noinst_LIBRARIES += tests/ool/libooltstubs.a
 nodist_tests_ool_libooltstubs_a_SOURCES = tests/ool/oolt.h tests/ool/ooltUser.c
-tests_ool_libooltstubs_a_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_builddir)/tests/ool
+tests_ool_libooltstubs_a_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_builddir)/tests/ool \
+	-I$(top_srcdir)/tests/ool
 
 check_PROGRAMS += tests/ool/oolt-server
 tests_ool_oolt_server_SOURCES = tests/ool/server.c tests/ool/oolt_util.h

@@ -18,6 +18,13 @@
 /* The largest `source` serves. */
 #define OOLT_SOURCE_MAX (16 << 20)
 
+/* One range of `ranges` (oolt.defs: array[2] of uint64_t), and the array of them. */
+typedef struct {
+	uint64_t start;
+	uint64_t end;
+} oolt_range_t;
+typedef oolt_range_t *oolt_ranges_t;
+
 static inline char
 oolt_pattern(size_t i, int salt)
 {

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include <idl/idl.h>
+#include <idl/idl_dynamic.h>
 #include <idl/idl_ool.h>
 
 #include "oolt.h"
@@ -233,6 +234,126 @@ S_oolt_stats(mach_port_t server, int *fds, int *maps)
 			(*maps)++;
 		fclose(f);
 	}
+	return KERN_SUCCESS;
+}
+
+kern_return_t
+S_oolt_handlers(mach_port_t server, int n, mach_port_type_array_t tags,
+		mach_msg_type_number_t *tagsCnt, mach_port_array_t ports)
+{
+	if (n < 0)
+		return OOLT_KR_BAD;
+	/* More than the 8 the arrays hold: the stub refuses to send it. */
+	*tagsCnt = (mach_msg_type_number_t)n;
+	for (int i = 0; i < n && i < 8; i++) {
+		tags[i] = 100 + (natural_t)i;
+		/* Copies of the request port, and a null port now and then. */
+		ports[i] = i % 3 == 2 ? MACH_PORT_NULL : server;
+	}
+	return KERN_SUCCESS;
+}
+
+kern_return_t
+S_oolt_pair(mach_port_t server, mach_port_array_t ports)
+{
+	ports[0] = server;
+	ports[1] = MACH_PORT_NULL;
+	return KERN_SUCCESS;
+}
+
+kern_return_t
+S_oolt_tally(mach_port_t server, mach_port_type_array_t a, mach_msg_type_number_t aCnt,
+	     mach_port_type_array_t b, int *sum)
+{
+	(void)server;
+	*sum = 0;
+	for (mach_msg_type_number_t i = 0; i < aCnt; i++)
+		*sum += (int)(a[i] + b[i]);
+	return KERN_SUCCESS;
+}
+
+/* The routine called `name` in oolt's table, or NULL. */
+static const struct idl_routine_desc *
+oolt_routine(const char *name)
+{
+	for (uint32_t n = 0; n < oolt_subsystem.nroutines; n++)
+		if (oolt_subsystem.routines[n].name != NULL &&
+		    strcmp(oolt_subsystem.routines[n].name, name) == 0)
+			return &oolt_subsystem.routines[n];
+	return NULL;
+}
+
+/* The index of argument `name` of routine rt, or -1. */
+static int
+oolt_arg(const struct idl_routine_desc *rt, const char *name)
+{
+	for (unsigned i = 0; i < rt->nargs; i++)
+		if (strcmp(rt->args[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* The reply built by hand from the routine's descriptor (the routine defers it, so that
+ * the stub does not build it), its counts made to disagree when asked: a server the
+ * client must not believe. */
+kern_return_t
+S_oolt_counts(mach_port_t server, idl_reply_t reply, int n, int lie, mach_port_type_array_t a,
+	      mach_msg_type_number_t *aCnt, mach_port_type_array_t b)
+{
+	const struct idl_routine_desc *rt = oolt_routine("counts");
+	union {
+		idl_msg_header_t head;
+		uint64_t align;
+		unsigned char b[256];
+	} m;
+	struct idl_arg_value vals[8];
+	natural_t va[8], vb[8];
+	int ia, ib, size;
+	uint32_t cnt;
+
+	(void)server;
+	(void)a;
+	(void)aCnt;
+	(void)b;
+	if (reply == NULL || rt == NULL || rt->nargs > 8 || n < 2 || n > 6 || n % 2 != 0)
+		return OOLT_KR_BAD; /* the stub discards the handle and replies with this */
+	ia = oolt_arg(rt, "a");
+	ib = oolt_arg(rt, "b");
+	if (ia < 0 || ib < 0)
+		return OOLT_KR_BAD;
+	memset(vals, 0, sizeof vals);
+	for (int i = 0; i < n; i++) {
+		va[i] = 10 + (natural_t)i;
+		vb[i] = 20 + (natural_t)i;
+	}
+	vals[ia] = (struct idl_arg_value){ va, (uint32_t)n };
+	vals[ib] = (struct idl_arg_value){ vb, (uint32_t)n };
+	if ((size = idl_msg_pack(rt, 1, vals, &m.head, sizeof m)) < 0) {
+		idl_reply_discard(reply);
+		return OOLT_KR_BAD;
+	}
+	if (lie) {
+		/* Two elements more for a, two fewer for b: the variable part's length holds. */
+		cnt = (uint32_t)n + 2;
+		memcpy(m.b + rt->args[ia].rep_offset, &cnt, sizeof cnt);
+		cnt = (uint32_t)n - 2;
+		memcpy(m.b + rt->args[ib].rep_offset, &cnt, sizeof cnt);
+	}
+	m.head.retcode = KERN_SUCCESS;
+	idl_reply_send(reply, &m.head);
+	return MIG_NO_REPLY;
+}
+
+kern_return_t
+S_oolt_ranges(mach_port_t server, oolt_ranges_t in_ranges, mach_msg_type_number_t in_rangesCnt,
+	      oolt_ranges_t back, mach_msg_type_number_t *backCnt)
+{
+	(void)server;
+	for (mach_msg_type_number_t i = 0; i < in_rangesCnt; i++) {
+		back[i].start = in_ranges[in_rangesCnt - 1 - i].end;
+		back[i].end = in_ranges[in_rangesCnt - 1 - i].start;
+	}
+	*backCnt = in_rangesCnt;
 	return KERN_SUCCESS;
 }
 

@@ -3,8 +3,10 @@
  * server (oolt-server, started on a second address of the suite's scheme): out-of-line data
  * each way with `dealloc`, where the server finds it (shm: in the shared region, unix: in a
  * passed memfd), ports in, out, polymorphic and in arrays (unix:) or the clear IDL_ENOTSUP
- * (the others), countinout, msgseqno, a deferred reply, waittime, and no descriptor or
- * mapping left behind on either side after many calls, nor after refused messages.
+ * (the others), countinout, msgseqno, a deferred reply, waittime, out inline arrays of ports,
+ * samecount refused by either side when the counts disagree, arrays of arrays, and no
+ * descriptor or mapping left behind on either side after many calls, nor after refused
+ * messages.
  */
 #define _GNU_SOURCE /* pipe2, memfd_create */
 #include <errno.h>
@@ -23,6 +25,7 @@
 
 #include <CUnit/CUnit.h>
 
+#include <idl/idl_dynamic.h>
 #include <idl/idl_ool.h>
 
 #include "tests/ool/oolt.h"
@@ -304,6 +307,130 @@ tt_oolt_ports(void)
 	idl_port_close(port);
 }
 
+/* The routine called `name` in oolt's table. */
+static const struct idl_routine_desc *
+tt_oolt_routine(const char *name)
+{
+	for (uint32_t n = 0; n < oolt_subsystem.nroutines; n++)
+		if (oolt_subsystem.routines[n].name != NULL &&
+		    strcmp(oolt_subsystem.routines[n].name, name) == 0)
+			return &oolt_subsystem.routines[n];
+	CU_FAIL("no such routine in oolt.defs");
+	return NULL;
+}
+
+/* Out inline arrays of ports (unix:, the others refuse), one count for two arrays
+ * (samecount), counts that disagree refused by the server and by the client, and a variable
+ * array of fixed arrays there and back. */
+static void
+tt_oolt_mig(void)
+{
+	idl_port_t port = tt_oolt_open();
+	const struct idl_routine_desc *tally = tt_oolt_routine("tally");
+	mach_port_t ports[8], pair[2] = { NULL, NULL };
+	natural_t tags[8], a[4] = { 1, 2, 3, 4 }, b[4] = { 10, 20, 30, 40 };
+	mach_msg_type_number_t n = 8;
+	oolt_range_t in[3] = { { 1, 2 }, { 3, 4 }, { 5, 6 } }, back[16];
+	int pid = -1, sum = -1;
+
+	if (port == NULL || tally == NULL) {
+		idl_port_close(port);
+		return;
+	}
+	/* Five copies of the server's port (the third a null port) and their tags: each copy
+	 * reaches the server. */
+	memset(ports, 0, sizeof ports);
+	TT_CHECK_KR(oolt_handlers(port, 5, tags, &n, ports), tt_port_kr());
+	if (tt_port_kr() == 0) {
+		CU_ASSERT_EQUAL(n, 5);
+		for (unsigned i = 0; i < 5 && i < n; i++) {
+			CU_ASSERT_EQUAL(tags[i], 100 + i);
+			if (i % 3 == 2) {
+				CU_ASSERT_PTR_NULL(ports[i]);
+				continue;
+			}
+			CU_ASSERT_PTR_NOT_NULL_FATAL(ports[i]);
+			TT_CHECK_KR(oolt_ping(ports[i], &pid), 0);
+			CU_ASSERT_EQUAL(pid, oo.server_pid);
+			idl_port_close(ports[i]);
+		}
+		/* Room for two of five: two copied, the rest released, the true count. */
+		n = 2;
+		memset(ports, 0, sizeof ports);
+		TT_CHECK_KR(oolt_handlers(port, 5, tags, &n, ports), MIG_ARRAY_TOO_LARGE);
+		CU_ASSERT_EQUAL(n, 5);
+		CU_ASSERT_PTR_NULL(ports[2]);
+		for (unsigned i = 0; i < 2; i++) {
+			CU_ASSERT_PTR_NOT_NULL_FATAL(ports[i]);
+			TT_CHECK_KR(oolt_ping(ports[i], &pid), 0);
+			idl_port_close(ports[i]);
+		}
+	}
+	/* More than the arrays hold: the server stub refuses to send it. */
+	n = 8;
+	TT_CHECK_KR(oolt_handlers(port, 9, tags, &n, ports), MIG_ARRAY_TOO_LARGE);
+	TT_CHECK_KR(oolt_pair(port, pair), tt_port_kr());
+	if (tt_port_kr() == 0) {
+		CU_ASSERT_PTR_NOT_NULL_FATAL(pair[0]);
+		CU_ASSERT_PTR_NULL(pair[1]);
+		TT_CHECK_KR(oolt_ping(pair[0], &pid), 0);
+		CU_ASSERT_EQUAL(pid, oo.server_pid);
+		idl_port_close(pair[0]);
+	}
+
+	/* samecount in: one count for both; counts that disagree are refused by the server
+	 * (a request built by hand, its lengths still adding up) and by idl_msg_pack. */
+	TT_CHECK_KR(oolt_tally(port, a, 4, b, &sum), 0);
+	CU_ASSERT_EQUAL(sum, 110);
+	TT_CHECK_KR(oolt_tally(port, a, 9, b, &sum), MIG_ARRAY_TOO_LARGE);
+	{
+		union {
+			idl_msg_header_t head;
+			uint64_t align;
+			unsigned char b[256];
+		} rq, rp;
+		struct idl_arg_value vals[4] = { { NULL, 0 }, { a, 4 }, { b, 4 }, { NULL, 0 } };
+		uint32_t cnt;
+
+		CU_ASSERT_EQUAL_FATAL(tally->nargs, 4);
+		CU_ASSERT(idl_msg_pack(tally, 0, vals, &rq.head, sizeof rq) > 0);
+		TT_CHECK_KR(idl_call(port, &oolt_subsystem, tally->number, &rq.head, &rp.head,
+				     sizeof rp, 5000),
+			    0);
+		CU_ASSERT(rp.head.size == tally->rep_fixed);
+		cnt = 6;
+		memcpy(rq.b + tally->args[1].req_offset, &cnt, sizeof cnt);
+		cnt = 2;
+		memcpy(rq.b + tally->args[2].req_offset, &cnt, sizeof cnt);
+		TT_CHECK_KR(idl_call(port, &oolt_subsystem, tally->number, &rq.head, &rp.head,
+				     sizeof rp, 5000),
+			    MIG_BAD_ARGUMENTS);
+		vals[2].count = 3;
+		TT_CHECK_KR(idl_msg_pack(tally, 0, vals, &rq.head, sizeof rq), IDL_EINVAL);
+	}
+	/* samecount out: a reply whose counts agree is taken, one whose counts disagree is
+	 * refused by the client stub. */
+	n = 8;
+	memset(tags, 0, sizeof tags);
+	memset(a, 0, sizeof a);
+	TT_CHECK_KR(oolt_counts(port, 4, 0, tags, &n, a), 0);
+	CU_ASSERT(n == 4 && tags[3] == 13 && a[3] == 23);
+	n = 8;
+	TT_CHECK_KR(oolt_counts(port, 4, 1, tags, &n, a), MIG_TYPE_ERROR);
+
+	/* Ranges there and back: reversed, each start and end swapped. */
+	n = 16;
+	memset(back, 0, sizeof back);
+	TT_CHECK_KR(oolt_ranges(port, in, 3, back, &n), 0);
+	CU_ASSERT_EQUAL(n, 3);
+	CU_ASSERT(back[0].start == 6 && back[0].end == 5 && back[2].start == 2 && back[2].end == 1);
+	TT_CHECK_KR(oolt_ranges(port, in, 17, back, &n), MIG_ARRAY_TOO_LARGE);
+	/* The connection serves on after all this. */
+	TT_CHECK_KR(oolt_ping(port, &pid), 0);
+	CU_ASSERT_EQUAL(pid, oo.server_pid);
+	idl_port_close(port);
+}
+
 /* countinout, msgseqno, a deferred reply, waittime. */
 static void
 tt_oolt_special(void)
@@ -405,6 +532,9 @@ tt_oolt_leaks(void)
 			pointer_t back = 0;
 			mach_msg_type_number_t backCnt = 0;
 			idl_port_t p = NULL;
+			mach_port_t ports[8];
+			natural_t tags[8];
+			mach_msg_type_number_t tagsCnt = 2;
 			int place;
 			int64_t sum;
 
@@ -420,6 +550,12 @@ tt_oolt_leaks(void)
 			TT_CHECK_KR(oolt_give(port, port, &pid), tt_port_kr());
 			TT_CHECK_KR(oolt_take(port, &p), tt_port_kr());
 			idl_port_close(p);
+			/* The server stub's buffer of ports goes once sent, the client's copy
+			 * once copied; the ports that do not fit are closed. */
+			TT_CHECK_KR(oolt_handlers(port, 4, tags, &tagsCnt, ports),
+				    tt_port_kr() == 0 ? MIG_ARRAY_TOO_LARGE : IDL_ENOTSUP);
+			for (unsigned k = 0; tt_port_kr() == 0 && k < 2; k++)
+				idl_port_close(ports[k]);
 		}
 		if (round == 1) {
 			tt_ool_census(&cfd0, &cmap0);
@@ -543,6 +679,7 @@ const struct tt_case tt_oolt_cases[] = {
 	{ "dialect: out-of-line data", tt_oolt_data },
 	{ "dialect: ports", tt_oolt_ports },
 	{ "dialect: countinout, msgseqno, deferred, waittime", tt_oolt_special },
+	{ "MIG: out inline ports, samecount, arrays of arrays", tt_oolt_mig },
 	{ "dialect: no leaks", tt_oolt_leaks },
 	{ "dialect: refused descriptors", tt_oolt_refused_fds },
 	{ NULL, NULL },

@@ -6,6 +6,7 @@
  * source in tests/unit/local.mk. The suites run in this order.
  */
 IDL_SUITE(idlc_front)
+IDL_SUITE(idlc_middle)
 IDL_SUITE(idlc_back)
 IDL_SUITE(rt_error)
 IDL_SUITE(rt_list)

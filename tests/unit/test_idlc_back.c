@@ -201,7 +201,7 @@ back_calc_ctx(const struct idlc_options *opts)
 	struct idlc_ctx *ctx = back_ctx(opts);
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(ctx);
-	CU_ASSERT_EQUAL(idlc_layout(ctx, back_calc(ctx)), 0);
+	CU_ASSERT_EQUAL(idlc_middle(ctx, back_calc(ctx)), 0);
 	CU_ASSERT_EQUAL(back_diags.len, 0);
 	return ctx;
 }
@@ -292,7 +292,8 @@ test_layout_limit(void)
 	back_arg(ctx, rt, "data", IDL_DIR_IN,
 		 back_type(ctx, NULL, IDL_ARG_FIXED_ARRAY, IDL_WT_INT64, 8, UINT32_MAX, "int64_t",
 			   "int64_t"));
-	CU_ASSERT_EQUAL(idlc_layout(ctx, m), 2);
+	CU_ASSERT_EQUAL(idlc_middle(ctx, m), 2);
+	CU_ASSERT_PTR_NULL(m->desc);
 	CU_ASSERT_PTR_NOT_NULL(strstr(strbuf_str(&back_diags),
 				      "routine 'big': its reply would exceed the message limit"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(strbuf_str(&back_diags),
@@ -320,19 +321,29 @@ test_sig_hash(void)
 	struct idlc_ctx *ctx = back_calc_ctx(NULL);
 	struct idlc_module *m = idlc_module_mut(ctx);
 	struct idlc_routine *add = back_find(m, "add");
+	const struct idl_routine_desc *row = &m->desc->routines[1];
+	struct idl_routine_desc copy = *row;
+	struct idl_arg_desc args[4];
 	uint64_t want = back_fnv1a("1 add routine(requestport port port 0 1;in scalar int32 4 1;"
 				   "in scalar int32 4 1;out scalar int32 4 1;)");
 
 	CU_ASSERT_EQUAL(add->number, 1);
-	CU_ASSERT_EQUAL(idlc_sig_hash(add), want);
+	CU_ASSERT_PTR_EQUAL(add->row, row);
 	CU_ASSERT_EQUAL(add->sig_hash, want);
+	CU_ASSERT_EQUAL(row->sig_hash, want);
+	CU_ASSERT_EQUAL(idl_routine_sig_hash(row), want);
 	/* Argument names are not part of it; directions are. */
-	back_find_arg(add, "a")->name = "x";
-	CU_ASSERT_EQUAL(idlc_sig_hash(add), want);
-	back_find_arg(add, "b")->dir = IDL_DIR_INOUT;
-	CU_ASSERT_NOT_EQUAL(idlc_sig_hash(add), want);
-	/* A skip hashes to 0. */
-	CU_ASSERT_EQUAL(idlc_sig_hash(m->routines->next->next), 0);
+	CU_ASSERT_EQUAL_FATAL(row->nargs, 4);
+	memcpy(args, row->args, sizeof args);
+	copy.args = args;
+	args[1].name = "x";
+	CU_ASSERT_EQUAL(idl_routine_sig_hash(&copy), want);
+	args[2].dir = IDL_DIR_INOUT;
+	CU_ASSERT_NOT_EQUAL(idl_routine_sig_hash(&copy), want);
+	/* A skip hashes to 0, and is in the table all the same. */
+	CU_ASSERT_EQUAL(m->desc->routines[2].kind, IDL_RT_SKIP);
+	CU_ASSERT_EQUAL(m->desc->routines[2].sig_hash, 0);
+	CU_ASSERT_EQUAL(idl_routine_sig_hash(&m->desc->routines[2]), 0);
 	idlc_destroy(ctx);
 }
 

@@ -1,10 +1,13 @@
 /*
- * test_rt_subsystem.c - routine lookup by id and the signature hash's canonical form.
+ * test_rt_subsystem.c - routine lookup by id, the signature hash's canonical form, and what
+ * the descriptor interpreter makes of tables with samecount and inline arrays of ports.
  */
 #include <stdint.h>
 #include <string.h>
 
 #include <CUnit/CUnit.h>
+
+#include <idl/idl_dynamic.h>
 
 #include "internal.h"
 #include "rt_fixture.h"
@@ -137,11 +140,102 @@ test_verdicts(void)
 	CU_ASSERT_EQUAL(v[6], IDL__SIG_ABSENT);
 }
 
+/* tally(server; a : array[*:8] of int; b : array[*:4] of int, samecount), as idlc lays it
+ * out: two counts, then the data. */
+static struct idl_arg_desc sub_tally_args[] = {
+	{ "server", "mach_port_t", IDL_DIR_REQUESTPORT, IDL_ARG_PORT, IDL_WT_PORT, 0, 0, 0, 1,
+	  IDL_NO_OFFSET, IDL_NO_OFFSET },
+	{ "a", "int", IDL_DIR_IN, IDL_ARG_VAR_ARRAY, IDL_WT_INT32, 0, IDL_ARGF_SIGNED, 4, 8, 24,
+	  IDL_NO_OFFSET },
+	{ "b", "int", IDL_DIR_IN, IDL_ARG_VAR_ARRAY, IDL_WT_INT32, 0,
+	  IDL_ARGF_SIGNED | IDL_ARGF_SAMECOUNT, 4, 4, 28, IDL_NO_OFFSET },
+};
+
+static void
+test_samecount_table(void)
+{
+	struct idl_routine_desc rt = { "tally", 0, IDL_RT_SIMPLEROUTINE, 3, 0, 0, -1, 32, 80,
+				       0,	0, sub_tally_args };
+	union {
+		idl_msg_header_t head;
+		uint64_t align;
+		unsigned char b[128];
+	} m;
+	int32_t a[8] = { 1, 2, 3 }, b[4] = { 4, 5, 6 };
+	struct idl_arg_value vals[3] = { { NULL, 0 }, { a, 3 }, { b, 3 } };
+	struct idl_arg_span sp[3];
+	uint32_t cnt;
+	int size;
+
+	/* One count for both: sent, checked, the spans say it. */
+	size = idl_msg_pack(&rt, 0, vals, &m.head, sizeof m);
+	CU_ASSERT_EQUAL_FATAL(size, 32 + 16 + 16);
+	CU_ASSERT_EQUAL(idl_msg_check(&rt, &m.head, (size_t)size, 0, sp), 0);
+	CU_ASSERT(sp[1].count == 3 && sp[2].count == 3);
+	CU_ASSERT_EQUAL(idl_msg_check(&rt, &m.head, (size_t)size, 0, NULL), 0);
+	/* Counts that disagree, the message's length still right: refused. */
+	cnt = 1;
+	memcpy(m.b + 24, &cnt, sizeof cnt);
+	cnt = 5;
+	memcpy(m.b + 28, &cnt, sizeof cnt);
+	CU_ASSERT_EQUAL(idl_msg_check(&rt, &m.head, (size_t)size, 0, NULL), -1);
+	/* ... and not sent: refused before anything is built. */
+	vals[2].count = 2;
+	CU_ASSERT_EQUAL(idl_msg_pack(&rt, 0, vals, &m.head, sizeof m), IDL_EINVAL);
+	/* Over the smaller bound of the two. */
+	vals[1].count = vals[2].count = 5;
+	CU_ASSERT_EQUAL(idl_msg_pack(&rt, 0, vals, &m.head, sizeof m), MIG_ARRAY_TOO_LARGE);
+	/* A table no stub could have: the flag with no counted argument before it, or an
+	 * inline array of ports both ways. */
+	sub_tally_args[1].flags |= IDL_ARGF_SAMECOUNT;
+	CU_ASSERT_EQUAL(idl_msg_check(&rt, &m.head, (size_t)size, 0, NULL), IDL_EINVAL);
+	sub_tally_args[1].flags &= ~IDL_ARGF_SAMECOUNT;
+	sub_tally_args[2].kind = IDL_ARG_SCALAR;
+	CU_ASSERT_EQUAL(idl_msg_check(&rt, &m.head, (size_t)size, 0, NULL), IDL_EINVAL);
+	sub_tally_args[2].kind = IDL_ARG_VAR_ARRAY;
+}
+
+static void
+test_inline_ports_table(void)
+{
+	struct idl_arg_desc args[2] = {
+		{ "server", "mach_port_t", IDL_DIR_REQUESTPORT, IDL_ARG_PORT, IDL_WT_PORT, 0, 0, 0,
+		  1, IDL_NO_OFFSET, IDL_NO_OFFSET },
+		{ "p", "mach_port_t", IDL_DIR_OUT, IDL_ARG_OOL, IDL_WT_PORT, 19, IDL_ARGF_INLINE, 0,
+		  4, IDL_NO_OFFSET, 24 },
+	};
+	struct idl_routine_desc rt = {
+		"get", 0, IDL_RT_ROUTINE, 2, 0, 0, -1, 24, 24, 40, 40, args
+	};
+	union {
+		idl_msg_header_t head;
+		uint64_t align;
+		unsigned char b[64];
+	} m;
+	idl_desc_t d = { 0, 3, IDL_DESC_PORT_ARRAY, IDL_DESCF_FREE_ARRAY, 19 };
+
+	memset(&m, 0, sizeof m);
+	m.head.size = 40;
+	m.head.flags = IDL_MSGF_DESC;
+	m.head.ndesc = 1;
+	memcpy(m.b + 24, &d, sizeof d);
+	CU_ASSERT_EQUAL(idl_msg_check(&rt, &m.head, 40, 1, NULL), 0);
+	d.size = 5; /* over the bound */
+	memcpy(m.b + 24, &d, sizeof d);
+	CU_ASSERT_EQUAL(idl_msg_check(&rt, &m.head, 40, 1, NULL), -1);
+	args[1].dir = IDL_DIR_INOUT;
+	args[1].req_offset = 24;
+	rt.req_fixed = rt.req_max = 40;
+	CU_ASSERT_EQUAL(idl_msg_check(&rt, &m.head, 40, 1, NULL), IDL_EINVAL);
+}
+
 static CU_TestInfo sub_tests[] = {
 	{ "sig_hash", test_sig_hash },
 	{ "routine_lookup", test_routine_lookup },
 	{ "hello_layout", test_hello_layout },
 	{ "verdicts", test_verdicts },
+	{ "samecount_table", test_samecount_table },
+	{ "inline_ports_table", test_inline_ports_table },
 	CU_TEST_INFO_NULL,
 };
 

@@ -15,14 +15,12 @@
 
 struct idlc_ctx;
 
-/* A .defs file compiled by the front end and turned into a descriptor table, the same one
- * idlc writes into generated code. Strings point into the compiler's arena: the interface
- * owns the compiler context until idlcall_unload(). */
+/* A .defs file checked by the compiler's library, and its descriptor table: the one idlc
+ * writes into generated code. The table's rows and strings live in the compiler's arena: the
+ * interface owns the compiler context until idlcall_unload(). */
 struct idlcall_iface {
 	struct idlc_ctx *ctx;
 	struct idl_subsystem ss;
-	struct idl_routine_desc *routines;
-	struct idl_arg_desc *args;
 	const char *serverprefix; /* -prefix and serverprefix, as the server's names have it */
 };
 

@@ -1,0 +1,45 @@
+/*
+ * emit_user.h - what the two halves of a client stub share: emit_user.c builds and sends the
+ * request (and a deferred reply, which is built the same way), emit_user_reply.c checks the
+ * reply and copies it out to the caller.
+ */
+#ifndef IDLC_EMIT_USER_H
+#define IDLC_EMIT_USER_H
+
+#include "emit.h"
+
+/* How the stub reaches one message: a struct on the stack, a union with a byte buffer
+ * (variable part), or a malloc()ed struct. */
+struct user_msg {
+	const char *var; /* the local's name */
+	bool var_part;
+	bool heap;
+	uint32_t max;
+	const char *f; /* field prefix: "rq.", "rq.m.", "rq->" */
+	const char *head; /* "&rq.head" ... */
+	const char *buf; /* the message as bytes */
+	const char *size; /* "sizeof rq" ... */
+};
+
+struct user_stub {
+	struct emit_out *o;
+	const struct idlc_routine *rt;
+	struct user_msg rq, rp;
+	bool heap; /* failures after allocation go through the `out` label */
+	bool checking; /* reply checks with descriptors: failures destroy the reply */
+	bool replying; /* building a deferred reply (<routine>_send_reply) in `rq` */
+	const char *kr, *off, *len, *n;
+};
+
+/* `if (cond) return code;`, or through the cleanup once buffers were allocated, or to
+ * `bad_reply` once a reply with descriptors is being checked. */
+void user_fail(struct user_stub *s, const char *cond, const char *code);
+/* The caller's count of an argument as the stub reaches it: its own <arg>Cnt or its samecount
+ * leader's, through the pointer where the caller passes one. */
+const char *user_count(struct user_stub *s, const struct idlc_arg *a);
+
+/* emit_user_reply.c: the whole reply checked, then copied out and the stub's end. */
+void user_check_reply(struct user_stub *s);
+void user_copy_out(struct user_stub *s);
+
+#endif /* IDLC_EMIT_USER_H */
