@@ -14,6 +14,7 @@
 #define IDL_RUNTIME_TRANSPORT_KIT_H
 
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/uio.h>
@@ -34,6 +35,38 @@ void idl__clear_detail(void);
 /* Zeroed memory aligned to 16 for transport state and message buffers; free() releases it
  * (transport.c). */
 void *idl__zalloc(size_t size);
+
+/*
+ * A small lock for state that a per-message path takes and that is rarely contended (a
+ * datagram endpoint's duplicate-reply cache, a connection's list of requests awaiting a
+ * reply): a word that is 0 (free), 1 (held) or 2 (held, and someone sleeps on it), as
+ * Drepper's "Futexes Are Tricky" describes. Taking and releasing a free one is one atomic
+ * instruction each and no call; a waiter sleeps on a private futex (transport.c). Zeroed
+ * memory is a free lock; there is nothing to destroy. Not for use with condition variables.
+ */
+struct idl__lock {
+	atomic_uint word;
+};
+
+void idl__lock_wait(struct idl__lock *l);
+void idl__lock_wake(struct idl__lock *l);
+
+static inline void
+idl__lock_take(struct idl__lock *l)
+{
+	unsigned zero = 0;
+
+	if (!atomic_compare_exchange_strong_explicit(&l->word, &zero, 1, memory_order_acquire,
+						     memory_order_relaxed))
+		idl__lock_wait(l);
+}
+
+static inline void
+idl__lock_give(struct idl__lock *l)
+{
+	if (atomic_exchange_explicit(&l->word, 0, memory_order_release) == 2)
+		idl__lock_wake(l);
+}
 
 /* The transports built into the library: one registration function per transport, defined
  * by the transport and called once by the registry (transport.c). */

@@ -78,8 +78,10 @@ struct port_ctl {
 };
 
 /* port_io.c */
-int idl__port_send(void *conn, const struct idl_xmsg *m, int64_t deadline);
-int idl__port_recv(void *conn, struct idl_xmsg *m, int64_t deadline);
+int idl__port_send(void *conn, const struct idl_xmsg *m, struct idl_deadline *dl);
+int idl__port_recv(void *conn, struct idl_xmsg *m, struct idl_deadline *dl);
+/* Measures the coarse clock the fast path's slice is timed with (tr_init). */
+void idl__port_slice_init(void);
 /* Sends a control message of `msgsize` bytes on q without blocking. */
 int idl__port_ctl_put(mqd_t q, long msgsize, uint32_t type);
 /* At the end of a connection: empties our receive queue, removes out-of-line objects that
