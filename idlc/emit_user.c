@@ -3,7 +3,8 @@
  *
  * A stub checks what it can before building anything (counts against bounds, strings
  * against their room), builds the request in place (on the stack, or with malloc() above
- * EMIT_STACK_LIMIT), calls the runtime, then checks the whole reply - every count against
+ * EMIT_STACK_LIMIT) writing every field in full and zeroing only the padding no field
+ * covers, calls the runtime, then checks the whole reply - every count against
  * its bound and the bytes received, every string for its NUL - before it copies anything
  * out to the caller.
  */
@@ -52,6 +53,22 @@ user_fail(struct user_stub *s, const char *cond, const char *code)
 		return;
 	}
 	emit(o, " {\n\t%s = %s;\n\tgoto out;\n}\n", s->kr, code);
+}
+
+const char *
+user_end(struct user_stub *s, const struct idlc_arg *a)
+{
+	const char *r = emit_local(s->o, s->rt, idlc_printf(s->o->ctx, "%sEnd", a->name));
+
+	return r != NULL ? r : "end";
+}
+
+void
+user_declare_ends(struct user_stub *s)
+{
+	for (const struct idlc_arg *a = s->rt->args; a != NULL; a = a->next)
+		if (user_sends(s, a) && idlc_is(a, IDLC_AK_STRING))
+			emit(s->o, "const char *%s;\n", user_end(s, a));
 }
 
 const char *
@@ -121,6 +138,7 @@ user_declare(struct user_stub *s)
 		emit(o, "size_t %s;\n", s->len);
 	if (idlc_any_arg(rt, IDLC_AK_CAPACITY))
 		emit(o, "mach_msg_type_number_t %s;\n", s->n);
+	user_declare_ends(s);
 	if (rt->kind == IDLC_RT_ROUTINE || s->heap ||
 	    idlc_any_arg(rt, IDLC_AK_TOKEN | IDLC_AK_USER_PARAM))
 		emit(o, "kern_return_t %s;\n", s->kr);
@@ -165,9 +183,11 @@ user_precheck(struct user_stub *s)
 			cond = idlc_printf(o->ctx, "%s > %" PRIu32, user_count(s, a), bound);
 		} else if (idlc_is(a, IDLC_AK_STRING)) {
 			/* The NUL must fit: a string of `bound` characters has no room for it.
-			 * (memchr stops at the first NUL, so a shorter buffer is safe.) */
-			cond = idlc_printf(o->ctx, "memchr(%s, '\\0', %" PRIu32 ") == NULL",
-					   a->name, bound);
+			 * (memchr stops at the first NUL, so a shorter buffer is safe.) Where
+			 * it is gives the length too. */
+			emit(o, "%s = memchr(%s, '\\0', %" PRIu32 ");\n", user_end(s, a), a->name,
+			     bound);
+			cond = idlc_printf(o->ctx, "%s == NULL", user_end(s, a));
 		} else {
 			continue;
 		}
@@ -209,7 +229,7 @@ user_fill_var(struct user_stub *s, const struct idlc_arg *a)
 	const char *src = a->name;
 
 	if (a->rtype->arg_kind == IDL_ARG_CSTRING_VAR) {
-		emit(o, "%s = strlen(%s) + 1;\n", s->len, src);
+		emit(o, "%s = (size_t)(%s - %s) + 1;\n", s->len, user_end(s, a), src);
 		emit(o, "%s%sCnt = (uint32_t)%s;\n", s->rq.f, field, s->len);
 	} else {
 		const char *cnt = user_count(s, a);
@@ -217,41 +237,24 @@ user_fill_var(struct user_stub *s, const struct idlc_arg *a)
 		emit(o, "%s%sCnt = %s;\n", s->rq.f, field, cnt);
 		emit(o, "%s = %s;\n", s->len, emit_bytes(s->o, cnt, a->rtype->elem_size));
 	}
+	/* The padding after the data lies in the 8-byte word the data ends in: that word is
+	 * zeroed first, then the data copied over it (no call for a few bytes). */
+	if (a->rtype->elem_size % IDL_MSG_ALIGN != 0)
+		emit(o, "if (%s %% 8 != 0)\n\tmemset(%s + %s + %s - %s %% 8, 0, 8);\n", s->len,
+		     s->rq.buf, s->off, s->len, s->len);
 	emit(o, "memcpy(%s + %s, %s, %s);\n", s->rq.buf, s->off, src, s->len);
-	emit(o, "memset(%s + %s + %s, 0, IDL_MSG_ROUND(%s) - %s);\n", s->rq.buf, s->off, s->len,
-	     s->len, s->len);
 	emit(o, "%s += IDL_MSG_ROUND(%s);\n", s->off, s->len);
 }
 
-/*
- * Whether the stub writes every byte of the request's fixed part past the header: scalars,
- * whole fixed arrays and records, and counts, with no padding between them. Then zeroing
- * the header is enough, and a large by-value array is not cleared only to be overwritten
- * (seed 001's 200-byte strings). Anything less certain - padding, fixed strings copied up
- * to their NUL, descriptors, countinout - clears the whole fixed part, so that no byte of
- * the caller's stack ever reaches the wire.
- */
-static bool
-user_request_fully_written(const struct user_stub *s)
+/* A fixed c_string[N]: its field zeroed (the string may be shorter), the string copied in. */
+static void
+user_fill_string(struct user_stub *s, const struct idlc_arg *a)
 {
-	uint64_t covered = IDL_MSG_HEADER_SIZE;
+	const char *f = s->rq.f, *field = emit_field_name(s->o, a);
 
-	if (s->replying)
-		return false;
-	for (const struct idlc_arg *a = s->rt->args; a != NULL; a = a->next) {
-		if (idlc_is(a, IDLC_AK_COUNTINOUT))
-			return false;
-		if (!user_sends(s, a))
-			continue;
-		if (idlc_is(a, IDLC_AK_VAR)) {
-			covered += 4;
-			continue;
-		}
-		if (idlc_is(a, IDLC_AK_DESC) || a->rtype->arg_kind == IDL_ARG_CSTRING_FIXED)
-			return false;
-		covered += emit_data_size(a);
-	}
-	return covered == s->rt->req_fixed;
+	emit(s->o, "memset(%s%s, 0, sizeof %s%s);\n", f, field, f, field);
+	emit(s->o, "memcpy(%s%s, %s, (size_t)(%s - %s));\n", f, field, a->name, user_end(s, a),
+	     a->name);
 }
 
 static void
@@ -261,14 +264,9 @@ user_fill(struct user_stub *s)
 	const char *f = s->rq.f;
 	const struct idlc_arg *a;
 
-	if (user_request_fully_written(s))
-		emit(o, "memset(&%shead, 0, sizeof %shead);\n", f, f);
-	else
-		emit(o, "memset(%s%s, 0, %s);\n", s->rq.heap ? "" : "&",
-		     s->rq.heap ? s->rq.var
-				: (s->rq.var_part ? idlc_printf(o->ctx, "%s.m", s->rq.var)
-						  : s->rq.var),
-		     s->rq.size);
+	/* The runtime completes the header; every field is written in full below, and what
+	 * no field covers is zeroed: no byte of the caller's stack reaches the wire. */
+	emit(o, "memset(&%shead, 0, sizeof %shead);\n", f, f);
 	for (a = s->rt->args; a != NULL; a = a->next) {
 		const char *field = emit_field_name(o, a);
 		const char *star = user_star(s, a);
@@ -303,12 +301,13 @@ user_fill(struct user_stub *s)
 			emit(o, "memcpy(%s%s, %s%s, sizeof %s%s);\n", f, field, inout ? "" : "&",
 			     a->name, f, field);
 		else if (a->rtype->arg_kind == IDL_ARG_CSTRING_FIXED)
-			emit(o, "memcpy(%s%s, %s, strlen(%s));\n", f, field, a->name, a->name);
+			user_fill_string(s, a);
 		else if (a->rtype->arg_kind == IDL_ARG_FIXED_ARRAY)
 			emit(o, "memcpy(%s%s, %s, sizeof %s%s);\n", f, field, a->name, f, field);
 		else
 			emit(o, "%s%s = %s%s;\n", f, field, inout ? "*" : "", a->name);
 	}
+	emit_padding(o, s->rt, s->replying, s->rq.buf);
 	if ((s->replying ? s->rt->rep_ndesc : s->rt->req_ndesc) != 0)
 		emit_desc_header(o, idlc_printf(o->ctx, "%shead.", f),
 				 s->replying ? s->rt->rep_ndesc : s->rt->req_ndesc);
@@ -562,6 +561,7 @@ emit_send_reply(struct emit_out *o, const struct idlc_routine *rt)
 		emit(o, "size_t %s;\nsize_t %s;\n", s.off, s.len);
 	if (s.rq.heap)
 		emit(o, "int %s;\n", s.n);
+	user_declare_ends(&s);
 	emit(o, "idl_msg_header_t %s;\n\n", bare);
 	/* A count above its bound is refused as the server stub would refuse it. */
 	user_precheck(&s);

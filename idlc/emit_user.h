@@ -38,6 +38,11 @@ void user_fail(struct user_stub *s, const char *cond, const char *code);
  * leader's, through the pointer where the caller passes one. */
 const char *user_count(struct user_stub *s, const struct idlc_arg *a);
 
+/* The local a string's precheck leaves pointing at its NUL (<arg>End), and the declarations
+ * of those locals for the strings the message being built carries. */
+const char *user_end(struct user_stub *s, const struct idlc_arg *a);
+void user_declare_ends(struct user_stub *s);
+
 /* emit_user_reply.c: the whole reply checked, then copied out and the stub's end. */
 void user_check_reply(struct user_stub *s);
 void user_copy_out(struct user_stub *s);
