@@ -132,6 +132,17 @@ for defs in $DEFS; do
 	fi
 done
 
+# Calls that pass less than a bound (string literals, short buffers), compiled with the
+# optimiser on, where gcc checks array parameters against what a call passes.
+if ${CC:-gcc} $STRICT -O2 -I"$TMP/arrays" -I"$TMP/bench" -I"$TMP/strings" -I"$GOLDEN" \
+	-I"$SRCDIR/examples/bench" -I"$SRCDIR/include" -c "$SRCDIR/tests/compile/shorter.c" \
+	-o "$TMP/shorter.o" >"$TMP/shorter.log" 2>&1; then
+	pass
+else
+	fail "shorter buffers: the client prototypes do not take them without a warning:"
+	sed 's/^/    /' "$TMP/shorter.log"
+fi
+
 # The loopback program: client and server stubs of every interface in one program.
 LOOP=$TMP/loopback
 sources=
