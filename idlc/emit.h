@@ -170,5 +170,10 @@ void emit_msgids(struct emit_out *o);
 void emit_user(struct emit_out *o);
 void emit_server(struct emit_out *o);
 void emit_descriptor(struct emit_out *o);
+/* emit_types.c: the -types output, the #include of it that the headers and Server.c carry
+ * when it is written, and the names <idl/idl.h> defines already (never redefined). */
+void emit_types(struct emit_out *o);
+void emit_types_include(struct emit_out *o);
+bool emit_types_c_defined(const char *name);
 
 #endif /* IDLC_EMIT_H */

@@ -11,7 +11,7 @@ idlc_libidlc_a_SOURCES = \
 	idlc/middle.h idlc/facts.c idlc/layout.c idlc/desc.c wire/sighash.c \
 	idlc/emit.h idlc/emit.c idlc/emit_struct.c idlc/emit_header.c idlc/emit_desc.c \
 	idlc/emit_ool.c idlc/emit_user.h idlc/emit_user.c idlc/emit_user_reply.c \
-	idlc/emit_server.c \
+	idlc/emit_server.c idlc/emit_types.c \
 	idlc/output.c idlc/deps.c
 # The lexer and parser are generated code: they include the parser header and use flex's
 # and bison's own idioms, so they get a few warnings relaxed (never -Werror relaxed).
@@ -53,7 +53,7 @@ idlc_fuzz_sources = \
 	idlc/types.c idlc/sema.c idlc/sema_type.c idlc/sema_arg.c idlc/facts.c idlc/layout.c \
 	idlc/desc.c wire/sighash.c idlc/emit.c idlc/emit_struct.c idlc/emit_header.c \
 	idlc/emit_desc.c idlc/emit_ool.c idlc/emit_user.c idlc/emit_user_reply.c \
-	idlc/emit_server.c idlc/output.c idlc/deps.c \
+	idlc/emit_server.c idlc/emit_types.c idlc/output.c idlc/deps.c \
 	tests/fuzz/fuzz_defs.c
 tests/fuzz/fuzz_defs$(EXEEXT): $(idlc_fuzz_sources) idlc/parser.h
 	@$(MKDIR_P) tests/fuzz

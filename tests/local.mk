@@ -18,17 +18,20 @@ AM_TESTS_ENVIRONMENT = \
 	export IDL_BENCH_SERVER; \
 	IDLC_INCLUDE_DIR='$(abs_top_srcdir)/data/include'; export IDLC_INCLUDE_DIR;
 
-# Shell-level tests: golden outputs, diagnostics of bad interfaces, the example end to end.
+# Shell-level tests: golden outputs, diagnostics of bad interfaces, the example end to end,
+# an interface with no header of its own built as a user builds it (idlc -types).
 dist_check_SCRIPTS += \
 	tests/golden.sh \
 	tests/bad.sh \
 	tests/e2e/example.sh \
-	tests/lint/format.sh
+	tests/lint/format.sh \
+	tests/compile/ledger.sh
 TESTS += \
 	tests/golden.sh \
 	tests/bad.sh \
 	tests/e2e/example.sh \
-	tests/lint/format.sh
+	tests/lint/format.sh \
+	tests/compile/ledger.sh
 
 # `make format` applies .clang-format to the tracked sources; tests/lint/format.sh checks it.
 format:
@@ -66,6 +69,7 @@ tests_unit_unit_SOURCES = \
 	tests/unit/test_idlc_front.c \
 	tests/unit/test_idlc_middle.c \
 	tests/unit/test_idlc_back.c \
+	tests/unit/test_idlc_types.c \
 	tests/unit/rt_fixture.h \
 	tests/unit/rt_fixture.c \
 	tests/unit/test_rt_error.c \

@@ -11,8 +11,10 @@
 #
 #     -header NAME.h  -user NAMEUser.c  -server NAMEServer.c  -sheader NAME_S.h
 #
-# Those are compared, after the version in the banner is replaced by VERSION, with
-# tests/golden/NAME.h.exp, NAMEUser.c.exp, NAMEServer.c.exp and NAME_S.h.exp. idlc would
+# and, for an interface with a tests/golden/NAMETypes.h.exp (one that has no header of its
+# own), -types NAMETypes.h. Those are compared, after the version in the banner is replaced
+# by VERSION, with tests/golden/NAME.h.exp, NAMEUser.c.exp, NAMEServer.c.exp, NAME_S.h.exp
+# (and NAMETypes.h.exp). idlc would
 # name its outputs after the subsystem; every golden interface's subsystem has its file's
 # name, so these are the names idlc chooses by default too.
 #
@@ -82,8 +84,14 @@ for defs in $DEFS; do
 	dir=$(dirname "$defs")
 	out=$TMP/$name
 	mkdir -p "$out"
+	files="$name.h ${name}User.c ${name}Server.c ${name}_S.h"
+	types=
+	if [ -f "$GOLDEN/${name}Types.h.exp" ]; then
+		types="-types $out/${name}Types.h"
+		files="$files ${name}Types.h"
+	fi
 	if ! (cd "$dir" && "$IDLC" -I "$SRCDIR/data/include" -header "$out/$name.h" \
-		-user "$out/${name}User.c" \
+		-user "$out/${name}User.c" $types \
 		-server "$out/${name}Server.c" -sheader "$out/${name}_S.h" "$name.defs") \
 		>"$out/idlc.log" 2>&1; then
 		fail "$name.defs: idlc failed:"
@@ -94,7 +102,7 @@ for defs in $DEFS; do
 		fail "$name.defs: idlc printed diagnostics:"
 		sed 's/^/    /' "$out/idlc.log"
 	fi
-	for f in "$name.h" "${name}User.c" "${name}Server.c" "${name}_S.h"; do
+	for f in $files; do
 		exp=$GOLDEN/$f.exp
 		if [ "$REGEN" = 1 ]; then
 			normalize "$out/$f" >"$exp"

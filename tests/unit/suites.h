@@ -8,6 +8,7 @@
 IDL_SUITE(idlc_front)
 IDL_SUITE(idlc_middle)
 IDL_SUITE(idlc_back)
+IDL_SUITE(idlc_types)
 IDL_SUITE(rt_error)
 IDL_SUITE(rt_transport)
 IDL_SUITE(rt_subsystem)
