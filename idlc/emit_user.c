@@ -31,28 +31,62 @@ user_star(const struct user_stub *s, const struct idlc_arg *a)
 }
 
 void
-user_fail(struct user_stub *s, const char *cond, const char *code)
+user_fail_value(struct user_stub *s, const char *lhs, const char *code, const char *what,
+		const char *args, const char *tail)
 {
 	struct emit_out *o = s->o;
+	const char *items[3];
+	unsigned n = 0;
+
+	if (what == NULL) {
+		emit(o, "%s%s%s", lhs, code, tail);
+		return;
+	}
+	items[n++] = code;
+	items[n++] = idlc_printf(o->ctx, "\"%s.%s: %s\"", o->m->subsystem, s->rt->name, what);
+	if (args != NULL)
+		items[n++] = args;
+	emit(o, "%sidl_stub_fail(", lhs);
+	emit_strings(o, items, n, ", ", "", idlc_printf(o->ctx, ")%s", tail));
+}
+
+void
+user_refuse(struct user_stub *s, const char *cond, const char *code, const char *what,
+	    const char *args)
+{
+	struct emit_out *o = s->o;
+	bool type_error = strcmp(code, "MIG_TYPE_ERROR") == 0;
 
 	emit(o, "if (%s)", cond);
 	if (s->replying) {
 		emit(o, "\n\t%s = %s;\n", s->kr, code);
 		return;
 	}
-	if (!s->heap && !(s->checking && strcmp(code, "MIG_TYPE_ERROR") == 0)) {
-		emit(o, "\n\treturn %s;\n", code);
-		return;
-	}
-	if (s->checking && strcmp(code, "MIG_TYPE_ERROR") == 0) {
+	if (s->checking && type_error) {
 		emit(o, "\n\tgoto bad_reply;\n");
 		return;
 	}
+	/* What the runtime returned comes with the runtime's own detail. */
 	if (strcmp(code, s->kr) == 0) {
-		emit(o, "\n\tgoto out;\n");
+		emit(o, s->heap ? "\n\tgoto out;\n" : "\n\treturn %s;\n", s->kr);
 		return;
 	}
-	emit(o, " {\n\t%s = %s;\n\tgoto out;\n}\n", s->kr, code);
+	if (what == NULL && type_error)
+		what = "malformed reply";
+	if (!s->heap) {
+		emit(o, "\n\t");
+		user_fail_value(s, "return ", code, what, args, ";\n");
+		return;
+	}
+	emit(o, " {\n\t");
+	user_fail_value(s, idlc_printf(o->ctx, "%s = ", s->kr), code, what, args, ";\n");
+	emit(o, "\tgoto out;\n}\n");
+}
+
+void
+user_fail(struct user_stub *s, const char *cond, const char *code)
+{
+	user_refuse(s, cond, code, NULL, NULL);
 }
 
 const char *
@@ -167,7 +201,7 @@ user_precheck(struct user_stub *s)
 
 	for (const struct idlc_arg *a = s->rt->args; a != NULL; a = a->next) {
 		uint32_t bound = a->rtype->wire_count;
-		const char *cond;
+		const char *cond, *what, *args = NULL;
 
 		if (!user_sends(s, a))
 			continue;
@@ -175,12 +209,21 @@ user_precheck(struct user_stub *s)
 			/* The descriptor's size is 32 bits. */
 			cond = idlc_printf(o->ctx, "%s > UINT32_MAX / %" PRIu32, user_count(s, a),
 					   a->rtype->elem_size);
+			what = idlc_printf(o->ctx, "%s: %%u elements, more bytes than 32 bits hold",
+					   a->name);
+			args = idlc_printf(o->ctx, "(unsigned)%s", user_count(s, a));
 		} else if (idlc_is(a, IDLC_AK_PORTS | IDLC_AK_COUNTED) && bound != 0) {
 			cond = idlc_printf(o->ctx, "%s > %" PRIu32, user_count(s, a), bound);
+			what = idlc_printf(o->ctx, "%s: %%u ports, above its bound %" PRIu32,
+					   a->name, bound);
+			args = idlc_printf(o->ctx, "(unsigned)%s", user_count(s, a));
 		} else if (idlc_is(a, IDLC_AK_DESC)) {
 			continue;
 		} else if (a->rtype->arg_kind == IDL_ARG_VAR_ARRAY) {
 			cond = idlc_printf(o->ctx, "%s > %" PRIu32, user_count(s, a), bound);
+			what = idlc_printf(o->ctx, "%s: %%u elements, above its bound %" PRIu32,
+					   a->name, bound);
+			args = idlc_printf(o->ctx, "(unsigned)%s", user_count(s, a));
 		} else if (idlc_is(a, IDLC_AK_STRING)) {
 			/* The NUL must fit: a string of `bound` characters has no room for it.
 			 * (memchr stops at the first NUL, so a shorter buffer is safe.) Where
@@ -188,6 +231,8 @@ user_precheck(struct user_stub *s)
 			emit(o, "%s = memchr(%s, '\\0', %" PRIu32 ");\n", user_end(s, a), a->name,
 			     bound);
 			cond = idlc_printf(o->ctx, "%s == NULL", user_end(s, a));
+			what = idlc_printf(o->ctx, "%s: longer than %" PRIu32 " characters",
+					   a->name, bound - 1);
 		} else {
 			continue;
 		}
@@ -197,7 +242,7 @@ user_precheck(struct user_stub *s)
 			continue;
 		if (said != NULL)
 			said[nsaid++] = cond;
-		user_fail(s, cond, "MIG_ARRAY_TOO_LARGE");
+		user_refuse(s, cond, "MIG_ARRAY_TOO_LARGE", what, args);
 	}
 }
 
@@ -206,17 +251,27 @@ user_alloc(struct user_stub *s)
 {
 	struct emit_out *o = s->o;
 
+	const char *what;
+
 	if (s->rq.heap) {
 		emit(o, "%s = malloc(%" PRIu32 ");\n", s->rq.var, s->rq.max);
-		emit(o, "if (%s == NULL)\n\treturn IDL_ENOMEM;\n", s->rq.var);
+		emit(o, "if (%s == NULL)\n\t", s->rq.var);
+		what = idlc_printf(o->ctx, "no memory for the request (%" PRIu32 " bytes)",
+				   s->rq.max);
+		user_fail_value(s, "return ", "IDL_ENOMEM", what, NULL, ";\n");
 	}
 	if (s->rt->kind == IDLC_RT_ROUTINE && s->rp.heap) {
 		emit(o, "%s = malloc(%" PRIu32 ");\n", s->rp.var, s->rp.max);
-		if (s->rq.heap)
-			emit(o, "if (%s == NULL) {\n\tfree(%s);\n\treturn IDL_ENOMEM;\n}\n",
-			     s->rp.var, s->rq.var);
-		else
-			emit(o, "if (%s == NULL)\n\treturn IDL_ENOMEM;\n", s->rp.var);
+		what = idlc_printf(o->ctx, "no memory for the reply (%" PRIu32 " bytes)",
+				   s->rp.max);
+		if (s->rq.heap) {
+			emit(o, "if (%s == NULL) {\n\tfree(%s);\n\t", s->rp.var, s->rq.var);
+			user_fail_value(s, "return ", "IDL_ENOMEM", what, NULL, ";\n");
+			emit(o, "}\n");
+		} else {
+			emit(o, "if (%s == NULL)\n\t", s->rp.var);
+			user_fail_value(s, "return ", "IDL_ENOMEM", what, NULL, ";\n");
+		}
 	}
 }
 

@@ -2,7 +2,8 @@
  * ledger_main.c - tests/golden/ledger.defs end to end, with no C types but idlc's -types
  * output: the server routines, and a client that calls every routine over a unix socket of
  * this process, passing what MIG's contract allows - a 3-byte memo where the bound is 512,
- * string literals, arrays of 4 names where the bound is 16 - and checks what comes back.
+ * string literals, arrays of 4 names where the bound is 16 - and checks what comes back;
+ * then that the stubs' own refusals name themselves in idl_errdetail().
  *
  * tests/compile/ledger.sh builds it with gcc -std=c11 -O2 -Wall -Wextra -Werror (any
  * warning about a shorter buffer fails the build), runs it, then runs it under valgrind
@@ -127,6 +128,39 @@ S_ledger_statement(mach_port_t server, account_t account, text_t *text,
 	return KERN_SUCCESS;
 }
 
+/*
+ * A refusal of the stub's own names itself in idl_errdetail() - after another failure,
+ * whose detail must not stay.
+ */
+static void
+details(mach_port_t port)
+{
+	unsigned char big[600];
+	char long_label[LABEL_T_MAX + 6];
+	mach_port_t nowhere;
+	label_t old;
+	int err;
+
+	/* Another failure first: a server that is not there, which the runtime details. */
+	err = idl_port_open("unix:/nonexistent/ledger.sock", &nowhere);
+	if (err == 0) {
+		err = ledger_deposit(nowhere, 0, 1, big, 0);
+		idl_port_close(nowhere);
+	}
+	CHECK(err != 0 && strstr(idl_errdetail(), "/nonexistent/ledger.sock") != NULL);
+
+	memset(big, 'x', sizeof big);
+	CHECK(ledger_deposit(port, 0, 1, big, sizeof big) == MIG_ARRAY_TOO_LARGE);
+	CHECK(strcmp(idl_errdetail(), "ledger.deposit: memo: 600 elements, above its bound 512") ==
+	      0);
+	memset(long_label, 'l', sizeof long_label - 1);
+	long_label[sizeof long_label - 1] = '\0';
+	CHECK(ledger_relabel(port, 0, "ok", long_label, old) == MIG_ARRAY_TOO_LARGE);
+	CHECK(strcmp(idl_errdetail(), "ledger.relabel: label: longer than 63 characters") == 0);
+	if (failures != 0)
+		fprintf(stderr, "ledger: idl_errdetail() says \"%s\"\n", idl_errdetail());
+}
+
 static void *
 serve(void *srv)
 {
@@ -207,6 +241,7 @@ main(int argc, char **argv)
 		failures++;
 	} else {
 		calls(port);
+		details(port);
 		idl_port_close(port);
 	}
 	idl_server_stop(srv);

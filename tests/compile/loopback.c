@@ -19,6 +19,7 @@
  * ownership rule says. loopback_bench.c, loopback_dialect.c and loopback_xnu.c hold the
  * routines and checks of bench.defs, dialect.defs and xnu.defs.
  */
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -188,6 +189,30 @@ idl_port_t
 idl_request_port(void)
 {
 	return NULL;
+}
+
+char lb_detail[256] = "an earlier failure";
+
+int
+idl_stub_fail(int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(lb_detail, sizeof lb_detail, fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+int
+lb_detail_is(const char *want)
+{
+	int same = strcmp(lb_detail, want) == 0;
+
+	if (!same)
+		fprintf(stderr, "detail \"%s\", expected \"%s\"\n", lb_detail, want);
+	snprintf(lb_detail, sizeof lb_detail, "an earlier failure");
+	return same;
 }
 
 /* The runtime's hash, computed here from the descriptor as the runtime does, so the
@@ -473,11 +498,13 @@ lb_arrays(void)
 	tCnt = 64;
 	LB_CHECK(samples(NULL, s, 0, t, &tCnt) == 0 && tCnt == 0);
 	LB_CHECK(samples(NULL, s, 65, t, &tCnt) == MIG_ARRAY_TOO_LARGE);
+	LB_CHECK(lb_detail_is("arrays.samples: s: 65 elements, above its bound 64"));
 	/* A caller's buffer too small: what fits is copied, the count is the true one. */
 	memset(t, 0, sizeof t);
 	tCnt = 3;
 	LB_CHECK(samples(NULL, s, 10, t, &tCnt) == MIG_ARRAY_TOO_LARGE);
 	LB_CHECK(tCnt == 10 && t[0] == -23 && t[2] == -25 && t[3] == 0);
+	LB_CHECK(lb_detail_is("arrays.samples: t: 10 elements came, room for 3"));
 
 	/* Two variable out arrays: the second one moves down behind the first. */
 	for (int k = 0; k < 100; k++)
@@ -508,6 +535,7 @@ lb_arrays(void)
 	lb_tamper_request = NULL;
 	lb_tamper_reply = lb_break_hi_count;
 	LB_CHECK(split(NULL, data, 4, lo, &loCnt, hi, &hiCnt, &n) == MIG_TYPE_ERROR);
+	LB_CHECK(lb_detail_is("arrays.split: malformed reply"));
 	lb_tamper_reply = NULL;
 
 	LB_CHECK(handles(NULL, 41, &g) == 0 && g == 42);

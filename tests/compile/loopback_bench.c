@@ -130,11 +130,13 @@ lb_bench(void)
 	}
 	memset(s, 'e', sizeof s);
 	LB_CHECK(bench_echo(NULL, s, r) == MIG_ARRAY_TOO_LARGE);
+	LB_CHECK(lb_detail_is("bench.echo: s: longer than 255 characters"));
 	for (int k = 0; k < 1024; k++)
 		data[k] = k;
 	LB_CHECK(bench_sum(NULL, data, 1024, &total) == 0 && total == 1023 * 1024 / 2);
 	LB_CHECK(bench_sum(NULL, data, 0, &total) == 0 && total == 0);
 	LB_CHECK(bench_sum(NULL, data, 1025, &total) == MIG_ARRAY_TOO_LARGE);
+	LB_CHECK(lb_detail_is("bench.sum: data: 1025 elements, above its bound 1024"));
 	{
 		char *ool = idl_ool_alloc(1024u * 1024u);
 
