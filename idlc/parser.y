@@ -170,6 +170,14 @@ pjoin(struct idlc_ctx *ctx, const char *a, const char *sep, const char *b)
 	return idlc_printf(ctx, "%s%s%s", a, sep, b);
 }
 
+/* The routine being parsed is done (or abandoned after an error). */
+static void
+proutine_done(struct idlc_ctx *ctx)
+{
+	ctx->open_routine = NULL;
+	ctx->open_args = false;
+}
+
 /* An Apple statement that means nothing off Mach: sema warns, saying so. */
 static void
 pignored(struct idlc_ctx *ctx, const IDLC_YYLTYPE *l, const char *what)
@@ -340,6 +348,7 @@ statement:
 	 * three tokens have been shifted, which hides the cascade when that ';' was inside
 	 * an argument list. */
 	| error ';'
+		{ proutine_done(ctx); }
 	;
 
 /* The lexer reads the next token in a special start state (MIG's LookString and friends).
@@ -559,15 +568,21 @@ int_exp:
 	;
 
 routine_decl:
-	  KW_ROUTINE name arguments
+	  KW_ROUTINE name
+		{
+			ctx->open_routine = $2;
+			ctx->open_routine_loc = ploc(&@1);
+		}
+	  arguments
 		{
 			struct idlc_stmt *st = idlc_stmt_new(ctx, IDLC_ST_ROUTINE, ploc(&@1));
 			struct idlc_routine *rt = idlc_alloc(ctx, sizeof *rt);
 
+			proutine_done(ctx);
 			rt->name = $2;
 			rt->loc = ploc(&@2);
-			rt->args = $3.head;
-			rt->nargs = $3.n;
+			rt->args = $4.head;
+			rt->nargs = $4.n;
 			rt->waittime = -1;
 			switch ($1) {
 			case IDLC_RK_SIMPLEROUTINE:
@@ -604,10 +619,15 @@ routine_decl:
 	;
 
 arguments:
-	  '(' ')'
-		{ $$.head = $$.tail = NULL; $$.n = 0; }
-	| '(' arg_list ')'
-		{ $$ = $2; }
+	  args_open ')'
+		{ $$.head = $$.tail = NULL; $$.n = 0; ctx->open_args = false; }
+	| args_open arg_list ')'
+		{ $$ = $2; ctx->open_args = false; }
+	;
+
+args_open:
+	  '('
+		{ ctx->open_args = true; }
 	;
 
 arg_list:
@@ -724,6 +744,54 @@ pexpected(const yypcontext_t *pctx, yysymbol_kind_t *expected, int room)
 	return k;
 }
 
+/* Whether a token starts a statement and so cannot be part of an argument list: inside one,
+ * it (or the end of the file) means the list was never closed. waittime, msgoption and
+ * sendtime are argument directions too, and do not count. */
+static bool
+pstatement_start(yysymbol_kind_t tok)
+{
+	switch (tok) {
+	case YYSYMBOL_YYEOF:
+	case YYSYMBOL_KW_ROUTINE:
+	case YYSYMBOL_KW_FUNCTION:
+	case YYSYMBOL_KW_SUBSYSTEM:
+	case YYSYMBOL_KW_TYPE:
+	case YYSYMBOL_KW_IMPORT:
+	case YYSYMBOL_KW_SKIP:
+	case YYSYMBOL_KW_SERVERPREFIX:
+	case YYSYMBOL_KW_USERPREFIX:
+	case YYSYMBOL_KW_SERVERDEMUX:
+	case YYSYMBOL_KW_RCSID:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* A routine's argument list that a statement (or the end of the file) interrupts lacks its
+ * ')': said where the parser stopped, with a note where the routine starts, since the
+ * place of the error alone may be a line or a file away from the routine. */
+static bool
+preport_unclosed(const yypcontext_t *pctx, struct idlc_ctx *ctx, void *scanner)
+{
+	yysymbol_kind_t tok = yypcontext_token(pctx);
+
+	if (!ctx->open_args || ctx->open_routine == NULL || !pstatement_start(tok))
+		return false;
+	if (tok == YYSYMBOL_YYEOF)
+		idlc_error(ctx, ploc(yypcontext_location(pctx)),
+			   "syntax error: expected ')' to end the arguments of routine '%s' before "
+			   "the end of the file",
+			   ctx->open_routine);
+	else
+		idlc_error(ctx, ploc(yypcontext_location(pctx)),
+			   "syntax error: expected ')' to end the arguments of routine '%s' before "
+			   "'%s'",
+			   ctx->open_routine, idlc_lex_last_text(scanner));
+	idlc_note(ctx, ctx->open_routine_loc, "routine '%s' starts here", ctx->open_routine);
+	return true;
+}
+
 /* "syntax error: unexpected identifier 'x', expecting ';' or ','": the expected list only
  * when it is short enough to help. */
 static int
@@ -735,6 +803,8 @@ yyreport_syntax_error(const yypcontext_t *pctx, struct idlc_ctx *ctx, void *scan
 	struct strbuf sb = STRBUF_INIT;
 	int n, i;
 
+	if (preport_unclosed(pctx, ctx, scanner))
+		return 0;
 	strbuf_puts(&sb, "syntax error");
 	if (tok != YYSYMBOL_YYEMPTY) {
 		strbuf_puts(&sb, ": unexpected ");
