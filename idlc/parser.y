@@ -170,6 +170,44 @@ pjoin(struct idlc_ctx *ctx, const char *a, const char *sep, const char *b)
 	return idlc_printf(ctx, "%s%s%s", a, sep, b);
 }
 
+/* How a type written out reads in a message: "c_string[*:256]", "array[*:8] of int". */
+static const char *
+ptype_text(struct idlc_ctx *ctx, const struct idlc_type *t)
+{
+	const char *elem = t->elem == NULL ? "..." : ptype_text(ctx, t->elem);
+	const struct idlc_ipc_info *info;
+
+	switch (t->kind) {
+	case IDLC_T_NAMED:
+		return t->ref;
+	case IDLC_T_IPC:
+		info = idlc_ipc_info(t->ipc);
+		return info != NULL ? info->name : "an IPC type";
+	case IDLC_T_LONGFORM:
+		info = idlc_ipc_info(t->ipc);
+		return idlc_printf(ctx, "(%s, %u)", info != NULL ? info->name : "...",
+				   t->size_bits);
+	case IDLC_T_ARRAY_FIXED:
+		return idlc_printf(ctx, "array[%u] of %s", t->count, elem);
+	case IDLC_T_ARRAY_VAR:
+		return idlc_printf(ctx, "array[*:%u] of %s", t->count, elem);
+	case IDLC_T_ARRAY_UNBOUNDED:
+		return idlc_printf(ctx, "array[] of %s", elem);
+	case IDLC_T_STRUCT_ARRAY:
+		return idlc_printf(ctx, "struct[%u] of %s", t->count, elem);
+	case IDLC_T_CSTRING_FIXED:
+		return idlc_printf(ctx, "c_string[%u]", t->count);
+	case IDLC_T_CSTRING_VAR:
+		return idlc_printf(ctx, "c_string[*:%u]", t->count);
+	case IDLC_T_POINTER:
+		return idlc_printf(ctx, "^%s", elem);
+	case IDLC_T_STRUCT_FIELDS:
+		return "struct { ... }";
+	default:
+		return t->native != NULL ? t->native : "a type";
+	}
+}
+
 /* The routine being parsed is done (or abandoned after an error). */
 static void
 proutine_done(struct idlc_ctx *ctx)
@@ -270,7 +308,7 @@ pignored(struct idlc_ctx *ctx, const IDLC_YYLTYPE *l, const char *what)
 %left '*' '/'
 
 %type <num> int_exp
-%type <type> named_type trans_type type_spec basic_type native_type arg_type
+%type <type> named_type trans_type type_spec anon_type basic_type native_type arg_type
 %type <ipc> ipc_type prim_ipc
 %type <flags> ipc_flags
 %type <str> type_phrase
@@ -435,9 +473,14 @@ trans_type:
 	;
 
 type_spec:
-	  basic_type
-	| name
+	  name
 		{ $$ = ptype(ctx, IDLC_T_NAMED, &@1); $$->ref = $1; }
+	| anon_type
+	;
+
+/* A type written out rather than named. */
+anon_type:
+	  basic_type
 	| KW_ARRAY '[' ']' KW_OF type_spec
 		{ $$ = ptype(ctx, IDLC_T_ARRAY_UNBOUNDED, &@1); $$->elem = $5; }
 	| KW_ARRAY '[' '*' ']' KW_OF type_spec
@@ -651,6 +694,25 @@ argument:
 			$$->dir_written = (enum idlc_dir)$1;
 			$$->type = $3;
 			$$->flags = $4;
+		}
+	/* MIG's grammar has a type name after the ':', or `name = type`: a type written out
+	 * there is an error that says what to write instead. */
+	| direction name ':' anon_type ipc_flags
+		{
+			const char *text = ptype_text(ctx, $4);
+
+			idlc_error(ctx, ploc(&@4),
+				   "argument '%s': MIG takes a type name here, not '%s': declare "
+				   "'type %s_t = %s;' and write '%s : %s_t', or name it in place: "
+				   "'%s : %s_t = %s'",
+				   $2, text, $2, text, $2, $2, $2, $2, text);
+			$$ = idlc_alloc(ctx, sizeof *$$);
+			$$->name = $2;
+			$$->loc = ploc(&@2);
+			$$->dir_written = (enum idlc_dir)$1;
+			$$->type = $4;
+			$$->type->broken = true;
+			$$->flags = $5;
 		}
 	;
 
