@@ -67,6 +67,7 @@ tests_unit_unit_SOURCES = \
 	tests/unit/main.c \
 	tests/unit/suites.h \
 	tests/unit/test_idlc_front.c \
+	tests/unit/test_idlc_names.c \
 	tests/unit/test_idlc_middle.c \
 	tests/unit/test_idlc_back.c \
 	tests/unit/test_idlc_types.c \

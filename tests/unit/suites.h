@@ -6,6 +6,7 @@
  * source in tests/local.mk. The suites run in this order.
  */
 IDL_SUITE(idlc_front)
+IDL_SUITE(idlc_names)
 IDL_SUITE(idlc_middle)
 IDL_SUITE(idlc_back)
 IDL_SUITE(idlc_types)
