@@ -47,7 +47,9 @@ extern "C" {
 	XX(EBUSY, -412, "resource busy")                                                           \
 	XX(EADDRINUSE, -413, "address already in use")                                             \
 	XX(EACCES, -414, "permission denied")                                                      \
-	XX(ELIMIT, -415, "a configured limit was reached")
+	XX(ELIMIT, -415, "a configured limit was reached")                                         \
+	XX(EAGAIN, -416, "queue full, try again later")                                            \
+	XX(ECANCELED, -417, "call cancelled")
 
 enum idl_err {
 #define IDL__ERR_ENUM(name, value, msg) IDL_##name = (value),
