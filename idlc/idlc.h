@@ -50,6 +50,7 @@ struct idlc_options {
 	bool no_defaults; /* -n: write only the outputs named */
 	const char *prefix; /* -prefix: prepended to user and server function names */
 	const char *subrprefix; /* -subrprefix */
+	bool no_async; /* -noasync: no asynchronous stubs (<routine>_async) */
 
 	/* The preprocessor: argv-style command (NULL: "cpp"), extra arguments (-I, -D, -U ...),
 	 * and whether to run it at all (false for in-memory input in tests and fuzzing). */

@@ -36,6 +36,7 @@ static const char usage_text[] =
 	"  -n                write only the outputs named\n"
 	"  -prefix P         prefix for user and server function names\n"
 	"  -subrprefix P     prefix of MIG's runtime calls (accepted; idlkit's have none)\n"
+	"  -noasync          no asynchronous client stubs (ROUTINE_async, idlc's own)\n"
 	"\n"
 	"Dependencies (for make):\n"
 	"  -MD               write BASE-mig.d: every output depends on the input and on\n"
@@ -158,6 +159,8 @@ cli_parse(struct cli *c, int argc, char **argv)
 			c->opts.prefix = cli_value(argc, argv, &i);
 		} else if (strcmp(a, "-subrprefix") == 0) {
 			c->opts.subrprefix = cli_value(argc, argv, &i);
+		} else if (strcmp(a, "-noasync") == 0) {
+			c->opts.no_async = true;
 		} else if (strcmp(a, "-n") == 0) {
 			c->opts.no_defaults = true;
 		} else if (strcmp(a, "-q") == 0) {

@@ -70,7 +70,8 @@ void idlc_sema_type_stmt(struct sema *s, struct idlc_type *t);
 /* Resolves a type expression once; false when it is broken (the error was reported). */
 bool idlc_sema_resolve(struct sema *s, struct idlc_type *t);
 /* sema_names.c: warns where a routine's client stub or server routine would have the name of
- * a well-known C library function. */
+ * a well-known C library function; refuses names that clash with what the asynchronous
+ * stubs add (unless -noasync). */
 void idlc_sema_check_names(struct sema *s);
 /* Whether two type expressions are written the same (for redefinitions of built-ins). */
 bool idlc_sema_same(const struct idlc_type *a, const struct idlc_type *b);

@@ -19,7 +19,8 @@ AM_TESTS_ENVIRONMENT = \
 	BENCH_BINDIR='$(abs_top_builddir)/examples/bench'; export BENCH_BINDIR; \
 	IDL_BENCH_SERVER='$(abs_top_builddir)/examples/bench/bench-server$(EXEEXT)'; \
 	export IDL_BENCH_SERVER; \
-	IDLC_INCLUDE_DIR='$(abs_top_srcdir)/data/include'; export IDLC_INCLUDE_DIR;
+	IDLC_INCLUDE_DIR='$(abs_top_srcdir)/data/include'; export IDLC_INCLUDE_DIR; \
+	IDLC_TREE_FLAGS='$(IDLC_TREE_FLAGS)'; export IDLC_TREE_FLAGS;
 
 # Shell-level tests: golden outputs, diagnostics of bad interfaces, the example end to end,
 # the formatting of every source, the transports' use of the runtime (the kit only), and an

@@ -24,8 +24,10 @@ fail()
 }
 
 cp "$IDL_TOP_SRCDIR/tests/golden/ledger.defs" "$tmp/"
-(cd "$tmp" && "$IDLC" -types ledgerTypes.h -header ledger.h -user ledgerUser.c \
-	-server ledgerServer.c -sheader ledger_S.h ledger.defs) || fail "idlc failed"
+# IDLC_TREE_FLAGS (mk/idlc-stubs.mk): the stubs link with the tree's libidlrt.
+(cd "$tmp" && "$IDLC" ${IDLC_TREE_FLAGS-} -types ledgerTypes.h -header ledger.h \
+	-user ledgerUser.c -server ledgerServer.c -sheader ledger_S.h ledger.defs) ||
+	fail "idlc failed"
 for f in ledgerTypes.h ledger.h ledgerUser.c ledgerServer.c ledger_S.h; do
 	[ -s "$tmp/$f" ] || fail "idlc wrote no $f"
 done
