@@ -163,6 +163,16 @@ bool emit_has_send_reply(const struct idlc_routine *rt);
 void emit_send_reply_decl(struct emit_out *o, const struct idlc_routine *rt, const char *tail);
 void emit_send_reply(struct emit_out *o, const struct idlc_routine *rt);
 
+/* The asynchronous stubs (emit_async.c), unless -noasync: whether the interface has any (a
+ * routine), whether a routine's stub passes a record of its own as the runtime's ctx (it
+ * has `countinout` arrays, whose room the completion needs: <stdlib.h>), the header's
+ * declarations after the synchronous prototypes, and a routine's completion and stub after
+ * its synchronous stub. */
+bool emit_async_any(const struct emit_out *o);
+bool emit_async_record(const struct emit_out *o, const struct idlc_routine *rt);
+void emit_async_prototypes(struct emit_out *o);
+void emit_async(struct emit_out *o, const struct idlc_routine *rt);
+
 /* Per output (emit_header.c, emit_user.c, emit_server.c, emit_desc.c). */
 void emit_header(struct emit_out *o);
 void emit_sheader(struct emit_out *o);

@@ -65,6 +65,8 @@ hdr_open(struct emit_out *o, const char *guard)
 	emit(o, "#ifndef %s\n", guard);
 	emit(o, "#define %s\n", guard);
 	emit(o, "\n#include <idl/idl.h>\n");
+	if (o->which == IDLC_OUT_HEADER && emit_async_any(o))
+		emit(o, "#include <idl/idl_async.h>\n");
 	if (o->m->needs_ool)
 		emit(o, "#include <idl/idl_ool.h>\n");
 }
@@ -99,6 +101,7 @@ emit_header(struct emit_out *o)
 	emit(o, "\n/* Message ids %" PRId32 " and up: routines, skips included. */\n", m->base);
 	emit(o, "#define %s_MSG_COUNT %u\n", m->subsystem, m->nroutines);
 	emit_prototypes(o, EMIT_USER);
+	emit_async_prototypes(o);
 	hdr_close(o, guard);
 }
 

@@ -11,8 +11,7 @@
 
 #include "emit_user.h"
 
-/* The count an out argument arrived with, as the reply says it. */
-static const char *
+const char *
 user_received_count(struct user_stub *s, const struct idlc_arg *a)
 {
 	struct emit_out *o = s->o;
@@ -43,7 +42,7 @@ user_check_reply(struct user_stub *s)
 	const char *f = s->rp.f;
 	const struct idlc_arg *a;
 
-	s->checking = s->rt->rep_ndesc != 0;
+	s->checking = s->completing || s->rt->rep_ndesc != 0;
 	if (!s->rp.var_part) {
 		user_fail(s, idlc_printf(o->ctx, "%shead.size != %s", f, s->rp.size),
 			  "MIG_TYPE_ERROR");

@@ -189,10 +189,12 @@ facts_elem_is_array(const struct idlc_type *t)
  * variable arrays (*<arg>Cnt is the room). In ones are const. An array decays to the element
  * pointer, so callers that pass arrays compile as before. Types with a C type clause keep
  * what the clause says; inout ones, fixed arrays and out strings need their whole bound.
- * Returns the element type to use, or NULL to keep the type's own.
+ * Returns the element type to use for an argument of direction `dir`, or NULL to keep the
+ * type's own. (The asynchronous stub takes an inout argument as an input alone: as an in
+ * argument of its type.)
  */
 static const char *
-facts_user_elem(struct idlc_ctx *ctx, const struct idlc_arg *a)
+facts_user_elem(struct idlc_ctx *ctx, const struct idlc_arg *a, enum idl_arg_dir dir)
 {
 	const struct idlc_type *t = a->rtype;
 	enum idl_arg_kind k = t->arg_kind;
@@ -201,14 +203,14 @@ facts_user_elem(struct idlc_ctx *ctx, const struct idlc_arg *a)
 	if (!(a->facts & IDLC_AK_TRAVELS) || (a->facts & IDLC_AK_RECORD) || a->c_elem == NULL ||
 	    t->name == NULL || t->ctype != NULL || t->cusertype != NULL)
 		return NULL;
-	if (a->dir == IDL_DIR_IN)
+	if (dir == IDL_DIR_IN)
 		shorter = k == IDL_ARG_VAR_ARRAY || k == IDL_ARG_CSTRING_VAR ||
 			  k == IDL_ARG_CSTRING_FIXED;
 	else
-		shorter = a->dir == IDL_DIR_OUT && k == IDL_ARG_VAR_ARRAY;
+		shorter = dir == IDL_DIR_OUT && k == IDL_ARG_VAR_ARRAY;
 	if (!shorter)
 		return NULL;
-	if (a->dir == IDL_DIR_IN && !facts_elem_is_array(t))
+	if (dir == IDL_DIR_IN && !facts_elem_is_array(t))
 		return idlc_printf(ctx, "const %s", a->c_elem);
 	return a->c_elem;
 }
@@ -253,10 +255,18 @@ facts_ctypes(struct idlc_ctx *ctx, struct idlc_arg *a)
 		a->c_elem = t->elem->c_user;
 	else
 		a->c_elem = NULL;
-	elem = facts_user_elem(ctx, a);
+	elem = facts_user_elem(ctx, a, a->dir);
 	if (elem != NULL) {
 		a->c_type[IDLC_USER] = elem;
 		a->facts |= IDLC_AK_USER_ELEM;
+	}
+	a->c_in = a->c_type[IDLC_USER];
+	if (a->facts & IDLC_AK_USER_ELEM)
+		a->facts |= IDLC_AK_IN_ELEM;
+	elem = a->dir == IDL_DIR_INOUT ? facts_user_elem(ctx, a, IDL_DIR_IN) : NULL;
+	if (elem != NULL) {
+		a->c_in = elem;
+		a->facts |= IDLC_AK_IN_ELEM;
 	}
 }
 

@@ -21,9 +21,10 @@
 # Then every generated User.c and Server.c is compiled on its own with the strictest flags
 # we promise (by $CC, default gcc, and by clang-14 or clang when installed), each header
 # is compiled as C++ when a C++ compiler is installed, and tests/compile/loopback.c links
-# the client and server stubs of every interface into one program and runs it (and runs it
-# again under valgrind memcheck when valgrind is installed: no message may carry a byte that
-# no one wrote).
+# the client and server stubs of every interface into one program and runs it, the
+# asynchronous stubs against its stand-in of the asynchronous runtime (and runs it again
+# under valgrind memcheck when valgrind is installed: no message may carry a byte that no
+# one wrote, and no memory may leak).
 #
 # --regen (or IDL_REGEN_GOLDEN=1, which `make regen-golden` sets) rewrites the .exp files
 # instead of comparing; the compile checks still run. Prints "N passed, M failed" and exits
@@ -140,6 +141,27 @@ for defs in $DEFS; do
 	fi
 done
 
+# -noasync: the stubs without the asynchronous ones. The server side is the same; the client
+# header and stubs have no <routine>_async and do not include <idl/idl_async.h>, and they
+# compile; and the names the asynchronous stubs would take are free (tests/bad/async_names.defs
+# is an error only because of them).
+NA=$TMP/noasync
+mkdir -p "$NA"
+if (cd "$SRCDIR/examples/bench" && "$IDLC" -noasync -I "$SRCDIR/data/include" \
+	-header "$NA/bench.h" -user "$NA/benchUser.c" -server "$NA/benchServer.c" \
+	bench.defs) >"$NA/idlc.log" 2>&1 &&
+	cmp -s "$NA/benchServer.c" "$TMP/bench/benchServer.c" &&
+	! grep -q -e '_async' -e 'idl_async\.h' "$NA/bench.h" "$NA/benchUser.c" &&
+	grep -q -e 'bench_add_async' "$TMP/bench/bench.h" &&
+	${CC:-gcc} $STRICT -I"$NA" -I"$SRCDIR/examples/bench" -I"$SRCDIR/include" \
+		-c "$NA/benchUser.c" -o "$NA/benchUser.o" >>"$NA/idlc.log" 2>&1 &&
+	(cd "$SRCDIR" && "$IDLC" -noasync -n tests/bad/async_names.defs) >>"$NA/idlc.log" 2>&1; then
+	pass
+else
+	fail "-noasync does not leave the asynchronous stubs out, or not only them:"
+	sed 's/^/    /' "$NA/idlc.log"
+fi
+
 # Calls that pass less than a bound (string literals, short buffers), compiled with the
 # optimiser on, where gcc checks array parameters against what a call passes.
 if ${CC:-gcc} $STRICT -O2 -I"$TMP/arrays" -I"$TMP/bench" -I"$TMP/strings" -I"$GOLDEN" \
@@ -162,6 +184,7 @@ done
 if ${CC:-gcc} $STRICT $includes -I"$GOLDEN" -I"$SRCDIR/examples/bench" -I"$SRCDIR/include" \
 	-o "$LOOP" "$SRCDIR/tests/compile/loopback.c" "$SRCDIR/tests/compile/loopback_golden.c" \
 	"$SRCDIR/tests/compile/loopback_dialect.c" "$SRCDIR/tests/compile/loopback_xnu.c" \
+	"$SRCDIR/tests/compile/loopback_async.c" "$SRCDIR/tests/compile/loopback_async_dialect.c" \
 	$sources >"$TMP/loop.log" 2>&1; then
 	if "$LOOP" >>"$TMP/loop.log" 2>&1; then
 		pass
@@ -170,12 +193,15 @@ if ${CC:-gcc} $STRICT $includes -I"$GOLDEN" -I"$SRCDIR/examples/bench" -I"$SRCDI
 		sed 's/^/    /' "$TMP/loop.log"
 	fi
 	# Under memcheck the loopback checks that every byte of every message sent was
-	# written: a stub that sent a byte of its stack no one wrote fails here.
+	# written: a stub that sent a byte of its stack no one wrote fails here; and that
+	# nothing leaks: what a done function of an asynchronous stub owns is its to free,
+	# and a completion frees what it made or lent.
 	if command -v valgrind >/dev/null 2>&1; then
-		if valgrind -q --error-exitcode=99 "$LOOP" >"$TMP/vg.log" 2>&1; then
+		if valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect \
+			--error-exitcode=99 "$LOOP" >"$TMP/vg.log" 2>&1; then
 			pass
 		else
-			fail "loopback under valgrind: a message carries bytes no one wrote:"
+			fail "loopback under valgrind: a message carries bytes no one wrote, or memory leaked:"
 			sed 's/^/    /' "$TMP/vg.log"
 		fi
 	fi
