@@ -212,6 +212,9 @@ struct idlc_arg {
 				* its count (0: none is bounded) */
 	const char *c_type[2]; /* the C type of its parameter, client [0] and server [1] */
 	const char *c_elem; /* the C type of one element of an array, or NULL when unknown */
+	const char *c_in; /* the client's C type of a request argument as an input alone (the
+			   * asynchronous stub's parameter): c_type[0], but for an inout one
+			   * the type an in argument of its type takes */
 
 	/* Layout. For a variable array the offset is that of its uint32_t count; for out-of-line
 	 * data and ports, that of its descriptor; for a `countinout` out array, the request

@@ -31,6 +31,12 @@ emit_imports(struct emit_out *o, enum emit_side side)
 		any = true;
 		emit(o, "#include %s\n", im->file);
 	}
+	/* The -types output comes after the imports: its typedefs may use their C types. */
+	if (idlc_output_path(o->ctx, IDLC_OUT_TYPES) != NULL) {
+		if (!any)
+			emit(o, "\n");
+		emit_types_include(o);
+	}
 }
 
 void
@@ -59,6 +65,8 @@ hdr_open(struct emit_out *o, const char *guard)
 	emit(o, "#ifndef %s\n", guard);
 	emit(o, "#define %s\n", guard);
 	emit(o, "\n#include <idl/idl.h>\n");
+	if (o->which == IDLC_OUT_HEADER && emit_async_any(o))
+		emit(o, "#include <idl/idl_async.h>\n");
 	if (o->m->needs_ool)
 		emit(o, "#include <idl/idl_ool.h>\n");
 }
@@ -93,6 +101,7 @@ emit_header(struct emit_out *o)
 	emit(o, "\n/* Message ids %" PRId32 " and up: routines, skips included. */\n", m->base);
 	emit(o, "#define %s_MSG_COUNT %u\n", m->subsystem, m->nroutines);
 	emit_prototypes(o, EMIT_USER);
+	emit_async_prototypes(o);
 	hdr_close(o, guard);
 }
 

@@ -3,7 +3,8 @@
  *
  * A stub checks what it can before building anything (counts against bounds, strings
  * against their room), builds the request in place (on the stack, or with malloc() above
- * EMIT_STACK_LIMIT), calls the runtime, then checks the whole reply - every count against
+ * EMIT_STACK_LIMIT) writing every field in full and zeroing only the padding no field
+ * covers, calls the runtime, then checks the whole reply - every count against
  * its bound and the bytes received, every string for its NUL - before it copies anything
  * out to the caller.
  */
@@ -22,36 +23,87 @@ user_sends(const struct user_stub *s, const struct idlc_arg *a)
 	return s->replying ? idlc_is(a, IDLC_AK_REPLY) : idlc_is(a, IDLC_AK_REQUEST);
 }
 
-/* How the value of a parameter is reached: inout ones of a client stub by pointer. */
+/* How the value of a parameter is reached: inout ones of a client stub by pointer (the
+ * asynchronous stub takes them as values). */
 static const char *
 user_star(const struct user_stub *s, const struct idlc_arg *a)
 {
-	return !s->replying && a->dir == IDL_DIR_INOUT ? "*" : "";
+	return !s->replying && !s->async && a->dir == IDL_DIR_INOUT ? "*" : "";
 }
 
 void
-user_fail(struct user_stub *s, const char *cond, const char *code)
+user_fail_value(struct user_stub *s, const char *lhs, const char *code, const char *what,
+		const char *args, const char *tail)
 {
 	struct emit_out *o = s->o;
+	const char *items[3];
+	unsigned n = 0;
+
+	if (what == NULL) {
+		emit(o, "%s%s%s", lhs, code, tail);
+		return;
+	}
+	items[n++] = code;
+	items[n++] = idlc_printf(o->ctx, "\"%s.%s: %s\"", o->m->subsystem, s->rt->name, what);
+	if (args != NULL)
+		items[n++] = args;
+	emit(o, "%sidl_stub_fail(", lhs);
+	emit_strings(o, items, n, ", ", "", idlc_printf(o->ctx, ")%s", tail));
+}
+
+void
+user_refuse(struct user_stub *s, const char *cond, const char *code, const char *what,
+	    const char *args)
+{
+	struct emit_out *o = s->o;
+	bool type_error = strcmp(code, "MIG_TYPE_ERROR") == 0;
 
 	emit(o, "if (%s)", cond);
 	if (s->replying) {
 		emit(o, "\n\t%s = %s;\n", s->kr, code);
 		return;
 	}
-	if (!s->heap && !(s->checking && strcmp(code, "MIG_TYPE_ERROR") == 0)) {
-		emit(o, "\n\treturn %s;\n", code);
-		return;
-	}
-	if (s->checking && strcmp(code, "MIG_TYPE_ERROR") == 0) {
+	if (s->checking && type_error) {
 		emit(o, "\n\tgoto bad_reply;\n");
 		return;
 	}
+	/* What the runtime returned comes with the runtime's own detail. */
 	if (strcmp(code, s->kr) == 0) {
-		emit(o, "\n\tgoto out;\n");
+		emit(o, s->heap ? "\n\tgoto out;\n" : "\n\treturn %s;\n", s->kr);
 		return;
 	}
-	emit(o, " {\n\t%s = %s;\n\tgoto out;\n}\n", s->kr, code);
+	if (what == NULL && type_error)
+		what = "malformed reply";
+	if (!s->heap) {
+		emit(o, "\n\t");
+		user_fail_value(s, "return ", code, what, args, ";\n");
+		return;
+	}
+	emit(o, " {\n\t");
+	user_fail_value(s, idlc_printf(o->ctx, "%s = ", s->kr), code, what, args, ";\n");
+	emit(o, "\tgoto out;\n}\n");
+}
+
+void
+user_fail(struct user_stub *s, const char *cond, const char *code)
+{
+	user_refuse(s, cond, code, NULL, NULL);
+}
+
+const char *
+user_end(struct user_stub *s, const struct idlc_arg *a)
+{
+	const char *r = emit_local(s->o, s->rt, idlc_printf(s->o->ctx, "%sEnd", a->name));
+
+	return r != NULL ? r : "end";
+}
+
+void
+user_declare_ends(struct user_stub *s)
+{
+	for (const struct idlc_arg *a = s->rt->args; a != NULL; a = a->next)
+		if (user_sends(s, a) && idlc_is(a, IDLC_AK_STRING))
+			emit(s->o, "const char *%s;\n", user_end(s, a));
 }
 
 const char *
@@ -63,7 +115,7 @@ user_count(struct user_stub *s, const struct idlc_arg *a)
 	return r != NULL ? r : "0";
 }
 
-static void
+void
 user_msg_init(struct user_stub *s, struct user_msg *msg, const char *want, bool reply)
 {
 	struct emit_out *o = s->o;
@@ -121,6 +173,7 @@ user_declare(struct user_stub *s)
 		emit(o, "size_t %s;\n", s->len);
 	if (idlc_any_arg(rt, IDLC_AK_CAPACITY))
 		emit(o, "mach_msg_type_number_t %s;\n", s->n);
+	user_declare_ends(s);
 	if (rt->kind == IDLC_RT_ROUTINE || s->heap ||
 	    idlc_any_arg(rt, IDLC_AK_TOKEN | IDLC_AK_USER_PARAM))
 		emit(o, "kern_return_t %s;\n", s->kr);
@@ -138,9 +191,64 @@ user_said(const char *const *said, unsigned n, const char *cond)
 	return false;
 }
 
+/* What the stub refuses of argument a before a byte is built: the condition, its detail and
+ * the detail's arguments (NULL: none); false when nothing. A string's condition is on
+ * <arg>End, which user_precheck() sets first. */
+static bool
+user_precheck_arg(struct user_stub *s, const struct idlc_arg *a, const char **cond,
+		  const char **what, const char **args)
+{
+	struct emit_out *o = s->o;
+	uint32_t bound = a->rtype != NULL ? a->rtype->wire_count : 0;
+
+	*args = NULL;
+	if (!user_sends(s, a))
+		return false;
+	if (idlc_is(a, IDLC_AK_OOL_DATA | IDLC_AK_COUNTED) && a->rtype->elem_size > 1) {
+		/* The descriptor's size is 32 bits. */
+		*cond = idlc_printf(o->ctx, "%s > UINT32_MAX / %" PRIu32, user_count(s, a),
+				    a->rtype->elem_size);
+		*what = idlc_printf(o->ctx, "%s: %%u elements, more bytes than 32 bits hold",
+				    a->name);
+		*args = idlc_printf(o->ctx, "(unsigned)%s", user_count(s, a));
+	} else if (idlc_is(a, IDLC_AK_PORTS | IDLC_AK_COUNTED) && bound != 0) {
+		*cond = idlc_printf(o->ctx, "%s > %" PRIu32, user_count(s, a), bound);
+		*what = idlc_printf(o->ctx, "%s: %%u ports, above its bound %" PRIu32, a->name,
+				    bound);
+		*args = idlc_printf(o->ctx, "(unsigned)%s", user_count(s, a));
+	} else if (idlc_is(a, IDLC_AK_DESC)) {
+		return false;
+	} else if (a->rtype->arg_kind == IDL_ARG_VAR_ARRAY) {
+		*cond = idlc_printf(o->ctx, "%s > %" PRIu32, user_count(s, a), bound);
+		*what = idlc_printf(o->ctx, "%s: %%u elements, above its bound %" PRIu32, a->name,
+				    bound);
+		*args = idlc_printf(o->ctx, "(unsigned)%s", user_count(s, a));
+	} else if (idlc_is(a, IDLC_AK_STRING)) {
+		*cond = idlc_printf(o->ctx, "%s == NULL", user_end(s, a));
+		*what = idlc_printf(o->ctx, "%s: longer than %" PRIu32 " characters", a->name,
+				    bound - 1);
+	} else {
+		return false;
+	}
+	if (*cond == NULL)
+		*cond = "1";
+	return true;
+}
+
+bool
+user_refuses(struct user_stub *s)
+{
+	const char *cond, *what, *args;
+
+	for (const struct idlc_arg *a = s->rt->args; a != NULL; a = a->next)
+		if (user_precheck_arg(s, a, &cond, &what, &args))
+			return true;
+	return false;
+}
+
 /* Everything that can be refused before a byte is built. An array that shares its leader's
  * count (samecount) is checked with that count against its own bound. */
-static void
+void
 user_precheck(struct user_stub *s)
 {
 	struct emit_out *o = s->o;
@@ -148,55 +256,50 @@ user_precheck(struct user_stub *s)
 	unsigned nsaid = 0;
 
 	for (const struct idlc_arg *a = s->rt->args; a != NULL; a = a->next) {
-		uint32_t bound = a->rtype->wire_count;
-		const char *cond;
+		const char *cond, *what, *args;
 
-		if (!user_sends(s, a))
+		if (!user_precheck_arg(s, a, &cond, &what, &args))
 			continue;
-		if (idlc_is(a, IDLC_AK_OOL_DATA | IDLC_AK_COUNTED) && a->rtype->elem_size > 1) {
-			/* The descriptor's size is 32 bits. */
-			cond = idlc_printf(o->ctx, "%s > UINT32_MAX / %" PRIu32, user_count(s, a),
-					   a->rtype->elem_size);
-		} else if (idlc_is(a, IDLC_AK_PORTS | IDLC_AK_COUNTED) && bound != 0) {
-			cond = idlc_printf(o->ctx, "%s > %" PRIu32, user_count(s, a), bound);
-		} else if (idlc_is(a, IDLC_AK_DESC)) {
-			continue;
-		} else if (a->rtype->arg_kind == IDL_ARG_VAR_ARRAY) {
-			cond = idlc_printf(o->ctx, "%s > %" PRIu32, user_count(s, a), bound);
-		} else if (idlc_is(a, IDLC_AK_STRING)) {
-			/* The NUL must fit: a string of `bound` characters has no room for it.
-			 * (memchr stops at the first NUL, so a shorter buffer is safe.) */
-			cond = idlc_printf(o->ctx, "memchr(%s, '\\0', %" PRIu32 ") == NULL",
-					   a->name, bound);
-		} else {
-			continue;
-		}
-		if (cond == NULL)
-			cond = "1";
+		/* The NUL must fit: a string of N characters has no room for it in N bytes.
+		 * (memchr stops at the first NUL, so a shorter buffer is safe.) Where it is
+		 * gives the length too. */
+		if (idlc_is(a, IDLC_AK_STRING))
+			emit(o, "%s = memchr(%s, '\\0', %" PRIu32 ");\n", user_end(s, a), a->name,
+			     a->rtype->wire_count);
 		if (said != NULL && user_said(said, nsaid, cond))
 			continue;
 		if (said != NULL)
 			said[nsaid++] = cond;
-		user_fail(s, cond, "MIG_ARRAY_TOO_LARGE");
+		user_refuse(s, cond, "MIG_ARRAY_TOO_LARGE", what, args);
 	}
 }
 
-static void
+void
 user_alloc(struct user_stub *s)
 {
 	struct emit_out *o = s->o;
 
+	const char *what;
+
 	if (s->rq.heap) {
 		emit(o, "%s = malloc(%" PRIu32 ");\n", s->rq.var, s->rq.max);
-		emit(o, "if (%s == NULL)\n\treturn IDL_ENOMEM;\n", s->rq.var);
+		emit(o, "if (%s == NULL)\n\t", s->rq.var);
+		what = idlc_printf(o->ctx, "no memory for the request (%" PRIu32 " bytes)",
+				   s->rq.max);
+		user_fail_value(s, "return ", "IDL_ENOMEM", what, NULL, ";\n");
 	}
 	if (s->rt->kind == IDLC_RT_ROUTINE && s->rp.heap) {
 		emit(o, "%s = malloc(%" PRIu32 ");\n", s->rp.var, s->rp.max);
-		if (s->rq.heap)
-			emit(o, "if (%s == NULL) {\n\tfree(%s);\n\treturn IDL_ENOMEM;\n}\n",
-			     s->rp.var, s->rq.var);
-		else
-			emit(o, "if (%s == NULL)\n\treturn IDL_ENOMEM;\n", s->rp.var);
+		what = idlc_printf(o->ctx, "no memory for the reply (%" PRIu32 " bytes)",
+				   s->rp.max);
+		if (s->rq.heap) {
+			emit(o, "if (%s == NULL) {\n\tfree(%s);\n\t", s->rp.var, s->rq.var);
+			user_fail_value(s, "return ", "IDL_ENOMEM", what, NULL, ";\n");
+			emit(o, "}\n");
+		} else {
+			emit(o, "if (%s == NULL)\n\t", s->rp.var);
+			user_fail_value(s, "return ", "IDL_ENOMEM", what, NULL, ";\n");
+		}
 	}
 }
 
@@ -209,7 +312,7 @@ user_fill_var(struct user_stub *s, const struct idlc_arg *a)
 	const char *src = a->name;
 
 	if (a->rtype->arg_kind == IDL_ARG_CSTRING_VAR) {
-		emit(o, "%s = strlen(%s) + 1;\n", s->len, src);
+		emit(o, "%s = (size_t)(%s - %s) + 1;\n", s->len, user_end(s, a), src);
 		emit(o, "%s%sCnt = (uint32_t)%s;\n", s->rq.f, field, s->len);
 	} else {
 		const char *cnt = user_count(s, a);
@@ -217,58 +320,36 @@ user_fill_var(struct user_stub *s, const struct idlc_arg *a)
 		emit(o, "%s%sCnt = %s;\n", s->rq.f, field, cnt);
 		emit(o, "%s = %s;\n", s->len, emit_bytes(s->o, cnt, a->rtype->elem_size));
 	}
+	/* The padding after the data lies in the 8-byte word the data ends in: that word is
+	 * zeroed first, then the data copied over it (no call for a few bytes). */
+	if (a->rtype->elem_size % IDL_MSG_ALIGN != 0)
+		emit(o, "if (%s %% 8 != 0)\n\tmemset(%s + %s + %s - %s %% 8, 0, 8);\n", s->len,
+		     s->rq.buf, s->off, s->len, s->len);
 	emit(o, "memcpy(%s + %s, %s, %s);\n", s->rq.buf, s->off, src, s->len);
-	emit(o, "memset(%s + %s + %s, 0, IDL_MSG_ROUND(%s) - %s);\n", s->rq.buf, s->off, s->len,
-	     s->len, s->len);
 	emit(o, "%s += IDL_MSG_ROUND(%s);\n", s->off, s->len);
 }
 
-/*
- * Whether the stub writes every byte of the request's fixed part past the header: scalars,
- * whole fixed arrays and records, and counts, with no padding between them. Then zeroing
- * the header is enough, and a large by-value array is not cleared only to be overwritten
- * (seed 001's 200-byte strings). Anything less certain - padding, fixed strings copied up
- * to their NUL, descriptors, countinout - clears the whole fixed part, so that no byte of
- * the caller's stack ever reaches the wire.
- */
-static bool
-user_request_fully_written(const struct user_stub *s)
+/* A fixed c_string[N]: its field zeroed (the string may be shorter), the string copied in. */
+static void
+user_fill_string(struct user_stub *s, const struct idlc_arg *a)
 {
-	uint64_t covered = IDL_MSG_HEADER_SIZE;
+	const char *f = s->rq.f, *field = emit_field_name(s->o, a);
 
-	if (s->replying)
-		return false;
-	for (const struct idlc_arg *a = s->rt->args; a != NULL; a = a->next) {
-		if (idlc_is(a, IDLC_AK_COUNTINOUT))
-			return false;
-		if (!user_sends(s, a))
-			continue;
-		if (idlc_is(a, IDLC_AK_VAR)) {
-			covered += 4;
-			continue;
-		}
-		if (idlc_is(a, IDLC_AK_DESC) || a->rtype->arg_kind == IDL_ARG_CSTRING_FIXED)
-			return false;
-		covered += emit_data_size(a);
-	}
-	return covered == s->rt->req_fixed;
+	emit(s->o, "memset(%s%s, 0, sizeof %s%s);\n", f, field, f, field);
+	emit(s->o, "memcpy(%s%s, %s, (size_t)(%s - %s));\n", f, field, a->name, user_end(s, a),
+	     a->name);
 }
 
-static void
+void
 user_fill(struct user_stub *s)
 {
 	struct emit_out *o = s->o;
 	const char *f = s->rq.f;
 	const struct idlc_arg *a;
 
-	if (user_request_fully_written(s))
-		emit(o, "memset(&%shead, 0, sizeof %shead);\n", f, f);
-	else
-		emit(o, "memset(%s%s, 0, %s);\n", s->rq.heap ? "" : "&",
-		     s->rq.heap ? s->rq.var
-				: (s->rq.var_part ? idlc_printf(o->ctx, "%s.m", s->rq.var)
-						  : s->rq.var),
-		     s->rq.size);
+	/* The runtime completes the header; every field is written in full below, and what
+	 * no field covers is zeroed: no byte of the caller's stack reaches the wire. */
+	emit(o, "memset(&%shead, 0, sizeof %shead);\n", f, f);
 	for (a = s->rt->args; a != NULL; a = a->next) {
 		const char *field = emit_field_name(o, a);
 		const char *star = user_star(s, a);
@@ -277,7 +358,7 @@ user_fill(struct user_stub *s)
 		const char *outtran = s->replying ? a->rtype->outtran : NULL;
 
 		if (!s->replying && idlc_is(a, IDLC_AK_COUNTINOUT)) {
-			emit(o, "%s%sCnt = *%sCnt;\n", f, field, a->name);
+			emit(o, "%s%sCnt = %s%sCnt;\n", f, field, s->async ? "" : "*", a->name);
 			continue;
 		}
 		if (!user_sends(s, a) || idlc_is(a, IDLC_AK_VAR))
@@ -303,12 +384,13 @@ user_fill(struct user_stub *s)
 			emit(o, "memcpy(%s%s, %s%s, sizeof %s%s);\n", f, field, inout ? "" : "&",
 			     a->name, f, field);
 		else if (a->rtype->arg_kind == IDL_ARG_CSTRING_FIXED)
-			emit(o, "memcpy(%s%s, %s, strlen(%s));\n", f, field, a->name, a->name);
+			user_fill_string(s, a);
 		else if (a->rtype->arg_kind == IDL_ARG_FIXED_ARRAY)
 			emit(o, "memcpy(%s%s, %s, sizeof %s%s);\n", f, field, a->name, f, field);
 		else
 			emit(o, "%s%s = %s%s;\n", f, field, inout ? "*" : "", a->name);
 	}
+	emit_padding(o, s->rt, s->replying, s->rq.buf);
 	if ((s->replying ? s->rt->rep_ndesc : s->rt->req_ndesc) != 0)
 		emit_desc_header(o, idlc_printf(o->ctx, "%shead.", f),
 				 s->replying ? s->rt->rep_ndesc : s->rt->req_ndesc);
@@ -323,7 +405,7 @@ user_fill(struct user_stub *s)
 	emit(o, "%shead.size = (uint32_t)%s;\n", f, s->off);
 }
 
-static const char *
+const char *
 user_port(const struct idlc_routine *rt)
 {
 	for (const struct idlc_arg *a = rt->args; a != NULL; a = a->next)
@@ -332,7 +414,7 @@ user_port(const struct idlc_routine *rt)
 	return "MACH_PORT_NULL";
 }
 
-static const char *
+const char *
 user_timeout(struct user_stub *s)
 {
 	const char *r;
@@ -353,7 +435,7 @@ user_timeout(struct user_stub *s)
 }
 
 /* Token arguments get what the transport knows of the server, or zeros (valid = 0). */
-static void
+void
 user_tokens(struct user_stub *s)
 {
 	for (const struct idlc_arg *a = s->rt->args; a != NULL; a = a->next)
@@ -364,14 +446,12 @@ user_tokens(struct user_stub *s)
 			     user_port(s->rt), a->name, a->name, a->name);
 }
 
-static void
-user_call(struct user_stub *s)
+void
+user_unused(struct user_stub *s)
 {
 	struct emit_out *o = s->o;
-	const struct idlc_routine *rt = s->rt;
-	const char *items[7];
 
-	for (const struct idlc_arg *a = rt->args; a != NULL; a = a->next) {
+	for (const struct idlc_arg *a = s->rt->args; a != NULL; a = a->next) {
 		if (a->dir == IDL_DIR_MSGOPTION)
 			emit(o, "(void)%s; /* no message options on POSIX transports */\n",
 			     a->name);
@@ -384,6 +464,16 @@ user_call(struct user_stub *s)
 		if (idlc_is(a, IDLC_AK_USER_POLY) && !idlc_is(a, IDLC_AK_TRAVELS))
 			emit(o, "(void)%sPoly;\n", a->name);
 	}
+}
+
+static void
+user_call(struct user_stub *s)
+{
+	struct emit_out *o = s->o;
+	const struct idlc_routine *rt = s->rt;
+	const char *items[7];
+
+	user_unused(s);
 	items[0] = user_port(rt);
 	items[1] = idlc_printf(o->ctx, "&%s_subsystem", o->m->subsystem);
 	items[2] = idlc_printf(o->ctx, "%" PRIu32, rt->number);
@@ -424,10 +514,9 @@ user_stub(struct emit_out *o, const struct idlc_routine *rt)
 	enum emit_side side = EMIT_USER;
 	struct user_stub s;
 
+	memset(&s, 0, sizeof s);
 	s.o = o;
 	s.rt = rt;
-	s.checking = false;
-	s.replying = false;
 	s.kr = emit_local(o, rt, "kr");
 	s.off = emit_local(o, rt, "off");
 	s.len = emit_local(o, rt, "len");
@@ -464,17 +553,19 @@ user_stub(struct emit_out *o, const struct idlc_routine *rt)
 void
 emit_user(struct emit_out *o)
 {
-	bool heap = false;
+	bool uses_malloc = false;
 
+	/* malloc(): messages above the stack limit, and the asynchronous stubs' records. */
 	for (const struct idlc_routine *rt = o->m->routines; rt != NULL; rt = rt->next)
 		if (rt->kind != IDLC_RT_SKIP &&
 		    (rt->req_max > EMIT_STACK_LIMIT ||
-		     (rt->kind == IDLC_RT_ROUTINE && rt->rep_max > EMIT_STACK_LIMIT)))
-			heap = true;
+		     (rt->kind == IDLC_RT_ROUTINE && rt->rep_max > EMIT_STACK_LIMIT) ||
+		     emit_async_record(o, rt)))
+			uses_malloc = true;
 	emit_banner(o);
 	emit(o, "#include <stddef.h>\n");
 	emit(o, "#include <stdint.h>\n");
-	if (heap)
+	if (uses_malloc)
 		emit(o, "#include <stdlib.h>\n");
 	emit(o, "#include <string.h>\n");
 	emit(o, "\n#include \"%s\"\n\n", emit_header_include(o));
@@ -488,38 +579,77 @@ emit_user(struct emit_out *o)
 		emit_message_structs(o, rt);
 		emit(o, "\n");
 		user_stub(o, rt);
+		emit_async(o, rt);
 	}
 }
 
-/* The parameters of <routine>_send_reply(): the reply handle, the return code, then every
- * out argument by value, as the server routine would have returned it. */
+/* One out argument's entries in a list of user_reply_list(): in <routine>_send_reply() every
+ * out argument by value, as the server routine would have returned it; in the done function
+ * of <routine>_async as emit_async.c says. */
 static void
-user_send_reply_item(struct emit_list *l, const struct idlc_arg *a, const void *data)
+user_reply_item(struct emit_list *l, const struct idlc_arg *a, const void *data)
 {
-	const struct idlc_routine *rt = data;
-	const char *c = a->c_type[EMIT_SERVER];
-	bool elem = idlc_is(a, IDLC_AK_SERVER_ELEM);
+	const struct user_list_data *d = data;
+	struct user_stub *s = d->s;
+	enum emit_side side = d->which == USER_LIST_SEND_REPLY ? EMIT_SERVER : EMIT_USER;
+	bool decl = d->which == USER_LIST_SEND_REPLY || d->which == USER_LIST_DONE;
+	bool zero = d->which == USER_LIST_ZEROS;
+	const char *field;
 
-	if (a == rt->args) {
-		emit_item(l, "idl_reply_t reply");
-		emit_item(l, "kern_return_t retcode");
+	if (a == s->rt->args) {
+		emit_item(l, "%s", d->lead[0]);
+		emit_item(l, "%s", d->lead[1]);
 	}
 	if (!idlc_is(a, IDLC_AK_REPLY))
 		return;
-	emit_item(l, "%s %s%s", c, elem ? "*" : "", a->name);
-	if (idlc_is(a, IDLC_AK_SERVER_POLY))
-		emit_item(l, "mach_msg_type_name_t %sPoly", a->name);
-	if (idlc_is(a, IDLC_AK_COUNTED))
-		emit_item(l, "mach_msg_type_number_t %sCnt", a->name);
-	if (idlc_is(a, IDLC_AK_SERVER_DEALLOC))
+	if (d->which == USER_LIST_SEND_REPLY)
+		emit_item(l, "%s %s%s", a->c_type[EMIT_SERVER],
+			  idlc_is(a, IDLC_AK_SERVER_ELEM) ? "*" : "", a->name);
+	else if (d->which == USER_LIST_DONE)
+		emit_item(l, "%s", async_done_param(s, a));
+	else
+		emit_item(l, "%s", async_done_value(s, a, zero));
+	field = idlc_printf(s->o->ctx, "%s%s", s->rp.f, emit_field_name(s->o, a));
+	if (idlc_is(a, IDLC_AK_POLY(side)))
+		emit_item(l, "%s",
+			  decl	 ? idlc_printf(s->o->ctx, "mach_msg_type_name_t %sPoly", a->name)
+			  : zero ? "0"
+				 : emit_desc_poly(s->o, field));
+	/* Arrays that share one count (samecount) pass it once, with the first of them. */
+	if (idlc_is(a, IDLC_AK_COUNTED) && !idlc_is(a, IDLC_AK_SAMECOUNT))
+		emit_item(l, "%s",
+			  decl	 ? idlc_printf(s->o->ctx, "mach_msg_type_number_t %sCnt", a->name)
+			  : zero ? "0"
+				 : user_received_count(s, a));
+	if (d->which == USER_LIST_SEND_REPLY && idlc_is(a, IDLC_AK_SERVER_DEALLOC))
 		emit_item(l, "boolean_t %sDealloc", a->name);
+}
+
+void
+user_reply_list(struct user_stub *s, enum user_list which, const char *lead0, const char *lead1,
+		const char *tail)
+{
+	struct user_list_data d;
+
+	d.s = s;
+	d.which = which;
+	d.lead[0] = lead0;
+	d.lead[1] = lead1;
+	emit_list(s->o, s->rt->args, NULL, user_reply_item, &d, ", ", "void", tail);
 }
 
 void
 emit_send_reply_decl(struct emit_out *o, const struct idlc_routine *rt, const char *tail)
 {
+	struct user_stub s;
+
+	memset(&s, 0, sizeof s);
+	s.o = o;
+	s.rt = rt;
+	s.rp.f = "";
 	emit(o, "kern_return_t %s_send_reply(", emit_server_name(o, rt));
-	emit_list(o, rt->args, NULL, user_send_reply_item, rt, ", ", "void", tail);
+	user_reply_list(&s, USER_LIST_SEND_REPLY, "idl_reply_t reply", "kern_return_t retcode",
+			tail);
 }
 
 bool
@@ -548,7 +678,9 @@ emit_send_reply(struct emit_out *o, const struct idlc_routine *rt)
 	s.heap = false;
 
 	emit(o, "\nkern_return_t\n%s_send_reply(", emit_server_name(o, rt));
-	emit_list(o, rt->args, NULL, user_send_reply_item, rt, ", ", "void", ")\n");
+	s.rp.f = "";
+	user_reply_list(&s, USER_LIST_SEND_REPLY, "idl_reply_t reply", "kern_return_t retcode",
+			")\n");
 	emit(o, "{\n");
 	emit_indent(o, 1);
 	if (s.rq.heap)
@@ -562,6 +694,7 @@ emit_send_reply(struct emit_out *o, const struct idlc_routine *rt)
 		emit(o, "size_t %s;\nsize_t %s;\n", s.off, s.len);
 	if (s.rq.heap)
 		emit(o, "int %s;\n", s.n);
+	user_declare_ends(&s);
 	emit(o, "idl_msg_header_t %s;\n\n", bare);
 	/* A count above its bound is refused as the server stub would refuse it. */
 	user_precheck(&s);

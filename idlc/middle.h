@@ -66,8 +66,15 @@
  *   IDLC_AK_USER_DEALLOC / _SERVER_DEALLOC  `dealloc[]` and that side sends it:
  *                                           boolean_t <arg>Dealloc
  *   IDLC_AK_USER_ELEM / _SERVER_ELEM        that side's C type names one element (an
- *                                           anonymous inline array): the parameter is a
- *                                           pointer to it
+ *                                           anonymous inline array; or on the client's
+ *                                           side an array or string the caller may pass
+ *                                           less of than its bound - in variable arrays
+ *                                           and strings, `const`, and out variable
+ *                                           arrays): the parameter is a pointer to it
+ *   IDLC_AK_IN_ELEM                         the asynchronous stub, which takes request
+ *                                           arguments as inputs alone (inout ones as in
+ *                                           ones of their type), takes it by a pointer to
+ *                                           one element, of type a->c_in
  *
  * Ownership: the facts live in the arguments and the module, the table in the context's
  * arena; all are freed with the context.
@@ -116,6 +123,7 @@ enum idlc_side {
 #define IDLC_AK_SERVER_DEALLOC 0x08000000u
 #define IDLC_AK_USER_ELEM 0x10000000u
 #define IDLC_AK_SERVER_ELEM 0x20000000u
+#define IDLC_AK_IN_ELEM 0x40000000u
 
 /* One side's bit of a pair. */
 #define IDLC_AK_PARAM(side) (IDLC_AK_USER_PARAM << (side))

@@ -3,6 +3,7 @@
 idlincludedir = $(includedir)/idl
 idlinclude_HEADERS = \
 	include/idl/idl.h \
+	include/idl/idl_async.h \
 	include/idl/idl_dynamic.h \
 	include/idl/idl_error.h \
 	include/idl/idl_msg.h \

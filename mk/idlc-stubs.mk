@@ -26,13 +26,22 @@
 
 idlc_built = idlc/idlc$(EXEEXT)
 
+# The options every idlc run of the tree's own builds and tests adds. libidlrt does not have
+# the asynchronous runtime the asynchronous stubs call (<idl/idl_async.h>: idl_call_async()
+# and the pollable port; docs/call-core.md, "Order of the work"), so the programs that link
+# generated client stubs with it get none (-noasync) while that holds: the golden test
+# (tests/golden/run-golden.sh) compiles the asynchronous stubs and runs them against
+# stand-ins. tests/local.mk hands the value to the test scripts that run idlc themselves
+# (tests/compile/ledger.sh, the consumer projects).
+IDLC_TREE_FLAGS = -noasync
+
 idlc_stubs = out='$(abs_builddir)'/$(@D); \
 	$(MKDIR_P) $(@D) && rm -f $@.tmp && touch $@.tmp || exit 1; \
 	for defs in $^; do \
 		case $$defs in *.defs) ;; *) continue ;; esac; \
 		stem=`basename "$$defs" .defs`; \
 		(cd `dirname "$$defs"` && IDLC_INCLUDE_DIR='$(abs_top_srcdir)/data/include' \
-			'$(abs_top_builddir)/$(idlc_built)' \
+			'$(abs_top_builddir)/$(idlc_built)' $(IDLC_TREE_FLAGS) \
 			-header "$$out/$$stem.h" -user "$$out/$${stem}User.c" \
 			-server "$$out/$${stem}Server.c" -sheader "$$out/$${stem}Server.h" \
 			"$$stem.defs") || { rm -f $@.tmp; exit 1; }; \

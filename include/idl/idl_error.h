@@ -47,7 +47,9 @@ extern "C" {
 	XX(EBUSY, -412, "resource busy")                                                           \
 	XX(EADDRINUSE, -413, "address already in use")                                             \
 	XX(EACCES, -414, "permission denied")                                                      \
-	XX(ELIMIT, -415, "a configured limit was reached")
+	XX(ELIMIT, -415, "a configured limit was reached")                                         \
+	XX(EAGAIN, -416, "queue full, try again later")                                            \
+	XX(ECANCELED, -417, "call cancelled")
 
 enum idl_err {
 #define IDL__ERR_ENUM(name, value, msg) IDL_##name = (value),
@@ -76,6 +78,16 @@ const char *idl_errname(int err);
  * "bench.add: signature differs from the server's". Empty string when none. The string is
  * owned by the thread and valid until its next runtime call. */
 const char *idl_errdetail(void);
+
+/* For generated stubs: records the calling thread's detail (printf-style: "SUBSYSTEM.ROUTINE:
+ * ARGUMENT: what", e.g. "bench.sum: data: 2000 elements, above its bound 1024") and returns
+ * `err`. A client stub calls it where it refuses an argument or a reply itself, so that
+ * idl_errdetail() names this failure and not an earlier one. */
+int idl_stub_fail(int err, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+	__attribute__((format(printf, 2, 3)))
+#endif
+	;
 
 #ifdef __cplusplus
 }

@@ -9,18 +9,37 @@
  * (counts over their bounds, strings without room for their NUL, malformed requests and
  * replies), and no reply carries a byte the server did not write (each request is served
  * twice, into reply buffers filled with different garbage, and the replies must be
- * identical).
+ * identical). Under valgrind (run-golden.sh runs it so when valgrind is installed), every
+ * byte of every request a stub sends and of every reply a demux fills must be defined:
+ * memcheck's client check finds a byte of a stub's stack that no one wrote.
  *
  * Descriptors travel as a transport would carry them (lb_transfer): out-of-line data and
  * arrays of ports arrive in memory of the receiver's own, the sender's is freed when it set
  * IDL_DESCF_DEALLOC, and a request a routine refused is destroyed, as the runtime's
  * ownership rule says. loopback_golden.c holds the routines and checks of the first
  * interfaces, loopback_dialect.c the dialect's, loopback_xnu.c xnu.defs's.
+ *
+ * The asynchronous stubs (<routine>_async) go through a stand-in of the asynchronous
+ * runtime below: calls queued, served and completed later in idl_port_dispatch(), the
+ * newest first; loopback_async.c and loopback_async_dialect.c (and loopback_xnu.c for
+ * xnu.defs) check them.
  */
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#if defined(__has_include)
+#if __has_include(<valgrind/memcheck.h>)
+#include <valgrind/memcheck.h>
+#endif
+#endif
+#ifndef VALGRIND_CHECK_MEM_IS_DEFINED
+#define VALGRIND_CHECK_MEM_IS_DEFINED(addr, len) ((void)(addr), (void)(len), 0)
+#endif
+
+#include <idl/idl_async.h>
 
 #include "arrays.h"
 #include "arrays_S.h"
@@ -105,6 +124,8 @@ lb_deliver(const struct idl_subsystem *ss, uint32_t number, idl_msg_header_t *re
 	LB_CHECK(req->size % 8 == 0);
 	LB_CHECK(req->size >= rt->req_fixed && req->size <= rt->req_max);
 	LB_CHECK(rt->sig_hash == idl_routine_sig_hash(rt));
+	/* Every byte that goes out was written (no error, outside valgrind, is possible). */
+	LB_CHECK(VALGRIND_CHECK_MEM_IS_DEFINED(req, req->size) == 0);
 	memcpy(lb_req.bytes, req, req->size);
 	memcpy(lb_req2.bytes, req, req->size);
 	/* Two copies for two serves; the sender's memory goes (if it asked) after both. */
@@ -116,15 +137,18 @@ lb_deliver(const struct idl_subsystem *ss, uint32_t number, idl_msg_header_t *re
 	}
 }
 
-int
-idl_call(idl_port_t port, const struct idl_subsystem *ss, uint32_t number, idl_msg_header_t *req,
-	 idl_msg_header_t *rep, uint32_t rep_max, int timeout_ms)
+/* One call's round trip: the request delivered, served twice, the reply checked, tampered
+ * with if a test asks, and copied into `rep` (rep_max bytes) as a transport would. Returns
+ * what idl_call() returns. */
+static int
+lb_roundtrip(const struct idl_subsystem *ss, uint32_t number, idl_msg_header_t *req,
+	     idl_msg_header_t *rep, uint32_t rep_max)
 {
 	idl_demux_fn demux = lb_demux(ss);
 
-	(void)port;
-	lb_last_timeout = timeout_ms;
 	LB_CHECK(demux != NULL && number < ss->nroutines);
+	if (demux == NULL)
+		return MIG_BAD_ID;
 	lb_deliver(ss, number, req);
 	/* Served twice into differently dirty buffers: every byte sent must be written. */
 	memset(lb_rep.bytes, 0xa5, sizeof lb_rep.bytes);
@@ -133,6 +157,7 @@ idl_call(idl_port_t port, const struct idl_subsystem *ss, uint32_t number, idl_m
 		return MIG_BAD_ID;
 	if (!lb_serve(demux, &lb_req2.head, &lb_rep2.head))
 		return MIG_BAD_ID;
+	LB_CHECK(VALGRIND_CHECK_MEM_IS_DEFINED(lb_rep.bytes, lb_rep.head.size) == 0);
 	/* What the replies carry is the client's (the first) or gone (the second). */
 	lb_transfer(&lb_rep.head, 1);
 	lb_transfer(&lb_rep2.head, 1);
@@ -156,6 +181,15 @@ idl_call(idl_port_t port, const struct idl_subsystem *ss, uint32_t number, idl_m
 }
 
 int
+idl_call(idl_port_t port, const struct idl_subsystem *ss, uint32_t number, idl_msg_header_t *req,
+	 idl_msg_header_t *rep, uint32_t rep_max, int timeout_ms)
+{
+	(void)port;
+	lb_last_timeout = timeout_ms;
+	return lb_roundtrip(ss, number, req, rep, rep_max);
+}
+
+int
 idl_send(idl_port_t port, const struct idl_subsystem *ss, uint32_t number, idl_msg_header_t *req,
 	 int timeout_ms)
 {
@@ -170,10 +204,181 @@ idl_send(idl_port_t port, const struct idl_subsystem *ss, uint32_t number, idl_m
 	return KERN_SUCCESS;
 }
 
+/*
+ * The asynchronous runtime (<idl/idl_async.h>) in process. idl_call_async() copies the
+ * request into a call of its own (the stub's buffer is gone once it returns) and queues it;
+ * idl_port_dispatch() serves the queued calls through the demux - the newest first, so that
+ * calls in flight complete out of order - each into a reply buffer of its own, malloc()ed and
+ * left uninitialised (memcheck sees a completion that reads past the reply), and runs their
+ * completions. A cancelled call completes with IDL_ECANCELED, its request never served but
+ * what it gave away released; a test can make idl_call_async() refuse (lb_async_refuse), as
+ * a full send queue does, and the request's dealloc data is consumed all the same.
+ */
+struct idl_async {
+	const struct idl_subsystem *ss;
+	uint32_t number;
+	uint32_t rep_max;
+	idl_async_complete_fn *complete;
+	void *done, *ctx;
+	idl_msg_header_t *req;
+	int handed; /* *callp named it: freed once released and completed */
+	int cancelled, released, completed;
+	struct idl_async *next;
+};
+
+static struct idl_async *lb_queue; /* the newest first */
+int lb_async_refuse;
+int lb_async_live;
+const idl_msg_header_t *lb_async_rep;
+
+/* A request that is never served: what it gave away (dealloc) is released, as a transport
+ * releases it once sent. */
+static void
+lb_drop_request(const idl_msg_header_t *req)
+{
+	idl_msg_header_t *copy = malloc(req->size);
+
+	LB_CHECK(copy != NULL);
+	if (copy == NULL)
+		return;
+	memcpy(copy, req, req->size);
+	lb_transfer(copy, 1);
+	idl_msg_destroy(copy);
+	free(copy);
+}
+
+static void
+lb_async_end(struct idl_async *call)
+{
+	free(call);
+	lb_async_live--;
+}
+
+int
+idl_call_async(idl_port_t port, const struct idl_subsystem *ss, uint32_t number,
+	       const idl_msg_header_t *req, uint32_t rep_max, int timeout_ms,
+	       idl_async_complete_fn *complete, void *done, void *ctx, idl_async_t **callp)
+{
+	struct idl_async *call = NULL;
+
+	(void)port;
+	lb_last_timeout = timeout_ms;
+	LB_CHECK(complete != NULL && done != NULL);
+	LB_CHECK(lb_demux(ss) != NULL && number < ss->nroutines);
+	LB_CHECK(ss->routines[number].kind == IDL_RT_ROUTINE);
+	LB_CHECK(rep_max == ss->routines[number].rep_max);
+	LB_CHECK(req->size >= ss->routines[number].req_fixed &&
+		 req->size <= ss->routines[number].req_max);
+	LB_CHECK(VALGRIND_CHECK_MEM_IS_DEFINED(req, req->size) == 0);
+	if (lb_async_refuse == 0)
+		call = calloc(1, sizeof *call);
+	if (call != NULL)
+		call->req = malloc(req->size);
+	if (call == NULL || call->req == NULL) {
+		if (call != NULL)
+			free(call);
+		lb_drop_request(req);
+		if (callp != NULL)
+			*callp = NULL;
+		return lb_async_refuse != 0 ? lb_async_refuse : IDL_ENOMEM;
+	}
+	memcpy(call->req, req, req->size);
+	call->ss = ss;
+	call->number = number;
+	call->rep_max = rep_max;
+	call->complete = complete;
+	call->done = done;
+	call->ctx = ctx;
+	call->handed = callp != NULL;
+	call->next = lb_queue;
+	lb_queue = call;
+	lb_async_live++;
+	if (callp != NULL)
+		*callp = call;
+	return 0;
+}
+
+int
+idl_port_dispatch(idl_port_t port, int max)
+{
+	int ran = 0;
+
+	(void)port;
+	while (lb_queue != NULL && ran < max) {
+		struct idl_async *call = lb_queue;
+		idl_msg_header_t *rep = NULL;
+		int kr;
+
+		lb_queue = call->next;
+		if (call->cancelled) {
+			lb_drop_request(call->req);
+			kr = IDL_ECANCELED;
+		} else {
+			rep = malloc(call->rep_max);
+			kr = rep == NULL ? IDL_ENOMEM
+					 : lb_roundtrip(call->ss, call->number, call->req, rep,
+							call->rep_max);
+		}
+		free(call->req);
+		call->req = NULL;
+		lb_async_rep = kr == KERN_SUCCESS ? rep : NULL;
+		call->complete(call->done, call->ctx, kr, kr == KERN_SUCCESS ? rep : NULL);
+		lb_async_rep = NULL;
+		free(rep);
+		call->completed = 1;
+		if (!call->handed || call->released)
+			lb_async_end(call);
+		ran++;
+	}
+	return ran;
+}
+
+int
+idl_async_cancel(idl_async_t *call)
+{
+	if (call != NULL && !call->completed)
+		call->cancelled = 1;
+	return 0;
+}
+
+void
+idl_async_release(idl_async_t *call)
+{
+	if (call == NULL)
+		return;
+	call->released = 1;
+	if (call->completed)
+		lb_async_end(call);
+}
+
 idl_port_t
 idl_request_port(void)
 {
 	return NULL;
+}
+
+char lb_detail[256] = "an earlier failure";
+
+int
+idl_stub_fail(int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(lb_detail, sizeof lb_detail, fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+int
+lb_detail_is(const char *want)
+{
+	int same = strcmp(lb_detail, want) == 0;
+
+	if (!same)
+		fprintf(stderr, "detail \"%s\", expected \"%s\"\n", lb_detail, want);
+	snprintf(lb_detail, sizeof lb_detail, "an earlier failure");
+	return same;
 }
 
 /* The runtime's hash, computed here from the descriptor as the runtime does, so the
@@ -255,6 +460,11 @@ main(void)
 	lb_bad_ids();
 	lb_dialect();
 	lb_xnu();
+	lb_async();
+	lb_async_dialect();
+	lb_async_xnu();
+	/* Every call completed, and every handle was released. */
+	LB_CHECK(lb_queue == NULL && lb_async_live == 0);
 	if (lb_failures != 0) {
 		fprintf(stderr, "loopback: %d checks failed\n", lb_failures);
 		return 1;

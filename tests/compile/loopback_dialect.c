@@ -176,11 +176,7 @@ lb_same_reply(const idl_msg_header_t *a, const idl_msg_header_t *b)
  * Ports and translated objects: tokens.
  */
 
-static char lb_port_a, lb_port_b, lb_port_c, lb_port_d;
-#define LB_PA ((mach_port_t)(void *)&lb_port_a)
-#define LB_PB ((mach_port_t)(void *)&lb_port_b)
-#define LB_PC ((mach_port_t)(void *)&lb_port_c)
-#define LB_PD ((mach_port_t)(void *)&lb_port_d)
+char lb_port_a, lb_port_b, lb_port_c, lb_port_d;
 
 struct obj {
 	mach_port_t port;
@@ -367,7 +363,7 @@ S_deferred(mach_port_t server, idl_reply_t reply, int x, int *y, dl_bytes_t *dat
 }
 
 /* The deferred reply, sent later (here: as soon as the demux returned). */
-static void
+void
 lb_complete_deferred(void)
 {
 	char *data = idl_ool_alloc(3);

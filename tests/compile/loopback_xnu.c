@@ -252,6 +252,101 @@ lb_xnu_ranges(void)
 	LB_CHECK(n == 3 && memcmp(out, in, 2 * sizeof *in) == 0 && out[2].location == 0);
 }
 
+/*
+ * The asynchronous stubs: an inline array of ports lent to the done function (its ports the
+ * done function's, its memory freed by the completion), arrays that share one count.
+ */
+
+static void
+lb_exc_done(void *ctx, kern_return_t kr, const exception_mask_t *masks,
+	    mach_msg_type_number_t masksCnt, const exception_handler_t *old_handlers,
+	    const exception_behavior_t *old_behaviors, const thread_state_flavor_t *old_flavors)
+{
+	struct lb_seen *w = lb_saw(ctx, kr);
+
+	w->v[0] = masksCnt;
+	if (kr != KERN_SUCCESS) {
+		w->ok = masks == NULL && masksCnt == 0 && old_handlers == NULL &&
+			old_behaviors == NULL && old_flavors == NULL;
+		return;
+	}
+	w->ok = lb_borrowed(masks, masksCnt * sizeof *masks) &&
+		lb_borrowed(old_behaviors, masksCnt * sizeof *old_behaviors) &&
+		lb_borrowed(old_flavors, masksCnt * sizeof *old_flavors) && old_handlers != NULL;
+	for (uint32_t i = 0; w->ok && i < masksCnt; i++)
+		w->ok = masks[i] == (int)(1u << i) && old_handlers[i] == LB_TOK(i) &&
+			old_behaviors[i] == (int)i + 100 && old_flavors[i] == (int)i + 200;
+}
+
+static void
+lb_exc_info_done(void *ctx, kern_return_t kr, const exception_mask_t *masks,
+		 mach_msg_type_number_t masksCnt, const exception_handler_info_t *info,
+		 const exception_behavior_t *behaviors)
+{
+	struct lb_seen *w = lb_saw(ctx, kr);
+
+	if (kr != KERN_SUCCESS) {
+		w->ok = masks == NULL && masksCnt == 0 && info == NULL && behaviors == NULL;
+		return;
+	}
+	w->ok = masksCnt == 4 && lb_borrowed(info, 4 * sizeof *info) && info[3].port == 1003 &&
+		info[3].id == 2003 && behaviors[3] == 103 && masks[3] == 8;
+}
+
+static void
+lb_pair_done(void *ctx, kern_return_t kr, const mach_port_t *pair)
+{
+	struct lb_seen *w = lb_saw(ctx, kr);
+
+	w->ok = kr != KERN_SUCCESS ? pair == NULL
+				   : pair != NULL && pair[0] == LB_TOK(38) && pair[1] == LB_TOK(39);
+}
+
+static void
+lb_ranges_done(void *ctx, kern_return_t kr, const task_restartable_range_t *ranges,
+	       mach_msg_type_number_t rangesCnt)
+{
+	lb_saw(ctx, kr)->ok = rangesCnt == lb_nranges &&
+			      lb_borrowed(ranges, rangesCnt * sizeof *ranges) &&
+			      memcmp(ranges, lb_ranges, rangesCnt * sizeof *ranges) == 0;
+}
+
+void
+lb_async_xnu(void)
+{
+	struct lb_seen ex, exf, info, infobad, pair, pairf, rg;
+	long live = lb_ool_live;
+	int closed = lb_closed;
+
+	memset(&ex, 0, sizeof ex);
+	memset(&exf, 0, sizeof exf);
+	memset(&info, 0, sizeof info);
+	memset(&infobad, 0, sizeof infobad);
+	memset(&pair, 0, sizeof pair);
+	memset(&pairf, 0, sizeof pairf);
+	memset(&rg, 0, sizeof rg);
+	LB_CHECK(get_exception_ports_async(NULL, 5, lb_exc_done, &ex, NULL) == 0);
+	LB_CHECK(get_exception_ports_async(NULL, -1, lb_exc_done, &exf, NULL) == 0);
+	LB_CHECK(get_exception_ports_info_async(NULL, 4, lb_exc_info_done, &info, NULL) == 0);
+	LB_CHECK(eventlink_create_async(NULL, 7, lb_pair_done, &pair, NULL) == 0);
+	LB_CHECK(eventlink_create_async(NULL, 1, lb_pair_done, &pairf, NULL) == 0);
+	LB_CHECK(restartable_ranges_get_async(NULL, lb_ranges_done, &rg, NULL) == 0);
+	LB_CHECK(lb_dispatch() == 6);
+	LB_CHECK(ex.kr == 0 && ex.ok && ex.v[0] == 5 && exf.kr == KERN_FAILURE && exf.ok);
+	LB_CHECK(info.kr == 0 && info.ok && pair.kr == 0 && pair.ok);
+	LB_CHECK(pairf.kr == KERN_FAILURE && pairf.ok && rg.kr == 0 && rg.ok);
+	/* Counts that disagree: refused, and the reply's array of ports released. */
+	LB_CHECK(get_exception_ports_info_async(NULL, 4, lb_exc_info_done, &infobad, NULL) == 0);
+	lb_tamper_reply = lb_shift_counts;
+	LB_CHECK(lb_dispatch() == 1);
+	lb_tamper_reply = NULL;
+	LB_CHECK(infobad.kr == MIG_TYPE_ERROR && infobad.ok);
+	LB_CHECK(lb_saw_detail(&infobad, "xnu.get_exception_ports_info: malformed reply"));
+	/* The ports were the done functions', none closed by a stub; the arrays' memory went
+	 * back. */
+	LB_CHECK(lb_closed == closed && lb_ool_live == live);
+}
+
 void
 lb_xnu(void)
 {

@@ -106,12 +106,14 @@ pkg_var()
 
 # idlc_counting FILE: writes FILE, an idlc that logs each run to $consumer_tmp/idlc.runs
 # and then runs the staged idlc, so a test can tell how often the build ran the compiler.
+# It adds the tree's IDLC_TREE_FLAGS (mk/idlc-stubs.mk): the consumers link the staged
+# libidlrt.
 idlc_counting()
 {
 	cat >"$1" <<WRAP
 #!/bin/sh
 echo "\$*" >>'$consumer_tmp/idlc.runs'
-exec '$STAGE_IDLC' "\$@"
+exec '$STAGE_IDLC' ${IDLC_TREE_FLAGS-} "\$@"
 WRAP
 	chmod +x "$1"
 	: >"$consumer_tmp/idlc.runs"
