@@ -26,14 +26,12 @@
 
 idlc_built = idlc/idlc$(EXEEXT)
 
-# The options every idlc run of the tree's own builds and tests adds. libidlrt does not have
-# the asynchronous runtime the asynchronous stubs call (<idl/idl_async.h>: idl_call_async()
-# and the pollable port; docs/call-core.md, "Order of the work"), so the programs that link
-# generated client stubs with it get none (-noasync) while that holds: the golden test
-# (tests/golden/run-golden.sh) compiles the asynchronous stubs and runs them against
-# stand-ins. tests/local.mk hands the value to the test scripts that run idlc themselves
-# (tests/compile/ledger.sh, the consumer projects).
-IDLC_TREE_FLAGS = -noasync
+# The options every idlc run of the tree's own builds and tests adds: none now that libidlrt
+# has the asynchronous runtime the asynchronous stubs call (<idl/idl_async.h>). It stays a
+# variable so that a build can leave them out (-noasync); tests/local.mk hands the value to
+# the test scripts that run idlc themselves (tests/compile/ledger.sh, the consumer
+# projects).
+IDLC_TREE_FLAGS =
 
 idlc_stubs = out='$(abs_builddir)'/$(@D); \
 	$(MKDIR_P) $(@D) && rm -f $@.tmp && touch $@.tmp || exit 1; \

@@ -106,6 +106,9 @@ struct idl_port {
 	pthread_mutex_t lock;
 	pthread_cond_t lean_cv; /* the lean call left (broadcast under the lock) */
 	struct cl_conn *conn; /* NULL: the next call connects */
+	/* The calls in flight and the pollable port (call_async.h), made on first use under
+	 * the lock; NULL until then. */
+	struct idl__aport *async;
 };
 
 /* The calls of connection c on the general path, newest first. */
@@ -118,6 +121,10 @@ void idl__cl_conn_unref(struct idl_port *p, struct cl_conn *c);
 void idl__cl_conn_dead(struct idl_port *p, struct cl_conn *c, int err);
 int idl__cl_wait(pthread_cond_t *cv, pthread_mutex_t *m, int64_t deadline);
 void idl__cl_cond_init(pthread_cond_t *cv);
+
+/* port_poll.c: ends the port's calls in flight (each done function runs, with
+ * IDL_ECANCELED) and frees what the pollable port holds. No lock held. */
+void idl__async_close(struct idl_port *p);
 
 /* call_wait.c: the general path. Port lock held. */
 /* Sends `req` and waits for the matching reply into call->rep (a one-way call: for the send

@@ -153,6 +153,7 @@ idl_port_close(idl_port_t p)
 {
 	if (p == NULL || p->head.kind != IDL__PORT_CLIENT)
 		return;
+	idl__async_close(p);
 	pthread_mutex_lock(&p->lock);
 	if (p->conn != NULL)
 		idl__cl_conn_dead(p, p->conn, IDL_ECLOSED);

@@ -21,6 +21,11 @@ runtime_libidlrt_la_SOURCES += \
 	runtime/call.c \
 	runtime/call_hello.c \
 	runtime/call_wait.c
+# Calls in flight and the pollable port.
+runtime_libidlrt_la_SOURCES += \
+	runtime/call_async.h \
+	runtime/call_async.c \
+	runtime/port_poll.c
 # The server: its API, the accept loop, each request's checks, a message endpoint's peers.
 runtime_libidlrt_la_SOURCES += \
 	runtime/server.h \

@@ -106,6 +106,9 @@ struct srv_src {
 	 * are none, only the receiving thread sends on the source, and it needs no lock. */
 	atomic_uint deferred;
 	int greeted; /* a hello was answered: the handshake is over */
+	/* Under srv->lock: the deferred replies of this source not yet sent or discarded, so
+	 * that a client's cancel message can mark its own (idl_reply_cancelled()). */
+	struct idl_reply *replies;
 	/* Under srv->lock: the deferred replies that hold this source, and whether its thread
 	 * was joined (the last reply then frees it). */
 	unsigned handles;
@@ -130,6 +133,8 @@ struct idl_reply {
 	int32_t id; /* the request's */
 	uint32_t seqno;
 	uint32_t max_reply;
+	struct idl_reply *next, *prev; /* on src->replies, under srv->lock */
+	atomic_int cancelled; /* the client sent a cancel message for this request */
 };
 
 struct srv_ep {

@@ -93,6 +93,10 @@ idl_request_reply(void)
 	pthread_mutex_lock(&srv->lock);
 	rq->src->handles++;
 	srv->handles++;
+	r->next = rq->src->replies;
+	if (r->next != NULL)
+		r->next->prev = r;
+	rq->src->replies = r;
 	pthread_mutex_unlock(&srv->lock);
 	atomic_fetch_add(r->peer != NULL ? &r->peer->pending : &r->src->pending, 1);
 	atomic_fetch_add(&r->src->deferred, 1);
@@ -102,11 +106,37 @@ idl_request_reply(void)
 static void
 serve_reply_free(struct idl_reply *r)
 {
+	pthread_mutex_lock(&r->src->srv->lock);
+	if (r->prev != NULL)
+		r->prev->next = r->next;
+	else
+		r->src->replies = r->next;
+	if (r->next != NULL)
+		r->next->prev = r->prev;
+	pthread_mutex_unlock(&r->src->srv->lock);
 	atomic_fetch_sub(r->peer != NULL ? &r->peer->pending : &r->src->pending, 1);
 	/* After its send, if any, and before the source may go with the last handle. */
 	atomic_fetch_sub(&r->src->deferred, 1);
 	idl__srv_handle_release(r->src);
 	free(r);
+}
+
+int
+idl_reply_cancelled(idl_reply_t r)
+{
+	return r != NULL && atomic_load_explicit(&r->cancelled, memory_order_relaxed);
+}
+
+/* A client's cancel message: the deferred reply it names, if any, learns of it. The request
+ * itself was dispatched already (a source's messages are served in order). */
+static void
+serve_cancel(struct srv_src *src, const idl_msg_header_t *h, const struct srv_peer *peer)
+{
+	pthread_mutex_lock(&src->srv->lock);
+	for (struct idl_reply *r = src->replies; r != NULL; r = r->next)
+		if (r->seqno == h->seqno && r->id == h->id && r->peer == peer)
+			atomic_store_explicit(&r->cancelled, 1, memory_order_relaxed);
+	pthread_mutex_unlock(&src->srv->lock);
 }
 
 void
@@ -382,7 +412,11 @@ idl__srv_serve_one(struct srv_src *src, struct srv_hello *hs, idl_msg_header_t *
 		err = IDL_EMSGSIZE;
 	else if (h.size != len || h.size % IDL_MSG_ALIGN != 0)
 		err = IDL_EPROTO;
-	else if (h.kind == IDL_KIND_HELLO) {
+	else if (h.kind == IDL_KIND_CANCEL) {
+		if (len == IDL_MSG_HEADER_SIZE)
+			serve_cancel(src, &h, peer);
+		return 0; /* never answered */
+	} else if (h.kind == IDL_KIND_HELLO) {
 		err = serve_hello(srv, hs, in, len, out, &outlen);
 		if (err == 0)
 			src->greeted = 1;

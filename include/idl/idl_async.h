@@ -40,6 +40,10 @@
 extern "C" {
 #endif
 
+/* The most requests one connection's send queue holds: beyond it idl_call_async() returns
+ * IDL_EAGAIN until the transport took some (idl_port_dispatch()). */
+#define IDL_ASYNC_QUEUE_MAX 1024u
+
 /* A call in flight, named for idl_async_cancel(); the runtime owns it until
  * idl_async_release(). */
 typedef struct idl_async idl_async_t;

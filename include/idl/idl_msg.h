@@ -51,6 +51,8 @@ enum idl_msg_kind {
 	IDL_KIND_ONEWAY = 3, /* a simpleroutine's request: no reply, ever */
 	IDL_KIND_HELLO = 4, /* client -> server: subsystem name, base, signature hashes */
 	IDL_KIND_HELLO_REPLY = 5, /* server -> client: the server's hashes */
+	IDL_KIND_CANCEL = 6, /* client -> server: header only, the id and seqno of a request
+				the client no longer waits for; never answered */
 };
 
 /* Header flags (the header's `flags` byte). */

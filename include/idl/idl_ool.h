@@ -119,6 +119,11 @@ int idl_reply_send(idl_reply_t reply, idl_msg_header_t *msg);
  * allowed. */
 void idl_reply_discard(idl_reply_t reply);
 
+/* Whether the client cancelled the call this handle answers (idl_async_cancel() sent a
+ * cancel message): the routine may skip the work and discard the handle. A reply still sent
+ * is dropped by the client. Any thread. */
+int idl_reply_cancelled(idl_reply_t reply);
+
 /*
  * Credentials of the peer of a client's port (MIG's user security and audit tokens): what
  * the transport knows of the server. Returns 0 and fills *cred, IDL_ENOTSUP when the

@@ -247,6 +247,28 @@ struct idl_transport {
 	void *(*conn_ool_alloc)(void *conn, size_t size);
 	int (*ool_free)(void *addr, size_t size);
 
+	/*
+	 * Optional: the non-blocking operations a pollable port drives a connection with
+	 * (docs/call-core.md, "The transport contract, version 2"). A transport without all
+	 * three is driven by its blocking ops from threads of the port's own.
+	 *
+	 * conn_fd returns a descriptor that is readable when conn_recv_nb can make progress
+	 * (and writable when conn_sendv_nb can), stable for the connection's life; a
+	 * transport that needs several returns an epoll descriptor of its own holding them.
+	 * conn_sendv_nb sends as many of the n whole messages, in order, as the kernel takes
+	 * without blocking and returns how many it accepted (0 when none could go now), or an
+	 * error when the first failed; a stream transport that could write only part of a
+	 * frame keeps the rest, reports the message accepted, and writes the rest first on its
+	 * next call. Descriptors are handled as by conn_send: an accepted message is consumed.
+	 * conn_recv_nb receives one whole message as conn_recv does, or returns IDL_EAGAIN at
+	 * once; a stream transport keeps a partial frame across calls.
+	 * At most one conn_sendv_nb and one conn_recv_nb run at a time on a connection, and
+	 * never alongside its blocking conn_send or conn_recv.
+	 */
+	int (*conn_fd)(void *conn);
+	int (*conn_sendv_nb)(void *conn, const struct idl_xmsg *msgs, unsigned n);
+	int (*conn_recv_nb)(void *conn, struct idl_xmsg *m);
+
 	/* New ops go here, at the end, each optional. */
 };
 

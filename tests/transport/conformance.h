@@ -75,6 +75,7 @@ struct tt_case {
 };
 extern const struct tt_case tt_call_cases[];
 extern const struct tt_case tt_fault_cases[];
+extern const struct tt_case tt_async_cases[]; /* calls in flight (t_async.c) */
 extern const struct tt_case tt_malformed_cases[];
 extern const struct tt_case tt_ool_cases[]; /* bench.defs's out-of-line routines */
 extern const struct tt_case tt_oolt_cases[]; /* tests/ool/oolt.defs against oolt-server */

@@ -7,6 +7,7 @@ tests_transport_conformance_SOURCES = \
 	tests/transport/main.c \
 	tests/transport/addr.c \
 	tests/transport/spawn.c \
+	tests/transport/t_async.c \
 	tests/transport/t_calls.c \
 	tests/transport/t_faults.c \
 	tests/transport/t_malformed.c \

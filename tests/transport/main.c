@@ -100,6 +100,7 @@ tt_add_suite(const struct idl_transport *t, void *arg)
 	tt_add_cases(suite, tt_ool_cases);
 	tt_add_cases(suite, tt_oolt_cases);
 	tt_add_cases(suite, tt_malformed_cases);
+	tt_add_cases(suite, tt_async_cases);
 	tt_add_cases(suite, tt_fault_cases);
 }
 

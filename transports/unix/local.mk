@@ -4,5 +4,6 @@ if TRANSPORT_UNIX
 runtime_libidlrt_la_SOURCES += \
 	transports/unix/unix_impl.h \
 	transports/unix/unix.c \
+	transports/unix/unix_nb.c \
 	transports/unix/unix_desc.c
 endif

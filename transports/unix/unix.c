@@ -115,8 +115,8 @@ unix_conn_connect(void *vconn, const char *rest, struct idl_deadline *dl)
 }
 
 /* Maps an errno from a send or receive on a connection. */
-static int
-unix_conn_err(struct unix_conn *c, int e)
+int
+idl__unix_conn_err(struct unix_conn *c, int e)
 {
 	if (atomic_load_explicit(&c->closed, memory_order_relaxed))
 		return IDL_ECLOSED;
@@ -138,7 +138,7 @@ unix_send_again(struct unix_conn *c, struct idl_deadline *dl, int t, int e)
 		return t == 1 || idl__sock_late(dl) ? IDL_ETIMEDOUT : 0;
 	if (e == EMSGSIZE)
 		return IDL_EMSGSIZE;
-	return unix_conn_err(c, e);
+	return idl__unix_conn_err(c, e);
 }
 
 int
@@ -180,8 +180,8 @@ unix_conn_send(void *vconn, const struct idl_xmsg *m, struct idl_deadline *dl)
 	}
 }
 
-static int
-unix_conn_recv(void *vconn, struct idl_xmsg *m, struct idl_deadline *dl)
+int
+idl__unix_recv(void *vconn, struct idl_xmsg *m, struct idl_deadline *dl)
 {
 	struct unix_conn *c = vconn;
 	/* What does not fit the caller's buffer spills over: a message with descriptors
@@ -212,7 +212,7 @@ unix_conn_recv(void *vconn, struct idl_xmsg *m, struct idl_deadline *dl)
 			return (size_t)n > m->cap ? IDL_EMSGSIZE : 0;
 		}
 		if (n == 0) /* end of file: the peer closed (or we shut the socket down) */
-			return unix_conn_err(c, EPIPE);
+			return idl__unix_conn_err(c, EPIPE);
 		if (errno == EINTR) {
 			idl__sock_again(dl);
 			continue;
@@ -222,7 +222,7 @@ unix_conn_recv(void *vconn, struct idl_xmsg *m, struct idl_deadline *dl)
 				return IDL_ETIMEDOUT;
 			continue;
 		}
-		return unix_conn_err(c, errno);
+		return idl__unix_conn_err(c, errno);
 	}
 }
 
@@ -272,10 +272,13 @@ static const struct idl_transport unix_transport = {
 	.ep_fini = unix_ep_fini,
 	.conn_connect = unix_conn_connect,
 	.conn_send = unix_conn_send,
-	.conn_recv = unix_conn_recv,
+	.conn_recv = idl__unix_recv,
 	.conn_cred = unix_conn_cred,
 	.conn_close = unix_conn_close,
 	.conn_fini = unix_conn_fini,
+	.conn_fd = idl__unix_fd,
+	.conn_sendv_nb = idl__unix_sendv_nb,
+	.conn_recv_nb = idl__unix_recv_nb,
 };
 
 int

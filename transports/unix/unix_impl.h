@@ -33,8 +33,17 @@ struct unix_conn {
 int idl__unix_connect(void *conn, const char *rest, struct idl_deadline *dl);
 /* One sendmsg of mh, as the fast path sends, with its deadline and its errors. */
 int idl__unix_sendmsg(struct unix_conn *c, const struct msghdr *mh, struct idl_deadline *dl);
+/* conn_recv: one message, waiting at most until the deadline (none: a zero timeout). */
+int idl__unix_recv(void *conn, struct idl_xmsg *m, struct idl_deadline *dl);
+/* Maps an errno from a send or receive on a connection to the transport's error. */
+int idl__unix_conn_err(struct unix_conn *c, int e);
 /* A client port around a connected socket that arrived in a message; takes fd always. */
 int idl__unix_adopt(int fd, idl_port_t *portp);
+
+/* unix_nb.c: the non-blocking operations of a pollable port. */
+int idl__unix_fd(void *conn);
+int idl__unix_sendv_nb(void *conn, const struct idl_xmsg *msgs, unsigned n);
+int idl__unix_recv_nb(void *conn, struct idl_xmsg *m);
 
 /* unix_desc.c */
 int idl__unix_send_desc(struct unix_conn *c, const struct idl_xmsg *m, struct idl_deadline *dl);

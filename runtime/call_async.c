@@ -1,0 +1,634 @@
+/*
+ * call_async.c - calls in flight: idl_call_async(), idl_async_cancel(),
+ * idl_async_release(), the table that matches replies to calls, the hello of a subsystem
+ * on the asynchronous connection, and the completions that idl_port_dispatch() runs.
+ *
+ * A call is one allocation (the record, its request's copy and its reply buffer). It is
+ * completed exactly once, under the port's async lock (idl__async_finish()), and its
+ * complete function runs later, with no lock held, from the port's dispatch, wait or close
+ * (idl__async_run()). docs/call-core.md says why; docs/runtime.md, "Calls in flight", what
+ * a user may rely on.
+ */
+#include <config.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <idl/idl_ool.h>
+
+#include "call_async.h"
+
+#define ASYNC_OTHER_ORDER (IDL_ORDER_NATIVE == IDL_ORDER_LITTLE ? IDL_ORDER_BIG : IDL_ORDER_LITTLE)
+
+static struct idl_async **
+async_bucket(struct idl__aport *ap, uint32_t seqno)
+{
+	return &ap->table[seqno % IDL__ASYNC_BUCKETS];
+}
+
+static void
+async_table_add(struct idl__aport *ap, struct idl_async *call)
+{
+	struct idl_async **b = async_bucket(ap, call->seqno);
+
+	call->hnext = *b;
+	*b = call;
+	call->in_table = 1;
+	ap->live++;
+}
+
+static void
+async_table_remove(struct idl__aport *ap, struct idl_async *call)
+{
+	struct idl_async **b = async_bucket(ap, call->seqno);
+
+	if (!call->in_table)
+		return;
+	while (*b != call)
+		b = &(*b)->hnext;
+	*b = call->hnext;
+	call->in_table = 0;
+	ap->live--;
+}
+
+static struct idl_async *
+async_table_find(struct idl__aport *ap, uint32_t seqno)
+{
+	struct idl_async *c = *async_bucket(ap, seqno);
+
+	while (c != NULL && c->seqno != seqno)
+		c = c->hnext;
+	return c;
+}
+
+void
+idl__async_unref(struct idl_async *call)
+{
+	if (atomic_fetch_sub_explicit(&call->refs, 1, memory_order_acq_rel) == 1)
+		free(call);
+}
+
+/* Takes a call's entry out of the send queue: its request will not go. */
+static void
+async_unqueue(struct idl__aport *ap, struct idl_async *call)
+{
+	struct idl__aconn *c = ap->conn;
+
+	if (!call->queued || c == NULL)
+		return;
+	for (unsigned i = 0; i < c->qlen; i++) {
+		struct idl__aqent *e = &c->q[(c->qhead + i) % c->qcap];
+
+		if (e->call == call) {
+			e->call = NULL;
+			c->qcalls--;
+			break;
+		}
+	}
+	call->queued = 0;
+}
+
+static struct idl__ahello *async_hello_find(struct idl__aconn *c, const struct idl_subsystem *ss);
+static void async_hello_done(struct idl__aport *ap, struct idl_async *hc,
+			     const idl_msg_header_t *rep, int result, const char *why);
+
+/* Takes a call off its hello's waiters. */
+static void
+async_unwait(struct idl__aport *ap, struct idl_async *call)
+{
+	struct idl__ahello *h = ap->conn != NULL ? async_hello_find(ap->conn, call->ss) : NULL;
+	struct idl_async **pp, *prev = NULL;
+
+	if (h == NULL)
+		return;
+	for (pp = &h->waiters; *pp != NULL; prev = *pp, pp = &(*pp)->wnext) {
+		if (*pp == call) {
+			*pp = call->wnext;
+			if (h->last == call)
+				h->last = prev;
+			call->wnext = NULL;
+			return;
+		}
+	}
+}
+
+void
+idl__async_finish(struct idl__aport *ap, struct idl_async *call, int result, const char *why)
+{
+	int st = atomic_load_explicit(&call->state, memory_order_relaxed);
+
+	if (st >= IDL__ASYNC_DONE)
+		return;
+	if (call->complete == NULL) {
+		/* The runtime's hello: its waiters learn the outcome. */
+		async_unqueue(ap, call);
+		async_hello_done(ap, call, NULL, result, why);
+		return;
+	}
+	if (st == IDL__ASYNC_HELLO)
+		async_unwait(ap, call);
+	async_table_remove(ap, call);
+	async_unqueue(ap, call);
+	call->result = result;
+	snprintf(call->why, sizeof call->why, "%s", why != NULL ? why : "");
+	atomic_store_explicit(&call->state, IDL__ASYNC_DONE, memory_order_release);
+	call->next = NULL;
+	if (ap->clast != NULL)
+		ap->clast->next = call;
+	else
+		ap->cfirst = call;
+	ap->clast = call;
+	idl__aport_wake(ap);
+}
+
+void
+idl__async_fail_all(struct idl__aport *ap, int err, const char *why)
+{
+	for (unsigned i = 0; i < IDL__ASYNC_BUCKETS; i++)
+		while (ap->table[i] != NULL)
+			idl__async_finish(ap, ap->table[i], err, why);
+}
+
+int64_t
+idl__async_timers(struct idl__aport *ap, int64_t now)
+{
+	int64_t next = IDL_DEADLINE_NONE;
+
+	for (unsigned i = 0; i < IDL__ASYNC_BUCKETS; i++) {
+		struct idl_async *c = ap->table[i], *n;
+
+		for (; c != NULL; c = n) {
+			n = c->hnext;
+			if (c->deadline <= now)
+				idl__async_finish(
+					ap, c, IDL_ETIMEDOUT,
+					atomic_load(&c->state) == IDL__ASYNC_SENT
+						? "deadline passed waiting for the reply"
+						: "deadline passed before the request was sent");
+			else if (c->deadline < next)
+				next = c->deadline;
+		}
+	}
+	return next;
+}
+
+/* The checks a reply passes before it is the call's: those of the synchronous path
+ * (call_wait.c, idl__call_take). NULL when it is the call's, else what is wrong. */
+static const char *
+async_reply_bad(const struct idl_async *call, const idl_msg_header_t *h, size_t len, int rcv_err,
+		int *result)
+{
+	*result = MIG_TYPE_ERROR;
+	if (h->order == ASYNC_OTHER_ORDER) {
+		*result = IDL_EBYTEORDER;
+		return "the server uses the other byte order";
+	}
+	if (h->magic != IDL_MSG_MAGIC || h->order != IDL_ORDER_NATIVE) {
+		*result = MIG_REPLY_MISMATCH;
+		return "reply with a bad magic or byte order byte";
+	}
+	if (rcv_err == IDL_EMSGSIZE || len > call->rep_max)
+		return "reply larger than the caller's buffer";
+	if (len < IDL_MSG_HEADER_SIZE)
+		return "reply shorter than a header";
+	if (h->kind != call->rep_kind || h->id != call->rep_id) {
+		*result = MIG_REPLY_MISMATCH;
+		return "reply kind or id does not match the request";
+	}
+	if (h->size != len)
+		return "reply size field differs from the bytes received";
+	if (h->retcode != 0 && len != IDL_MSG_HEADER_SIZE)
+		return "error reply with a body";
+	if ((h->flags & IDL_MSGF_DESC) && call->rep_kind != IDL_KIND_REPLY)
+		return "hello reply with descriptors";
+	return NULL;
+}
+
+static struct idl__ahello *
+async_hello_find(struct idl__aconn *c, const struct idl_subsystem *ss)
+{
+	for (size_t i = 0; i < c->nhellos; i++)
+		if (c->hellos[i].ss == ss)
+			return &c->hellos[i];
+	return NULL;
+}
+
+/* The routine's verdict as an error (0: alike on both sides), with its detail in buf. */
+static int
+async_verdict(const struct idl_port *p, const struct idl_subsystem *ss, uint32_t number, uint8_t v,
+	      char *buf, size_t len)
+{
+	const char *name = ss->routines[number].name;
+
+	if (v == IDL__SIG_OK)
+		return 0;
+	if (v == IDL__SIG_MISMATCH) {
+		snprintf(buf, len, "%s.%s: signature differs from the server's", ss->name, name);
+		return IDL_ESIGNATURE;
+	}
+	snprintf(buf, len, "%s.%s: the server at %s does not have this routine", ss->name, name,
+		 p->head.address);
+	return MIG_BAD_ID;
+}
+
+/* A call whose subsystem's hello is done goes to the send queue, or fails by its verdict. */
+static void
+async_admit(struct idl__aport *ap, struct idl__ahello *h, struct idl_async *call)
+{
+	char why[192];
+	int err;
+
+	if (h->state == CL_HELLO_FAILED) {
+		snprintf(why, sizeof why, "the server does not serve subsystem %s (%s)",
+			 call->ss->name, idl_errname(h->err));
+		idl__async_finish(ap, call, h->err, why);
+		return;
+	}
+	err = async_verdict(ap->port, call->ss, call->number, h->verdicts[call->number], why,
+			    sizeof why);
+	if (err != 0) {
+		idl__async_finish(ap, call, err, why);
+		return;
+	}
+	atomic_store(&call->state, IDL__ASYNC_QUEUED);
+	if ((err = idl__aport_enqueue(ap, call, NULL)) != 0)
+		idl__async_finish(ap, call, err, "the send queue is full");
+}
+
+/* The hello's reply (or failure) came: its waiters go on or fail. */
+static void
+async_hello_done(struct idl__aport *ap, struct idl_async *hc, const idl_msg_header_t *rep,
+		 int result, const char *why)
+{
+	struct idl__ahello *h = ap->conn != NULL ? async_hello_find(ap->conn, hc->ss) : NULL;
+	const struct idl__hello_body *b =
+		rep != NULL ? (const struct idl__hello_body *)(rep + 1) : NULL;
+	struct idl_async *w, *n;
+
+	async_table_remove(ap, hc);
+	atomic_store(&hc->state, IDL__ASYNC_RAN);
+	if (h == NULL) {
+		idl__async_unref(hc);
+		return;
+	}
+	if (result == 0 && rep->retcode == 0 &&
+	    (rep->size < IDL_HELLO_FIXED || b->version != IDL_HELLO_VERSION ||
+	     b->nroutines > IDL_HELLO_MAX_ROUTINES ||
+	     rep->size != IDL_HELLO_FIXED + 8u * b->nroutines || b->base != hc->ss->base)) {
+		result = IDL_EPROTO;
+		why = "malformed hello reply";
+	} else if (result == 0 && rep->retcode != 0) {
+		result = rep->retcode;
+		h->state = CL_HELLO_FAILED;
+		h->err = result;
+	} else if (result == 0 && (h->verdicts = malloc(hc->ss->nroutines + 1u)) == NULL) {
+		result = IDL_ENOMEM;
+		why = "out of memory";
+	} else if (result == 0) {
+		idl__hello_compare(hc->ss, b->hashes, b->nroutines, h->verdicts);
+		h->state = CL_HELLO_DONE;
+	}
+	w = h->waiters;
+	h->waiters = h->last = NULL;
+	for (; w != NULL; w = n) {
+		n = w->wnext;
+		w->wnext = NULL;
+		if (h->state == CL_HELLO_PENDING)
+			idl__async_finish(ap, w, result, why);
+		else
+			async_admit(ap, h, w);
+	}
+	if (h->state == CL_HELLO_PENDING) {
+		/* Not answered: the next call says hello again. */
+		free(h->verdicts);
+		*h = ap->conn->hellos[--ap->conn->nhellos];
+	}
+	idl__async_unref(hc);
+	/* The calls admitted go out now (a dispatch flushes at its end). */
+	if (!idl__aport_corked(ap))
+		idl__aport_flush(ap);
+}
+
+void
+idl__async_deliver(struct idl__aport *ap, void *buf, size_t len, int rcv_err)
+{
+	const idl_msg_header_t *h = buf;
+	struct idl_async *call;
+	const char *bad;
+	uint32_t seqno;
+	int result;
+
+	if (len < offsetof(idl_msg_header_t, retcode))
+		return;
+	seqno = h->order == ASYNC_OTHER_ORDER ? __builtin_bswap32(h->seqno) : h->seqno;
+	call = async_table_find(ap, seqno);
+	if (call == NULL || atomic_load(&call->state) != IDL__ASYNC_SENT) {
+		/* A late reply to a call that timed out or was cancelled, or a stray. */
+		idl__call_drop(buf, len, rcv_err);
+		return;
+	}
+	bad = async_reply_bad(call, h, len, rcv_err, &result);
+	if (call->complete == NULL) {
+		if (bad != NULL)
+			idl__call_drop(buf, len, rcv_err);
+		async_hello_done(ap, call, h, bad != NULL ? result : 0, bad);
+		return;
+	}
+	if (bad != NULL) {
+		idl__call_drop(buf, len, rcv_err);
+		idl__async_finish(ap, call, result, bad);
+		return;
+	}
+	/* The reply's memory and ports go with its bytes, to the call. */
+	memcpy(call->rep, buf, len);
+	if (((h->flags & IDL_MSGF_DESC) || h->ndesc != 0) &&
+	    !idl__desc_count_ok(&call->ss->routines[call->number], call->rep, 0)) {
+		idl_msg_destroy(call->rep);
+		idl__async_finish(ap, call, MIG_TYPE_ERROR,
+				  "reply with descriptors that are not the routine's");
+		return;
+	}
+	idl__async_finish(ap, call, h->retcode, h->retcode != 0 ? "the server replied so" : NULL);
+}
+
+/* A new call record with room for the request (copied) and the reply. */
+static struct idl_async *
+async_new(struct idl__aport *ap, const idl_msg_header_t *req, uint32_t rep_max)
+{
+	size_t head = (sizeof(struct idl_async) + 15u) & ~(size_t)15u;
+	size_t reqsz = ((size_t)req->size + 15u) & ~(size_t)15u;
+	struct idl_async *call = malloc(head + reqsz + rep_max);
+
+	if (call == NULL)
+		return NULL;
+	memset(call, 0, sizeof *call);
+	call->ap = ap;
+	call->req = (idl_msg_header_t *)((char *)call + head);
+	call->rep = (idl_msg_header_t *)((char *)call + head + reqsz);
+	call->rep_max = rep_max;
+	memcpy(call->req, req, req->size);
+	atomic_init(&call->refs, 1);
+	atomic_init(&call->state, IDL__ASYNC_HELLO);
+	return call;
+}
+
+/* Says hello for ss on the connection (a call of the runtime's own, queued first). */
+static int
+async_hello_start(struct idl__aport *ap, const struct idl_subsystem *ss, int64_t deadline,
+		  struct idl__ahello **hp)
+{
+	struct idl__aconn *c = ap->conn;
+	idl_msg_header_t *msg;
+	struct idl_async *hc;
+	int err;
+
+	if (c->nhellos == c->hellos_cap) {
+		size_t ncap = c->hellos_cap ? 2 * c->hellos_cap : 4;
+		struct idl__ahello *nh = realloc(c->hellos, ncap * sizeof *nh);
+
+		if (nh == NULL)
+			return IDL_ENOMEM;
+		c->hellos = nh;
+		c->hellos_cap = ncap;
+	}
+	if ((msg = idl__zalloc(IDL_HELLO_MAX)) == NULL)
+		return IDL_ENOMEM;
+	if ((err = idl__hello_build(ss, msg)) < 0) {
+		free(msg);
+		return err;
+	}
+	hc = async_new(ap, msg, IDL_HELLO_MAX);
+	free(msg);
+	if (hc == NULL)
+		return IDL_ENOMEM;
+	hc->ss = ss;
+	hc->rep_kind = IDL_KIND_HELLO_REPLY;
+	hc->rep_id = (int32_t)((uint32_t)hc->req->id + IDL_REPLY_ID_OFFSET);
+	hc->seqno = atomic_fetch_add_explicit(&ap->port->seqno, 1, memory_order_relaxed);
+	hc->req->seqno = hc->seqno;
+	hc->deadline = deadline;
+	atomic_store(&hc->state, IDL__ASYNC_QUEUED);
+	if ((err = idl__aport_enqueue(ap, hc, NULL)) != 0) {
+		free(hc);
+		return err;
+	}
+	async_table_add(ap, hc);
+	*hp = &c->hellos[c->nhellos++];
+	memset(*hp, 0, sizeof **hp);
+	(*hp)->ss = ss;
+	(*hp)->state = CL_HELLO_PENDING;
+	return 0;
+}
+
+/* The checks of idl_call() on its arguments, for a routine. */
+static int
+async_args(idl_port_t p, const struct idl_subsystem *ss, uint32_t number,
+	   const idl_msg_header_t *req, uint32_t rep_max, idl_async_complete_fn *complete)
+{
+	if (p == NULL || p->head.kind != IDL__PORT_CLIENT)
+		return idl__fail(IDL_EINVAL, "idl_call_async: not a client port");
+	if (ss == NULL || ss->magic != IDL_SUBSYSTEM_MAGIC || number >= ss->nroutines)
+		return idl__fail(IDL_EINVAL, "bad subsystem descriptor or routine number %u",
+				 number);
+	if (ss->routines[number].kind != IDL_RT_ROUTINE)
+		return idl__fail(IDL_EINVAL, "%s.%s: called as a routine", ss->name,
+				 ss->routines[number].name ? ss->routines[number].name : "(skip)");
+	if (req == NULL || complete == NULL || req->size < IDL_MSG_HEADER_SIZE ||
+	    req->size % IDL_MSG_ALIGN != 0 || rep_max < IDL_MSG_HEADER_SIZE)
+		return idl__fail(IDL_EINVAL, "%s.%s: bad request, reply room %u or done function",
+				 ss->name, ss->routines[number].name, rep_max);
+	if ((req->flags & IDL_MSGF_DESC) && !(p->tr->flags & IDL_TRF_DESC))
+		return idl__fail(
+			IDL_ENOTSUP,
+			"%s: %s.%s: the %s: transport carries no out-of-line data or ports",
+			p->head.address, ss->name, ss->routines[number].name, p->tr->scheme);
+	return 0;
+}
+
+/* Accepts a call under the lock: connected, its hello said or asked for, queued. */
+static int
+async_accept(struct idl__aport *ap, struct idl_async *call)
+{
+	struct idl_port *p = ap->port;
+	struct idl__ahello *h;
+	int err;
+
+	if (ap->closing)
+		return idl__fail(IDL_ECLOSED, "%s: the port is closing", p->head.address);
+	if ((err = idl__aport_conn(ap, call->deadline)) != 0)
+		return err;
+	if (ap->conn->qcalls >= IDL__ASYNC_SENDQ_MAX)
+		return idl__fail(IDL_EAGAIN, "%s: %u requests wait to be sent already",
+				 p->head.address, IDL__ASYNC_SENDQ_MAX);
+	call->seqno = atomic_fetch_add_explicit(&p->seqno, 1, memory_order_relaxed);
+	call->req->seqno = call->seqno;
+	h = async_hello_find(ap->conn, call->ss);
+	if (h == NULL && (err = async_hello_start(ap, call->ss, call->deadline, &h)) != 0)
+		return idl__fail(err, "%s: %s: cannot say hello: %s", p->head.address,
+				 call->ss->name, idl_strerror(err));
+	if (h->state == CL_HELLO_PENDING) {
+		if (h->last != NULL)
+			h->last->wnext = call;
+		else
+			h->waiters = call;
+		h->last = call;
+	} else if (h->state == CL_HELLO_FAILED) {
+		return idl__fail(h->err, "%s: the server does not serve subsystem %s (%s)",
+				 p->head.address, call->ss->name, idl_errname(h->err));
+	} else {
+		char why[192];
+
+		if ((err = async_verdict(p, call->ss, call->number, h->verdicts[call->number], why,
+					 sizeof why)) != 0)
+			return idl__fail(err, "%s", why);
+		atomic_store(&call->state, IDL__ASYNC_QUEUED);
+		if ((err = idl__aport_enqueue(ap, call, NULL)) != 0)
+			return err;
+	}
+	async_table_add(ap, call);
+	idl__aport_arm(ap, call->deadline);
+	if (!idl__aport_corked(ap))
+		idl__aport_flush(ap);
+	return 0;
+}
+
+int
+idl_call_async(idl_port_t p, const struct idl_subsystem *ss, uint32_t number,
+	       const idl_msg_header_t *req, uint32_t rep_max, int timeout_ms,
+	       idl_async_complete_fn *complete, void *done, void *ctx, idl_async_t **callp)
+{
+	struct idl__aport *ap = NULL;
+	struct idl_async *call = NULL;
+	int err;
+
+	idl__clear_detail();
+	if (callp != NULL)
+		*callp = NULL;
+	if ((err = async_args(p, ss, number, req, rep_max, complete)) != 0)
+		goto refused;
+	if (timeout_ms < 0)
+		timeout_ms = ss->routines[number].waittime >= 0
+				     ? ss->routines[number].waittime
+				     : atomic_load_explicit(&p->timeout_ms, memory_order_relaxed);
+	if ((err = idl__aport_get(p, &ap)) != 0)
+		goto refused;
+	if ((call = async_new(ap, req, rep_max)) == NULL) {
+		err = idl__fail(IDL_ENOMEM, "%s: out of memory", p->head.address);
+		goto refused;
+	}
+	call->ss = ss;
+	call->number = number;
+	call->complete = complete;
+	call->done = done;
+	call->ctx = ctx;
+	call->rep_kind = IDL_KIND_REPLY;
+	call->req->magic = IDL_MSG_MAGIC;
+	call->req->order = IDL_ORDER_NATIVE;
+	call->req->kind = IDL_KIND_REQUEST;
+	call->req->id = (int32_t)((uint32_t)ss->base + number);
+	call->req->retcode = 0;
+	call->rep_id = (int32_t)((uint32_t)call->req->id + IDL_REPLY_ID_OFFSET);
+	call->deadline = idl_deadline_ms(timeout_ms);
+	if (callp != NULL)
+		atomic_store(&call->refs, 2);
+	pthread_mutex_lock(&ap->lock);
+	if (rep_max > ap->max_rep)
+		ap->max_rep = rep_max;
+	err = async_accept(ap, call);
+	pthread_mutex_unlock(&ap->lock);
+	if (err == 0) {
+		if (callp != NULL)
+			*callp = call;
+		return 0;
+	}
+refused:
+	/* A refused call still consumes what its request gives away. */
+	if (req != NULL && req->size >= IDL_MSG_HEADER_SIZE && (req->flags & IDL_MSGF_DESC)) {
+		idl_msg_header_t *r = call != NULL ? call->req : (idl_msg_header_t *)req;
+
+		r->magic = IDL_MSG_MAGIC;
+		r->order = IDL_ORDER_NATIVE;
+		idl__msg_release_sent(r);
+	}
+	free(call);
+	return err;
+}
+
+int
+idl_async_cancel(idl_async_t *call)
+{
+	struct idl__aport *ap;
+	idl_msg_header_t *msg;
+	int st;
+
+	idl__clear_detail();
+	if (call == NULL)
+		return idl__fail(IDL_EINVAL, "idl_async_cancel: NULL call");
+	/* A completed call's port may be gone (closed): its state alone says so. */
+	if (atomic_load_explicit(&call->state, memory_order_acquire) >= IDL__ASYNC_DONE)
+		return 0;
+	ap = call->ap;
+	pthread_mutex_lock(&ap->lock);
+	st = atomic_load(&call->state);
+	if (st == IDL__ASYNC_SENT && ap->conn != NULL && !ap->conn->dead &&
+	    (msg = idl__zalloc(IDL_MSG_HEADER_SIZE)) != NULL) {
+		/* The server is told; a reply that still comes finds no call and is dropped. */
+		msg->magic = IDL_MSG_MAGIC;
+		msg->order = IDL_ORDER_NATIVE;
+		msg->kind = IDL_KIND_CANCEL;
+		msg->size = IDL_MSG_HEADER_SIZE;
+		msg->id = call->req->id;
+		msg->seqno = call->seqno;
+		if (idl__aport_enqueue(ap, NULL, msg) != 0)
+			free(msg);
+		else if (!idl__aport_corked(ap))
+			idl__aport_flush(ap);
+	}
+	if (st < IDL__ASYNC_DONE)
+		idl__async_finish(ap, call, IDL_ECANCELED,
+				  st == IDL__ASYNC_SENT ? "cancelled while in flight"
+							: "cancelled before it was sent");
+	pthread_mutex_unlock(&ap->lock);
+	return 0;
+}
+
+void
+idl_async_release(idl_async_t *call)
+{
+	if (call != NULL)
+		idl__async_unref(call);
+}
+
+int
+idl__async_run(struct idl__aport *ap, int max)
+{
+	struct idl_port *p = ap->port;
+	int ran = 0;
+
+	while (max < 0 || ran < max) {
+		struct idl_async *call;
+		const char *rt;
+
+		pthread_mutex_lock(&ap->lock);
+		call = ap->cfirst;
+		if (call != NULL && (ap->cfirst = call->next) == NULL)
+			ap->clast = NULL;
+		pthread_mutex_unlock(&ap->lock);
+		if (call == NULL)
+			break;
+		rt = call->ss->routines[call->number].name;
+		/* The done function's idl_errdetail() names the failure. */
+		idl__clear_detail();
+		if (call->result != 0)
+			idl__fail(call->result, "%s: %s.%s: %s", p->head.address, call->ss->name,
+				  rt,
+				  call->why[0] != '\0' ? call->why : idl_strerror(call->result));
+		call->complete(call->done, call->ctx, call->result,
+			       call->result == 0 ? call->rep : NULL);
+		atomic_store_explicit(&call->state, IDL__ASYNC_RAN, memory_order_release);
+		idl__async_unref(call);
+		ran++;
+	}
+	return ran;
+}

@@ -1,0 +1,156 @@
+/*
+ * call_async.h - calls in flight on a pollable port, shared by call_async.c (the calls:
+ * accepting, completing, cancelling, the hello) and port_poll.c (the port's descriptor,
+ * its connection and how it is driven, dispatch and wait).
+ *
+ * A port's asynchronous calls use a connection of their own, beside the one idl_call()
+ * uses, so that the synchronous lean path stays as it is (docs/call-core.md, "The pollable
+ * port"). Everything below is guarded by the port's async lock (`lock`), except what says
+ * otherwise; done functions run with no lock held, one at a time (`dispatch_lock`).
+ */
+#ifndef IDL_RUNTIME_CALL_ASYNC_H
+#define IDL_RUNTIME_CALL_ASYNC_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include <idl/idl_async.h>
+
+#include "client.h"
+
+/* The most messages a connection's send queue holds: beyond it, idl_call_async() returns
+ * IDL_EAGAIN. Cancel messages may use as many again, so that a cancel is never refused. */
+#define IDL__ASYNC_SENDQ_MAX IDL_ASYNC_QUEUE_MAX
+/* Buckets of the table of calls in flight, keyed by sequence number. */
+#define IDL__ASYNC_BUCKETS 256u
+/* The least a receive buffer of the threaded driver holds. */
+#define IDL__ASYNC_RBUF_MIN (64u * 1024u)
+
+enum idl__async_state {
+	IDL__ASYNC_HELLO = 0, /* accepted, waiting for its subsystem's hello */
+	IDL__ASYNC_QUEUED = 1, /* in the send queue */
+	IDL__ASYNC_SENT = 2, /* handed to the transport */
+	IDL__ASYNC_DONE = 3, /* completed: on the completion list */
+	IDL__ASYNC_RAN = 4, /* its complete function ran */
+};
+
+struct idl__aport;
+
+struct idl_async {
+	struct idl__aport *ap;
+	struct idl_async *hnext; /* in its bucket of the table */
+	struct idl_async *next; /* on the completion list */
+	struct idl_async *wnext; /* on its hello's waiters */
+	const struct idl_subsystem *ss;
+	uint32_t number;
+	uint32_t seqno;
+	int32_t rep_id;
+	uint8_t rep_kind; /* IDL_KIND_REPLY; IDL_KIND_HELLO_REPLY for the runtime's hello */
+	uint8_t in_table;
+	uint8_t queued; /* its request is in the send queue (not yet taken by a sender) */
+	atomic_int state; /* enum idl__async_state; written under the lock */
+	atomic_int refs; /* the runtime's until its complete function ran, the handle's, and
+			    a sending thread's while it sends */
+	int64_t deadline; /* absolute CLOCK_MONOTONIC ns, or IDL_DEADLINE_NONE */
+	idl_msg_header_t *req; /* the copy that is sent, in this allocation */
+	idl_msg_header_t *rep; /* rep_max bytes, in this allocation */
+	uint32_t rep_max;
+	int result;
+	char why[192];
+	idl_async_complete_fn *complete; /* NULL for the runtime's hello */
+	void *done;
+	void *ctx;
+};
+
+/* One subsystem's hello on the asynchronous connection. */
+struct idl__ahello {
+	const struct idl_subsystem *ss;
+	int state; /* enum cl_hello_state */
+	int err;
+	uint8_t *verdicts;
+	struct idl_async *waiters; /* calls waiting for it, the oldest first */
+	struct idl_async *last;
+};
+
+/* One entry of the send queue: a call's request, or a cancel message the queue owns. A
+ * cancelled or timed-out call leaves its entry empty (call and ctl NULL). */
+struct idl__aqent {
+	struct idl_async *call;
+	idl_msg_header_t *ctl;
+};
+
+struct idl__aconn {
+	struct idl__aport *ap;
+	void *tr_state;
+	int nb; /* driven by the non-blocking ops in dispatch; else by two threads */
+	int fd; /* conn_fd, in the port's epoll set (nb) */
+	int want_out; /* EPOLLOUT asked for: the queue waits for room */
+	int dead;
+	int dead_err;
+	char dead_why[192];
+	struct idl__ahello *hellos;
+	size_t nhellos, hellos_cap;
+	/* The send queue: a ring. */
+	struct idl__aqent *q;
+	unsigned qcap, qhead, qlen, qcalls; /* qcalls: entries that are calls (the bound) */
+	/* The threaded driver. */
+	pthread_t rthread, sthread;
+	int threads; /* how many of the two were started */
+	pthread_cond_t scv; /* the sender: the queue got work, or the connection ended */
+	void *rbuf;
+	size_t rcap;
+};
+
+struct idl__aport {
+	struct idl_port *port;
+	pthread_mutex_t lock;
+	/* Held while dispatching, so that done functions of one port never run at once. */
+	pthread_mutex_t dispatch_lock;
+	pthread_t dispatcher; /* valid while `dispatching` */
+	int dispatching; /* a thread is inside dispatch: sends are corked */
+	int closing;
+	int epfd, evfd, tfd;
+	int ev_set; /* the eventfd was written and not drained */
+	int64_t armed; /* the timerfd's expiry, or IDL_DEADLINE_NONE */
+	struct idl__aconn *conn;
+	struct idl_async *table[IDL__ASYNC_BUCKETS];
+	unsigned live; /* calls in the table */
+	uint32_t max_rep; /* the largest rep_max of a call so far */
+	struct idl_async *cfirst, *clast; /* completions, oldest first */
+};
+
+/* call_async.c: lock held unless said. */
+/* Completes a call: out of the table and the queue, result and detail set, on the
+ * completion list (the eventfd written when the list was empty). */
+void idl__async_finish(struct idl__aport *ap, struct idl_async *call, int result, const char *why);
+/* A received message: handed to the call it answers, or dropped. */
+void idl__async_deliver(struct idl__aport *ap, void *buf, size_t len, int rcv_err);
+/* Completes every call of the port with err (the connection died, or the port closes). */
+void idl__async_fail_all(struct idl__aport *ap, int err, const char *why);
+/* Drops a reference; the last frees the call. Any thread, no lock needed. */
+void idl__async_unref(struct idl_async *call);
+/* Fires the calls whose deadline passed; returns the earliest deadline left. */
+int64_t idl__async_timers(struct idl__aport *ap, int64_t now);
+
+/* port_poll.c: lock held unless said. */
+/* The port's asynchronous state, made on first use (no lock held). */
+int idl__aport_get(struct idl_port *p, struct idl__aport **app);
+/* A live connection, connecting first if needed (bounded by deadline). */
+int idl__aport_conn(struct idl__aport *ap, int64_t deadline);
+/* Appends a call's request (or, with call NULL, the cancel message ctl) to the queue. */
+int idl__aport_enqueue(struct idl__aport *ap, struct idl_async *call, idl_msg_header_t *ctl);
+/* Sends what the queue holds as far as it goes now (nb), or wakes the sender. */
+void idl__aport_flush(struct idl__aport *ap);
+/* Re-arms the timer when `deadline` comes before what it is set to. */
+void idl__aport_arm(struct idl__aport *ap, int64_t deadline);
+/* Writes the eventfd (once until drained). */
+void idl__aport_wake(struct idl__aport *ap);
+/* The connection ended: every call fails with err. */
+void idl__aport_conn_dead(struct idl__aport *ap, struct idl__aconn *c, int err);
+/* Whether sends are held for the end of a dispatch on this thread. */
+int idl__aport_corked(const struct idl__aport *ap);
+/* Runs the completions on the list (at most max; all for max < 0) with no lock held;
+ * returns how many ran. dispatch_lock held. */
+int idl__async_run(struct idl__aport *ap, int max);
+
+#endif /* IDL_RUNTIME_CALL_ASYNC_H */

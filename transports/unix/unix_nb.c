@@ -1,0 +1,84 @@
+/*
+ * unix_nb.c - the non-blocking operations of the unix: transport, for a pollable port
+ * (docs/call-core.md, "The transport contract, version 2").
+ *
+ * A SOCK_SEQPACKET send is all or nothing and a receive takes one whole message, so there
+ * is no partial frame to keep: a run of messages without descriptors goes out in one
+ * sendmmsg(), a message with descriptors in its own sendmsg() (unix_desc.c), and a receive
+ * is the blocking one with a zero timeout (MSG_DONTWAIT, no clock read).
+ */
+#include <config.h>
+
+#include <errno.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "unix_impl.h"
+
+#define UNIX_NB_BATCH 64
+
+int
+idl__unix_fd(void *vconn)
+{
+	struct unix_conn *c = vconn;
+
+	return c->open ? c->fd : -1;
+}
+
+int
+idl__unix_sendv_nb(void *vconn, const struct idl_xmsg *msgs, unsigned n)
+{
+	struct unix_conn *c = vconn;
+	struct mmsghdr mm[UNIX_NB_BATCH];
+	struct iovec iov[UNIX_NB_BATCH];
+	unsigned done = 0;
+
+	while (done < n) {
+		unsigned k = 0;
+		int r;
+
+		if (idl__desc_msg(msgs[done].data, msgs[done].len)) {
+			struct idl_deadline now = idl_deadline_in(0);
+
+			r = idl__unix_send_desc(c, &msgs[done], &now);
+			if (r == IDL_ETIMEDOUT)
+				return (int)done;
+			if (r != 0)
+				return done > 0 ? (int)done : r;
+			done++;
+			continue;
+		}
+		memset(mm, 0, sizeof mm);
+		while (done + k < n && k < UNIX_NB_BATCH &&
+		       !idl__desc_msg(msgs[done + k].data, msgs[done + k].len)) {
+			iov[k].iov_base = msgs[done + k].data;
+			iov[k].iov_len = msgs[done + k].len;
+			mm[k].msg_hdr.msg_iov = &iov[k];
+			mm[k].msg_hdr.msg_iovlen = 1;
+			k++;
+		}
+		r = sendmmsg(c->fd, mm, k, MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN)
+				return (int)done;
+			if (done > 0)
+				return (int)done;
+			return errno == EMSGSIZE ? IDL_EMSGSIZE : idl__unix_conn_err(c, errno);
+		}
+		done += (unsigned)r;
+		if ((unsigned)r < k)
+			return (int)done;
+	}
+	return (int)done;
+}
+
+int
+idl__unix_recv_nb(void *vconn, struct idl_xmsg *m)
+{
+	struct idl_deadline now = idl_deadline_in(0);
+	int err = idl__unix_recv(vconn, m, &now);
+
+	return err == IDL_ETIMEDOUT ? IDL_EAGAIN : err;
+}
