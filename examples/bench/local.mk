@@ -47,6 +47,13 @@ examples_bench_bench_client_CPPFLAGS = $(bench_cppflags)
 examples_bench_bench_client_LDADD = examples/bench/libbenchstubs.a runtime/libidlrt.la
 examples_bench_bench_client_LDFLAGS = -no-install
 
+# Calls in flight from one thread through the asynchronous stubs (examples/async/).
+noinst_PROGRAMS += examples/async/async-client
+examples_async_async_client_SOURCES = examples/async/async_client.c
+examples_async_async_client_CPPFLAGS = $(bench_cppflags)
+examples_async_async_client_LDADD = examples/bench/libbenchstubs.a runtime/libidlrt.la
+examples_async_async_client_LDFLAGS = -no-install
+
 EXTRA_DIST += examples/bench/run-example.sh
 
 # The README's first command: both programs, in two processes, every routine timed.
