@@ -77,8 +77,6 @@ struct idlc_type *idlc_parray(struct idlc_ctx *ctx, enum idlc_type_kind kind,
 /* a op b for op one of + - * /, reported at l when it leaves 0 .. UINT32_MAX. */
 struct idlc_num idlc_parith(struct idlc_ctx *ctx, const IDLC_YYLTYPE *l, struct idlc_num a,
 			    char op, struct idlc_num b);
-/* The IDLC_AF_* flag an Apple flag word names, or 0. */
-unsigned idlc_psoftflag(const char *word);
 /* a, sep and b as one string. */
 const char *idlc_pjoin(struct idlc_ctx *ctx, const char *a, const char *sep, const char *b);
 /* How a type written out reads in a message. */
@@ -431,7 +429,7 @@ ipc_flags:
 	| ipc_flags ',' IPCFLAG '[' ']'
 		{ $$ = $1 | ($3 == IDLC_AF_DEALLOC ? IDLC_AF_DEALLOC_RT : $3); }
 	| ipc_flags ',' SOFTFLAG
-		{ $$ = $1 | idlc_psoftflag($3); }
+		{ $$ = $1 | idlc_lex_flag($3); }
 	;
 
 ipc_type:

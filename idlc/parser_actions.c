@@ -1,6 +1,6 @@
 /*
  * parser_actions.c - what the grammar's actions (parser.y) call: node builders, constant
- * folding, the Apple flag words, and the text of a type for messages.
+ * folding, and the text of a type for messages.
  *
  * Kept out of the grammar so that parser.y reads as the language it accepts. Everything
  * here allocates in the context's arena (freed with the context) and reports its own
@@ -10,8 +10,6 @@
 #include <config.h>
 
 #include <stdint.h>
-#include <string.h>
-#include <strings.h>
 
 #include "parser.h"
 
@@ -86,25 +84,6 @@ idlc_parith(struct idlc_ctx *ctx, const IDLC_YYLTYPE *l, struct idlc_num a, char
 	r.v = (uint32_t)v;
 	r.bad = false;
 	return r;
-}
-
-/* The flag an Apple-only flag word names. */
-unsigned
-idlc_psoftflag(const char *word)
-{
-	static const struct {
-		const char *word;
-		unsigned flag;
-	} words[] = {
-		{ "samecount", IDLC_AF_SAMECOUNT }, { "physicalcopy", IDLC_AF_PHYSICALCOPY },
-		{ "overwrite", IDLC_AF_OVERWRITE }, { "auto", IDLC_AF_AUTO },
-		{ "const", IDLC_AF_CONST },
-	};
-
-	for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
-		if (strcasecmp(words[i].word, word) == 0)
-			return words[i].flag;
-	return 0;
 }
 
 const char *
