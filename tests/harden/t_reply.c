@@ -5,6 +5,7 @@
  */
 #include <config.h>
 
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
