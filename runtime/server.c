@@ -258,6 +258,7 @@ srv_add_subsystem(idl_server_t *srv, const struct idl_subsystem *ss, idl_demux_f
 		  idl_demux_ctx_fn demux_ctx, void *ctx)
 {
 	struct srv_ss *ns;
+	uint64_t *hashes;
 
 	idl__clear_detail();
 	if (srv == NULL || ss == NULL || (demux == NULL && demux_ctx == NULL) ||
@@ -284,12 +285,19 @@ srv_add_subsystem(idl_server_t *srv, const struct idl_subsystem *ss, idl_demux_f
 					 ss->name, o->name);
 		}
 	}
-	ns = realloc(srv->subs, (srv->nsubs + 1) * sizeof *ns);
+	/* The hashes a hello compares, once for every hello to come: version 2's are
+	 * computed from the table. */
+	hashes = malloc(2 * ((size_t)ss->nroutines + 1) * sizeof *hashes);
+	ns = hashes != NULL ? realloc(srv->subs, (srv->nsubs + 1) * sizeof *ns) : NULL;
 	if (ns == NULL) {
 		pthread_mutex_unlock(&srv->lock);
+		free(hashes);
 		return idl__fail(IDL_ENOMEM, "%s: out of memory", ss->name);
 	}
 	srv->subs = ns;
+	idl__hello_hashes(ss, 1, hashes);
+	idl__hello_hashes(ss, 2, hashes + ss->nroutines);
+	ns[srv->nsubs].hashes = hashes;
 	ns[srv->nsubs].ss = ss;
 	ns[srv->nsubs].demux = demux;
 	ns[srv->nsubs].demux_ctx = demux_ctx;
@@ -408,6 +416,8 @@ idl__srv_free(struct idl_server *srv)
 	pthread_cond_destroy(&srv->idle);
 	pthread_mutex_destroy(&srv->lock);
 	close(srv->efd);
+	for (size_t i = 0; i < srv->nsubs; i++)
+		free(srv->subs[i].hashes);
 	free(srv->subs);
 	free(srv);
 }

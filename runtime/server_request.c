@@ -249,24 +249,36 @@ serve_find_id(const struct idl_server *srv, int32_t id, size_t *index)
 	return NULL;
 }
 
+/* Answers a hello in the older of its version and ours (docs/wire-format.md, "The
+ * hello"): compared with our hashes of that version. A client newer than us is answered
+ * in our version with nothing compared, and says hello again in it. */
 static int
 serve_hello(const struct idl_server *srv, struct srv_hello *hs, const idl_msg_header_t *in,
 	    size_t len, idl_msg_header_t *out, uint32_t *outlen)
 {
 	const struct idl__hello_body *b;
 	const char *name;
+	unsigned version;
 	int err;
 
 	if ((err = idl__hello_parse(in, len, &name, &b)) != 0)
 		return err;
+	version = IDL_HELLO_VERSION_OF(b->version);
 	for (size_t i = 0; i < srv->nsubs; i++) {
 		const struct srv_ss *s = &srv->subs[i];
 
 		if (strcmp(s->ss->name, name) != 0 || s->ss->base != b->base)
 			continue;
-		idl__hello_compare(s->ss, b->hashes, b->nroutines, hs->verdicts + s->vbase);
+		if (version > IDL_HELLO_VERSION) {
+			hs->said[i] = 0;
+			*outlen = idl__hello_reply(s->ss, IDL_HELLO_VERSION,
+						   srv_ss_hashes(s, IDL_HELLO_VERSION), in, out);
+			return 0;
+		}
+		idl__hello_compare(s->ss, srv_ss_hashes(s, version), b->hashes, b->nroutines,
+				   hs->verdicts + s->vbase);
 		hs->said[i] = 1;
-		*outlen = idl__hello_reply(s->ss, in, out);
+		*outlen = idl__hello_reply(s->ss, version, srv_ss_hashes(s, version), in, out);
 		return 0;
 	}
 	return MIG_BAD_ID;
