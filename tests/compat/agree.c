@@ -5,11 +5,11 @@
  *
  * For each pair (PAIRDIR/old.defs, PAIRDIR/new.defs), both versions are compiled in memory
  * (the compiler's library, the tables the stubs carry) and compared with idlc_compat().
- * Then a server of the new version listens on unix:, a client of the old version calls every
- * one of its routines, and the same the other way round (a new client, an old server). The
- * server's routines all answer with a code of their own (1000 + the routine's number), so a
- * call that reached the server tells which routine ran; a refused one returns what the
- * hello decided.
+ * Then a server process of the new version listens on unix:, a client of the old version (this
+ * process) calls every one of its routines, and the same the other way round (a new client, an old
+ * server). The server's routines all answer with a code of their own (1000 + the routine's number),
+ * so a call that reached the server tells which routine ran; a refused one returns what the hello
+ * decided.
  *
  * What must hold, routine by routine: the result is what -compat says its call gets
  * (old_client or new_client of the changes naming it; a routine without changes must go
@@ -18,16 +18,20 @@
  */
 #include <config.h>
 
-#include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <idl/idl.h>
 #include <idl/idl_dynamic.h>
+#include <idl/idl_ool.h>
 
 #include "idlc.h"
 
@@ -37,10 +41,12 @@
 static int ag_failures;
 
 struct ag_server {
-	idl_server_t *srv;
+	pid_t pid; /* the server process */
 	const struct idl_subsystem *ss;
-	pthread_t thread;
-	atomic_int reached[AG_MAX_ROUTINES]; /* one-way messages that arrived */
+	const char *path; /* its socket, removed once it is gone */
+	/* One-way messages that arrived, in memory the server process shares with the
+	 * client: a simpleroutine gets no answer that could tell. */
+	atomic_int *reached;
 };
 
 static void
@@ -68,39 +74,69 @@ ag_demux(void *ctx, idl_msg_header_t *in, idl_msg_header_t *out)
 	return 1;
 }
 
-static void *
-ag_run(void *arg)
+/* The server process: listens, says so on `ready`, serves until it is killed. */
+static void
+ag_child(struct ag_server *s, const char *address, int ready)
 {
-	struct ag_server *s = arg;
+	idl_server_t *srv = NULL;
 
-	idl_server_run(s->srv);
-	return NULL;
+	if (idl_server_create(&srv) != 0 ||
+	    idl_server_add_subsystem_ctx(srv, s->ss, ag_demux, s) != 0 ||
+	    idl_server_set_log(srv, NULL, NULL) != 0 || idl_server_listen(srv, address) != 0) {
+		fprintf(stderr, "agree: cannot serve %s at %s: %s\n", s->ss->name, address,
+			idl_errdetail());
+		_exit(1);
+	}
+	/* A failed check of the client's kills it: the server must not outlive it. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (write(ready, "r", 1) != 1)
+		_exit(1);
+	close(ready);
+	idl_server_run(srv);
+	_exit(0);
 }
 
 static int
-ag_serve(struct ag_server *s, const struct idl_subsystem *ss, const char *address)
+ag_serve(struct ag_server *s, const struct idl_subsystem *ss, const char *path, const char *address)
 {
+	int fds[2];
+	char byte;
+
 	memset(s, 0, sizeof *s);
 	s->ss = ss;
-	if (idl_server_create(&s->srv) != 0 ||
-	    idl_server_add_subsystem_ctx(s->srv, ss, ag_demux, s) != 0 ||
-	    idl_server_set_log(s->srv, NULL, NULL) != 0 ||
-	    idl_server_listen(s->srv, address) != 0 ||
-	    pthread_create(&s->thread, NULL, ag_run, s) != 0) {
-		fprintf(stderr, "agree: cannot serve %s at %s: %s\n", ss->name, address,
-			idl_errdetail());
-		idl_server_destroy(s->srv);
+	s->path = path;
+	s->reached = mmap(NULL, AG_MAX_ROUTINES * sizeof *s->reached, PROT_READ | PROT_WRITE,
+			  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (s->reached == MAP_FAILED || pipe(fds) != 0) {
+		perror("agree");
 		return -1;
 	}
+	fflush(stdout);
+	s->pid = fork();
+	if (s->pid == 0) {
+		close(fds[0]);
+		ag_child(s, address, fds[1]);
+	}
+	close(fds[1]);
+	if (s->pid < 0 || read(fds[0], &byte, 1) != 1) {
+		fprintf(stderr, "agree: the server of %s did not start\n", ss->name);
+		close(fds[0]);
+		if (s->pid > 0)
+			waitpid(s->pid, NULL, 0);
+		munmap(s->reached, AG_MAX_ROUTINES * sizeof *s->reached);
+		return -1;
+	}
+	close(fds[0]);
 	return 0;
 }
 
 static void
 ag_unserve(struct ag_server *s)
 {
-	idl_server_stop(s->srv);
-	pthread_join(s->thread, NULL);
-	idl_server_destroy(s->srv);
+	kill(s->pid, SIGTERM);
+	waitpid(s->pid, NULL, 0);
+	unlink(s->path);
+	munmap(s->reached, AG_MAX_ROUTINES * sizeof *s->reached);
 }
 
 /* A checked interface, or NULL after its diagnostics. */
@@ -168,6 +204,12 @@ ag_request(const struct idl_routine_desc *rt, idl_msg_header_t *buf, size_t cap)
 			if (a->wire_type == IDL_WT_PORT)
 				vals[i].data = nulls;
 			vals[i].count = (a->flags & IDL_ARGF_FIXED) ? a->count : 0;
+			/* dealloc: the runtime frees what it sends (even empty), so it must be
+			 * its own memory. */
+			if (a->flags & IDL_ARGF_DEALLOC)
+				vals[i].data =
+					idl_ool_alloc((size_t)vals[i].count *
+						      (a->elem_size != 0 ? a->elem_size : 1));
 			break;
 		default:
 			vals[i].count = 0;
@@ -279,7 +321,7 @@ ag_direction(const char *pair, const char *dir, const struct idlc_compat *r,
 
 	snprintf(path, sizeof path, "%s/agree.sock", dir);
 	snprintf(address, sizeof address, "unix:%s", path);
-	if (ag_serve(&s, srv, address) != 0) {
+	if (ag_serve(&s, srv, path, address) != 0) {
 		ag_failures++;
 		return;
 	}
