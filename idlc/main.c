@@ -37,6 +37,9 @@ static const char usage_text[] =
 	"  -list FILE        the message id list (only when asked)\n"
 	"  -types FILE       the C typedefs of the types the interface declares, which\n"
 	"                    the headers then include (only when asked; idlc's own)\n"
+	"  -fuzz FILE        a libFuzzer harness for the server: it serves each input as a\n"
+	"                    request through idl_server_serve_message() and seeds an empty\n"
+	"                    corpus directory (only when asked; idlc's own)\n"
 	"  -n                write only the outputs named\n"
 	"  -prefix P         prefix for user and server function names\n"
 	"  -subrprefix P     prefix of MIG's runtime calls (accepted; idlkit's have none)\n"
@@ -131,7 +134,7 @@ cli_parse(struct cli *c, int argc, char **argv)
 		{ "-header", IDLC_OUT_HEADER },	  { "-user", IDLC_OUT_USER },
 		{ "-server", IDLC_OUT_SERVER },	  { "-sheader", IDLC_OUT_SHEADER },
 		{ "-iheader", IDLC_OUT_IHEADER }, { "-list", IDLC_OUT_LIST },
-		{ "-types", IDLC_OUT_TYPES },
+		{ "-types", IDLC_OUT_TYPES },	  { "-fuzz", IDLC_OUT_FUZZ },
 	};
 	const char *a;
 	size_t k;

@@ -19,12 +19,14 @@ runtime_libidlrt_la_SOURCES += \
 	runtime/client.h \
 	runtime/client_port.c \
 	runtime/call.c
-# The server: its API, the accept loop, each request's checks, a message endpoint's peers.
+# The server: its API, the accept loop, each request's checks, a message endpoint's peers,
+# one message served from bytes (harnesses).
 runtime_libidlrt_la_SOURCES += \
 	runtime/server.h \
 	runtime/server.c \
 	runtime/server_loop.c \
 	runtime/server_request.c \
+	runtime/server_message.c \
 	runtime/server_peers.c
 # The signature hash's one implementation, shared with the compiler (wire/).
 runtime_libidlrt_la_SOURCES += wire/sighash.c
