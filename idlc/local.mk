@@ -19,6 +19,9 @@ idlc_libidlc_a_SOURCES = \
 idlc_libidlc_a_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/idlc -I$(top_builddir)/idlc \
 	-DIDLC_PKGINCLUDEDIR='"$(pkgdatadir)/include"'
 BUILT_SOURCES += idlc/parser.h
+# The grammar's helpers are declared in the parser header, which bison rewrites beside
+# parser.c: an edit of parser.y must regenerate it before they compile, even under make -j.
+idlc/libidlc_a-parser_actions.$(OBJEXT): idlc/parser.h
 # configure finds bison as "bison -y"; the grammar uses bison's own directives on purpose
 # (pure parser, locations, custom error messages), so its POSIX-yacc warnings are noise.
 AM_YFLAGS += -Wno-yacc
