@@ -90,3 +90,5 @@ IDLBENCH_FLAGS = --quick
 bench: tools/idlbench/idlbench$(EXEEXT)
 	tools/idlbench/idlbench$(EXEEXT) $(IDLBENCH_FLAGS)
 .PHONY: bench
+
+include tools/idlbench/peers/local.mk
