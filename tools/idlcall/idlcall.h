@@ -1,7 +1,12 @@
 /*
  * idlcall.h - what the files of idlcall share: the interface loaded from a .defs file
- * (idlcall_desc.c), the reading of arguments from text (idlcall_args.c) and the serving of
- * an interface from a shared library (idlcall_serve.c).
+ * (idlcall_desc.c), the reading of arguments from text (idlcall_args.c), a library of
+ * implementation functions (idlcall_lib.c) and the serving of an interface from it
+ * (idlcall_serve.c).
+ *
+ * The first three are a small library, libidlcall.a, that idlbench links too: its --call
+ * arguments are read exactly as idlcall reads them, and its --impl is loaded as
+ * `idlcall --serve` loads one.
  */
 #ifndef IDLCALL_H
 #define IDLCALL_H
@@ -47,6 +52,22 @@ char *idlcall_signature(const struct idl_routine_desc *rt);
  */
 int idlcall_parse_arg(const struct idl_arg_desc *a, const char *text, void **data, uint32_t *count,
 		      char *err, size_t errlen);
+
+/* A shared library of implementation functions, and the name the dynamic linker knows it
+ * by (the link map's, valid while it is loaded). */
+struct idlcall_lib {
+	void *handle;
+	const char *name;
+};
+
+/* Loads `path` (a path, or a name the dynamic linker searches for) with RTLD_NOW, and
+ * RTLD_GLOBAL when `global` (so that code loaded after it may call its functions), else
+ * RTLD_LOCAL. Returns 0, or -1 with dlerror()'s reason in err. */
+int idlcall_lib_open(const char *path, int global, struct idlcall_lib *l, char *err, size_t errlen);
+/* An idl_resolver_fn: the function `symbol` when the library itself defines it (one that
+ * only a library it depends on defines counts as missing), else NULL. arg is the library. */
+void *idlcall_lib_resolve(void *arg, const char *symbol);
+void idlcall_lib_close(struct idlcall_lib *l);
 
 /*
  * Serves the interface on `address` with the functions of the shared library `lib` (a path,
