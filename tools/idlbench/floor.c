@@ -316,8 +316,9 @@ fl_oneway(const struct ib_cell *cell, const struct fl_ops *o, struct fl_chan *c,
 			goto done;
 		t1 = ib_now();
 		/* The user's rows count what was sent: their server counts nothing. */
-		out->v[out->n++] = (double)(cell->row->count_sent ? cell->iterations : (unsigned long)got) /
-				   (t1 - t0);
+		out->v[out->n++] =
+			(double)(cell->row->count_sent ? cell->iterations : (unsigned long)got) /
+			(t1 - t0);
 	}
 	r = 0;
 done:

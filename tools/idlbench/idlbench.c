@@ -75,36 +75,41 @@ ib_on_interrupt(int sig)
 static void
 ib_usage(FILE *f)
 {
-	fprintf(f, "usage: idlbench [OPTIONS]\n"
-		   "       idlbench --defs FILE.defs --call 'ROUTINE ARG...' [--call ...] [OPTIONS]\n"
-		   "       idlbench serve [--dynamic] ADDRESS\n"
-		   "       idlbench serve --defs FILE.defs [--impl LIB.so] [--interpreted] ADDRESS\n"
-		   "Times an interface over every transport built, beside each one's floor (the same\n"
-		   "bytes moved by a minimal program of our own), and says which is fastest: bench.defs\n"
-		   "(with the ONC RPC peer), or your own with --defs and --call.\n"
-		   "  --placement same|split|free|all   client and server on one CPU, two, or\n"
-		   "                                    left alone (default all)\n"
-		   "  --transports LIST    e.g. unix,tcp,oncrpc (default: every one built);\n"
-		   "                       unix-dyn: unix served by the interpreted server\n"
-		   "  --routines LIST      bench.defs's rows, e.g. null,add,notify (default: all)\n"
-		   "  --rounds N           rounds per placement (default 5; --quick 3)\n"
-		   "  --iterations N       calls per repetition (default 2000; --quick 300)\n"
-		   "  --reps N             repetitions per cell and round (default 3)\n"
-		   "  --json FILE          the results as JSON\n"
-		   "  --plot FILE.png|svg  a chart through gnuplot\n"
-		   "  --quick              a run of under a minute\n"
-		   "  --marshal            only the in-process marshaling row (stubs vs XDR)\n"
-		   "  --connect ADDRESS    time the calls against a running `idlbench serve`\n"
-		   "Your own interface:\n"
-		   "  --defs FILE.defs     time its routines, with stubs generated and compiled ($CC)\n"
-		   "  -I DIR, -D NAME[=VALUE], -U NAME   for cpp and the C compiler\n"
-		   "  --call '[NAME=]ROUTINE ARG...'     a row: the routine called with these\n"
-		   "                       arguments, written as idlcall takes them (@FILE too)\n"
-		   "  --impl LIB.so        the server's routines (default: null ones that answer\n"
-		   "                       KERN_SUCCESS with empty out arguments)\n"
-		   "  --interpreted        the interpreted client and server instead of compiled stubs\n"
-		   "serve options:\n"
-		   "  --dynamic            serve bench.defs through the interpreted server (no stubs)\n");
+	fprintf(f,
+		"usage: idlbench [OPTIONS]\n"
+		"       idlbench --defs FILE.defs --call 'ROUTINE ARG...' [--call ...] [OPTIONS]\n"
+		"       idlbench serve [--dynamic] ADDRESS\n"
+		"       idlbench serve --defs FILE.defs [--impl LIB.so] [--interpreted] ADDRESS\n"
+		"Times an interface over every transport built, beside each one's floor (the same\n"
+		"bytes moved by a minimal program of our own), and says which is fastest: "
+		"bench.defs\n"
+		"(with the ONC RPC peer), or your own with --defs and --call.\n"
+		"  --placement same|split|free|all   client and server on one CPU, two, or\n"
+		"                                    left alone (default all)\n"
+		"  --transports LIST    e.g. unix,tcp,oncrpc (default: every one built);\n"
+		"                       unix-dyn: unix served by the interpreted server\n"
+		"  --routines LIST      bench.defs's rows, e.g. null,add,notify (default: all)\n"
+		"  --rounds N           rounds per placement (default 5; --quick 3)\n"
+		"  --iterations N       calls per repetition (default 2000; --quick 300)\n"
+		"  --reps N             repetitions per cell and round (default 3)\n"
+		"  --json FILE          the results as JSON\n"
+		"  --plot FILE.png|svg  a chart through gnuplot\n"
+		"  --quick              a run of under a minute\n"
+		"  --marshal            only the in-process marshaling row (stubs vs XDR)\n"
+		"  --connect ADDRESS    time the calls against a running `idlbench serve`\n"
+		"Your own interface:\n"
+		"  --defs FILE.defs     time its routines, with stubs generated and compiled "
+		"($CC)\n"
+		"  -I DIR, -D NAME[=VALUE], -U NAME   for cpp and the C compiler\n"
+		"  --call '[NAME=]ROUTINE ARG...'     a row: the routine called with these\n"
+		"                       arguments, written as idlcall takes them (@FILE too)\n"
+		"  --impl LIB.so        the server's routines (default: null ones that answer\n"
+		"                       KERN_SUCCESS with empty out arguments)\n"
+		"  --interpreted        the interpreted client and server instead of compiled "
+		"stubs\n"
+		"serve options:\n"
+		"  --dynamic            serve bench.defs through the interpreted server (no "
+		"stubs)\n");
 }
 
 static int
@@ -269,7 +274,8 @@ ib_columns(struct ib_run *run, const struct ib_opts *o)
 		/* The peers' programs call bench.defs's routines; --interpreted is the interpreted
 		 * server of the user's own. */
 		for (size_t i = 0; o->transports != NULL && i < sizeof known / sizeof known[0]; i++)
-			if ((strcmp(known[i], "unix-dyn") == 0 || strncmp(known[i], "oncrpc", 6) == 0) &&
+			if ((strcmp(known[i], "unix-dyn") == 0 ||
+			     strncmp(known[i], "oncrpc", 6) == 0) &&
 			    ib_in_list(o->transports, known[i])) {
 				fprintf(stderr,
 					"idlbench: --transports %s: with --defs, only transports "
@@ -522,8 +528,6 @@ static void
 ib_user_free(struct ib_iface *u)
 {
 	ib_build_cleanup(u);
-	if (u->defs != NULL && ib_rows != NULL)
-		free(ib_rows);
 	ib_defs_unload(u);
 	ib_user = NULL;
 }
@@ -644,7 +648,8 @@ main(int argc, char **argv)
 	if (o.plot != NULL && ib_report_plot(o.plot, &run) != 0)
 		rc = 1;
 	if (run.failed > 0) {
-		fprintf(stderr, "idlbench: %u row%s could not be timed: its call failed (n/a above)\n",
+		fprintf(stderr,
+			"idlbench: %u row%s could not be timed: its call failed (n/a above)\n",
 			run.failed, run.failed == 1 ? "" : "s");
 		rc = 1;
 	}

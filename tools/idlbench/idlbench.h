@@ -216,6 +216,7 @@ struct ib_iface {
 	char why[160]; /* why interpreted when not asked, else "" */
 	struct ib_ucall calls[IB_MAX_CALLS];
 	size_t ncalls;
+	struct ib_row *rows; /* the calls' rows (ib_rows then points here) */
 	/* One-way rows end with a round trip on the same connection, so that their time
 	 * covers every message served: a routine of the interface (a --call's, else the
 	 * first with zeroed arguments). */

@@ -294,7 +294,8 @@ ib_build_in(struct ib_iface *u, const char *const *cc_args, size_t ncc)
 		goto out;
 	if (u->impl != NULL) {
 		/* The user's routines: global, so that the compiled server stubs reach them. */
-		if (idlcall_lib_open(u->impl, !u->interpreted, &ib_impl_lib, why, sizeof why) != 0) {
+		if (idlcall_lib_open(u->impl, !u->interpreted, &ib_impl_lib, why, sizeof why) !=
+		    0) {
 			fprintf(stderr, "idlbench: %s\n", why);
 			goto out;
 		}

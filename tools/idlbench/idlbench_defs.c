@@ -214,8 +214,9 @@ ib_defs_call(struct ib_iface *u, const char *spec)
 		size_t k = (size_t)(eq - words[0]);
 
 		if (k == 0 || k >= sizeof c->name) {
-			fprintf(stderr, "idlbench: --call '%s': a row name of 1 to %zu characters\n",
-				spec, sizeof c->name - 1);
+			fprintf(stderr,
+				"idlbench: --call '%s': a row name of 1 to %zu characters\n", spec,
+				sizeof c->name - 1);
 			goto out;
 		}
 		routine = eq + 1;
@@ -247,8 +248,8 @@ ib_defs_call(struct ib_iface *u, const char *spec)
 	if (n - 1 != need) {
 		char *sig = idlcall_signature(c->rt);
 
-		fprintf(stderr, "idlbench: --call '%s': %s takes %d argument%s, not %d: %s\n",
-			spec, routine, need, need == 1 ? "" : "s", n - 1, sig != NULL ? sig : "");
+		fprintf(stderr, "idlbench: --call '%s': %s takes %d argument%s, not %d: %s\n", spec,
+			routine, need, need == 1 ? "" : "s", n - 1, sig != NULL ? sig : "");
 		free(sig);
 		goto out;
 	}
@@ -388,12 +389,13 @@ ib_user_rows(struct ib_iface *u)
 			return -1;
 		for (unsigned i = 0; i < rt->nargs; i++) {
 			u->sync.consumes |= ib_arg_consumed(&rt->args[i]);
-			if (ib_arg_ports(&rt->args[i]) && (rt->args[i].dir == IDL_DIR_IN ||
-							   rt->args[i].dir == IDL_DIR_INOUT))
+			if (ib_arg_ports(&rt->args[i]) &&
+			    (rt->args[i].dir == IDL_DIR_IN || rt->args[i].dir == IDL_DIR_INOUT))
 				u->sync.ports[i] = strdup("null");
 		}
 		u->have_sync = 1;
 	}
+	u->rows = rows;
 	ib_rows = rows;
 	ib_nrows = u->ncalls;
 	return 0;
@@ -415,7 +417,8 @@ ib_ucall_free(struct ib_ucall *c, int zeroes)
 			free((void *)c->vals[i].data);
 		else if (a->kind == IDL_ARG_OOL && !ib_arg_ports(a) &&
 			 (a->flags & IDL_ARGF_DEALLOC))
-			idl_ool_free((void *)c->vals[i].data, (size_t)c->vals[i].count * a->elem_size);
+			idl_ool_free((void *)c->vals[i].data,
+				     (size_t)c->vals[i].count * a->elem_size);
 	}
 	free(c->vals);
 	free(c->ports);
@@ -432,6 +435,8 @@ ib_defs_unload(struct ib_iface *u)
 		ib_ucall_free(&u->sync, 1);
 	u->ncalls = 0;
 	u->have_sync = u->sync_own = 0;
+	free(u->rows);
+	u->rows = NULL;
 	if (u->defs != NULL) {
 		idlcall_unload(&u->defs->ifc);
 		free(u->defs);

@@ -86,14 +86,14 @@ gen_split(const char *item, size_t len, struct gen_param *p)
 	while (end > 0 && (item[end - 1] == ' ' || item[end - 1] == '\t' || item[end - 1] == '\n'))
 		end--;
 	start = end;
-	while (start > 0 && (item[start - 1] == '_' || (item[start - 1] >= '0' && item[start - 1] <= '9') ||
-			     (item[start - 1] >= 'a' && item[start - 1] <= 'z') ||
-			     (item[start - 1] >= 'A' && item[start - 1] <= 'Z')))
+	while (start > 0 &&
+	       (item[start - 1] == '_' || (item[start - 1] >= '0' && item[start - 1] <= '9') ||
+		(item[start - 1] >= 'a' && item[start - 1] <= 'z') ||
+		(item[start - 1] >= 'A' && item[start - 1] <= 'Z')))
 		start--;
 	while (len > 0 && (*item == ' ' || *item == '\t' || *item == '\n'))
 		item++, start--, end--, len--;
-	if (start == end || start == 0 || end - start >= sizeof p->name ||
-	    start >= sizeof p->type)
+	if (start == end || start == 0 || end - start >= sizeof p->name || start >= sizeof p->type)
 		return -1;
 	memcpy(p->name, item + start, end - start);
 	p->name[end - start] = '\0';
@@ -234,11 +234,12 @@ gen_value_in(struct gen_call *g, const struct gen_param *p, unsigned i)
 		strbuf_printf(g->args, "(%s) * (const idl_port_t *)ib_v[%u].data", p->type, i);
 	else if (idlc_is(a, IDLC_AK_RECORD)) {
 		strbuf_printf(g->decl, "\t%s ib_l%u;\n", p->type, i);
-		strbuf_printf(g->pre, "\tmemcpy(&ib_l%u, ib_v[%u].data, sizeof ib_l%u);\n", i, i, i);
+		strbuf_printf(g->pre, "\tmemcpy(&ib_l%u, ib_v[%u].data, sizeof ib_l%u);\n", i, i,
+			      i);
 		strbuf_printf(g->args, "ib_l%u", i);
 	} else if (a->rtype->arg_kind == IDL_ARG_SCALAR)
-		strbuf_printf(g->args, "(%s) * (const %s *)ib_v[%u].data", p->type, gen_wire_ctype(a),
-			      i);
+		strbuf_printf(g->args, "(%s) * (const %s *)ib_v[%u].data", p->type,
+			      gen_wire_ctype(a), i);
 	else
 		strbuf_printf(g->args, "(void *)ib_v[%u].data", i);
 }
@@ -270,22 +271,25 @@ gen_value_out(struct gen_call *g, const struct gen_param *p, unsigned i)
 			strbuf_printf(g->post,
 				      "\tfor (mach_msg_type_number_t ib_k = 0; ib_k < %s; ib_k++)\n"
 				      "\t\tidl_port_close(((idl_port_t *)(void *)ib_l%u)[ib_k]);\n"
-				      "\tidl_ool_free((void *)ib_l%u, (size_t)%s * sizeof(idl_port_t));\n",
+				      "\tidl_ool_free((void *)ib_l%u, (size_t)%s * "
+				      "sizeof(idl_port_t));\n",
 				      n, i, i, n);
 		} else {
-			strbuf_printf(g->post, "\tidl_ool_free((void *)ib_l%u, (size_t)%s * %" PRIu32 ");\n",
+			strbuf_printf(g->post,
+				      "\tidl_ool_free((void *)ib_l%u, (size_t)%s * %" PRIu32 ");\n",
 				      i, n, a->row->elem_size);
 		}
 		return;
 	}
-	if (k == IDL_ARG_PORT || (p->by_ref && (k == IDL_ARG_SCALAR || idlc_is(a, IDLC_AK_RECORD)))) {
+	if (k == IDL_ARG_PORT ||
+	    (p->by_ref && (k == IDL_ARG_SCALAR || idlc_is(a, IDLC_AK_RECORD)))) {
 		strbuf_printf(g->decl, "\t%s ib_l%u;\n", pt, i);
 		if (inout && idlc_is(a, IDLC_AK_RECORD))
-			strbuf_printf(g->pre, "\tmemcpy(&ib_l%u, ib_v[%u].data, sizeof ib_l%u);\n", i,
-				      i, i);
+			strbuf_printf(g->pre, "\tmemcpy(&ib_l%u, ib_v[%u].data, sizeof ib_l%u);\n",
+				      i, i, i);
 		else if (inout)
-			strbuf_printf(g->pre, "\tib_l%u = (%s) * (const %s *)ib_v[%u].data;\n", i, pt,
-				      gen_wire_ctype(a), i);
+			strbuf_printf(g->pre, "\tib_l%u = (%s) * (const %s *)ib_v[%u].data;\n", i,
+				      pt, gen_wire_ctype(a), i);
 		else
 			strbuf_printf(g->pre, "\tmemset(&ib_l%u, 0, sizeof ib_l%u);\n", i, i);
 		strbuf_printf(g->args, "&ib_l%u", i);
@@ -296,7 +300,9 @@ gen_value_out(struct gen_call *g, const struct gen_param *p, unsigned i)
 	/* Inline arrays and strings, and inline arrays of ports: a buffer at the bound. */
 	strbuf_printf(g->decl, "\tstatic uint64_t ib_b%u[%" PRIu64 "];\n", i, gen_bytes(a) / 8 + 1);
 	if (inout)
-		strbuf_printf(g->pre, "\tmemcpy(ib_b%u, ib_v[%u].data, (size_t)ib_v[%u].count * %" PRIu32 ");\n",
+		strbuf_printf(g->pre,
+			      "\tmemcpy(ib_b%u, ib_v[%u].data, (size_t)ib_v[%u].count * %" PRIu32
+			      ");\n",
 			      i, i, i, a->row->elem_size);
 	strbuf_printf(g->args, "(void *)ib_b%u", i);
 	if (idlc_is(a, IDLC_AK_PORTS)) {
@@ -412,13 +418,15 @@ gen_call(struct idlc_ctx *ctx, const struct idlc_routine *rt, struct strbuf *out
 			idlc_module(ctx)->input_name, rt->name, g.why);
 		goto done;
 	}
-	strbuf_printf(out, "\n/* Routine %s: its client stub with a row's values. */\nint\n"
-			   "ib_call_%" PRIu32 "(void *ib_port, const struct idl_arg_value *ib_v)\n{\n",
+	strbuf_printf(out,
+		      "\n/* Routine %s: its client stub with a row's values. */\nint\n"
+		      "ib_call_%" PRIu32 "(void *ib_port, const struct idl_arg_value *ib_v)\n{\n",
 		      rt->name, rt->number);
 	strbuf_printf(out, "\tkern_return_t ib_kr;\n%s\n%s", strbuf_str(&decl), strbuf_str(&pre));
 	strbuf_printf(out, "\tib_kr = %s(%s);\n", g.stub, strbuf_str(&args));
 	if (post.len > 0)
-		strbuf_printf(out, "\tif (ib_kr != KERN_SUCCESS)\n\t\treturn ib_kr;\n%s", strbuf_str(&post));
+		strbuf_printf(out, "\tif (ib_kr != KERN_SUCCESS)\n\t\treturn ib_kr;\n%s",
+			      strbuf_str(&post));
 	strbuf_puts(out, "\t(void)ib_v;\n\treturn ib_kr;\n}\n");
 	rc = decl.failed || pre.failed || args.failed || post.failed ? -1 : 0;
 done:
@@ -437,14 +445,17 @@ ib_gen_calls(const struct ib_iface *u, const char *client_header, struct strbuf 
 	int done[IB_MAX_CALLS + 1];
 	size_t ndone = 0;
 
-	strbuf_printf(out,
-		      "/* Generated by idlbench from %s: each routine a row calls, called through "
-		      "its\n * compiled client stub. */\n#include <stdint.h>\n#include <string.h>\n\n"
-		      "#include <idl/idl.h>\n#include <idl/idl_dynamic.h>\n#include <idl/idl_ool.h>\n\n"
-		      "#include \"%s\"\n",
-		      u->path, client_header);
+	strbuf_printf(
+		out,
+		"/* Generated by idlbench from %s: each routine a row calls, called through "
+		"its\n * compiled client stub. */\n#include <stdint.h>\n#include <string.h>\n\n"
+		"#include <idl/idl.h>\n#include <idl/idl_dynamic.h>\n#include <idl/idl_ool.h>\n\n"
+		"#include \"%s\"\n",
+		u->path, client_header);
 	for (size_t i = 0; i <= u->ncalls; i++) {
-		const struct ib_ucall *c = i < u->ncalls ? &u->calls[i] : u->have_sync ? &u->sync : NULL;
+		const struct ib_ucall *c = i < u->ncalls  ? &u->calls[i]
+					   : u->have_sync ? &u->sync
+							  : NULL;
 		const struct idlc_routine *rt;
 		size_t k;
 
@@ -505,7 +516,8 @@ gen_null_param(struct strbuf *out, const struct gen_param *p)
 				      "\t*%s = (void *)%s_zero;\n",
 				      p->name, bytes / 8 + 1, p->name, p->name);
 		}
-	} else if (k == IDL_ARG_PORT || (p->by_ref && (k == IDL_ARG_SCALAR || idlc_is(a, IDLC_AK_RECORD)))) {
+	} else if (k == IDL_ARG_PORT ||
+		   (p->by_ref && (k == IDL_ARG_SCALAR || idlc_is(a, IDLC_AK_RECORD)))) {
 		strbuf_printf(out, "\tmemset(%s, 0, sizeof *%s);\n", p->name, p->name);
 	} else if (k == IDL_ARG_CSTRING_VAR) {
 		strbuf_printf(out, "\tmemset(%s, 0, 1);\n", p->name);
@@ -530,7 +542,8 @@ ib_gen_null(const struct ib_iface *u, const char *server_header, struct strbuf *
 		      "#include <stdint.h>\n#include <string.h>\n\n#include <idl/idl.h>\n"
 		      "#include <idl/idl_ool.h>\n\n#include \"%s\"\n",
 		      u->path, server_header);
-	for (const struct idlc_routine *rt = idlc_module(ctx)->routines; rt != NULL; rt = rt->next) {
+	for (const struct idlc_routine *rt = idlc_module(ctx)->routines; rt != NULL;
+	     rt = rt->next) {
 		int n;
 
 		if (rt->kind == IDLC_RT_SKIP)

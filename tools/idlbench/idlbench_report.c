@@ -330,7 +330,8 @@ rp_table(FILE *f, const struct ib_run *run, enum ib_placement p, enum ib_metric 
 		rp_fmt(y, sizeof y, b.median / 1000);
 		rp_fmt(z, sizeof z, ib_ratio_of(r));
 		fprintf(f,
-			"udp raw one-way, thousands/s: sendto() on an unconnected socket %s, send() "
+			"udp raw one-way, thousands/s: sendto() on an unconnected socket %s, "
+			"send() "
 			"on a connected one %s (x%s)\n",
 			x, y, z);
 	}
@@ -350,10 +351,12 @@ rp_interface(FILE *f)
 	if (ib_user->why[0] != '\0')
 		fprintf(f, " (%s)", ib_user->why);
 	fprintf(f, "; server: %s%s\n",
-		ib_user->interpreted ? "the interpreted server with " : "the compiled server stubs with ",
+		ib_user->interpreted ? "the interpreted server with "
+				     : "the compiled server stubs with ",
 		ib_user->impl != NULL ? ib_user->impl
 		: ib_user->resolve != NULL || !ib_user->interpreted
-			? "the null routines (KERN_SUCCESS, out arguments empty: the messaging alone)"
+			? "the null routines (KERN_SUCCESS, out arguments empty: the messaging "
+			  "alone)"
 			: "replies made from the descriptors (no routines: the messaging alone)");
 }
 
@@ -374,16 +377,20 @@ ib_report_text(FILE *f, const struct ib_run *run)
 	if (run->nresults > 0) {
 		fprintf(f,
 			"%u rounds per placement; each figure is the median of the rounds' figures "
-			"(a round: %u x %u calls per cell),\nthe lowest and highest of them beneath.\n",
+			"(a round: %u x %u calls per cell),\nthe lowest and highest of them "
+			"beneath.\n",
 			run->rounds, run->reps, run->iterations);
 		if (run->connect == NULL)
-			fprintf(f,
-				"floor: the same bytes over the same kernel object, sent and received "
-				"by a minimal program of our own\n       with no stubs and no runtime: "
-				"the least these messages can cost.\n"
-				"ratio: idlkit's figure divided by the floor's, round by round (a time "
-				"of 1.25 is 25%% slower than the\n       floor; a rate of 0.80 is 80%% "
-				"of the floor's rate).\n");
+			fprintf(f, "floor: the same bytes over the same kernel object, sent and "
+				   "received "
+				   "by a minimal program of our own\n       with no stubs and no "
+				   "runtime: "
+				   "the least these messages can cost.\n"
+				   "ratio: idlkit's figure divided by the floor's, round by round "
+				   "(a time "
+				   "of 1.25 is 25%% slower than the\n       floor; a rate of 0.80 "
+				   "is 80%% "
+				   "of the floor's rate).\n");
 		if (peers)
 			fprintf(f, "speedup: the peer's time divided by idlkit's over the same "
 				   "transport (above 1: idlkit is faster).\n");
@@ -478,10 +485,17 @@ js_list(FILE *f, const char *key, const char *const *v, size_t n)
 static const char *const js_metric[] = { "latency", "oneway", "bandwidth" };
 static const char *const js_unit[] = { "us", "msgs/s", "MB/s" };
 
+/* What one JSON result says beyond its figures: which stubs ran, and the bytes of the
+ * request and reply that the floor moved too (0 for none). */
+struct js_extra {
+	const char *stubs;
+	uint32_t req, rep;
+};
+
 static void
 js_result(FILE *f, int *first, const char *transport, const char *routine, const char *place,
 	  enum ib_metric m, const struct ib_stat *s, double floor, double ratio, unsigned rounds,
-	  unsigned iterations, const char *stubs)
+	  unsigned iterations, const struct js_extra *x)
 {
 	fprintf(f, "%s\n    {\"transport\": ", *first ? "" : ",");
 	*first = 0;
@@ -500,8 +514,9 @@ js_result(FILE *f, int *first, const char *transport, const char *routine, const
 	fputs(", \"ratio\": ", f);
 	js_num(f, ratio);
 	fprintf(f, ", \"rounds\": %u, \"iterations\": %u", rounds, iterations);
-	if (stubs != NULL)
-		fprintf(f, ", \"stubs\": \"%s\"", stubs);
+	if (x != NULL)
+		fprintf(f, ", \"stubs\": \"%s\", \"request_bytes\": %u, \"reply_bytes\": %u",
+			x->stubs, x->req, x->rep);
 	fputc('}', f);
 }
 
@@ -563,7 +578,8 @@ ib_report_json(const char *path, const struct ib_run *run)
 		js_str(f, ib_user->impl);
 	else
 		fputs("null", f);
-	fprintf(f, ", \"interpreted\": %s", ib_user != NULL && ib_user->interpreted ? "true" : "false");
+	fprintf(f, ", \"interpreted\": %s",
+		ib_user != NULL && ib_user->interpreted ? "true" : "false");
 	fputs("},\n \"results\": [", f);
 	for (size_t i = 0; i < run->nresults; i++) {
 		const struct ib_result *r = &run->results[i];
@@ -571,16 +587,19 @@ ib_report_json(const char *path, const struct ib_run *run)
 		unsigned iters = run->iterations / r->row->iter_div;
 		int sendto = r->row->mode == IB_MODE_SENDTO;
 
+		struct js_extra x = { "compiled", r->row->req, r->row->rep };
+
 		if (s.n == 0)
 			continue;
+		if (ib_user != NULL && ib_user->interpreted)
+			x.stubs = "interpreted";
+		else if (r->col->dynamic)
+			x.stubs = "interpreted server";
 		js_result(f, &first, sendto ? "udp-sendto" : r->col->name,
 			  sendto ? "notify" : r->row->name, ib_placement_name(r->placement),
 			  r->row->metric, &s, r->col->peer ? NAN : fl.median,
 			  r->col->peer ? NAN : ib_ratio_of(r), s.n, iters < 5 ? 5 : iters,
-			  r->col->peer ? NULL
-			  : ib_user != NULL && ib_user->interpreted ? "interpreted"
-			  : r->col->dynamic			    ? "compiled client, interpreted server"
-								    : "compiled");
+			  r->col->peer ? NULL : &x);
 	}
 	if (run->marshal_idl_ns >= 0) {
 		struct ib_stat s = { run->marshal_idl_ns / 1000, run->marshal_idl_ns / 1000,
@@ -591,7 +610,7 @@ ib_report_json(const char *path, const struct ib_run *run)
 
 		js_result(f, &first, "marshal", "biginout", "inproc", IB_LATENCY, &s, NAN,
 			  run->marshal_xdr_ns > 0 ? run->marshal_idl_ns / run->marshal_xdr_ns : NAN,
-			  9, iters, "compiled");
+			  9, iters, NULL);
 		if (run->marshal_xdr_ns > 0)
 			js_result(f, &first, "marshal-xdr", "biginout", "inproc", IB_LATENCY, &x,
 				  NAN, NAN, 9, iters, NULL);

@@ -257,7 +257,6 @@ ib_rmdir(const char *dir)
 	rmdir(dir);
 }
 
-
 /* Why a probed call failed, in the words of a cell's n/a. */
 static void
 ib_probe_why(char *buf, size_t len, int kr)
@@ -332,8 +331,9 @@ ib_probe(struct ib_loop *lp, const char *what)
 			fprintf(stderr,
 				"idlbench: %s does not serve %s as %s declares it: routine %s: %s "
 				"(%s)%s%s\n",
-				where, ib_user->ss->name, ib_user->path, row->routine, idl_strerror(kr),
-				idl_errname(kr), reps.why[0] != '\0' ? ": " : "", reps.why);
+				where, ib_user->ss->name, ib_user->path, row->routine,
+				idl_strerror(kr), idl_errname(kr), reps.why[0] != '\0' ? ": " : "",
+				reps.why);
 			return -1;
 		}
 		if (kr != 0) {
@@ -359,7 +359,8 @@ ib_probe(struct ib_loop *lp, const char *what)
 			ib_user->have_sync = 0;
 			snprintf(run->notes[run->nnotes < 7 ? run->nnotes++ : 7],
 				 sizeof run->notes[0],
-				 "one-way rows: the round trip after them (%.40s) failed: %.40s; their "
+				 "one-way rows: the round trip after them (%.40s) failed: %.40s; "
+				 "their "
 				 "rate is what the client sent",
 				 ib_user->sync.name, idl_errname(kr));
 		}

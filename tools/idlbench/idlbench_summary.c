@@ -142,7 +142,8 @@ ib_report_summary(FILE *f, const struct ib_run *run)
 			int in_run = 0;
 
 			for (size_t k = 0; k < run->nresults && !in_run; k++)
-				in_run = run->results[k].row == row && run->results[k].placement == pl;
+				in_run = run->results[k].row == row &&
+					 run->results[k].placement == pl;
 			if (in_run && row->mode != IB_MODE_SENDTO)
 				sm_row(f, run, pl, row);
 		}

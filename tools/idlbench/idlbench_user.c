@@ -73,7 +73,8 @@ ib_open_array(const char *text, struct idl_arg_value *v)
 		p[len - 1] = '\0';
 		p++;
 	}
-	for (tok = strtok_r(p, ", ", &save); tok != NULL && err == 0; tok = strtok_r(NULL, ", ", &save))
+	for (tok = strtok_r(p, ", ", &save); tok != NULL && err == 0;
+	     tok = strtok_r(NULL, ", ", &save))
 		if ((err = ib_open(tok, &ports[n])) == 0)
 			n++;
 	free(copy);
@@ -371,7 +372,16 @@ ib_user_serve_forever(struct ib_iface *u, const char *address)
 static int
 ib_ufail(struct ib_reps *out, const char *what, int kr)
 {
-	if (kr > 0)
+	int ports = 0;
+
+	for (unsigned i = 0; ib_user != NULL && kr == IDL_ENOTSUP && i < ib_user->ncalls; i++)
+		if (strcmp(ib_user->calls[i].name, what) == 0)
+			for (unsigned k = 0; k < ib_user->calls[i].rt->nargs; k++)
+				ports |= ib_arg_ports(&ib_user->calls[i].rt->args[k]);
+	if (kr == IDL_ENOTSUP)
+		snprintf(out->why, sizeof out->why, "the transport carries no %s (%s)",
+			 ports ? "ports" : "out-of-line data", idl_errname(kr));
+	else if (kr > 0)
 		snprintf(out->why, sizeof out->why, "%s: the server returned %d", what, kr);
 	else
 		snprintf(out->why, sizeof out->why, "%s: %s (%s)", what, idl_strerror(kr),
@@ -472,7 +482,8 @@ ib_bytes(const idl_msg_header_t *m, size_t len)
 	for (uint32_t i = 0; i < m->ndesc; i++) {
 		idl_desc_t d;
 
-		memcpy(&d, (const char *)m + IDL_MSG_HEADER_SIZE + (size_t)i * IDL_DESC_SIZE, sizeof d);
+		memcpy(&d, (const char *)m + IDL_MSG_HEADER_SIZE + (size_t)i * IDL_DESC_SIZE,
+		       sizeof d);
 		if (d.type == IDL_DESC_OOL)
 			n += IDL_MSG_ROUND((uint64_t)d.size);
 	}
@@ -507,8 +518,8 @@ ib_user_probe(const struct ib_cell *cell, struct ib_reps *out)
 	}
 	idl_trace_set_hook(ib_probe_hook, NULL);
 	for (size_t k = 0; k <= ib_user->ncalls; k++) {
-		const struct ib_ucall *c = k < ib_user->ncalls ? &ib_user->calls[k]
-				       : ib_user->have_sync	? &ib_user->sync
+		const struct ib_ucall *c = k < ib_user->ncalls	? &ib_user->calls[k]
+					   : ib_user->have_sync ? &ib_user->sync
 								: NULL;
 		struct ib_uvals s;
 

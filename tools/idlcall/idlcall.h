@@ -46,8 +46,9 @@ char *idlcall_signature(const struct idl_routine_desc *rt);
  * Reads the value of argument `a` from `text` into wire form: *data (malloc()ed, the
  * caller frees it) and *count, ready for idl_msg_pack(). Integers in C notation (decimal,
  * 0x hex, 0 octal, with a sign), booleans as true/false/1/0, reals as strtod reads them,
- * chars and strings as the text itself, arrays as [1,2,3], bytes and records as hex
- * digits ("0x" optional) or @FILE for a file's contents. On error writes a message naming
+ * chars and strings as the text itself or @FILE for a file's text, arrays and struct[N]
+ * records as [1,2,3], bytes and other records (GNU struct {}) as hex digits ("0x"
+ * optional) or @FILE for a file's contents. On error writes a message naming
  * the argument into err (errlen bytes) and returns -1.
  */
 int idlcall_parse_arg(const struct idl_arg_desc *a, const char *text, void **data, uint32_t *count,
