@@ -104,20 +104,21 @@ sm_row(FILE *f, const struct ib_run *run, enum ib_placement p, const struct ib_r
 	for (size_t c = 0; c < run->ncols; c++) {
 		const struct ib_col *col = &run->cols[c];
 		const struct ib_result *r = sm_find(run, p, row, col);
-		double v, fl, ratio;
+		double fl, ratio;
 
 		if (r == NULL || col->peer)
 			continue;
-		v = ib_stat_of(r, 0).median;
 		fl = ib_stat_of(r, 1).median;
 		ratio = ib_ratio_of(r);
-		if (isnan(v) || isnan(fl) || isnan(ratio))
+		if (isnan(fl) || isnan(ratio))
 			continue;
 		if (any++ == 0)
 			fprintf(f, "  %-12s idlkit over the floor:", "");
+		/* The time the ratio stands for, so that the two never disagree in sign:
+		 * the ratio is the median of the rounds' ratios, not of their medians. */
 		if (row->metric == IB_LATENCY)
-			fprintf(f, "%s %s %+.2f us (x%.2f)", any > 1 ? "," : "", col->name, v - fl,
-				ratio);
+			fprintf(f, "%s %s %+.2f us (x%.2f)", any > 1 ? "," : "", col->name,
+				fl * (ratio - 1), ratio);
 		else
 			fprintf(f, "%s %s x%.2f of its rate", any > 1 ? "," : "", col->name, ratio);
 	}
@@ -131,8 +132,8 @@ ib_report_summary(FILE *f, const struct ib_run *run)
 	if (run->nresults == 0)
 		return;
 	fprintf(f, "\nSummary: per row, the fastest column and how many times slower the others "
-		   "are, then what idlkit\nadds to each transport's floor (time over it, or the "
-		   "share of its rate it reaches).\n");
+		   "are, then what idlkit\nadds to each transport's floor (the time the ratio "
+		   "stands for, or the share of the floor's rate\nit reaches).\n");
 	for (size_t p = 0; p < run->nplacements; p++) {
 		enum ib_placement pl = run->placements[p];
 
