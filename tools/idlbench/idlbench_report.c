@@ -376,10 +376,11 @@ ib_report_text(FILE *f, const struct ib_run *run)
 	}
 	if (run->nresults > 0) {
 		fprintf(f,
-			"%u rounds per placement; each figure is the median of the rounds' figures "
-			"(a round: %u x %u calls per cell),\nthe lowest and highest of them "
-			"beneath.\n",
-			run->rounds, run->reps, run->iterations);
+			"%u round%s per placement; each figure is the median of the rounds' "
+			"figures "
+			"(a round: %u x %u calls per cell)%s\n",
+			run->rounds, run->rounds == 1 ? "" : "s", run->reps, run->iterations,
+			run->rounds > 1 ? ",\nthe lowest and highest of them beneath." : ".");
 		if (run->connect == NULL)
 			fprintf(f, "floor: the same bytes over the same kernel object, sent and "
 				   "received "
