@@ -10,6 +10,7 @@
 #     given, so the arguments must arrive): the reply of the out array is the
 #     implementation's;
 #   - with --interpreted: the same rows, interpreted;
+#   - a standalone interface, no header of its own: its types from idlc's -types output;
 # then the mistakes: an unknown routine, a wrong number of arguments, --connect to a server
 # of another interface (both ways) - each a clear error with its exit status.
 : "${IDL_TOP_BUILDDIR:?run me through make check}"
@@ -180,6 +181,38 @@ for t in $transports; do
 	row interp balances $t | grep -q '"stubs": "interpreted", "request_bytes": 24, "reply_bytes": 160' ||
 		fail "interp: balances over $t not interpreted with the implementation's reply"
 done
+
+# A standalone interface: no header of its own, its C types idlc's -types output (a variable
+# byte array given 3 bytes of its 512, a record, a string), compiled and timed.
+cat >"$tmp/bank.defs" <<'D'
+subsystem bank 7400;
+serverprefix S_;
+
+type memo_t = array[*:512] of MACH_MSG_TYPE_BYTE;
+type stamp_t = struct[2] of uint32_t;
+type name_t = c_string[*:64];
+
+routine deposit(server : mach_port_t; account : int; amount : int64_t; memo : memo_t;
+		when : stamp_t; who : name_t; out balance : int64_t);
+D
+printf 'abc' >"$tmp/memo3"
+"$bench" --defs "$tmp/bank.defs" --call "deposit 1 100 @$tmp/memo3 [7,8] ann" --quick \
+	--rounds 1 --iterations 40 --placement same --transports "$list" \
+	--json "$tmp/bank.json" >"$tmp/bank.txt" 2>&1 ||
+	fail "a standalone interface: $(cat "$tmp/bank.txt")"
+for t in $transports; do
+	row bank deposit $t | grep -q '"stubs": "compiled", "request_bytes": 72, "reply_bytes": 32' ||
+		fail "bank: deposit over $t: not compiled, or not 72 bytes in and 32 out"
+done
+
+# No C compiler: the interpreted client and server run, and the output says why.
+CC=no-such-cc "$bench" --defs "$tmp/bank.defs" --call "deposit 1 100 @$tmp/memo3 [7,8] ann" \
+	--quick --rounds 1 --iterations 40 --placement same --transports unix \
+	--json "$tmp/nocc.json" >"$tmp/nocc.txt" 2>&1 || fail "no C compiler: $(cat "$tmp/nocc.txt")"
+grep -q "^interface: .*client: the interpreted client.*no C compiler found (no-such-cc)" \
+	"$tmp/nocc.txt" || fail "no C compiler: the output does not say so"
+row nocc deposit unix | grep -q '"stubs": "interpreted", "request_bytes": 72' ||
+	fail "no C compiler: deposit not interpreted"
 
 # Mistakes, each a clear error.
 "$bench" --defs "$tmp/ledger.defs" --call "get 1" --quick >"$tmp/e1" 2>&1

@@ -207,6 +207,9 @@ struct ib_ucall {
 };
 
 /* The interface under test and how it is run. */
+/* The name of the -types output in the build directory, included by the generated headers. */
+#define IB_TYPES_H "idlbenchTypes.h"
+
 struct ib_iface {
 	const char *path; /* FILE.defs */
 	struct ib_defs *defs; /* the loaded interface (idlbench_defs.c) */
@@ -214,6 +217,7 @@ struct ib_iface {
 	const char *impl; /* --impl LIB.so, or NULL: the null implementation */
 	int interpreted; /* the interpreted client and server (--interpreted, or no compiler) */
 	char why[160]; /* why interpreted when not asked, else "" */
+	int own_types; /* the C types are idlc's -types output (no header imported) */
 	struct ib_ucall calls[IB_MAX_CALLS];
 	size_t ncalls;
 	struct ib_row *rows; /* the calls' rows (ib_rows then points here) */

@@ -86,6 +86,31 @@ ib_write(const char *dir, const char *name, const struct strbuf *sb)
 	return 0;
 }
 
+/* The C types of the interface, which the generated headers include (IB_TYPES_H). An
+ * interface that imports no header of its own is a standalone one: its types come from idlc's
+ * -types output, as `idlc -types` would write them for the user's build. One that imports
+ * headers has its types there, as MIG has it (a typedef of both could conflict: two
+ * anonymous structs are two types), so the file is left empty. */
+static int
+ib_write_types(struct ib_iface *u)
+{
+	struct idlc_ctx *ctx = ib_defs_ctx(u);
+	struct strbuf sb = STRBUF_INIT;
+	int rc;
+
+	if (idlc_module(ctx)->imports != NULL) {
+		strbuf_puts(&sb, "/* The interface's C types are its imported headers'. */\n");
+		u->own_types = 0;
+	} else {
+		u->own_types = 1;
+	}
+	rc = (u->own_types && idlc_generate_to(ctx, IDLC_OUT_TYPES, &sb) != 0) || sb.failed
+		     ? -1
+		     : ib_write(u->dir, IB_TYPES_H, &sb);
+	strbuf_fini(&sb);
+	return rc;
+}
+
 /* The compiler's four outputs, named as idlc names them by default. */
 static int
 ib_write_stubs(struct ib_iface *u, const char *sub)
@@ -112,7 +137,7 @@ ib_write_stubs(struct ib_iface *u, const char *sub)
 		if (rc != 0)
 			return -1;
 	}
-	return 0;
+	return ib_write_types(u);
 }
 
 /* Runs argv, its output into dir/cc.log. Returns its status, or -1 when it could not run

@@ -29,7 +29,7 @@ ib_defs_load(struct ib_iface *u, const char *const *cpp_args, size_t ncpp)
 		return -1;
 	}
 	/* The compiler's diagnostics name the file and line; nothing to add to them. */
-	if (idlcall_load(u->path, cpp_args, ncpp, &u->defs->ifc) != 0)
+	if (idlcall_load_types(u->path, cpp_args, ncpp, IB_TYPES_H, &u->defs->ifc) != 0)
 		return -1;
 	u->ss = &u->defs->ifc.ss;
 	return 0;

@@ -33,6 +33,10 @@ struct idlcall_iface {
  * builds its descriptor. Diagnostics go to standard error. Returns 0, or 1 after errors. */
 int idlcall_load(const char *path, const char *const *cpp_args, size_t ncpp_args,
 		 struct idlcall_iface *ifc);
+/* The same, for a caller that generates the interface's code too: `types` (not NULL) is the
+ * name of its -types output, which the generated headers then include. */
+int idlcall_load_types(const char *path, const char *const *cpp_args, size_t ncpp_args,
+		       const char *types, struct idlcall_iface *ifc);
 void idlcall_unload(struct idlcall_iface *ifc);
 
 /* The routine called `name`, or NULL. */
