@@ -89,6 +89,10 @@ err_init_sysnames(void)
 const char *
 idl_errname(int err)
 {
+	/* Success by MIG's name, as the stubs return it and traces print it (the enum keeps
+	 * IDL_OK). */
+	if (err == 0)
+		return "KERN_SUCCESS";
 	switch (err) {
 #define ERR_NAME_CASE(name, value, msg)                                                            \
 	case (value):                                                                              \
@@ -148,6 +152,17 @@ const char *
 idl_errdetail(void)
 {
 	return err_detail;
+}
+
+int
+idl_stub_fail(int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err_detail, sizeof err_detail, fmt, ap);
+	va_end(ap);
+	return err;
 }
 
 int

@@ -65,7 +65,8 @@ enum idl_err {
  * (server-defined) codes alike. Never NULL; thread-safe. */
 const char *idl_strerror(int err);
 
-/* The symbolic name, e.g. "MIG_BAD_ID", "ETIMEDOUT", "ESYSERR(EPIPE)". Never NULL.
+/* The symbolic name, e.g. "MIG_BAD_ID", "ETIMEDOUT", "ESYSERR(EPIPE)"; 0 is MIG's
+ * "KERN_SUCCESS", as traces print it (the enum's name for it stays IDL_OK). Never NULL.
  * Unknown codes give "UNKNOWN". The returned string is static, except for formatted names
  * (positive codes, unknown errno values), which live in a per-thread buffer valid until the
  * thread's next call. */
@@ -76,6 +77,16 @@ const char *idl_errname(int err);
  * "bench.add: signature differs from the server's". Empty string when none. The string is
  * owned by the thread and valid until its next runtime call. */
 const char *idl_errdetail(void);
+
+/* For generated stubs: records the calling thread's detail (printf-style: "SUBSYSTEM.ROUTINE:
+ * ARGUMENT: what", e.g. "bench.sum: data: 2000 elements, above its bound 1024") and returns
+ * `err`. A client stub calls it where it refuses an argument or a reply itself, so that
+ * idl_errdetail() names this failure and not an earlier one. */
+int idl_stub_fail(int err, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+	__attribute__((format(printf, 2, 3)))
+#endif
+	;
 
 #ifdef __cplusplus
 }

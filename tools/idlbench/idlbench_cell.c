@@ -194,6 +194,8 @@ ib_serve_child(const struct ib_cell *cell, int fd)
 		return ib_floor_serve(cell, fd);
 	case IB_PEER:
 		return ib_peer_serve(cell, fd);
+	case IB_PROBE:
+		return ib_idl_serve(cell, fd);
 	}
 	return 1;
 }
@@ -208,6 +210,8 @@ ib_client_child(const struct ib_cell *cell, struct ib_reps *out)
 		return ib_floor_client(cell, out);
 	case IB_PEER:
 		return ib_peer_client(cell, out);
+	case IB_PROBE:
+		return ib_user != NULL ? ib_user_probe(cell, out) : ib_bench_probe(cell, out);
 	}
 	return -1;
 }

@@ -330,35 +330,81 @@ rp_table(FILE *f, const struct ib_run *run, enum ib_placement p, enum ib_metric 
 		rp_fmt(y, sizeof y, b.median / 1000);
 		rp_fmt(z, sizeof z, ib_ratio_of(r));
 		fprintf(f,
-			"udp raw one-way (seed 003): sendto() unconnected %s, send() connected %s "
-			"(x%s)\n",
+			"udp raw one-way, thousands/s: sendto() on an unconnected socket %s, "
+			"send() "
+			"on a connected one %s (x%s)\n",
 			x, y, z);
 	}
 	rp_na(f, run, p, m);
+}
+
+/* The interface and how it was run, when it is the user's. */
+static void
+rp_interface(FILE *f)
+{
+	if (ib_user == NULL)
+		return;
+	fprintf(f, "interface: %s (subsystem %s), %zu row%s; client: %s", ib_user->path,
+		ib_user->ss->name, ib_user->ncalls, ib_user->ncalls == 1 ? "" : "s",
+		ib_user->interpreted ? "the interpreted client (descriptors)"
+				     : "the compiled client stubs");
+	if (ib_user->why[0] != '\0')
+		fprintf(f, " (%s)", ib_user->why);
+	fprintf(f, "; server: %s%s\n",
+		ib_user->interpreted ? "the interpreted server with "
+				     : "the compiled server stubs with ",
+		ib_user->impl != NULL ? ib_user->impl
+		: ib_user->resolve != NULL || !ib_user->interpreted
+			? "the null routines (KERN_SUCCESS, out arguments empty: the messaging "
+			  "alone)"
+			: "replies made from the descriptors (no routines: the messaging alone)");
 }
 
 void
 ib_report_text(FILE *f, const struct ib_run *run)
 {
 	struct utsname u;
+	int peers = 0, dyn = 0;
 
 	uname(&u);
 	fprintf(f, "idlbench %s on %s %s, %ld CPUs, %s\n", idl_version(), u.sysname, u.release,
 		sysconf(_SC_NPROCESSORS_ONLN), run->date);
-	if (run->nresults > 0)
+	rp_interface(f);
+	for (size_t i = 0; i < run->nresults; i++) {
+		peers |= run->results[i].col->peer;
+		dyn |= run->results[i].col->twin != NULL;
+	}
+	if (run->nresults > 0) {
 		fprintf(f,
-			"%u rounds per placement; each figure is the median of the round "
-			"medians (a round: %u x %u calls per cell),\nmin-max of the round medians "
-			"beneath; floor: our raw program, same kernel object and bytes; ratio: "
-			"idlkit / floor\n",
-			run->rounds, run->reps, run->iterations);
+			"%u round%s per placement; each figure is the median of the rounds' "
+			"figures "
+			"(a round: %u x %u calls per cell)%s\n",
+			run->rounds, run->rounds == 1 ? "" : "s", run->reps, run->iterations,
+			run->rounds > 1 ? ",\nthe lowest and highest of them beneath." : ".");
+		if (run->connect == NULL)
+			fprintf(f, "floor: the same bytes over the same kernel object, sent and "
+				   "received "
+				   "by a minimal program of our own\n       with no stubs and no "
+				   "runtime: "
+				   "the least these messages can cost.\n"
+				   "ratio: idlkit's figure divided by the floor's, round by round "
+				   "(a time "
+				   "of 1.25 is 25%% slower than the\n       floor; a rate of 0.80 "
+				   "is 80%% "
+				   "of the floor's rate).\n");
+		if (peers)
+			fprintf(f, "speedup: the peer's time divided by idlkit's over the same "
+				   "transport (above 1: idlkit is faster).\n");
+		if (dyn)
+			fprintf(f, "cost: the interpreted server's figure divided by the compiled "
+				   "one's, round by round (above 1: slower).\n");
+	}
 	for (size_t c = 0; c < run->ncols; c++)
 		if (run->cols[c].twin != NULL) {
 			fprintf(f,
 				"%s: %s served by the interpreted server (descriptors and libffi) "
-				"with %s's floor; cost: %s / %s\n",
-				run->cols[c].name, run->cols[c].scheme, run->cols[c].twin->name,
-				run->cols[c].name, run->cols[c].twin->name);
+				"with %s's floor\n",
+				run->cols[c].name, run->cols[c].scheme, run->cols[c].twin->name);
 		}
 	for (size_t p = 0; p < run->nplacements; p++)
 		for (int m = IB_LATENCY; m <= IB_BANDWIDTH; m++)
@@ -440,10 +486,17 @@ js_list(FILE *f, const char *key, const char *const *v, size_t n)
 static const char *const js_metric[] = { "latency", "oneway", "bandwidth" };
 static const char *const js_unit[] = { "us", "msgs/s", "MB/s" };
 
+/* What one JSON result says beyond its figures: which stubs ran, and the bytes of the
+ * request and reply that the floor moved too (0 for none). */
+struct js_extra {
+	const char *stubs;
+	uint32_t req, rep;
+};
+
 static void
 js_result(FILE *f, int *first, const char *transport, const char *routine, const char *place,
 	  enum ib_metric m, const struct ib_stat *s, double floor, double ratio, unsigned rounds,
-	  unsigned iterations)
+	  unsigned iterations, const struct js_extra *x)
 {
 	fprintf(f, "%s\n    {\"transport\": ", *first ? "" : ",");
 	*first = 0;
@@ -461,7 +514,11 @@ js_result(FILE *f, int *first, const char *transport, const char *routine, const
 	js_num(f, floor);
 	fputs(", \"ratio\": ", f);
 	js_num(f, ratio);
-	fprintf(f, ", \"rounds\": %u, \"iterations\": %u}", rounds, iterations);
+	fprintf(f, ", \"rounds\": %u, \"iterations\": %u", rounds, iterations);
+	if (x != NULL)
+		fprintf(f, ", \"stubs\": \"%s\", \"request_bytes\": %u, \"reply_bytes\": %u",
+			x->stubs, x->req, x->rep);
+	fputc('}', f);
 }
 
 int
@@ -512,6 +569,18 @@ ib_report_json(const char *path, const struct ib_run *run)
 		js_str(f, run->connect);
 	else
 		fputs("null", f);
+	fputs(", \"defs\": ", f);
+	if (ib_user != NULL)
+		js_str(f, ib_user->path);
+	else
+		fputs("null", f);
+	fputs(", \"impl\": ", f);
+	if (ib_user != NULL && ib_user->impl != NULL)
+		js_str(f, ib_user->impl);
+	else
+		fputs("null", f);
+	fprintf(f, ", \"interpreted\": %s",
+		ib_user != NULL && ib_user->interpreted ? "true" : "false");
 	fputs("},\n \"results\": [", f);
 	for (size_t i = 0; i < run->nresults; i++) {
 		const struct ib_result *r = &run->results[i];
@@ -519,12 +588,19 @@ ib_report_json(const char *path, const struct ib_run *run)
 		unsigned iters = run->iterations / r->row->iter_div;
 		int sendto = r->row->mode == IB_MODE_SENDTO;
 
+		struct js_extra x = { "compiled", r->row->req, r->row->rep };
+
 		if (s.n == 0)
 			continue;
+		if (ib_user != NULL && ib_user->interpreted)
+			x.stubs = "interpreted";
+		else if (r->col->dynamic)
+			x.stubs = "interpreted server";
 		js_result(f, &first, sendto ? "udp-sendto" : r->col->name,
 			  sendto ? "notify" : r->row->name, ib_placement_name(r->placement),
 			  r->row->metric, &s, r->col->peer ? NAN : fl.median,
-			  r->col->peer ? NAN : ib_ratio_of(r), s.n, iters < 5 ? 5 : iters);
+			  r->col->peer ? NAN : ib_ratio_of(r), s.n, iters < 5 ? 5 : iters,
+			  r->col->peer ? NULL : &x);
 	}
 	if (run->marshal_idl_ns >= 0) {
 		struct ib_stat s = { run->marshal_idl_ns / 1000, run->marshal_idl_ns / 1000,
@@ -535,10 +611,10 @@ ib_report_json(const char *path, const struct ib_run *run)
 
 		js_result(f, &first, "marshal", "biginout", "inproc", IB_LATENCY, &s, NAN,
 			  run->marshal_xdr_ns > 0 ? run->marshal_idl_ns / run->marshal_xdr_ns : NAN,
-			  9, iters);
+			  9, iters, NULL);
 		if (run->marshal_xdr_ns > 0)
 			js_result(f, &first, "marshal-xdr", "biginout", "inproc", IB_LATENCY, &x,
-				  NAN, NAN, 9, iters);
+				  NAN, NAN, 9, iters, NULL);
 	}
 	fputs("\n ]}\n", f);
 	if (f != stdout && fclose(f) != 0) {
