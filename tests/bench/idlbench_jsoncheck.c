@@ -7,9 +7,10 @@
  * "cores", "date"}, "config": {...}, "results": [...]}, every result carrying exactly the
  * documented keys with the documented types: a metric of latency, oneway or bandwidth with
  * its unit (us, msgs/s, MB/s), min <= median <= max, positive figures, a numeric floor and
- * ratio except on the peer's rows (oncrpc-*), where both are null. Each TRANSPORT named must
- * have a latency row and a one-way row with a floor. Exit 0 when all holds, 1 with a message
- * otherwise. C, not a script: python is not guaranteed where `make check` runs.
+ * ratio except on the peers' rows (oncrpc-*, sdbus-*, grpc-*, capnp-*), where both are
+ * null and the row names the peer's library (peer) and idlkit's speedup over it. Each
+ * TRANSPORT named must have a latency row and a one-way row with a floor. Exit 0 when all holds, 1
+ * with a message otherwise. C, not a script: python is not guaranteed where `make check` runs.
  */
 #include <config.h>
 
@@ -280,15 +281,16 @@ check_result(const struct jv *r, size_t i)
 	const struct jv *tr = jv_get(r, "transport");
 	int peer, ok = 0;
 
-	const struct jv *stubs = jv_get(r, "stubs");
-	size_t extra = stubs != NULL ? 3 : 0;
+	const struct jv *stubs = jv_get(r, "stubs"), *version = jv_get(r, "peer");
+	size_t extra = stubs != NULL ? 3 : version != NULL ? 2 : 0;
 
 	/* A row of idlkit's over a transport also says which stubs ran and the bytes its
-	 * request and reply had (what the floor moves too); peers and the marshaling row
-	 * do not. */
+	 * request and reply had (what the floor moves too); a peer's row says the peer's
+	 * library and version and how many times faster idlkit was; the marshaling row
+	 * neither. */
 	if (!is(r, J_OBJ) || r->n != sizeof keys / sizeof keys[0] + extra) {
 		fail("not an object with exactly the 12 documented keys, or those and stubs, "
-		     "request_bytes and reply_bytes",
+		     "request_bytes and reply_bytes, or those and peer and speedup",
 		     i);
 		return;
 	}
@@ -324,7 +326,15 @@ check_result(const struct jv *r, size_t i)
 	if (!is(jv_get(r, "rounds"), J_NUM) || !is(jv_get(r, "iterations"), J_NUM) ||
 	    jv_get(r, "rounds")->num < 1 || jv_get(r, "iterations")->num < 1)
 		fail("rounds and iterations must be numbers >= 1", i);
-	peer = strncmp(tr->str, "oncrpc-", 7) == 0;
+	peer = strncmp(tr->str, "oncrpc-", 7) == 0 || strncmp(tr->str, "sdbus-", 6) == 0 ||
+	       strncmp(tr->str, "grpc-", 5) == 0 || strncmp(tr->str, "capnp-", 6) == 0;
+	if (peer && (!is(version, J_STR) || version->str[0] == '\0' ||
+		     !(is(jv_get(r, "speedup"), J_NUM) || is(jv_get(r, "speedup"), J_NULL))))
+		fail("a peer's row must name its library (peer) and have a speedup, a number or "
+		     "null",
+		     i);
+	if (!peer && version != NULL)
+		fail("a row of idlkit's has a peer", i);
 	if (!peer && strcmp(tr->str, "marshal") != 0 && strcmp(tr->str, "marshal-xdr") != 0 &&
 	    strcmp(tr->str, "udp-sendto") != 0 && stubs == NULL)
 		fail("a row of idlkit's lacks stubs, request_bytes and reply_bytes", i);

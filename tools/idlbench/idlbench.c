@@ -234,13 +234,47 @@ ib_twins(struct ib_run *run)
 			}
 }
 
+/* The peer programs' columns (idlbench_peers.c), after ONC RPC's: NAME-SCHEME for each
+ * transport a program serves. "grpc" adds gRPC's column of each transport chosen, as
+ * "oncrpc" does; "grpc-tcp" that one. A program that cannot run is a note that says why. */
+static struct ib_prog ib_progs[4];
+
+static void
+ib_prog_cols(struct ib_run *run, const struct ib_opts *o)
+{
+	static const char *const schemes[] = { "unix", "tcp" };
+	char why[320], name[32];
+	size_t n = ib_progs_find(ib_progs, sizeof ib_progs / sizeof ib_progs[0], why, sizeof why);
+
+	if (why[0] != '\0')
+		ib_note(run, "peers: %s", why);
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < 2 && run->ncols < IB_MAX_COLS; k++) {
+			if (!ib_prog_serves(&ib_progs[i], schemes[k], ib_progs[i].transports))
+				continue;
+			snprintf(name, sizeof name, "%.15s-%.8s", ib_progs[i].name, schemes[k]);
+			if (o->transports == NULL || ib_in_list(o->transports, name) ||
+			    (ib_in_list(o->transports, ib_progs[i].name) &&
+			     ib_in_list(o->transports, schemes[k]))) {
+				ib_add_col(run, name, schemes[k], 1);
+				run->cols[run->ncols - 1].prog = &ib_progs[i];
+			}
+		}
+}
+
 /* The columns: every registered transport idlbench can address, then the peers. */
 static int
 ib_columns(struct ib_run *run, const struct ib_opts *o)
 {
-	static const char *const known[] = { "unix",	   "unix-dyn",	 "udp",	   "tcp",
-					     "shm",	   "port",	 "oncrpc", "oncrpc-udp",
-					     "oncrpc-tcp", "oncrpc-unix" };
+	/* The transports, then from IB_FIRST_PEER on the peers' names. */
+	enum {
+		IB_FIRST_PEER = 6
+	};
+	static const char *const known[] = { "unix",	   "unix-dyn",	  "udp",      "tcp",
+					     "shm",	   "port",	  "oncrpc",   "oncrpc-udp",
+					     "oncrpc-tcp", "oncrpc-unix", "sdbus",    "sdbus-unix",
+					     "grpc",	   "grpc-unix",	  "grpc-tcp", "capnp",
+					     "capnp-unix", "capnp-tcp" };
 	struct ib_schemes s = { { NULL }, 0 };
 	int used[IB_MAX_COLS] = { 0 };
 
@@ -275,8 +309,7 @@ ib_columns(struct ib_run *run, const struct ib_opts *o)
 		/* The peers' programs call bench.defs's routines; --interpreted is the interpreted
 		 * server of the user's own. */
 		for (size_t i = 0; o->transports != NULL && i < sizeof known / sizeof known[0]; i++)
-			if ((strcmp(known[i], "unix-dyn") == 0 ||
-			     strncmp(known[i], "oncrpc", 6) == 0) &&
+			if ((strcmp(known[i], "unix-dyn") == 0 || i >= IB_FIRST_PEER) &&
 			    ib_in_list(o->transports, known[i])) {
 				fprintf(stderr,
 					"idlbench: --transports %s: with --defs, only transports "
@@ -298,6 +331,8 @@ ib_columns(struct ib_run *run, const struct ib_opts *o)
 	} else {
 		ib_note(run, "%s", "ONC RPC peer: not built (configure found no rpcgen/libtirpc)");
 	}
+	if (ib_user == NULL)
+		ib_prog_cols(run, o);
 	ib_twins(run);
 	return 0;
 }

@@ -36,6 +36,7 @@ enum ib_kind {
 	IB_FLOOR = 1, /* our raw program: same kernel object, same bytes */
 	IB_PEER = 2, /* ONC RPC (rpcgen + libtirpc) */
 	IB_PROBE = 3, /* one call of each row, before the run: sizes, and whether it serves */
+	IB_PROG = 4, /* a peer program: sd-bus, gRPC, Cap'n Proto (idlbench_peers.c) */
 };
 
 /* How a row is run. */
@@ -120,12 +121,22 @@ int fl_ool_calls(const struct ib_cell *cell, const struct fl_ops *o, struct fl_c
 /* Removes the queues of a port floor whose server died before removing them. */
 void fl_mq_cleanup(const char *rest);
 
+/* A peer program (tools/idlbench/peers/, peer.h's contract): what it said of itself. */
+struct ib_prog {
+	char name[16]; /* "sdbus", "grpc", "capnp": its columns are NAME-SCHEME */
+	char path[512]; /* the program */
+	char version[96]; /* its `version` line: "grpc 1.51.1 protobuf 3.21.12" */
+	char rows[160]; /* its rows, " null add ... " (blank-separated, blanks around) */
+	char transports[32]; /* " unix tcp " */
+};
+
 /* One column: a registered transport that idlbench can address, or a peer. */
 struct ib_col {
-	char name[32]; /* "unix", "tcp", ... or "oncrpc-tcp" */
+	char name[32]; /* "unix", "tcp", ... or "oncrpc-tcp", "grpc-unix" */
 	const char *scheme; /* the idlkit scheme ("unix"); for a peer, the one it is compared to */
 	const struct fl_ops *floor; /* NULL: no floor */
-	int peer; /* an ONC RPC column */
+	int peer; /* a peer's column: ONC RPC, or a peer program's (prog) */
+	const struct ib_prog *prog; /* the peer program, or NULL (ONC RPC, idlkit) */
 	size_t dgram_max; /* 0, or the largest message the transport can carry */
 	/* Served by the interpreted server (<idl/idl_dynamic.h>: the descriptor table and
 	 * libffi) instead of the generated stubs, with the same client, transport and floor.
@@ -179,6 +190,17 @@ int ib_peer_available(void);
 int ib_peer_serve(const struct ib_cell *cell, int ready_fd);
 int ib_peer_client(const struct ib_cell *cell, struct ib_reps *out);
 double ib_xdr_biginout_ns(unsigned iterations);
+/* idlbench_peers.c: the peer programs. ib_progs_find() asks each program built its version,
+ * rows and transports; for those it cannot use, a line each in why (NUL-separated reasons
+ * are joined with "; "). The cell's sides exec the program (children). */
+size_t ib_progs_find(struct ib_prog *progs, size_t max, char *why, size_t whylen);
+int ib_prog_serves(const struct ib_prog *p, const char *word, const char *list);
+int ib_prog_serve(const struct ib_cell *cell, int ready_fd);
+int ib_prog_client(const struct ib_cell *cell, struct ib_reps *out);
+/* The version of a peer column's library, for the JSON. */
+const char *ib_peer_version(const struct ib_col *col);
+/* Whether this idlbench runs from its build tree (idlbench_build.c). */
+int ib_from_build_tree(void);
 /* idlbench_marshal.c */
 double ib_idl_biginout_ns(unsigned iterations);
 
@@ -312,7 +334,7 @@ struct ib_run {
 	size_t nresults;
 	double marshal_idl_ns, marshal_xdr_ns; /* < 0: not measured */
 	char date[32]; /* ISO 8601, UTC, when the run started */
-	char notes[8][160]; /* what the tables cannot say (a transport without a floor...) */
+	char notes[8][320]; /* what the tables cannot say (a transport without a floor...) */
 	size_t nnotes;
 	unsigned failed; /* rows that could not be timed: their call before the run failed */
 };

@@ -52,8 +52,8 @@ extern char **environ;
 
 static struct idlcall_lib ib_impl_lib, ib_null_lib;
 
-static const char *
-ib_includedir(void)
+int
+ib_from_build_tree(void)
 {
 	char exe[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -61,10 +61,15 @@ ib_includedir(void)
 
 	if (n > 0 && b > 0) {
 		exe[n] = '\0';
-		if (strncmp(exe, IB_BUILDDIR, b) == 0 && exe[b] == '/')
-			return IB_SRC_INCLUDEDIR;
+		return strncmp(exe, IB_BUILDDIR, b) == 0 && exe[b] == '/';
 	}
-	return IB_INCLUDEDIR;
+	return 0;
+}
+
+static const char *
+ib_includedir(void)
+{
+	return ib_from_build_tree() ? IB_SRC_INCLUDEDIR : IB_INCLUDEDIR;
 }
 
 static int

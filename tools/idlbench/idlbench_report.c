@@ -100,13 +100,17 @@ rp_twin(const struct ib_run *run, const struct ib_result *peer)
 	return NULL;
 }
 
-/* ONC RPC ÷ idlkit: how many times faster idlkit is, round by round. */
+/* How many times faster idlkit is than the peer, round by round: the peer's time ÷ idlkit's,
+ * or for a rate idlkit's ÷ the peer's. */
 static double
 rp_speedup(const struct ib_run *run, const struct ib_result *peer)
 {
 	const struct ib_result *t = rp_twin(run, peer);
 
-	return t == NULL ? NAN : rp_ratio(peer->v[0], peer->n[0], t->v[0], t->n[0]);
+	if (t == NULL)
+		return NAN;
+	return peer->row->metric == IB_LATENCY ? rp_ratio(peer->v[0], peer->n[0], t->v[0], t->n[0])
+					       : rp_ratio(t->v[0], t->n[0], peer->v[0], peer->n[0]);
 }
 
 static const struct ib_result *
@@ -194,7 +198,8 @@ rp_line(FILE *f, const struct ib_run *run, enum ib_placement p, const struct ib_
 	static const char *const side[] = { "idlkit", "", "floor",   "",    "ratio",
 					    "oncrpc", "", "speedup", "cost" };
 
-	fprintf(f, "%-12s %-7s", what == 0 || what == 5 ? col->name : "", side[what]);
+	fprintf(f, "%-12s %-7s", what == 0 || what == 5 ? col->name : "",
+		what == 5 && col->prog != NULL ? col->prog->name : side[what]);
 	for (size_t i = 0; i < ncols; i++) {
 		const struct ib_result *r = rp_find(run, p, cols[i], col);
 		char buf[32] = "";
@@ -360,6 +365,31 @@ rp_interface(FILE *f)
 			: "replies made from the descriptors (no routines: the messaging alone)");
 }
 
+/* The peers of the run, with their versions; the bytes of their bandwidth rows travel
+ * inside the message, where idlkit's go out of line. */
+static void
+rp_peers(FILE *f, const struct ib_run *run)
+{
+	int any = 0;
+
+	for (size_t c = 0; c < run->ncols; c++) {
+		const struct ib_col *col = &run->cols[c];
+		int first = 1;
+
+		if (!col->peer)
+			continue;
+		for (size_t k = 0; k < c && first; k++)
+			first = !run->cols[k].peer || run->cols[k].prog != col->prog;
+		if (first)
+			fprintf(f, "%s%s: %s", any++ ? "; " : "peers: ",
+				col->prog != NULL ? col->prog->name : "oncrpc",
+				ib_peer_version(col));
+	}
+	if (any)
+		fprintf(f, ".\n       A peer's ool64k and ool1m carry the bytes inline, in "
+			   "the message.\n");
+}
+
 void
 ib_report_text(FILE *f, const struct ib_run *run)
 {
@@ -394,7 +424,9 @@ ib_report_text(FILE *f, const struct ib_run *run)
 				   "of the floor's rate).\n");
 		if (peers)
 			fprintf(f, "speedup: the peer's time divided by idlkit's over the same "
-				   "transport (above 1: idlkit is faster).\n");
+				   "transport, round by round (for a rate\n         idlkit's "
+				   "divided by the peer's; above 1: idlkit is faster).\n");
+		rp_peers(f, run);
 		if (dyn)
 			fprintf(f, "cost: the interpreted server's figure divided by the compiled "
 				   "one's, round by round (above 1: slower).\n");
@@ -489,8 +521,10 @@ static const char *const js_unit[] = { "us", "msgs/s", "MB/s" };
 /* What one JSON result says beyond its figures: which stubs ran, and the bytes of the
  * request and reply that the floor moved too (0 for none). */
 struct js_extra {
-	const char *stubs;
+	const char *stubs; /* NULL: a peer's row */
 	uint32_t req, rep;
+	const char *version; /* a peer's row: its library and version */
+	double speedup; /* a peer's row: how many times faster idlkit is */
 };
 
 static void
@@ -515,9 +549,15 @@ js_result(FILE *f, int *first, const char *transport, const char *routine, const
 	fputs(", \"ratio\": ", f);
 	js_num(f, ratio);
 	fprintf(f, ", \"rounds\": %u, \"iterations\": %u", rounds, iterations);
-	if (x != NULL)
+	if (x != NULL && x->stubs != NULL)
 		fprintf(f, ", \"stubs\": \"%s\", \"request_bytes\": %u, \"reply_bytes\": %u",
 			x->stubs, x->req, x->rep);
+	if (x != NULL && x->version != NULL) {
+		fputs(", \"peer\": ", f);
+		js_str(f, x->version);
+		fputs(", \"speedup\": ", f);
+		js_num(f, x->speedup);
+	}
 	fputc('}', f);
 }
 
@@ -588,19 +628,22 @@ ib_report_json(const char *path, const struct ib_run *run)
 		unsigned iters = run->iterations / r->row->iter_div;
 		int sendto = r->row->mode == IB_MODE_SENDTO;
 
-		struct js_extra x = { "compiled", r->row->req, r->row->rep };
+		struct js_extra x = { "compiled", r->row->req, r->row->rep, NULL, NAN };
 
 		if (s.n == 0)
 			continue;
-		if (ib_user != NULL && ib_user->interpreted)
+		if (r->col->peer) {
+			x.stubs = NULL;
+			x.version = ib_peer_version(r->col);
+			x.speedup = rp_speedup(run, r);
+		} else if (ib_user != NULL && ib_user->interpreted)
 			x.stubs = "interpreted";
 		else if (r->col->dynamic)
 			x.stubs = "interpreted server";
 		js_result(f, &first, sendto ? "udp-sendto" : r->col->name,
 			  sendto ? "notify" : r->row->name, ib_placement_name(r->placement),
 			  r->row->metric, &s, r->col->peer ? NAN : fl.median,
-			  r->col->peer ? NAN : ib_ratio_of(r), s.n, iters < 5 ? 5 : iters,
-			  r->col->peer ? NULL : &x);
+			  r->col->peer ? NAN : ib_ratio_of(r), s.n, iters < 5 ? 5 : iters, &x);
 	}
 	if (run->marshal_idl_ns >= 0) {
 		struct ib_stat s = { run->marshal_idl_ns / 1000, run->marshal_idl_ns / 1000,

@@ -28,6 +28,11 @@ ib_skip(const struct ib_run *run, const struct ib_row *row, const struct ib_col 
 {
 	if (col->peer && row->u != NULL)
 		return ""; /* the peer's programs call bench.defs's routines only */
+	if (col->prog != NULL)
+		return side == 0 && row->present > 0 && row->mode == IB_MODE_CALL &&
+				       ib_prog_serves(col->prog, row->name, col->prog->rows)
+			       ? NULL
+			       : "";
 	if (col->peer)
 		return side == 0 && (strcmp(row->name, "null") == 0 ||
 				     strcmp(row->name, "add") == 0 ||
@@ -101,7 +106,10 @@ ib_one(struct ib_loop *lp, struct ib_result *r, int side, unsigned round)
 	memset(&cell, 0, sizeof cell);
 	cell.row = r->row;
 	cell.col = r->col;
-	cell.kind = r->col->peer ? IB_PEER : side == 1 ? IB_FLOOR : IB_IDL;
+	cell.kind = r->col->prog != NULL ? IB_PROG
+		    : r->col->peer	 ? IB_PEER
+		    : side == 1		 ? IB_FLOOR
+					 : IB_IDL;
 	/* notify-sendto: side 0 is the unconnected sendto() floor, side 1 the connected one. */
 	if (r->row->mode == IB_MODE_SENDTO) {
 		cell.kind = IB_FLOOR;

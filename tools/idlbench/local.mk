@@ -1,6 +1,6 @@
 # tools/idlbench/local.mk - idlbench: bench.defs, or a user's own interface (--defs), timed
-# over every transport, beside each one's raw floor and the ONC RPC peer
-# (docs/benchmarks.md). Installed; its tests are tests/bench/.
+# over every transport, beside each one's raw floor and the peers: ONC RPC, and the programs
+# of tools/idlbench/peers/ (sd-bus, gRPC, Cap'n Proto) (docs/benchmarks.md). Installed; its tests are tests/bench/.
 
 bin_PROGRAMS += tools/idlbench/idlbench
 
@@ -15,6 +15,7 @@ tools_idlbench_idlbench_SOURCES = \
 	tools/idlbench/idlbench_build.c \
 	tools/idlbench/idlbench_user.c \
 	tools/idlbench/idlbench_summary.c \
+	tools/idlbench/idlbench_peers.c \
 	tools/idlbench/idlbench_marshal.c \
 	tools/idlbench/idlbench_report.c \
 	tools/idlbench/floor.c \
