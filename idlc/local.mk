@@ -6,7 +6,8 @@ noinst_LIBRARIES += idlc/libidlc.a
 # the output files.
 idlc_libidlc_a_SOURCES = \
 	idlc/idlc.h idlc/ast.h idlc/front.h idlc/strbuf.h idlc/strbuf.c \
-	idlc/context.c idlc/diag.c idlc/cpp.c idlc/lexer.l idlc/parser.y idlc/types.c \
+	idlc/context.c idlc/diag.c idlc/cpp.c idlc/lexer.l idlc/parser.y \
+	idlc/parser_actions.c idlc/types.c \
 	idlc/sema.h idlc/sema.c idlc/sema_type.c idlc/sema_arg.c idlc/sema_names.c \
 	idlc/middle.h idlc/facts.c idlc/layout.c idlc/desc.c wire/sighash.c \
 	idlc/emit.h idlc/emit.c idlc/emit_struct.c idlc/emit_header.c idlc/emit_desc.c \
