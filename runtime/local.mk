@@ -49,3 +49,11 @@ runtime_libidlrt_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/runtime $(FFI_CFLA
 runtime_libidlrt_la_LDFLAGS = $(AM_LDFLAGS) -version-info $(IDLRT_LT_VERSION) \
 	-export-symbols-regex '^idl_[a-z]' -pthread
 runtime_libidlrt_la_LIBADD = $(LIBS) $(FFI_LIBS)
+
+# A shared library installed where the dynamic linker looks by its cache (/usr/local/lib, the
+# default prefix's) is found by programs only once that cache knows it: `make install` as
+# root, for real, refreshes it, so that idlbench, idlcall and the user's programs run at
+# once. A staged install (DESTDIR) or one as another user has no cache of its own to refresh.
+install-exec-hook:
+	@if test -z "$(DESTDIR)" && test "`id -u`" = 0 && command -v ldconfig >/dev/null 2>&1; \
+	then echo "ldconfig"; ldconfig; fi
