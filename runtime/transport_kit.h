@@ -17,7 +17,10 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
+#include <unistd.h>
 
 #include <idl/idl.h>
 #include <idl/idl_transport.h>
@@ -66,6 +69,47 @@ idl__lock_give(struct idl__lock *l)
 {
 	if (atomic_exchange_explicit(&l->word, 0, memory_order_release) == 2)
 		idl__lock_wake(l);
+}
+
+/*
+ * The per-message system calls of the transports, made directly rather than through libc's
+ * wrappers. In a process with more than one thread, each libc wrapper of a call that is a
+ * cancellation point (send, recvmsg, mq_timedreceive ...) switches asynchronous cancellation
+ * on and off around the system call: about 60 instructions per call and reply, a third of a
+ * null call's budget on a server. The runtime cancels none of its threads, and a caller's
+ * thread cancelled inside a call would leave its port held (the lean path's role, a
+ * connection's lock), so these calls are not cancellation points on purpose. Each returns
+ * what the libc function returns: the count, or -1 with errno set.
+ */
+static inline ssize_t
+idl__sys_send(int fd, const void *buf, size_t len, int flags)
+{
+	return syscall(SYS_sendto, fd, buf, len, flags, NULL, 0);
+}
+
+static inline ssize_t
+idl__sys_sendto(int fd, const void *buf, size_t len, int flags, const struct sockaddr *to,
+		socklen_t tolen)
+{
+	return syscall(SYS_sendto, fd, buf, len, flags, to, tolen);
+}
+
+static inline ssize_t
+idl__sys_recv(int fd, void *buf, size_t len, int flags)
+{
+	return syscall(SYS_recvfrom, fd, buf, len, flags, NULL, NULL);
+}
+
+static inline ssize_t
+idl__sys_sendmsg(int fd, const struct msghdr *mh, int flags)
+{
+	return syscall(SYS_sendmsg, fd, mh, flags);
+}
+
+static inline ssize_t
+idl__sys_recvmsg(int fd, struct msghdr *mh, int flags)
+{
+	return syscall(SYS_recvmsg, fd, mh, flags);
 }
 
 /* The transports built into the library: one registration function per transport, defined

@@ -96,4 +96,19 @@ void idl__port_abstime(int64_t deadline, int64_t wait_ns, struct timespec *ts);
 /* Fills n random bytes. */
 void idl__port_random(void *buf, size_t n);
 
+/* A queue's send and timed receive as system calls of their own, not cancellation points
+ * (transport_kit.h, idl__sys_send(), says why): on Linux a queue descriptor is a file
+ * descriptor, and mq_send() is mq_timedsend() without a time. */
+static inline int
+port_mq_send(mqd_t q, const char *buf, size_t len)
+{
+	return (int)syscall(SYS_mq_timedsend, q, buf, len, 0u, NULL);
+}
+
+static inline ssize_t
+port_mq_timedreceive(mqd_t q, char *buf, size_t len, const struct timespec *ts)
+{
+	return syscall(SYS_mq_timedreceive, q, buf, len, NULL, ts);
+}
+
 #endif /* IDL_TRANSPORT_PORT_H */

@@ -261,7 +261,7 @@ udp_ep_recv(void *vep, struct idl_xmsg *m, struct idl_peer *from, struct idl_dea
 
 		if ((t = idl__sock_timeo(ep->fd, SO_RCVTIMEO, &ep->rcvtimeo_us, dl)) < 0)
 			return t;
-		n = recvmsg(ep->fd, &mh, MSG_TRUNC | (t == 1 ? MSG_DONTWAIT : 0));
+		n = idl__sys_recvmsg(ep->fd, &mh, MSG_TRUNC | (t == 1 ? MSG_DONTWAIT : 0));
 		if (atomic_load_explicit(&ep->closed, memory_order_relaxed))
 			return IDL_ECLOSED;
 		if (n < 0) {
@@ -363,8 +363,8 @@ udp_ep_reply_bytes(struct udp_ep *ep, const struct idl_peer *to, const struct id
 		idl__lock_give(&ep->lock);
 	}
 	do
-		n = sendto(ep->fd, data, len, MSG_NOSIGNAL, (const struct sockaddr *)to->addr,
-			   to->len);
+		n = idl__sys_sendto(ep->fd, data, len, MSG_NOSIGNAL,
+				    (const struct sockaddr *)to->addr, to->len);
 	while (n < 0 && errno == EINTR);
 	/* A lost reply is what the client's retransmission and the cache are for. */
 	return n < 0 ? IDL_ESYSERR(errno) : 0;
@@ -545,7 +545,8 @@ udp_conn_send_bytes(struct udp_conn *c, const struct idl_xmsg *m, struct idl_dea
 
 		if (t < 0)
 			return t;
-		n = send(c->fd, m->data, m->len, MSG_NOSIGNAL | (t == 1 ? MSG_DONTWAIT : 0));
+		n = idl__sys_send(c->fd, m->data, m->len,
+				  MSG_NOSIGNAL | (t == 1 ? MSG_DONTWAIT : 0));
 		if (n >= 0)
 			return 0;
 		if (errno == EINTR) {
@@ -721,7 +722,7 @@ udp_conn_recv(void *vconn, struct idl_xmsg *m, struct idl_deadline *dl)
 			if ((t = idl__sock_timeo(c->fd, SO_RCVTIMEO, &c->rcvtimeo_us, &w)) < 0)
 				return t;
 		}
-		n = recvmsg(c->fd, &mh, MSG_TRUNC | (t == 1 ? MSG_DONTWAIT : 0));
+		n = idl__sys_recvmsg(c->fd, &mh, MSG_TRUNC | (t == 1 ? MSG_DONTWAIT : 0));
 		if (atomic_load_explicit(&c->closed, memory_order_relaxed))
 			return IDL_ECLOSED;
 		if (n >= 0) {
