@@ -318,8 +318,10 @@ call_general(struct idl_port *p, const struct idl_subsystem *ss, const struct id
 }
 
 /* The lean path from the port taken to the port left: the call, then what its caller is
- * told; a call the server refused for want of a hello goes on to the general path. */
-static int
+ * told; a call the server refused for want of a hello goes on to the general path. Inlined
+ * into its one caller, as is that caller into idl_call() and idl_send(): each call between
+ * them would move ten arguments and save as many registers, about a tenth of a null call. */
+static inline __attribute__((always_inline)) int
 call_lean_run(struct idl_port *p, struct cl_conn *c, const struct idl_subsystem *ss,
 	      const struct idl_routine_desc *rt, idl_msg_header_t *req, idl_msg_header_t *rep,
 	      uint32_t rep_max, int timeout_ms, uint8_t kind, int *handed)
@@ -379,7 +381,7 @@ call_bad_args(idl_port_t p, const struct idl_subsystem *ss, uint32_t number,
 			 rt->name, req->size, rep_max);
 }
 
-static int
+static inline __attribute__((always_inline)) int
 call_common(idl_port_t p, const struct idl_subsystem *ss, uint32_t number, idl_msg_header_t *req,
 	    idl_msg_header_t *rep, uint32_t rep_max, int timeout_ms, uint8_t kind, int *handed)
 {
