@@ -64,9 +64,9 @@ call_lean_unsent(struct idl_port *p, struct cl_conn *c, struct idl__call *w, int
 /*
  * The lean path: this call holds the port alone. Sends, then receives into the caller's
  * buffer until its own reply (a late reply to an earlier call that gave up is dropped). No
- * lock is taken unless the connection fails.
+ * lock is taken unless the connection fails. Inlined, as call_lean_run() is.
  */
-static int
+static inline __attribute__((always_inline)) int
 call_lean(struct idl_port *p, struct cl_conn *c, idl_msg_header_t *req, struct idl__call *w,
 	  int *handed)
 {
