@@ -160,6 +160,8 @@ call_lean(struct idl_port *p, struct cl_conn *c, idl_msg_header_t *req, struct i
 static void
 call_lean_leave(struct idl_port *p, struct cl_conn *c)
 {
+	int proxied = 0;
+
 	if (c != NULL)
 		atomic_store_explicit(&c->lean, 0, memory_order_relaxed);
 	if (atomic_fetch_sub_explicit(&p->calls, IDL__PORT_LEAN | 1, memory_order_release) !=
@@ -172,9 +174,13 @@ call_lean_leave(struct idl_port *p, struct cl_conn *c)
 			c->receiving = 0;
 			c->leader_cap = 0;
 			idl__call_poke_all(c);
+			proxied = 1;
 		}
 		pthread_cond_broadcast(&p->lean_cv);
 		pthread_mutex_unlock(&p->lock);
+		/* The reference call_enter() took for this call. */
+		if (proxied)
+			idl__cl_conn_unref(p, c);
 	}
 }
 
@@ -193,6 +199,9 @@ call_enter(struct idl_port *p, struct idl_deadline *dl)
 		 * and waits for its reply as behind any leader. */
 		if (c != NULL && atomic_load(&c->lean) != 0) {
 			if (!c->lean_proxy) {
+				/* A reference for the lean call, which took none: this call
+				 * could see the connection die and be freed under it. */
+				atomic_fetch_add_explicit(&c->refs, 1, memory_order_relaxed);
 				c->lean_proxy = 1;
 				c->receiving = 1;
 				c->leader_cap = c->lean_cap;
@@ -390,9 +399,11 @@ call_lean_run(struct idl_port *p, struct cl_conn *c, const struct idl_subsystem 
 	retry = call_may_retry(&w, req, err);
 	if (!retry && kind == IDL_KIND_REQUEST)
 		err = call_report(p, ss, rt, &w, rep, err);
+	/* Leaving touches c, which the call's own reference (held, when the connection
+	 * failed under it) keeps alive until after. */
+	call_lean_leave(p, c);
 	if (w.held != NULL)
 		idl__cl_conn_unref(p, w.held);
-	call_lean_leave(p, c);
 	if (!retry)
 		return err;
 	return call_general(p, ss, rt, req, rep, rep_max, kind, &w.dl, verdicts, handed);
