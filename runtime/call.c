@@ -1,13 +1,14 @@
 /*
- * call.c - idl_call() and idl_send(): the client's hot path, the hello, and the matching
- * of replies to calls when several threads call on one port.
+ * call.c - idl_call() and idl_send(): the client's hot path.
  *
- * Replies are matched by sequence number with a leader/follower scheme: at most one thread
- * (the leader) receives on a connection at a time; a reply for another waiting call is
- * copied into that call's buffer and its thread woken; the leader role passes on when the
- * leader's own reply arrives or its deadline passes. A single-threaded caller is always the
- * leader and receives straight into its own reply buffer: one send and one receive system
- * call per call, nothing else.
+ * A call alone on its connection - the case of a program with one thread per port, and of
+ * every benchmark row - takes the lean path: the port's lock once, to find the connection
+ * and the routine's verdict and to see that no other call is in flight; then the request
+ * goes out and the reply comes in with no lock, no condition variable and, when the
+ * socket's timeout already is the call's, no clock read (the lazy deadline). A call that
+ * finds others in flight takes the general path (call_wait.c), which matches replies to
+ * calls by sequence number. docs/runtime.md, "The call path", and docs/call-core.md say
+ * why the two paths are shaped so.
  */
 #include <config.h>
 
@@ -20,488 +21,402 @@
 #include "client.h"
 #include "trace.h"
 
-/* Details of a call's failure, for idl_errdetail(). */
 static const char call_late[] = "deadline passed waiting for the reply";
-static const char call_unsent[] = "deadline passed before the request was sent";
-static const char call_died[] = "the server went away";
 
-#define CALL_OTHER_ORDER (IDL_ORDER_NATIVE == IDL_ORDER_LITTLE ? IDL_ORDER_BIG : IDL_ORDER_LITTLE)
-
+/* A lean call's completion: its thread is the one that completes it. */
 static void
-call_link(struct cl_conn *c, struct cl_waiter *w)
+call_lean_done(struct idl__call *w)
 {
-	idl__list_push_front(&c->waiters, &w->link);
+	(void)w;
 }
 
+/* The connection failed under a lean call: it ends, and the call with it. The call keeps
+ * a reference, so that the connection (and the reason kept in it) outlives its detaching
+ * until the call has reported it. */
 static void
-call_unlink(struct cl_conn *c, struct cl_waiter *w)
+call_lean_dead(struct idl_port *p, struct cl_conn *c, struct idl__call *w, int err)
 {
-	idl__list_remove(&c->waiters, &w->link);
-}
-
-static void
-call_finish(struct cl_waiter *w, int result, const char *why)
-{
-	w->done = 1;
-	w->result = result;
-	w->why = why;
-	pthread_cond_signal(&w->cv);
-}
-
-/* A received message nobody takes: what the transport made of its descriptors (memory,
- * ports) is released. A message the transport cut short carries nothing any more. */
-static void
-call_drop(void *buf, size_t len, int rcv_err)
-{
-	idl_msg_header_t *h = buf;
-
-	if (rcv_err == 0 && idl__desc_msg(buf, len) && h->size == len)
-		idl_msg_destroy(h);
-}
-
-/* Hands a received message to the call it answers, checking it on the way. */
-static void
-call_deliver(struct cl_conn *c, void *buf, size_t len, int rcv_err)
-{
-	const idl_msg_header_t *h = buf;
-	struct cl_waiter *w;
-	uint32_t seqno;
-
-	/* Too short to carry a sequence number: nobody can be told, drop it. */
-	if (len < offsetof(idl_msg_header_t, retcode))
-		return;
-	seqno = h->order == CALL_OTHER_ORDER ? __builtin_bswap32(h->seqno) : h->seqno;
-	for (w = CL_WAITERS_FIRST(c); w != NULL; w = CL_WAITERS_NEXT(w))
-		if (w->seqno == seqno && !w->done)
-			break;
-	if (w == NULL) {
-		/* A late reply to a call that timed out, or a stray. */
-		call_drop(buf, len, rcv_err);
-		return;
-	}
-
-	if (h->order == CALL_OTHER_ORDER)
-		call_finish(w, IDL_EBYTEORDER, "the server uses the other byte order");
-	else if (h->magic != IDL_MSG_MAGIC || h->order != IDL_ORDER_NATIVE)
-		call_finish(w, MIG_REPLY_MISMATCH, "reply with a bad magic or byte order byte");
-	else if (rcv_err == IDL_EMSGSIZE || len > w->rep_max)
-		call_finish(w, MIG_TYPE_ERROR, "reply larger than the caller's buffer");
-	else if (len < IDL_MSG_HEADER_SIZE)
-		call_finish(w, MIG_TYPE_ERROR, "reply shorter than a header");
-	else if (h->kind != w->rep_kind || h->id != w->rep_id)
-		call_finish(w, MIG_REPLY_MISMATCH, "reply kind or id does not match the request");
-	else if (h->size != len)
-		call_finish(w, MIG_TYPE_ERROR, "reply size field differs from the bytes received");
-	else if (h->retcode != 0 && len != IDL_MSG_HEADER_SIZE)
-		call_finish(w, MIG_TYPE_ERROR, "error reply with a body");
-	else if ((h->flags & IDL_MSGF_DESC) && w->rep_kind != IDL_KIND_REPLY)
-		call_finish(w, MIG_TYPE_ERROR, "hello reply with descriptors");
-	else {
-		/* The reply's memory and ports go with its bytes, to the caller. */
-		if (buf != w->rep)
-			memcpy(w->rep, buf, len);
-		call_finish(w, h->retcode, NULL);
-		return;
-	}
-	call_drop(buf, len, rcv_err);
-}
-
-/* Keeps what the transport said about the failure that ends the connection, so that
- * every call it fails can tell its caller (idl_errdetail()). */
-static void
-call_dead_why(struct cl_conn *c)
-{
-	if (!c->dead)
-		snprintf(c->dead_why, sizeof c->dead_why, "%s", idl_errdetail());
-}
-
-/* Receives for every call on the connection until this call's reply came, its deadline
- * passed, or the connection died; then lets another waiting thread take the role. */
-static void
-call_lead(struct idl_port *p, struct cl_conn *c, struct cl_waiter *w, int64_t deadline)
-{
-	c->receiving = 1;
-	while (!w->done && !c->dead) {
-		uint32_t cap = w->rep_max;
-		void *buf = w->rep;
-		struct idl_xmsg m;
-		int err;
-
-		/* Receive into a buffer that fits the largest reply any waiting call accepts,
-		 * so that no reply is cut short because another thread happened to lead. */
-		for (struct cl_waiter *o = CL_WAITERS_FIRST(c); o != NULL; o = CL_WAITERS_NEXT(o))
-			if (o->rep_max > cap)
-				cap = o->rep_max;
-		if (cap > w->rep_max) {
-			if (c->scratch_cap < cap) {
-				void *nb = idl__zalloc(cap);
-
-				if (nb != NULL) {
-					free(c->scratch);
-					c->scratch = nb;
-					c->scratch_cap = cap;
-				}
-			}
-			if (c->scratch_cap >= cap)
-				buf = c->scratch;
-			else
-				cap = w->rep_max;
-		}
-		c->leader_cap = cap;
-		pthread_mutex_unlock(&p->lock);
-		memset(&m, 0, sizeof m);
-		m.data = buf;
-		m.cap = cap;
-		err = p->tr->conn_recv(c->tr_state, &m, deadline);
-		if (err == 0)
-			IDL__TRACE(IDL_TRACE_CLIENT, IDL_TRACE_RECV, p->head.address, buf, m.len);
-		pthread_mutex_lock(&p->lock);
-		if (err == 0 || err == IDL_EMSGSIZE) {
-			call_deliver(c, buf, m.len, err);
-			continue;
-		}
-		if (err == IDL_ETIMEDOUT)
-			break;
-		call_dead_why(c);
-		idl__cl_conn_dead(p, c, err == IDL_ECLOSED ? MIG_SERVER_DIED : err);
-	}
-	c->receiving = 0;
-	c->leader_cap = 0;
-	for (struct cl_waiter *o = CL_WAITERS_FIRST(c); o != NULL; o = CL_WAITERS_NEXT(o))
-		if (!o->done)
-			pthread_cond_signal(&o->cv);
-}
-
-/* A transport error on send: the peer's death ends the connection. */
-static int
-call_send_failed(struct idl_port *p, struct cl_conn *c, int err)
-{
-	if (c->dead)
-		return c->dead_err;
-	if (err == IDL_ETIMEDOUT || err == IDL_EMSGSIZE)
-		return err;
-	call_dead_why(c);
-	idl__cl_conn_dead(p, c, err == IDL_ECLOSED ? MIG_SERVER_DIED : err);
-	return c->dead_err;
-}
-
-/* The transport's combined send and receive, for a call alone on its connection: it
- * leads, and other calls wait at the send gate until it is back. Called with the port's
- * lock and the connection's send lock held; releases the send lock. */
-static void
-call_combined(struct idl_port *p, struct cl_conn *c, struct cl_waiter *w,
-	      const struct idl_xmsg *req, int64_t deadline)
-{
-	struct idl_xmsg rep;
-	int err;
-
-	memset(&rep, 0, sizeof rep);
-	rep.data = w->rep;
-	rep.cap = w->rep_max;
-	c->receiving = 1;
-	c->calling = 1;
-	c->leader_cap = w->rep_max;
-	pthread_mutex_unlock(&p->lock);
-	IDL__TRACE(IDL_TRACE_CLIENT, IDL_TRACE_SEND, p->head.address, req->data, req->len);
-	err = IDL__TR_OP(p->tr, conn_call)(c->tr_state, req, &rep, deadline);
-	pthread_mutex_unlock(&c->send_lock);
-	if (err == 0)
-		IDL__TRACE(IDL_TRACE_CLIENT, IDL_TRACE_RECV, p->head.address, rep.data, rep.len);
+	atomic_fetch_add_explicit(&c->refs, 1, memory_order_relaxed);
 	pthread_mutex_lock(&p->lock);
-	c->calling = 0;
-	c->receiving = 0;
-	if (err == 0 || err == IDL_EMSGSIZE)
-		call_deliver(c, w->rep, rep.len, err);
-	else if (err == IDL_ETIMEDOUT && !w->done)
-		call_finish(w, IDL_ETIMEDOUT, call_late);
-	else if (!w->done && (err = call_send_failed(p, c, err)) != 0 && !w->done)
-		call_finish(w, err, "the call failed");
-	/* What came may have been a late reply to an earlier call: then receive on. */
-	if (!w->done && !c->dead)
-		call_lead(p, c, w, deadline);
-	if (!w->done)
-		call_finish(w, c->dead ? c->dead_err : IDL_ETIMEDOUT,
-			    c->dead ? call_died : call_late);
-	for (struct cl_waiter *o = CL_WAITERS_FIRST(c); o != NULL; o = CL_WAITERS_NEXT(o))
-		if (!o->done)
-			pthread_cond_signal(&o->cv);
+	idl__call_dead_why(c);
+	idl__cl_conn_dead(p, c, err == IDL_ECLOSED ? MIG_SERVER_DIED : err);
+	idl__call_finish(w, c->dead_err,
+			 c->dead_why[0] != '\0'		  ? c->dead_why
+			 : c->dead_err == MIG_SERVER_DIED ? "the server went away"
+							  : "the connection failed");
+	pthread_mutex_unlock(&p->lock);
+	w->held = c;
 }
 
-/* Sends `req` and waits for the matching reply into w->rep. Called and returns with the
- * port's lock held; w is linked while the call is in flight. */
-static int
-call_transact(struct idl_port *p, struct cl_conn *c, idl_msg_header_t *req, struct cl_waiter *w,
-	      int64_t deadline, int *handed)
+/* A lean call's send failed. */
+static void
+call_lean_unsent(struct idl_port *p, struct cl_conn *c, struct idl__call *w, int err)
 {
-	struct idl_xmsg m;
+	atomic_fetch_add_explicit(&c->refs, 1, memory_order_relaxed);
+	pthread_mutex_lock(&p->lock);
+	err = idl__call_send_failed(p, c, err);
+	pthread_mutex_unlock(&p->lock);
+	w->held = c;
+	snprintf(w->why_buf, sizeof w->why_buf, "send failed: %s", idl_errdetail());
+	idl__call_finish(w, err, idl_errdetail()[0] != '\0' ? w->why_buf : "send failed");
+}
+
+/*
+ * The lean path: this call holds the port alone. Sends, then receives into the caller's
+ * buffer until its own reply (a late reply to an earlier call that gave up is dropped). No
+ * lock is taken unless the connection fails. Inlined, as call_lean_run() is.
+ */
+static inline __attribute__((always_inline)) int
+call_lean(struct idl_port *p, struct cl_conn *c, idl_msg_header_t *req, struct idl__call *w,
+	  int *handed)
+{
+	int (*combined)(void *, const struct idl_xmsg *, struct idl_xmsg *, struct idl_deadline *) =
+		IDL__TR_OP(p->tr, conn_call);
+	struct idl_xmsg m = { .data = req, .len = req->size };
+	struct idl_xmsg rep = { .data = w->rep, .cap = w->rep_max };
 	int err;
 
 	w->seqno = atomic_fetch_add_explicit(&p->seqno, 1, memory_order_relaxed);
 	req->seqno = w->seqno;
 	w->rep_id = (int32_t)((uint32_t)req->id + IDL_REPLY_ID_OFFSET);
-	call_link(c, w);
-
-	/* The send gate: a leader blocked with a buffer too small for this call's reply
-	 * must hand over before the request may go out, and nothing may be sent while a
-	 * combined send-and-receive is in the transport. */
-	while (((c->receiving && c->leader_cap < w->rep_max) || c->calling) && !c->dead &&
-	       !w->done) {
-		if (idl__cl_wait(&w->cv, &p->lock, deadline) != 0 && idl_now_ns() >= deadline) {
-			call_finish(w, IDL_ETIMEDOUT, call_unsent);
-			break;
-		}
-	}
-	if (!w->done && c->dead)
-		call_finish(w, c->dead_err, call_died);
-	if (w->done)
-		goto out;
-
-	memset(&m, 0, sizeof m);
-	m.data = req;
-	m.len = req->size;
+	w->complete = call_lean_done;
 	/* From here the transport has the request, and releases what it gives away. */
 	*handed = 1;
-	/* A simpleroutine's send is not linked as a waiter and does not stop at the gate: it
-	 * holds the send lock instead, so the combined path must hold it too, or two
-	 * producers could meet in a transport that has one (shm's ring). */
-	if (IDL__TR_OP(p->tr, conn_call) != NULL && !c->receiving &&
-	    idl__list_only(&c->waiters, &w->link) && pthread_mutex_trylock(&c->send_lock) == 0) {
-		call_combined(p, c, w, &m, deadline);
-		goto out;
-	}
-	pthread_mutex_unlock(&p->lock);
+	w->state = IDL__CALL_SENT;
 	IDL__TRACE(IDL_TRACE_CLIENT, IDL_TRACE_SEND, p->head.address, req, req->size);
-	pthread_mutex_lock(&c->send_lock);
-	err = p->tr->conn_send(c->tr_state, &m, deadline);
-	pthread_mutex_unlock(&c->send_lock);
-	pthread_mutex_lock(&p->lock);
-	/* A send that killed the connection has already failed this call, with the
-	 * transport's reason. */
-	if (err != 0 && !w->done && (err = call_send_failed(p, c, err)) != 0 && !w->done) {
-		snprintf(w->why_buf, sizeof w->why_buf, "send failed: %s", idl_errdetail());
-		call_finish(w, err, idl_errdetail()[0] != '\0' ? w->why_buf : "send failed");
-	}
-
-	while (!w->done) {
-		if (c->dead) {
-			call_finish(w, c->dead_err, call_died);
-		} else if (!c->receiving) {
-			call_lead(p, c, w, deadline);
-			if (!w->done && !c->dead)
-				call_finish(w, IDL_ETIMEDOUT, call_late);
-		} else if (idl__cl_wait(&w->cv, &p->lock, deadline) != 0 && !w->done &&
-			   idl_now_ns() >= deadline) {
-			call_finish(w, IDL_ETIMEDOUT, call_late);
+	if (w->rep_kind == 0 || combined == NULL) {
+		err = p->tr->conn_send(c->tr_state, &m, &w->dl);
+		if (err != 0) {
+			call_lean_unsent(p, c, w, err);
+			return w->result;
 		}
+		if (w->rep_kind == 0) {
+			w->state = IDL__CALL_DONE;
+			return 0;
+		}
+		/* The request is out: calls of other threads may send from now on, and this
+		 * receive delivers their replies (call_enter()). */
+		c->lean_cap = w->rep_max;
+		atomic_store(&c->lean, 1);
+		/* A call that counted itself before this store waits to be told (both sides'
+		 * accesses are sequentially consistent: one of them sees the other). */
+		if ((atomic_load(&p->calls) & ~IDL__PORT_LEAN) > 1) {
+			pthread_mutex_lock(&p->lock);
+			pthread_cond_broadcast(&p->lean_cv);
+			pthread_mutex_unlock(&p->lock);
+		}
+		err = p->tr->conn_recv(c->tr_state, &rep, &w->dl);
+	} else {
+		err = combined(c->tr_state, &m, &rep, &w->dl);
 	}
-out:
-	call_unlink(c, w);
+	while (err == 0 || err == IDL_EMSGSIZE) {
+		const idl_msg_header_t *h = w->rep;
+		uint32_t seqno;
+		int ok;
+
+		if (err == 0)
+			IDL__TRACE(IDL_TRACE_CLIENT, IDL_TRACE_RECV, p->head.address, w->rep,
+				   rep.len);
+		/* The common case in one test: this call's well-formed reply, without a body
+		 * if it is an error (idl__call_take() checks the same, one case at a time). */
+		if (err == 0 && rep.len >= IDL_MSG_HEADER_SIZE && h->seqno == w->seqno &&
+		    h->magic == IDL_MSG_MAGIC && h->order == IDL_ORDER_NATIVE &&
+		    h->kind == IDL_KIND_REPLY && h->id == w->rep_id && h->size == rep.len &&
+		    (h->retcode == 0 || rep.len == IDL_MSG_HEADER_SIZE)) {
+			w->state = IDL__CALL_DONE;
+			w->result = h->retcode;
+			return w->result;
+		}
+		seqno = idl__call_seqno(w->rep, rep.len, &ok);
+		if (ok && seqno == w->seqno) {
+			if (idl__call_take(w, w->rep, rep.len, err) != 0)
+				idl__call_drop(w->rep, rep.len, err);
+			return w->result;
+		}
+		/* Another thread's call that came while this one received, or a late reply to
+		 * a call that gave up (or a stray): delivered or dropped, and the receive goes
+		 * on within what is left of the deadline. */
+		if ((atomic_load_explicit(&p->calls, memory_order_acquire) & ~IDL__PORT_LEAN) > 1) {
+			pthread_mutex_lock(&p->lock);
+			idl__call_deliver(c, w->rep, rep.len, err);
+			pthread_mutex_unlock(&p->lock);
+		} else {
+			idl__call_drop(w->rep, rep.len, err);
+		}
+		(void)idl_deadline_abs(&w->dl);
+		rep = (struct idl_xmsg){ .data = w->rep, .cap = w->rep_max };
+		err = p->tr->conn_recv(c->tr_state, &rep, &w->dl);
+	}
+	if (err == IDL_ETIMEDOUT)
+		idl__call_finish(w, IDL_ETIMEDOUT, call_late);
+	else
+		call_lean_dead(p, c, w, err);
 	return w->result;
 }
 
+/* The lean call leaves the port: the calls that came meanwhile (each counted itself, then
+ * waits for IDL__PORT_LEAN to clear, under the lock) are woken. Either one counted itself
+ * before this, and is woken here, or after, and finds the flag clear. */
 static void
-call_hello_drop(struct cl_conn *c, const struct idl_subsystem *ss)
+call_lean_leave(struct idl_port *p, struct cl_conn *c)
 {
-	for (size_t i = 0; i < c->nhellos; i++) {
-		if (c->hellos[i].ss == ss) {
-			free(c->hellos[i].verdicts);
-			c->hellos[i] = c->hellos[--c->nhellos];
-			return;
+	int proxied = 0;
+
+	if (c != NULL)
+		atomic_store_explicit(&c->lean, 0, memory_order_relaxed);
+	if (atomic_fetch_sub_explicit(&p->calls, IDL__PORT_LEAN | 1, memory_order_release) !=
+	    (IDL__PORT_LEAN | 1)) {
+		pthread_mutex_lock(&p->lock);
+		/* The calls that sent while this one received wait for a leader: one of them
+		 * takes the role now. */
+		if (c != NULL && c->lean_proxy) {
+			c->lean_proxy = 0;
+			c->receiving = 0;
+			c->leader_cap = 0;
+			idl__call_poke_all(c);
+			proxied = 1;
 		}
+		pthread_cond_broadcast(&p->lean_cv);
+		pthread_mutex_unlock(&p->lock);
+		/* The reference call_enter() took for this call. */
+		if (proxied)
+			idl__cl_conn_unref(p, c);
 	}
 }
 
-/* Forgets the hello for ss whose verdicts a call relied on, unless another thread already
- * replaced it (or is exchanging it again). */
-static void
-call_hello_forget(struct cl_conn *c, const struct idl_subsystem *ss, const uint8_t *verdicts)
-{
-	for (size_t i = 0; i < c->nhellos; i++) {
-		if (c->hellos[i].ss == ss) {
-			if (c->hellos[i].state == CL_HELLO_DONE &&
-			    c->hellos[i].verdicts == verdicts)
-				call_hello_drop(c, ss);
-			return;
-		}
-	}
-}
-
-static struct cl_hello *
-call_hello_find(struct cl_conn *c, const struct idl_subsystem *ss)
-{
-	for (size_t i = 0; i < c->nhellos; i++)
-		if (c->hellos[i].ss == ss)
-			return &c->hellos[i];
-	return NULL;
-}
-
-/* Checks the server's reply to our hello of `version`, whose hashes were `own`, and turns
- * it into per-routine verdicts; or, when the server answered in an older version, sets
- * *again to it: it compared nothing, and we say hello again in that version. */
+/* A call on the general path enters: counted, then under the lock once no lean call holds
+ * the port. 0, or IDL_ETIMEDOUT when the deadline passed waiting (the call has then left
+ * again). */
 static int
-call_hello_verdicts(struct idl_port *p, const struct idl_subsystem *ss, unsigned version,
-		    const uint64_t *own, const idl_msg_header_t *rep, uint8_t **vp, unsigned *again)
+call_enter(struct idl_port *p, struct idl_deadline *dl)
 {
-	const struct idl__hello_body *b = (const struct idl__hello_body *)(rep + 1);
-	unsigned rv = rep->size >= IDL_HELLO_FIXED ? IDL_HELLO_VERSION_OF(b->version) : 0;
-	uint8_t *v;
+	atomic_fetch_add(&p->calls, 1);
+	pthread_mutex_lock(&p->lock);
+	while (atomic_load(&p->calls) & IDL__PORT_LEAN) {
+		struct cl_conn *c = p->conn;
 
-	if (rv >= 1 && rv < version) {
-		*again = rv;
-		return 0;
+		/* A lean call that receives is this connection's leader: this call may send,
+		 * and waits for its reply as behind any leader. */
+		if (c != NULL && atomic_load(&c->lean) != 0) {
+			if (!c->lean_proxy) {
+				/* A reference for the lean call, which took none: this call
+				 * could see the connection die and be freed under it. */
+				atomic_fetch_add_explicit(&c->refs, 1, memory_order_relaxed);
+				c->lean_proxy = 1;
+				c->receiving = 1;
+				c->leader_cap = c->lean_cap;
+			}
+			return 0;
+		}
+		/* It is sending, or in a combined send and receive, or leaving: it wakes this
+		 * call when it receives alone or has left. */
+		if (idl__cl_wait(&p->lean_cv, &p->lock, idl_deadline_abs(dl)) != 0 &&
+		    idl_deadline_passed(dl)) {
+			atomic_fetch_sub(&p->calls, 1);
+			pthread_mutex_unlock(&p->lock);
+			return idl__fail(IDL_ETIMEDOUT,
+					 "%s: deadline passed before the request was sent",
+					 p->head.address);
+		}
 	}
-	if (rv != version || b->nroutines > IDL_HELLO_MAX_ROUTINES ||
-	    rep->size != IDL_HELLO_FIXED + 8u * b->nroutines || b->base != ss->base)
-		return idl__fail(IDL_EPROTO, "%s: %s: malformed hello reply", p->head.address,
-				 ss->name);
-	if ((v = malloc(ss->nroutines + 1u)) == NULL)
-		return idl__fail(IDL_ENOMEM, "%s: out of memory", p->head.address);
-	idl__hello_compare(ss, own, b->hashes, b->nroutines, v);
-	*vp = v;
 	return 0;
 }
 
-/* Exchanges the hello for ss on this connection. Lock held. The hello goes in our newest
- * version; a server that speaks an older one answers in it (and is asked again in it), and
- * a version 1 server, which refuses every other version with IDL_EPROTO, is asked again in
- * version 1. */
-static int
-call_hello_exchange(struct idl_port *p, struct cl_conn *c, const struct idl_subsystem *ss,
-		    int64_t deadline)
+/* A call on the general path leaves: its last touch of the port's state, under the lock. */
+static void
+call_leave(struct idl_port *p)
 {
-	unsigned version = IDL_HELLO_VERSION, again;
-	struct cl_waiter w;
-	struct cl_hello *h;
-	idl_msg_header_t *req;
-	uint64_t *own;
-	uint8_t *verdicts = NULL;
+	atomic_fetch_sub(&p->calls, 1);
+	pthread_mutex_unlock(&p->lock);
+}
+
+/* The connection and the verdicts of ss on it, connecting and saying hello first when
+ * needed. Lock held; a reference is taken on *cp when it returns 0. */
+static int
+call_setup(struct idl_port *p, const struct idl_subsystem *ss, struct idl_deadline *dl,
+	   struct cl_conn **cp, const uint8_t **verdicts)
+{
+	struct cl_conn *c;
 	int err;
 
-	memset(&w, 0, sizeof w);
-	if ((req = idl__zalloc(2 * (size_t)IDL_HELLO_MAX + 8u * ((size_t)ss->nroutines + 1))) ==
-	    NULL)
-		return idl__fail(IDL_ENOMEM, "%s: out of memory", p->head.address);
-	own = (uint64_t *)(void *)((char *)req + 2 * (size_t)IDL_HELLO_MAX);
-	for (;;) {
-		idl__hello_hashes(ss, version, own);
-		if ((err = idl__hello_build(ss, version, own, req)) < 0)
-			break;
-		memset(&w, 0, sizeof w);
-		idl__cl_cond_init(&w.cv);
-		w.rep_kind = IDL_KIND_HELLO_REPLY;
-		w.rep = (idl_msg_header_t *)((char *)req + IDL_HELLO_MAX);
-		w.rep_max = IDL_HELLO_MAX;
-		err = call_transact(p, c, req, &w, deadline, &(int){ 0 });
-		pthread_cond_destroy(&w.cv);
-		again = 0;
-		if (err == 0)
-			err = call_hello_verdicts(p, ss, version, own, w.rep, &verdicts, &again);
-		else if (err == IDL_EPROTO && w.why == NULL && version > 1)
-			again = 1;
-		else if (w.why == NULL)
-			idl__fail(err, "%s: the server does not serve subsystem %s (%s)",
-				  p->head.address, ss->name, idl_errname(err));
-		else
-			idl__fail(err, "%s: %s: hello: %s", p->head.address, ss->name, w.why);
-		if (again == 0)
-			break;
-		version = again;
+	if ((err = idl__cl_conn_get(p, dl, &c)) != 0)
+		return err;
+	err = idl__call_hello(p, c, ss, dl, verdicts);
+	if (err == MIG_SERVER_DIED) {
+		/* A hello runs no server code, so trying it once more on a new connection is
+		 * always safe: a server drops a connection that stays silent past its handshake
+		 * timeout, and a port may be opened long before its first call. */
+		idl__cl_conn_unref(p, c);
+		if ((err = idl__cl_conn_get(p, dl, &c)) != 0)
+			return err;
+		err = idl__call_hello(p, c, ss, dl, verdicts);
 	}
-	free(req);
+	if (err != 0) {
+		idl__cl_conn_unref(p, c);
+		return err;
+	}
+	*cp = c;
+	return 0;
+}
 
-	h = call_hello_find(c, ss);
-	if (err == 0) {
-		h->state = CL_HELLO_DONE;
-		h->verdicts = verdicts;
-	} else if (w.why == NULL && err != IDL_ENOMEM && err != IDL_EPROTO) {
-		/* The server answered: remember its verdict for this connection. */
-		h->state = CL_HELLO_FAILED;
-		h->err = err;
-	} else {
-		call_hello_drop(c, ss);
+static void
+call_init(struct idl__call *w, uint8_t kind, idl_msg_header_t *rep, uint32_t rep_max,
+	  const struct idl_deadline *dl)
+{
+	w->state = IDL__CALL_QUEUED;
+	w->rep_kind = kind == IDL_KIND_REQUEST ? IDL_KIND_REPLY : 0;
+	w->rep = rep;
+	w->rep_max = rep_max;
+	w->result = 0;
+	w->why = NULL;
+	w->dl = *dl;
+	w->complete = idl__call_wake;
+	w->held = NULL;
+	atomic_init(&w->wake, 0);
+}
+
+/* The routine's verdict on this connection, as an error (0: the server has it alike). */
+static int
+call_verdict(struct idl_port *p, const struct idl_subsystem *ss, const struct idl_routine_desc *rt,
+	     uint8_t verdict)
+{
+	if (verdict == IDL__SIG_OK)
+		return 0;
+	if (verdict == IDL__SIG_MISMATCH)
+		return idl__fail(IDL_ESIGNATURE, "%s.%s: signature differs from the server's",
+				 ss->name, rt->name);
+	return idl__fail(MIG_BAD_ID, "%s.%s: the server at %s does not have this routine", ss->name,
+			 rt->name, p->head.address);
+}
+
+/* What a finished routine call tells its caller: the detail of a failure, and the
+ * descriptor count the runtime promises the stubs. */
+static int
+call_report(struct idl_port *p, const struct idl_subsystem *ss, const struct idl_routine_desc *rt,
+	    const struct idl__call *w, idl_msg_header_t *rep, int err)
+{
+	if (err != 0 && w->why != NULL)
+		return idl__fail(err, "%s: %s.%s: %s", p->head.address, ss->name, rt->name, w->why);
+	if (err != 0)
+		return idl__fail(err, "%s: %s.%s: the server replied %s", p->head.address, ss->name,
+				 rt->name, idl_errname(err));
+	if (((rep->flags & IDL_MSGF_DESC) || rep->ndesc != 0) && !idl__desc_count_ok(rt, rep, 0)) {
+		/* The stubs need not look at descriptors a routine does not have. */
+		idl_msg_destroy(rep);
+		return idl__fail(MIG_TYPE_ERROR,
+				 "%s: %s.%s: reply with %u descriptors, "
+				 "not as many as the routine has",
+				 p->head.address, ss->name, rt->name, rep->ndesc);
 	}
-	pthread_cond_broadcast(&c->hello_cv);
+	return 0;
+}
+
+/* Whether a call refused with `err` may be made again after a new hello: the server refused
+ * a well-formed request as coming before its hello - a message endpoint that forgot this
+ * peer (its table is bounded) or a restarted server behind a datagram transport. It refused
+ * before anything ran, so saying hello again and resending once is safe, unless what the
+ * request gave away went with the first send. */
+static int
+call_may_retry(const struct idl__call *w, const idl_msg_header_t *req, int err)
+{
+	return err == IDL_EPROTO && w->rep_kind != 0 && w->why == NULL && !idl__msg_consumes(req);
+}
+
+/*
+ * The general path: under the port's lock once no lean call holds it, connecting and
+ * saying hello as needed, then the call on the general path (call_wait.c). `stale` is the
+ * verdicts of a lean attempt the server refused for want of a hello (call_may_retry()),
+ * or NULL.
+ */
+static int
+call_general(struct idl_port *p, const struct idl_subsystem *ss, const struct idl_routine_desc *rt,
+	     idl_msg_header_t *req, idl_msg_header_t *rep, uint32_t rep_max, uint8_t kind,
+	     struct idl_deadline *dl, const uint8_t *stale, int *handed)
+{
+	const uint8_t *verdicts = NULL;
+	struct idl__call w;
+	struct cl_conn *c;
+	int err, retried = stale != NULL;
+
+	if ((err = call_enter(p, dl)) != 0)
+		return err;
+	if ((err = call_setup(p, ss, dl, &c, &verdicts)) != 0) {
+		call_leave(p);
+		return err;
+	}
+	for (;;) {
+		if (stale != NULL) {
+			idl__call_hello_forget(c, ss, stale);
+			if ((err = idl__call_hello(p, c, ss, dl, &verdicts)) != 0)
+				break;
+		}
+		if ((err = call_verdict(p, ss, rt, verdicts[rt->number])) != 0)
+			break;
+		call_init(&w, kind, rep, rep_max, dl);
+		err = idl__call_transact(p, c, req, &w, handed);
+		*dl = w.dl;
+		if (retried || !call_may_retry(&w, req, err) || c->dead) {
+			if (kind == IDL_KIND_REQUEST)
+				err = call_report(p, ss, rt, &w, rep, err);
+			break;
+		}
+		stale = verdicts;
+		retried = 1;
+	}
+	idl__cl_conn_unref(p, c);
+	call_leave(p);
 	return err;
 }
 
-/* The verdicts for ss on this connection, exchanging the hello first if needed. */
-static int
-call_hello(struct idl_port *p, struct cl_conn *c, const struct idl_subsystem *ss, int64_t deadline,
-	   const uint8_t **verdicts)
+/* The lean path from the port taken to the port left: the call, then what its caller is
+ * told; a call the server refused for want of a hello goes on to the general path. Inlined
+ * into its one caller, as is that caller into idl_call() and idl_send(): each call between
+ * them would move ten arguments and save as many registers, about a tenth of a null call. */
+static inline __attribute__((always_inline)) int
+call_lean_run(struct idl_port *p, struct cl_conn *c, const struct idl_subsystem *ss,
+	      const struct idl_routine_desc *rt, idl_msg_header_t *req, idl_msg_header_t *rep,
+	      uint32_t rep_max, int timeout_ms, uint8_t kind, int *handed)
 {
-	int err;
+	const uint8_t *verdicts = c->last_verdicts;
+	struct idl__call w;
+	int err, retry;
 
-	for (;;) {
-		struct cl_hello *h;
-
-		if (c->dead)
-			return c->dead_err;
-		h = call_hello_find(c, ss);
-		if (h == NULL)
-			break;
-		if (h->state == CL_HELLO_DONE) {
-			*verdicts = h->verdicts;
-			return 0;
-		}
-		if (h->state == CL_HELLO_FAILED)
-			return idl__fail(h->err, "%s: the server does not serve subsystem %s (%s)",
-					 p->head.address, ss->name, idl_errname(h->err));
-		if (idl__cl_wait(&c->hello_cv, &p->lock, deadline) != 0 && idl_now_ns() >= deadline)
-			return idl__fail(IDL_ETIMEDOUT, "%s: %s: deadline passed during the hello",
-					 p->head.address, ss->name);
+	w.state = IDL__CALL_QUEUED;
+	w.rep_kind = kind == IDL_KIND_REQUEST ? IDL_KIND_REPLY : 0;
+	w.rep = rep;
+	w.rep_max = rep_max;
+	w.result = 0;
+	w.why = NULL;
+	w.held = NULL;
+	w.dl = idl_deadline_in(timeout_ms);
+	w.complete = call_lean_done;
+	err = call_lean(p, c, req, &w, handed);
+	if (err == 0 &&
+	    (kind != IDL_KIND_REQUEST || (!(rep->flags & IDL_MSGF_DESC) && rep->ndesc == 0))) {
+		call_lean_leave(p, c);
+		return 0;
 	}
-	if (c->nhellos == c->hellos_cap) {
-		size_t ncap = c->hellos_cap ? 2 * c->hellos_cap : 4;
-		struct cl_hello *nh = realloc(c->hellos, ncap * sizeof *nh);
-
-		if (nh == NULL)
-			return idl__fail(IDL_ENOMEM, "%s: out of memory", p->head.address);
-		c->hellos = nh;
-		c->hellos_cap = ncap;
-	}
-	memset(&c->hellos[c->nhellos], 0, sizeof c->hellos[0]);
-	c->hellos[c->nhellos].ss = ss;
-	c->hellos[c->nhellos++].state = CL_HELLO_PENDING;
-	err = call_hello_exchange(p, c, ss, deadline);
-	if (err != 0)
+	retry = call_may_retry(&w, req, err);
+	if (!retry && kind == IDL_KIND_REQUEST)
+		err = call_report(p, ss, rt, &w, rep, err);
+	/* Leaving touches c, which the call's own reference (held, when the connection
+	 * failed under it) keeps alive until after. */
+	call_lean_leave(p, c);
+	if (w.held != NULL)
+		idl__cl_conn_unref(p, w.held);
+	if (!retry)
 		return err;
-	return call_hello(p, c, ss, deadline, verdicts);
+	return call_general(p, ss, rt, req, rep, rep_max, kind, &w.dl, verdicts, handed);
 }
 
-/* Sends a simpleroutine's request. Lock held. */
+/* The arguments of a call that failed the checks of call_common(), with the detail of the
+ * first that fails. */
 static int
-call_oneway(struct idl_port *p, struct cl_conn *c, idl_msg_header_t *req, int64_t deadline,
-	    int *handed)
-{
-	struct idl_xmsg m;
-	int err;
-
-	req->seqno = atomic_fetch_add_explicit(&p->seqno, 1, memory_order_relaxed);
-	memset(&m, 0, sizeof m);
-	m.data = req;
-	m.len = req->size;
-	*handed = 1;
-	pthread_mutex_unlock(&p->lock);
-	IDL__TRACE(IDL_TRACE_CLIENT, IDL_TRACE_SEND, p->head.address, req, req->size);
-	pthread_mutex_lock(&c->send_lock);
-	err = p->tr->conn_send(c->tr_state, &m, deadline);
-	pthread_mutex_unlock(&c->send_lock);
-	pthread_mutex_lock(&p->lock);
-	return err == 0 ? 0 : call_send_failed(p, c, err);
-}
-
-static int
-call_common(idl_port_t p, const struct idl_subsystem *ss, uint32_t number, idl_msg_header_t *req,
-	    idl_msg_header_t *rep, uint32_t rep_max, int timeout_ms, uint8_t kind, int *handed)
+call_bad_args(idl_port_t p, const struct idl_subsystem *ss, uint32_t number,
+	      const idl_msg_header_t *req, uint32_t rep_max, uint8_t kind)
 {
 	const struct idl_routine_desc *rt;
-	const uint8_t *verdicts = NULL;
-	struct cl_conn *c;
-	struct cl_waiter w;
-	int64_t deadline;
-	int err;
 
-	idl__clear_detail();
 	if (p == NULL || p->head.kind != IDL__PORT_CLIENT)
 		return idl__fail(IDL_EINVAL,
 				 "%s: not a client port (a request port cannot "
@@ -515,16 +430,32 @@ call_common(idl_port_t p, const struct idl_subsystem *ss, uint32_t number, idl_m
 		return idl__fail(IDL_EINVAL, "%s.%s: called as a %s", ss->name,
 				 rt->name ? rt->name : "(skip)",
 				 kind == IDL_KIND_REQUEST ? "routine" : "simpleroutine");
-	if (req->size < IDL_MSG_HEADER_SIZE || req->size % IDL_MSG_ALIGN != 0 ||
-	    (kind == IDL_KIND_REQUEST && rep_max < IDL_MSG_HEADER_SIZE))
-		return idl__fail(IDL_EINVAL, "%s.%s: bad request size %u or reply room %u",
-				 ss->name, rt->name, req->size, rep_max);
+	return idl__fail(IDL_EINVAL, "%s.%s: bad request size %u or reply room %u", ss->name,
+			 rt->name, req->size, rep_max);
+}
 
+static inline __attribute__((always_inline)) int
+call_common(idl_port_t p, const struct idl_subsystem *ss, uint32_t number, idl_msg_header_t *req,
+	    idl_msg_header_t *rep, uint32_t rep_max, int timeout_ms, uint8_t kind, int *handed)
+{
+	const struct idl_routine_desc *rt;
+	struct idl_deadline dl;
+	struct cl_conn *c;
+	unsigned zero = 0;
+
+	idl__clear_detail();
+	if (p == NULL || p->head.kind != IDL__PORT_CLIENT || ss == NULL ||
+	    ss->magic != IDL_SUBSYSTEM_MAGIC || number >= ss->nroutines)
+		return call_bad_args(p, ss, number, req, rep_max, kind);
+	rt = &ss->routines[number];
+	if (rt->kind != (kind == IDL_KIND_REQUEST ? IDL_RT_ROUTINE : IDL_RT_SIMPLEROUTINE) ||
+	    req->size < IDL_MSG_HEADER_SIZE || req->size % IDL_MSG_ALIGN != 0 ||
+	    (kind == IDL_KIND_REQUEST && rep_max < IDL_MSG_HEADER_SIZE))
+		return call_bad_args(p, ss, number, req, rep_max, kind);
 	if (timeout_ms < 0)
 		timeout_ms = rt->waittime >= 0
 				     ? rt->waittime
 				     : atomic_load_explicit(&p->timeout_ms, memory_order_relaxed);
-	deadline = idl_deadline_ms(timeout_ms);
 	req->magic = IDL_MSG_MAGIC;
 	req->order = IDL_ORDER_NATIVE;
 	req->kind = kind;
@@ -537,82 +468,18 @@ call_common(idl_port_t p, const struct idl_subsystem *ss, uint32_t number, idl_m
 				 "out-of-line data or ports",
 				 p->head.address, ss->name, rt->name, p->tr->scheme);
 
-	pthread_mutex_lock(&p->lock);
-	err = idl__cl_conn_get(p, deadline, &c);
-	if (err != 0) {
-		pthread_mutex_unlock(&p->lock);
-		return err;
+	/* Alone on the port, connected, the hello for ss done and the routine alike on both
+	 * sides: the lean path. */
+	if (atomic_compare_exchange_strong_explicit(&p->calls, &zero, IDL__PORT_LEAN | 1,
+						    memory_order_acquire, memory_order_relaxed)) {
+		c = p->conn;
+		if (c != NULL && c->last_ss == ss && c->last_verdicts[number] == IDL__SIG_OK)
+			return call_lean_run(p, c, ss, rt, req, rep, rep_max, timeout_ms, kind,
+					     handed);
+		call_lean_leave(p, NULL);
 	}
-	err = call_hello(p, c, ss, deadline, &verdicts);
-	if (err == MIG_SERVER_DIED) {
-		/* A hello runs no server code, so trying it once more on a new connection is
-		 * always safe: a server drops a connection that stays silent past its handshake
-		 * timeout, and a port may be opened long before its first call. */
-		idl__cl_conn_unref(p, c);
-		err = idl__cl_conn_get(p, deadline, &c);
-		if (err != 0) {
-			pthread_mutex_unlock(&p->lock);
-			return err;
-		}
-		err = call_hello(p, c, ss, deadline, &verdicts);
-	}
-	if (err == 0 && verdicts[number] == IDL__SIG_MISMATCH)
-		err = idl__fail(IDL_ESIGNATURE, "%s.%s: signature differs from the server's",
-				ss->name, rt->name);
-	else if (err == 0 && verdicts[number] == IDL__SIG_ABSENT)
-		err = idl__fail(MIG_BAD_ID, "%s.%s: the server at %s does not have this routine",
-				ss->name, rt->name, p->head.address);
-	else if (err == 0 && kind == IDL_KIND_ONEWAY)
-		err = call_oneway(p, c, req, deadline, handed);
-	else if (err == 0) {
-		for (int retried = 0;; retried = 1) {
-			memset(&w, 0, sizeof w);
-			idl__cl_cond_init(&w.cv);
-			w.rep_kind = IDL_KIND_REPLY;
-			w.rep = rep;
-			w.rep_max = rep_max;
-			err = call_transact(p, c, req, &w, deadline, handed);
-			pthread_cond_destroy(&w.cv);
-			/* What the request gave away went with the first send: it cannot go
-			 * again. */
-			if (retried || err != IDL_EPROTO || w.why != NULL || c->dead ||
-			    idl__msg_consumes(req))
-				break;
-			/* The server refused a well-formed request as coming before its hello:
-			 * a message endpoint that forgot this peer (its table is bounded) or a
-			 * restarted server behind a datagram transport. It refused before
-			 * anything ran, so saying hello again and resending once is safe. */
-			call_hello_forget(c, ss, verdicts);
-			err = call_hello(p, c, ss, deadline, &verdicts);
-			if (err == 0 && verdicts[number] != IDL__SIG_OK)
-				err = idl__fail(verdicts[number] == IDL__SIG_MISMATCH
-							? IDL_ESIGNATURE
-							: MIG_BAD_ID,
-						"%s.%s: the server at %s changed this routine",
-						ss->name, rt->name, p->head.address);
-			if (err != 0)
-				goto out;
-		}
-		if (err != 0 && w.why != NULL)
-			idl__fail(err, "%s: %s.%s: %s", p->head.address, ss->name, rt->name, w.why);
-		else if (err != 0)
-			idl__fail(err, "%s: %s.%s: the server replied %s", p->head.address,
-				  ss->name, rt->name, idl_errname(err));
-		else if (((rep->flags & IDL_MSGF_DESC) || rep->ndesc != 0) &&
-			 !idl__desc_count_ok(rt, rep, 0)) {
-			/* The runtime's promise to the stubs: the descriptors are the routine's
-			 * in number, so a stub without any need not look. */
-			idl_msg_destroy(rep);
-			err = idl__fail(MIG_TYPE_ERROR,
-					"%s: %s.%s: reply with %u descriptors, "
-					"not as many as the routine has",
-					p->head.address, ss->name, rt->name, rep->ndesc);
-		}
-	}
-out:
-	idl__cl_conn_unref(p, c);
-	pthread_mutex_unlock(&p->lock);
-	return err;
+	dl = idl_deadline_in(timeout_ms);
+	return call_general(p, ss, rt, req, rep, rep_max, kind, &dl, NULL, handed);
 }
 
 /* A request that never reached the transport still gives away what it marks so: the

@@ -1,10 +1,15 @@
 /*
- * client.h - the client's port and connection state, shared by client_port.c and call.c.
+ * client.h - the client's port, connection and call state, shared by client_port.c (ports
+ * and connections), call.c (the calls and the lean path), call_hello.c (the hello) and
+ * call_wait.c (the general path: many calls on one connection).
  *
  * Locking: one mutex per port guards the port's connection pointer and everything in the
- * connection below except the transport state, which belongs to whoever holds the role
- * for it: the sender (send_lock) or the one receiving thread (`receiving`). See
- * docs/runtime.md, "Calls on one port from many threads".
+ * connection below that is not atomic, except the transport state, which belongs to
+ * whoever holds the role for it: the sender (send_lock) or the one receiving thread
+ * (`receiving`). A call alone on its port (the lean path) holds all of it without the
+ * mutex: it took the port's `calls` word from 0 to IDL__PORT_LEAN | 1, and every other call
+ * waits, counted in that word, until it is back to a plain count. See docs/runtime.md,
+ * "The call path".
  */
 #ifndef IDL_RUNTIME_CLIENT_H
 #define IDL_RUNTIME_CLIENT_H
@@ -14,19 +19,37 @@
 
 #include "internal.h"
 
-/* One call waiting for its reply. Lives on the caller's stack. */
-struct cl_waiter {
-	struct idl__link link; /* on its connection's waiters */
+/*
+ * One call: what its reply must carry, where it goes, and how it ends. A synchronous call's
+ * record lives on the caller's stack. The states are those a call passes through; a
+ * synchronous call is QUEUED from its entry until its request is handed to the transport.
+ */
+enum idl__call_state {
+	IDL__CALL_QUEUED = 0, /* accepted, not yet handed to the transport */
+	IDL__CALL_SENT = 1, /* handed to the transport: a reply may complete it */
+	IDL__CALL_DONE = 2, /* result (and why) are final */
+};
+
+struct idl__call {
+	struct idl__link link; /* on its connection's calls (the general path) */
 	uint32_t seqno;
 	int32_t rep_id; /* the reply id expected: request id + 100 */
-	uint8_t rep_kind; /* IDL_KIND_REPLY or IDL_KIND_HELLO_REPLY */
-	int done; /* result is final */
+	uint8_t rep_kind; /* IDL_KIND_REPLY, IDL_KIND_HELLO_REPLY; 0: a one-way send */
+	int state; /* enum idl__call_state; on the general path under the port's lock */
+	/* The word the owner sleeps on (a futex, private to the process): bumped under the
+	 * port's lock by whoever changes what the owner waits for. No condition variable is
+	 * made or destroyed per call. */
+	atomic_uint wake;
+	struct idl_deadline dl; /* the call's: every wait and transport op of it takes this */
+	idl_msg_header_t *rep;
+	uint32_t rep_max;
 	int result;
 	const char *why; /* text for the detail when result is a runtime error */
 	char why_buf[160]; /* the transport's own detail, when why points here */
-	idl_msg_header_t *rep;
-	uint32_t rep_max;
-	pthread_cond_t cv;
+	/* How the owner learns that the call is done: for a synchronous call, a wake of its
+	 * thread. Called with the port's lock held, after result and why are set. */
+	void (*complete)(struct idl__call *call);
+	struct cl_conn *held; /* a reference the call took on its connection, to drop */
 };
 
 /* What a hello taught us about one subsystem on one connection. */
@@ -45,22 +68,35 @@ struct cl_hello {
 
 struct cl_conn {
 	void *tr_state; /* the transport's connection state */
-	unsigned refs; /* calls using this connection, plus one while it is the port's */
+	atomic_uint refs; /* calls using this connection, plus one while it is the port's */
 	int dead; /* the peer went away or the port closed it: no new calls */
 	int dead_err;
 	char dead_why[192]; /* the transport's detail of the failure that ended it, or "" */
 	int receiving; /* a leader is (or is about to be) in conn_recv */
 	int calling; /* a leader is in conn_call: nobody else may send */
 	uint32_t leader_cap; /* room in the buffer the leader receives into */
-	struct idl__list waiters; /* struct cl_waiter, the newest first */
+	struct idl__list calls; /* struct idl__call on the general path, the newest first */
 	struct cl_hello *hellos; /* a small array: ports rarely use more than one subsystem */
 	size_t nhellos;
 	size_t hellos_cap;
+	/* The subsystem whose hello a call found done last, and its verdicts: a call of the
+	 * same subsystem reads its verdict with one compare. */
+	const struct idl_subsystem *last_ss;
+	const uint8_t *last_verdicts;
 	pthread_cond_t hello_cv; /* a pending hello finished */
 	pthread_mutex_t send_lock; /* one conn_send at a time: stream transports frame */
+	/* 1 while a lean call's request is out and it receives (the general path's calls may
+	 * then send, and it delivers their replies as a leader would), else 0. Written by the
+	 * lean call alone; read under the port's lock. */
+	atomic_uint lean;
+	uint32_t lean_cap; /* the lean call's reply room, while lean is 1 */
+	int lean_proxy; /* receiving and leader_cap stand for the lean call's receive */
 	void *scratch; /* the leader's buffer when its own reply buffer is too small */
 	size_t scratch_cap;
 };
+
+/* In a port's `calls` word: one call holds the port alone (the lean path). */
+#define IDL__PORT_LEAN 0x80000000u
 
 struct idl_port {
 	struct idl__port_head head;
@@ -68,19 +104,66 @@ struct idl_port {
 	const char *rest; /* inside head.address */
 	atomic_int timeout_ms;
 	atomic_uint seqno;
+	/* The calls inside idl_call()/idl_send() on this port, from their entry to their exit,
+	 * and IDL__PORT_LEAN while one of them holds the port alone. A call that finds it 0
+	 * takes it to IDL__PORT_LEAN | 1 and goes the lean path; any other counts itself and
+	 * goes the general path, under the lock, after waiting for the lean call to leave. */
+	atomic_uint calls;
 	pthread_mutex_t lock;
+	pthread_cond_t lean_cv; /* the lean call left (broadcast under the lock) */
 	struct cl_conn *conn; /* NULL: the next call connects */
 };
 
-/* The waiters of connection c, newest first. */
-#define CL_WAITERS_FIRST(c) IDL__LIST_FIRST(&(c)->waiters, struct cl_waiter, link)
-#define CL_WAITERS_NEXT(w) IDL__LIST_NEXT(w, struct cl_waiter, link)
+/* The calls of connection c on the general path, newest first. */
+#define CL_CALLS_FIRST(c) IDL__LIST_FIRST(&(c)->calls, struct idl__call, link)
+#define CL_CALLS_NEXT(w) IDL__LIST_NEXT(w, struct idl__call, link)
 
-/* client_port.c: with port->lock held. */
-int idl__cl_conn_get(struct idl_port *p, int64_t deadline, struct cl_conn **cp);
+/* client_port.c: with port->lock held, but for unref, which any thread may call. */
+int idl__cl_conn_get(struct idl_port *p, struct idl_deadline *dl, struct cl_conn **cp);
 void idl__cl_conn_unref(struct idl_port *p, struct cl_conn *c);
 void idl__cl_conn_dead(struct idl_port *p, struct cl_conn *c, int err);
 int idl__cl_wait(pthread_cond_t *cv, pthread_mutex_t *m, int64_t deadline);
 void idl__cl_cond_init(pthread_cond_t *cv);
+
+/* call_wait.c: the general path. Port lock held. */
+/* Sends `req` and waits for the matching reply into call->rep (a one-way call: for the send
+ * alone); call is linked while in flight. *handed is set once the transport has the
+ * request. Returns the call's result. */
+int idl__call_transact(struct idl_port *p, struct cl_conn *c, idl_msg_header_t *req,
+		       struct idl__call *call, int *handed);
+/* Finishes a call: result and why set, state DONE, its owner told. */
+void idl__call_finish(struct idl__call *call, int result, const char *why);
+/* Wakes a call's owner to look again at what it waits for (not a completion). */
+void idl__call_poke(struct idl__call *call);
+/* The synchronous call's completion: a wake of its thread. */
+void idl__call_wake(struct idl__call *call);
+/* Checks a received reply against the call it answers (by seqno) and completes it: the
+ * reply's bytes are copied into call->rep unless buf is it. Returns 0 when the reply was
+ * taken, or nonzero when it was refused (the call then failed with why; what the reply
+ * carried must be released by the caller). */
+int idl__call_take(struct idl__call *call, const void *buf, size_t len, int rcv_err);
+/* A received message nobody takes: what the transport made of its descriptors is
+ * released. */
+void idl__call_drop(void *buf, size_t len, int rcv_err);
+/* The sequence number a received message carries (in either byte order), or 0 with
+ * *ok = 0 when it is too short to carry one. */
+uint32_t idl__call_seqno(const void *buf, size_t len, int *ok);
+/* Hands a received message to the call it answers, checking it on the way. */
+void idl__call_deliver(struct cl_conn *c, void *buf, size_t len, int rcv_err);
+/* Every call of c that is not done looks again at what it waits for. */
+void idl__call_poke_all(struct cl_conn *c);
+/* Keeps the transport's detail of the failure that ends the connection. */
+void idl__call_dead_why(struct cl_conn *c);
+/* A transport error on send: the peer's death ends the connection. Returns the call's
+ * error. */
+int idl__call_send_failed(struct idl_port *p, struct cl_conn *c, int err);
+
+/* call_hello.c: port lock held. */
+/* The verdicts for ss on this connection, exchanging the hello first if needed. */
+int idl__call_hello(struct idl_port *p, struct cl_conn *c, const struct idl_subsystem *ss,
+		    struct idl_deadline *dl, const uint8_t **verdicts);
+/* Forgets the hello for ss whose verdicts a call relied on (the server forgot it). */
+void idl__call_hello_forget(struct cl_conn *c, const struct idl_subsystem *ss,
+			    const uint8_t *verdicts);
 
 #endif /* IDL_RUNTIME_CLIENT_H */

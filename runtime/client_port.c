@@ -95,10 +95,12 @@ idl_port_open(const char *address, idl_port_t *portp)
 	p->rest = p->head.address + (rest - address);
 	atomic_init(&p->timeout_ms, IDL_PORT_DEFAULT_TIMEOUT_MS);
 	atomic_init(&p->seqno, port_first_seqno());
+	atomic_init(&p->calls, 0);
 	pthread_mutex_init(&p->lock, NULL);
+	idl__cl_cond_init(&p->lean_cv);
 
 	pthread_mutex_lock(&p->lock);
-	err = idl__cl_conn_get(p, idl_deadline_ms(IDL_PORT_DEFAULT_TIMEOUT_MS), &c);
+	err = idl__cl_conn_get(p, &(struct idl_deadline){ 0, IDL_PORT_DEFAULT_TIMEOUT_MS }, &c);
 	if (err == 0)
 		idl__cl_conn_unref(p, c);
 	pthread_mutex_unlock(&p->lock);
@@ -133,12 +135,14 @@ idl__port_adopt(const struct idl_transport *tr, const char *address, void *tr_st
 	p->rest = p->head.address + (colon + 1 - address);
 	atomic_init(&p->timeout_ms, IDL_PORT_DEFAULT_TIMEOUT_MS);
 	atomic_init(&p->seqno, port_first_seqno());
+	atomic_init(&p->calls, 0);
 	pthread_mutex_init(&p->lock, NULL);
+	idl__cl_cond_init(&p->lean_cv);
 	/* The connection is made: the port holds it as a call would have left it. */
 	c->tr_state = tr_state;
 	idl__cl_cond_init(&c->hello_cv);
 	pthread_mutex_init(&c->send_lock, NULL);
-	c->refs = 1;
+	atomic_init(&c->refs, 1);
 	p->conn = c;
 	*portp = p;
 	return 0;
@@ -153,6 +157,7 @@ idl_port_close(idl_port_t p)
 	if (p->conn != NULL)
 		idl__cl_conn_dead(p, p->conn, IDL_ECLOSED);
 	pthread_mutex_unlock(&p->lock);
+	pthread_cond_destroy(&p->lean_cv);
 	pthread_mutex_destroy(&p->lock);
 	free(p->head.address);
 	free(p);
@@ -212,13 +217,13 @@ port_conn_free(struct idl_port *p, struct cl_conn *c)
 
 /* Returns the port's connection, making one if there is none, with a reference taken. */
 int
-idl__cl_conn_get(struct idl_port *p, int64_t deadline, struct cl_conn **cp)
+idl__cl_conn_get(struct idl_port *p, struct idl_deadline *dl, struct cl_conn **cp)
 {
 	struct cl_conn *c = p->conn;
 	int err;
 
 	if (c != NULL) {
-		c->refs++;
+		atomic_fetch_add_explicit(&c->refs, 1, memory_order_relaxed);
 		*cp = c;
 		return 0;
 	}
@@ -232,7 +237,7 @@ idl__cl_conn_get(struct idl_port *p, int64_t deadline, struct cl_conn **cp)
 	idl__cl_cond_init(&c->hello_cv);
 	pthread_mutex_init(&c->send_lock, NULL);
 	idl__clear_detail();
-	err = p->tr->conn_connect(c->tr_state, p->rest, deadline);
+	err = p->tr->conn_connect(c->tr_state, p->rest, dl);
 	if (err != 0) {
 		/* Keep the transport's detail when it gave one. */
 		if (idl_errdetail()[0] == '\0')
@@ -240,16 +245,19 @@ idl__cl_conn_get(struct idl_port *p, int64_t deadline, struct cl_conn **cp)
 		port_conn_free(p, c);
 		return err;
 	}
-	c->refs = 2; /* the port's, and the caller's */
+	atomic_init(&c->refs, 2); /* the port's, and the caller's */
 	p->conn = c;
 	*cp = c;
 	return 0;
 }
 
+/* Any thread, with or without the port's lock: the last reference frees the connection,
+ * which by then is no longer the port's (no new reference can be taken). The release
+ * pairs with the acquire so that the one that frees sees every use before. */
 void
 idl__cl_conn_unref(struct idl_port *p, struct cl_conn *c)
 {
-	if (--c->refs == 0)
+	if (atomic_fetch_sub_explicit(&c->refs, 1, memory_order_acq_rel) == 1)
 		port_conn_free(p, c);
 }
 
@@ -264,16 +272,13 @@ idl__cl_conn_dead(struct idl_port *p, struct cl_conn *c, int err)
 	if (!c->dead) {
 		c->dead = 1;
 		c->dead_err = err;
-		for (struct cl_waiter *w = CL_WAITERS_FIRST(c); w != NULL; w = CL_WAITERS_NEXT(w)) {
-			if (!w->done) {
-				w->done = 1;
-				w->result = err;
-				w->why = c->dead_why[0] != '\0'	  ? c->dead_why
-					 : err == MIG_SERVER_DIED ? "the server went away"
-								  : "the connection failed";
-				pthread_cond_signal(&w->cv);
-			}
-		}
+		for (struct idl__call *w = CL_CALLS_FIRST(c); w != NULL; w = CL_CALLS_NEXT(w))
+			if (w->state != IDL__CALL_DONE)
+				idl__call_finish(w, err,
+						 c->dead_why[0] != '\0' ? c->dead_why
+						 : err == MIG_SERVER_DIED
+							 ? "the server went away"
+							 : "the connection failed");
 		pthread_cond_broadcast(&c->hello_cv);
 		p->tr->conn_close(c->tr_state);
 	}

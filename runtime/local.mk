@@ -18,7 +18,9 @@ runtime_libidlrt_la_SOURCES = \
 runtime_libidlrt_la_SOURCES += \
 	runtime/client.h \
 	runtime/client_port.c \
-	runtime/call.c
+	runtime/call.c \
+	runtime/call_hello.c \
+	runtime/call_wait.c
 # The server: its API, the accept loop, each request's checks, a message endpoint's peers,
 # one message served from bytes (harnesses).
 runtime_libidlrt_la_SOURCES += \
@@ -46,6 +48,7 @@ runtime_libidlrt_la_SOURCES += \
 	runtime/trace.c
 # Transports include "transport_kit.h" (runtime/), the one header of the runtime they use.
 runtime_libidlrt_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/runtime $(FFI_CFLAGS)
+runtime_libidlrt_la_CFLAGS = $(AM_CFLAGS) $(TLS_CFLAGS)
 runtime_libidlrt_la_LDFLAGS = $(AM_LDFLAGS) -version-info $(IDLRT_LT_VERSION) \
 	-export-symbols-regex '^idl_[a-z]' -pthread
 runtime_libidlrt_la_LIBADD = $(LIBS) $(FFI_LIBS)

@@ -8,6 +8,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <limits.h>
+#include <linux/futex.h>
 #include <netinet/in.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -16,6 +17,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "server.h"
@@ -62,7 +64,7 @@ idl_server_create(idl_server_t **srvp)
 	}
 	pthread_mutex_init(&srv->lock, NULL);
 	pthread_cond_init(&srv->idle, NULL);
-	pthread_mutex_init(&srv->dispatch_mutex, NULL);
+	atomic_init(&srv->gate.slots, 1);
 	pthread_mutex_init(&srv->log_lock, NULL);
 	srv->concurrency = 1;
 	srv->epfd = -1;
@@ -259,6 +261,7 @@ srv_add_subsystem(idl_server_t *srv, const struct idl_subsystem *ss, idl_demux_f
 {
 	struct srv_ss *ns;
 	uint64_t *hashes;
+	uint8_t *plain;
 
 	idl__clear_detail();
 	if (srv == NULL || ss == NULL || (demux == NULL && demux_ctx == NULL) ||
@@ -289,15 +292,26 @@ srv_add_subsystem(idl_server_t *srv, const struct idl_subsystem *ss, idl_demux_f
 	 * computed from the table. */
 	hashes = malloc(2 * ((size_t)ss->nroutines + 1) * sizeof *hashes);
 	ns = hashes != NULL ? realloc(srv->subs, (srv->nsubs + 1) * sizeof *ns) : NULL;
-	if (ns == NULL) {
+	if (ns != NULL)
+		srv->subs = ns;
+	plain = ns != NULL ? realloc(srv->plain, srv->nverdicts + ss->nroutines + 1u) : NULL;
+	if (plain != NULL)
+		srv->plain = plain;
+	if (ns == NULL || plain == NULL) {
 		pthread_mutex_unlock(&srv->lock);
 		free(hashes);
 		return idl__fail(IDL_ENOMEM, "%s: out of memory", ss->name);
 	}
-	srv->subs = ns;
 	idl__hello_hashes(ss, 1, hashes);
 	idl__hello_hashes(ss, 2, hashes + ss->nroutines);
 	ns[srv->nsubs].hashes = hashes;
+	/* Whether each routine's requests carry descriptors, worked out once: a request
+	 * without any is checked against it with one load. */
+	for (uint32_t i = 0; i < ss->nroutines; i++) {
+		static const idl_msg_header_t none = { .size = IDL_MSG_HEADER_SIZE };
+
+		plain[srv->nverdicts + i] = idl__desc_count_ok(&ss->routines[i], &none, 1);
+	}
 	ns[srv->nsubs].ss = ss;
 	ns[srv->nsubs].demux = demux;
 	ns[srv->nsubs].demux_ctx = demux_ctx;
@@ -335,13 +349,8 @@ idl_server_set_concurrency(idl_server_t *srv, unsigned n)
 		pthread_mutex_unlock(&srv->lock);
 		return idl__fail(IDL_EBUSY, "idl_server_set_concurrency: the server is running");
 	}
-	if (srv->concurrency > 1)
-		sem_destroy(&srv->dispatch_sem);
-	if (n > 1 && sem_init(&srv->dispatch_sem, 0, n > SEM_VALUE_MAX ? SEM_VALUE_MAX : n)) {
-		srv->concurrency = 1;
-		pthread_mutex_unlock(&srv->lock);
-		return idl__fail(IDL_EINVAL, "idl_server_set_concurrency: %u", n);
-	}
+	/* The gate counts the routines that may still start: n (none is kept for 0). */
+	atomic_store(&srv->gate.slots, n);
 	srv->concurrency = n;
 	pthread_mutex_unlock(&srv->lock);
 	return 0;
@@ -409,9 +418,6 @@ idl__srv_free(struct idl_server *srv)
 		srv->eps = ep->next;
 		srv_ep_free(ep);
 	}
-	if (srv->concurrency > 1)
-		sem_destroy(&srv->dispatch_sem);
-	pthread_mutex_destroy(&srv->dispatch_mutex);
 	pthread_mutex_destroy(&srv->log_lock);
 	pthread_cond_destroy(&srv->idle);
 	pthread_mutex_destroy(&srv->lock);
@@ -419,7 +425,33 @@ idl__srv_free(struct idl_server *srv)
 	for (size_t i = 0; i < srv->nsubs; i++)
 		free(srv->subs[i].hashes);
 	free(srv->subs);
+	free(srv->plain);
 	free(srv);
+}
+
+void
+idl__srv_gate_wait(struct srv_gate *g)
+{
+	atomic_fetch_add(&g->sleepers, 1);
+	for (;;) {
+		unsigned v = atomic_load(&g->slots);
+
+		while (v != 0) {
+			if (atomic_compare_exchange_weak(&g->slots, &v, v - 1)) {
+				atomic_fetch_sub(&g->sleepers, 1);
+				return;
+			}
+		}
+		/* Sleeps only while there is still no slot: a leave after the load above
+		 * changed the word, and the wait returns at once. */
+		syscall(SYS_futex, (uint32_t *)&g->slots, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
+	}
+}
+
+void
+idl__srv_gate_wake(struct srv_gate *g)
+{
+	syscall(SYS_futex, (uint32_t *)&g->slots, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
 void

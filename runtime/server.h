@@ -8,7 +8,6 @@
 #define IDL_RUNTIME_SERVER_H
 
 #include <pthread.h>
-#include <semaphore.h>
 #include <stdatomic.h>
 
 #include "internal.h"
@@ -58,6 +57,40 @@ struct srv_peers {
 	struct idl__list recency; /* struct srv_peer: the one heard from last first */
 };
 
+/*
+ * The dispatch gate: at most `concurrency` routines at a time (a counting semaphore on a
+ * futex). Uncontended, entering is one compare-and-swap and leaving one atomic add and a
+ * load, with no call into libc; a thread finds no slot only when as many routines run
+ * already, and then sleeps on the slot count until one leaves.
+ */
+struct srv_gate {
+	atomic_uint slots; /* routines that may still start */
+	atomic_uint sleepers; /* threads waiting for a slot */
+};
+
+void idl__srv_gate_wait(struct srv_gate *g);
+void idl__srv_gate_wake(struct srv_gate *g);
+
+static inline void
+idl__srv_gate_enter(struct srv_gate *g)
+{
+	unsigned v = atomic_load_explicit(&g->slots, memory_order_relaxed);
+
+	if (v == 0 || !atomic_compare_exchange_strong_explicit(
+			      &g->slots, &v, v - 1, memory_order_acquire, memory_order_relaxed))
+		idl__srv_gate_wait(g);
+}
+
+static inline void
+idl__srv_gate_leave(struct srv_gate *g)
+{
+	/* Both sequentially consistent, as the sleeper's count and load: either it counted
+	 * itself before this load (and is woken) or it sees the slot. */
+	atomic_fetch_add(&g->slots, 1);
+	if (atomic_load(&g->sleepers) != 0)
+		idl__srv_gate_wake(g);
+}
+
 struct srv_ep;
 
 /* One source of messages with its receiving thread: an accepted connection, or a message
@@ -78,6 +111,9 @@ struct srv_src {
 	struct idl_cred cred; /* connections: what the transport knows, asked once */
 	int cred_err; /* its answer: 0 or IDL_ENOTSUP */
 	atomic_uint pending; /* connections: replies deferred and not yet sent or discarded */
+	/* Deferred replies of this source not yet sent or discarded, of any peer: while there
+	 * are none, only the receiving thread sends on the source, and it needs no lock. */
+	atomic_uint deferred;
 	int greeted; /* a hello was answered: the handshake is over */
 	/* Under srv->lock: the deferred replies that hold this source, and whether its thread
 	 * was joined (the last reply then frees it). */
@@ -124,9 +160,9 @@ struct idl_server {
 	struct srv_ep *eps;
 	struct idl__list live; /* struct srv_src whose thread runs */
 	struct idl__list ended; /* struct srv_src whose thread ended, to join and free */
-	unsigned concurrency;
-	pthread_mutex_t dispatch_mutex; /* concurrency 1 */
-	sem_t dispatch_sem; /* concurrency > 1 */
+	unsigned concurrency; /* routines that may run at once; 0: no limit */
+	struct srv_gate gate; /* concurrency != 0: the routines that may still start */
+	uint8_t *plain; /* nverdicts: 1 when the routine's requests carry no descriptors */
 	int efd; /* eventfd: stop requests and ended sources wake the accept loop */
 	int epfd; /* the accept loop's epoll set while running, else -1 */
 	atomic_int stop_req;

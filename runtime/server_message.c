@@ -58,7 +58,7 @@ msg_void(void *p)
 }
 
 static int
-msg_connect(void *conn, const char *rest, int64_t deadline)
+msg_connect(void *conn, const char *rest, struct idl_deadline *deadline)
 {
 	(void)conn;
 	(void)rest;
@@ -68,7 +68,7 @@ msg_connect(void *conn, const char *rest, int64_t deadline)
 
 /* A send consumes what the message gives away, as every transport's does. */
 static int
-msg_send(void *conn, const struct idl_xmsg *m, int64_t deadline)
+msg_send(void *conn, const struct idl_xmsg *m, struct idl_deadline *deadline)
 {
 	(void)conn;
 	(void)deadline;
@@ -78,7 +78,7 @@ msg_send(void *conn, const struct idl_xmsg *m, int64_t deadline)
 }
 
 static int
-msg_recv(void *conn, struct idl_xmsg *m, int64_t deadline)
+msg_recv(void *conn, struct idl_xmsg *m, struct idl_deadline *deadline)
 {
 	(void)conn;
 	(void)m;

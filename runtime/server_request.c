@@ -32,7 +32,11 @@
 #define SERVE_EP_MAX_FAILURES 1000
 #define SERVE_MS 1000000ll
 
-static _Thread_local struct srv_req *serve_current;
+/* The request the calling thread is serving. Written twice and read by idl_request_port() and
+ * its kin on every request: in the initial-exec model each touch is one %fs-relative move,
+ * where the dynamic models cost a call each. The static TLS block reserves room for a
+ * pointer even when the library is loaded with dlopen(). */
+static _Thread_local struct srv_req *serve_current __attribute__((tls_model("initial-exec")));
 
 int
 idl__request_conn(const struct idl_transport **tr, void **conn)
@@ -95,6 +99,7 @@ idl_request_reply(void)
 	srv->handles++;
 	pthread_mutex_unlock(&srv->lock);
 	atomic_fetch_add(r->peer != NULL ? &r->peer->pending : &r->src->pending, 1);
+	atomic_fetch_add(&r->src->deferred, 1);
 	return r;
 }
 
@@ -102,6 +107,8 @@ static void
 serve_reply_free(struct idl_reply *r)
 {
 	atomic_fetch_sub(r->peer != NULL ? &r->peer->pending : &r->src->pending, 1);
+	/* After its send, if any, and before the source may go with the last handle. */
+	atomic_fetch_sub(&r->src->deferred, 1);
 	idl__srv_handle_release(r->src);
 	free(r);
 }
@@ -160,7 +167,8 @@ idl_reply_send(idl_reply_t r, idl_msg_header_t *msg)
 			idl__msg_release_sent(msg);
 		err = IDL_ECLOSED;
 	} else if (src->conn != NULL)
-		err = src->ep->tr->conn_send(src->conn, &x, idl_deadline_ms(SERVE_SEND_TIMEOUT_MS));
+		err = src->ep->tr->conn_send(src->conn, &x,
+					     &(struct idl_deadline){ 0, SERVE_SEND_TIMEOUT_MS });
 	else
 		err = IDL__TR_OP(src->ep->tr, ep_reply)(src->ep->state, &r->to, &x);
 	pthread_mutex_unlock(&src->send_lock);
@@ -287,20 +295,15 @@ serve_hello(const struct idl_server *srv, struct srv_hello *hs, const idl_msg_he
 static void
 serve_dispatch_enter(struct idl_server *srv)
 {
-	if (srv->concurrency == 1)
-		pthread_mutex_lock(&srv->dispatch_mutex);
-	else if (srv->concurrency > 1)
-		while (sem_wait(&srv->dispatch_sem) != 0)
-			continue; /* EINTR */
+	if (srv->concurrency != 0)
+		idl__srv_gate_enter(&srv->gate);
 }
 
 static void
 serve_dispatch_leave(struct idl_server *srv)
 {
-	if (srv->concurrency == 1)
-		pthread_mutex_unlock(&srv->dispatch_mutex);
-	else if (srv->concurrency > 1)
-		sem_post(&srv->dispatch_sem);
+	if (srv->concurrency != 0)
+		idl__srv_gate_leave(&srv->gate);
 }
 
 /* Whether a request carries no more ports (file descriptors on unix:) than the limit;
@@ -380,8 +383,12 @@ idl__srv_serve_one(struct srv_src *src, struct srv_hello *hs, idl_msg_header_t *
 
 	/* Work on a copy of whatever header bytes came, so that a runt still gets a reply
 	 * naming its id and seqno when it has them. */
-	memset(&h, 0, sizeof h);
-	memcpy(&h, in, len < sizeof h ? len : sizeof h);
+	if (len >= sizeof h) {
+		memcpy(&h, in, sizeof h);
+	} else {
+		memset(&h, 0, sizeof h);
+		memcpy(&h, in, len);
+	}
 	if (h.order == SERVE_OTHER_ORDER && h.magic == IDL_MSG_MAGIC && len >= sizeof h)
 		return h.kind == IDL_KIND_ONEWAY ? 0 : serve_other_order(&h, out);
 
@@ -398,7 +405,9 @@ idl__srv_serve_one(struct srv_src *src, struct srv_hello *hs, idl_msg_header_t *
 	} else if (h.kind != IDL_KIND_REQUEST && h.kind != IDL_KIND_ONEWAY)
 		err = IDL_EPROTO;
 	else if ((s = serve_find_id(srv, h.id, &si)) == NULL ||
-		 (rt = idl_subsystem_routine(s->ss, h.id)) == NULL)
+		 (rt = &s->ss->routines[(uint32_t)h.id - (uint32_t)s->ss->base])->kind ==
+			 IDL_RT_SKIP ||
+		 rt->name == NULL)
 		err = MIG_BAD_ID;
 	else if (!hs->said[si])
 		err = IDL_EPROTO; /* no hello for this subsystem on this source */
@@ -406,7 +415,10 @@ idl__srv_serve_one(struct srv_src *src, struct srv_hello *hs, idl_msg_header_t *
 		err = IDL_ESIGNATURE;
 	else if ((rt->kind == IDL_RT_ROUTINE) != (h.kind == IDL_KIND_REQUEST))
 		err = IDL_EPROTO; /* a routine sent one-way, or a simpleroutine awaiting a reply */
-	else if (!idl__desc_count_ok(rt, in, 1) || !serve_fds_ok(src, in, from))
+	else if (!((h.flags & IDL_MSGF_DESC) == 0 && h.ndesc == 0
+			   ? srv->plain[s->vbase + rt->number]
+			   : idl__desc_count_ok(rt, in, 1)) ||
+		 !serve_fds_ok(src, in, from))
 		err = MIG_BAD_ARGUMENTS; /* descriptors that are not the routine's, or too many */
 	else if (!serve_inflight_ok(src, from, peer))
 		err = IDL_ELIMIT;
@@ -459,21 +471,28 @@ idl__srv_serve_one(struct srv_src *src, struct srv_hello *hs, idl_msg_header_t *
 	return IDL_MSG_HEADER_SIZE;
 }
 
-/* Sends a reply of n bytes from src's reply buffer (to `to` on a message endpoint);
- * deferred replies from other threads take the same lock. */
-static int
+/* Sends a reply of n bytes from src's reply buffer (to `to` on a message endpoint).
+ * Deferred replies from other threads take the source's send lock; while none is out - a
+ * handle is made only by this thread, in a routine, and counted before it can be sent -
+ * nobody else can send on the source, and this send takes no lock. In line in the receive
+ * loops: a call would cost more than the function's own work. */
+static inline __attribute__((always_inline)) int
 serve_send(struct srv_src *src, uint32_t n, const struct idl_peer *to)
 {
 	struct idl_xmsg r = { .data = src->sbuf, .len = n };
+	int locked = atomic_load_explicit(&src->deferred, memory_order_acquire) != 0;
 	int err;
 
 	IDL__TRACE(IDL_TRACE_SERVER, IDL_TRACE_SEND, src->ep->head.address, src->sbuf, n);
-	pthread_mutex_lock(&src->send_lock);
+	if (locked)
+		pthread_mutex_lock(&src->send_lock);
 	if (src->conn != NULL)
-		err = src->ep->tr->conn_send(src->conn, &r, idl_deadline_ms(SERVE_SEND_TIMEOUT_MS));
+		err = src->ep->tr->conn_send(src->conn, &r,
+					     &(struct idl_deadline){ 0, SERVE_SEND_TIMEOUT_MS });
 	else
 		err = IDL__TR_OP(src->ep->tr, ep_reply)(src->ep->state, to, &r);
-	pthread_mutex_unlock(&src->send_lock);
+	if (locked)
+		pthread_mutex_unlock(&src->send_lock);
 	return err;
 }
 
@@ -505,16 +524,17 @@ serve_conn_log(struct srv_src *src, int err, size_t len, int closing)
 }
 
 /* The deadline of the next receive: the handshake's, fixed from the accept until a hello
- * is answered, then the idle timeout's from each message on. Reading the clock is no
- * system call, and the transports keep a socket timeout that fits (no call per message). */
-static int64_t
+ * is answered; then the idle timeout's, from the start of each receive (a lazy deadline:
+ * the transport's socket timeout is the idle timeout itself, so a message costs neither a
+ * clock read nor a system call for it); else none. */
+static struct idl_deadline
 serve_deadline(const struct srv_src *src, int64_t handshake_end)
 {
 	uint64_t idle = src->srv->limits[IDL_LIMIT_IDLE_MS];
 
 	if (!src->greeted)
-		return handshake_end;
-	return idle != 0 ? idl_now_ns() + (int64_t)idle * SERVE_MS : IDL_DEADLINE_NONE;
+		return idl_deadline_at(handshake_end);
+	return idl_deadline_in(idle != 0 && idle <= INT32_MAX ? (int)idle : -1);
 }
 
 void *
@@ -537,8 +557,9 @@ idl__srv_conn_main(void *arg)
 
 	while (!atomic_load_explicit(&srv->stop_req, memory_order_relaxed)) {
 		struct idl_xmsg m = { .data = src->rbuf, .cap = srv->rcap };
+		struct idl_deadline dl = serve_deadline(src, handshake_end);
 		uint32_t n;
-		int err = tr->conn_recv(src->conn, &m, serve_deadline(src, handshake_end));
+		int err = tr->conn_recv(src->conn, &m, &dl);
 
 		if (err == 0)
 			IDL__TRACE(IDL_TRACE_SERVER, IDL_TRACE_RECV, src->ep->head.address,
@@ -576,8 +597,10 @@ idl__srv_ep_main(void *arg)
 		uint32_t n;
 		int err;
 
-		memset(&from, 0, sizeof from);
-		err = IDL__TR_OP(tr, ep_recv)(src->ep->state, &m, &from, IDL_DEADLINE_NONE);
+		/* The transport fills the address; what follows its length is never read. */
+		from.len = 0;
+		err = IDL__TR_OP(tr, ep_recv)(src->ep->state, &m, &from,
+					      &(struct idl_deadline){ 0, IDL_DEADLINE_MS_NONE });
 		if (err == IDL_ECLOSED)
 			break;
 		/* Other errors (an ICMP error surfacing on a datagram socket) concern one

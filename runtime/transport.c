@@ -5,11 +5,14 @@
  */
 #include <config.h>
 
+#include <linux/futex.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -198,6 +201,21 @@ idl_deadline_ms(int ms)
 	if (now > IDL_DEADLINE_NONE - (int64_t)ms * 1000000)
 		return IDL_DEADLINE_NONE;
 	return now + (int64_t)ms * 1000000;
+}
+
+void
+idl__lock_wait(struct idl__lock *l)
+{
+	/* Marked as slept on (2) before sleeping, so that the holder's release wakes us; the
+	 * exchange that takes it leaves it marked, since others may sleep too. */
+	while (atomic_exchange_explicit(&l->word, 2, memory_order_acquire) != 0)
+		syscall(SYS_futex, (uint32_t *)&l->word, FUTEX_WAIT_PRIVATE, 2, NULL, NULL, 0);
+}
+
+void
+idl__lock_wake(struct idl__lock *l)
+{
+	syscall(SYS_futex, (uint32_t *)&l->word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
 void *

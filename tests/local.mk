@@ -54,6 +54,7 @@ EXTRA_DIST += tests/golden tests/bad tests/compile
 # and the unit tests reach idl__ internals.
 test_cppflags = $(AM_CPPFLAGS) \
 	-I$(top_srcdir)/idlc -I$(top_builddir)/idlc -I$(top_srcdir)/runtime \
+	-I$(top_srcdir)/transports \
 	-DIDL_TOP_SRCDIR='"$(abs_top_srcdir)"' -DIDL_TOP_BUILDDIR='"$(abs_top_builddir)"' \
 	$(CUNIT_CFLAGS)
 

@@ -22,11 +22,20 @@
  *   - message endpoints (udp, port) fill ep_recv and ep_reply: every client's messages
  *     arrive on the endpoint, each with an opaque peer address to reply to.
  *
- * Blocking and deadlines: conn_recv, conn_send, conn_call and ep_recv block until done,
- * until the absolute CLOCK_MONOTONIC `deadline` (nanoseconds, see idl_now_ns()) passes
- * (IDL_ETIMEDOUT), or until close is called on the object from another thread (IDL_ECLOSED).
- * IDL_DEADLINE_NONE blocks without limit. A fast path must make one send and one receive
+ * Blocking and deadlines: conn_connect, conn_recv, conn_send, conn_call and ep_recv block
+ * until done, until their deadline passes (IDL_ETIMEDOUT), or until close is called on the
+ * object from another thread (IDL_ECLOSED). A fast path must make one send and one receive
  * system call per message and no others (no poll before a blocking read).
+ *
+ * A deadline is lazy (struct idl_deadline below): the ops get the call's timeout in
+ * milliseconds, and its absolute CLOCK_MONOTONIC time only once someone needed it. An op
+ * that can have the kernel enforce the timeout as it is (a socket whose cached SO_RCVTIMEO
+ * already equals `ms`) waits without reading the clock, and a wait that ends by that timeout
+ * means the deadline passed. An op that needs the absolute time - a wait that was cut short
+ * and must know what is left, a timeout of another length - calls idl_deadline_abs(), which
+ * reads the clock once and anchors the deadline there for every later op of the same call
+ * (the caller passes the same struct to its send and its receive). So a call's limit is its
+ * timeout plus whatever it did before its first wait: microseconds.
  *
  * Errors: a peer that went away (end of file, reset, broken pipe) is MIG_SERVER_DIED on
  * either side; an op woken by close on the object is IDL_ECLOSED; a message over the
@@ -80,6 +89,86 @@ int64_t idl_now_ns(void);
 /* now + ms milliseconds, saturating; a negative ms gives IDL_DEADLINE_NONE. */
 int64_t idl_deadline_ms(int ms);
 
+/*
+ * The deadline the blocking ops take (see "Blocking and deadlines" above). `ms` is the
+ * timeout the caller asked for; `abs_ns` is 0 until the deadline is anchored, then the
+ * absolute CLOCK_MONOTONIC time (IDL_DEADLINE_NONE for none). An op reads and anchors it
+ * with the functions below and never writes the fields itself.
+ */
+struct idl_deadline {
+	int64_t abs_ns; /* 0: not anchored yet */
+	int32_t ms; /* >= 0: the timeout; IDL_DEADLINE_MS_NONE: none; IDL_DEADLINE_MS_ABS: only
+		       abs_ns is known (a deadline made from an absolute time) */
+};
+#define IDL_DEADLINE_MS_NONE (-1)
+#define IDL_DEADLINE_MS_ABS (-2)
+
+/* A deadline `ms` milliseconds from its first use; a negative ms is none. */
+static inline struct idl_deadline
+idl_deadline_in(int ms)
+{
+	struct idl_deadline d = { 0, ms < 0 ? IDL_DEADLINE_MS_NONE : ms };
+
+	return d;
+}
+
+/* A deadline at an absolute CLOCK_MONOTONIC time (IDL_DEADLINE_NONE: none). */
+static inline struct idl_deadline
+idl_deadline_at(int64_t abs_ns)
+{
+	struct idl_deadline d = { abs_ns, IDL_DEADLINE_MS_ABS };
+
+	if (abs_ns == IDL_DEADLINE_NONE || abs_ns <= 0) {
+		d.abs_ns = abs_ns == IDL_DEADLINE_NONE ? 0 : 1;
+		d.ms = abs_ns == IDL_DEADLINE_NONE ? IDL_DEADLINE_MS_NONE : IDL_DEADLINE_MS_ABS;
+	}
+	return d;
+}
+
+/* Whether the deadline is no deadline at all. */
+static inline int
+idl_deadline_is_none(const struct idl_deadline *d)
+{
+	return d->abs_ns == 0 && d->ms == IDL_DEADLINE_MS_NONE;
+}
+
+/* The absolute time of the deadline (IDL_DEADLINE_NONE for none), anchoring it now (one
+ * clock read) if nobody did before. */
+static inline int64_t
+idl_deadline_abs(struct idl_deadline *d)
+{
+	if (d->abs_ns == 0) {
+		if (d->ms == IDL_DEADLINE_MS_NONE)
+			return IDL_DEADLINE_NONE;
+		d->abs_ns = idl_deadline_ms(d->ms);
+		if (d->abs_ns == 0)
+			d->abs_ns = 1;
+	}
+	return d->abs_ns;
+}
+
+/* Anchors a deadline not anchored yet as if its first use had been at start_ns (a
+ * CLOCK_MONOTONIC time the op knows the call to have begun by, e.g. the start of a wait
+ * that just ran out); an anchored one is left alone. */
+static inline void
+idl_deadline_start(struct idl_deadline *d, int64_t start_ns)
+{
+	if (d->abs_ns == 0 && d->ms >= 0) {
+		d->abs_ns = start_ns + (int64_t)d->ms * 1000000;
+		if (d->abs_ns <= 0)
+			d->abs_ns = 1;
+	}
+}
+
+/* Whether the deadline has passed (anchoring it if need be). */
+static inline int
+idl_deadline_passed(struct idl_deadline *d)
+{
+	int64_t a = idl_deadline_abs(d);
+
+	return a != IDL_DEADLINE_NONE && idl_now_ns() >= a;
+}
+
 /* One message in transit. */
 struct idl_xmsg {
 	void *data; /* header + arguments */
@@ -132,19 +221,20 @@ struct idl_transport {
 	int (*ep_listen)(void *ep, const char *rest, const struct idl_listen_opts *opts);
 	int (*ep_fd)(void *ep); /* readable when ep_accept or ep_recv would not block */
 	int (*ep_accept)(void *ep, void *conn); /* connection endpoints; else NULL */
-	int (*ep_recv)(void *ep, struct idl_xmsg *m, struct idl_peer *from, int64_t deadline);
+	int (*ep_recv)(void *ep, struct idl_xmsg *m, struct idl_peer *from,
+		       struct idl_deadline *dl);
 	int (*ep_reply)(void *ep, const struct idl_peer *to, const struct idl_xmsg *m);
 	void (*ep_close)(void *ep);
 	void (*ep_fini)(void *ep);
 
 	/* Connections (client side, and server side for connection endpoints). */
-	int (*conn_connect)(void *conn, const char *rest, int64_t deadline);
-	int (*conn_send)(void *conn, const struct idl_xmsg *m, int64_t deadline);
-	int (*conn_recv)(void *conn, struct idl_xmsg *m, int64_t deadline);
+	int (*conn_connect)(void *conn, const char *rest, struct idl_deadline *dl);
+	int (*conn_send)(void *conn, const struct idl_xmsg *m, struct idl_deadline *dl);
+	int (*conn_recv)(void *conn, struct idl_xmsg *m, struct idl_deadline *dl);
 	/* Optional: send then receive as one operation, where the transport can do it in fewer
 	 * steps than the two ops apart (shm). NULL: the core calls conn_send then conn_recv. */
 	int (*conn_call)(void *conn, const struct idl_xmsg *req, struct idl_xmsg *rep,
-			 int64_t deadline);
+			 struct idl_deadline *dl);
 	int (*conn_cred)(void *conn, struct idl_cred *cred); /* NULL: IDL_ENOTSUP */
 	void (*conn_close)(void *conn);
 	void (*conn_fini)(void *conn);

@@ -72,7 +72,7 @@ sd_write(const char *dir, const char *name, const void *prefix, size_t np, const
 }
 
 static int
-sd_send(void *conn, const struct idl_xmsg *m, int64_t deadline)
+sd_send(void *conn, const struct idl_xmsg *m, struct idl_deadline *dl)
 {
 	static union {
 		idl_msg_header_t h;
@@ -85,7 +85,7 @@ sd_send(void *conn, const struct idl_xmsg *m, int64_t deadline)
 	size_t n;
 
 	(void)conn;
-	(void)deadline;
+	(void)dl;
 	sd_req = *h;
 	n = sd_wire(h, wire.b, sizeof wire.b);
 	if (h->kind == IDL_KIND_HELLO) {
@@ -119,10 +119,10 @@ sd_send(void *conn, const struct idl_xmsg *m, int64_t deadline)
 }
 
 static int
-sd_recv(void *conn, struct idl_xmsg *m, int64_t deadline)
+sd_recv(void *conn, struct idl_xmsg *m, struct idl_deadline *dl)
 {
 	(void)conn;
-	(void)deadline;
+	(void)dl;
 	if (sd_hello) {
 		sd_hello = 0;
 		{

@@ -51,31 +51,31 @@ fz_void(void *p)
 }
 
 static int
-fz_connect(void *conn, const char *rest, int64_t deadline)
+fz_connect(void *conn, const char *rest, struct idl_deadline *dl)
 {
 	(void)conn;
 	(void)rest;
-	(void)deadline;
+	(void)dl;
 	return fz_ok();
 }
 
 /* A send consumes what the message gives away, as every transport's does. */
 static int
-fz_send(void *conn, const struct idl_xmsg *m, int64_t deadline)
+fz_send(void *conn, const struct idl_xmsg *m, struct idl_deadline *dl)
 {
 	(void)conn;
-	(void)deadline;
+	(void)dl;
 	if (idl__desc_msg(m->data, m->len))
 		idl__msg_release_sent(m->data);
 	return 0;
 }
 
 static int
-fz_recv(void *conn, struct idl_xmsg *m, int64_t deadline)
+fz_recv(void *conn, struct idl_xmsg *m, struct idl_deadline *dl)
 {
 	(void)conn;
 	(void)m;
-	(void)deadline;
+	(void)dl;
 	return MIG_SERVER_DIED;
 }
 

@@ -50,10 +50,10 @@ static union {
 } fr_wire; /* the reply as it came, before the transport hands it over */
 
 static int
-fr_send(void *conn, const struct idl_xmsg *m, int64_t deadline)
+fr_send(void *conn, const struct idl_xmsg *m, struct idl_deadline *dl)
 {
 	(void)conn;
-	(void)deadline;
+	(void)dl;
 	memcpy(&fr_req, m->data, sizeof fr_req);
 	if (fr_req.kind == IDL_KIND_HELLO)
 		fr_hello_pending = 1;
@@ -63,14 +63,14 @@ fr_send(void *conn, const struct idl_xmsg *m, int64_t deadline)
 }
 
 static int
-fr_recv(void *conn, struct idl_xmsg *m, int64_t deadline)
+fr_recv(void *conn, struct idl_xmsg *m, struct idl_deadline *dl)
 {
 	idl_msg_header_t *h = m->data;
 	uint8_t flags;
 	size_t n;
 
 	(void)conn;
-	(void)deadline;
+	(void)dl;
 	if (fr_hello_pending) {
 		fr_hello_pending = 0;
 		FR_CHECK(m->cap >= IDL_HELLO_MAX);

@@ -325,7 +325,7 @@ pt_cred(void)
 		free(ep2);
 	}
 	CU_ASSERT_EQUAL_FATAL(pthread_create(&tid, NULL, pt_accept_main, &a), 0);
-	CU_ASSERT_EQUAL(a.tr->conn_connect(client, rest, idl_deadline_ms(5000)), 0);
+	CU_ASSERT_EQUAL(a.tr->conn_connect(client, rest, &(struct idl_deadline){ 0, 5000 }), 0);
 	pthread_join(tid, NULL);
 	CU_ASSERT_EQUAL(a.err, 0);
 	if (a.err == 0) {
@@ -349,7 +349,7 @@ pt_cred(void)
 		char buf[64];
 		struct idl_xmsg m = { .data = buf, .cap = sizeof buf };
 
-		CU_ASSERT_EQUAL(a.tr->conn_recv(a.conn, &m, idl_deadline_ms(2000)),
+		CU_ASSERT_EQUAL(a.tr->conn_recv(a.conn, &m, &(struct idl_deadline){ 0, 2000 }),
 				MIG_SERVER_DIED);
 	}
 	a.tr->conn_close(a.conn);

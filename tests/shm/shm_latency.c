@@ -148,8 +148,10 @@ lat_ops_server(const char *address, int cpu)
 		pfd.events = POLLIN;
 		if (poll(&pfd, 1, 10000) != 1 || tr->ep_accept(ep, c) != 0)
 			_exit(3);
-		while (tr->conn_recv(c, &x, IDL_DEADLINE_NONE) == 0) {
-			if (tr->conn_send(c, &x, IDL_DEADLINE_NONE) != 0)
+		while (tr->conn_recv(c, &x, &(struct idl_deadline){ 0, IDL_DEADLINE_MS_NONE }) ==
+		       0) {
+			if (tr->conn_send(c, &x,
+					  &(struct idl_deadline){ 0, IDL_DEADLINE_MS_NONE }) != 0)
 				break;
 			x.cap = sizeof buf;
 		}
@@ -174,7 +176,8 @@ lat_ops_round(struct shm_conn *c, unsigned calls)
 		struct idl_xmsg r = { .data = rep, .cap = sizeof rep };
 
 		req[1] = i;
-		if (tr->conn_call(c, &q, &r, IDL_DEADLINE_NONE) != 0)
+		if (tr->conn_call(c, &q, &r, &(struct idl_deadline){ 0, IDL_DEADLINE_MS_NONE }) !=
+		    0)
 			return -1.0;
 	}
 	return (double)(idl_now_ns() - t0) / 1000.0 / calls;

@@ -226,7 +226,7 @@ hs_server_child(const char *address, int ready)
 			free(c);
 			continue;
 		}
-		if (tr->conn_recv(c, &x, idl_deadline_ms(5000)) == 0) {
+		if (tr->conn_recv(c, &x, &(struct idl_deadline){ 0, 5000 }) == 0) {
 			act = m->head.kind == IDL_KIND_HELLO ? HS_LEN_HUGE : m->head.id;
 			hs_act(c, act, IDL_KIND_REPLY);
 			if (act == HS_TAIL_FAR) {
@@ -234,12 +234,12 @@ hs_server_child(const char *address, int ready)
 				 * true tail), so that the client fills its ring and must look. */
 				st_head(m->b, IDL_KIND_REPLY, m->head.id + 100, 24, 0, 0);
 				x.len = 24;
-				tr->conn_send(c, &x, idl_deadline_ms(1000));
+				tr->conn_send(c, &x, &(struct idl_deadline){ 0, 1000 });
 				for (int i = 0; i < 500 && !c->ctl->side[SHM_CLIENT].gone; i++)
 					usleep(10000);
 			}
 			x.cap = sizeof m->b;
-			while (tr->conn_recv(c, &x, idl_deadline_ms(5000)) == 0)
+			while (tr->conn_recv(c, &x, &(struct idl_deadline){ 0, 5000 }) == 0)
 				x.cap = sizeof m->b;
 		}
 		tr->conn_close(c);

@@ -78,14 +78,14 @@ ot_serve(struct shm_conn *c, unsigned char *m)
 	int32_t id, ok = 0;
 	unsigned char *heap;
 
-	if (tr->conn_recv(c, &x, idl_deadline_ms(10000)) != 0)
+	if (tr->conn_recv(c, &x, &(struct idl_deadline){ 0, 10000 }) != 0)
 		return -1;
 	id = ((idl_msg_header_t *)m)->id;
 	if (id == OT_CMD_USED) {
 		st_head(m, IDL_KIND_REPLY, id + 100, 24, 0, 0);
 		((idl_msg_header_t *)m)->retcode = (int32_t)idl__shm_ool_used(c);
 		x.len = 24;
-		return tr->conn_send(c, &x, idl_deadline_ms(5000));
+		return tr->conn_send(c, &x, &(struct idl_deadline){ 0, 5000 });
 	}
 	d0 = ot_desc(m, 0);
 	/* The bytes are read where they lie: in the client's arena of the shared region. */
@@ -113,7 +113,7 @@ ot_serve(struct shm_conn *c, unsigned char *m)
 	memcpy(m + 24, &rd, sizeof rd);
 	memcpy(m + 40, off, sizeof off);
 	x.len = 56;
-	return tr->conn_send(c, &x, idl_deadline_ms(5000));
+	return tr->conn_send(c, &x, &(struct idl_deadline){ 0, 5000 });
 }
 
 static void

@@ -162,7 +162,8 @@ st_raw_connect(const char *address, int *err)
 		*err = IDL_ENOMEM;
 		return NULL;
 	}
-	*err = st_tr()->conn_connect(c, address + strlen("shm:"), idl_deadline_ms(5000));
+	*err = st_tr()->conn_connect(c, address + strlen("shm:"),
+				     &(struct idl_deadline){ 0, 5000 });
 	if (*err != 0) {
 		st_tr()->conn_fini(c);
 		free(c);
@@ -186,14 +187,14 @@ st_raw_send(struct shm_conn *c, const void *msg, size_t len, int ms)
 {
 	struct idl_xmsg m = { .data = (void *)msg, .len = len };
 
-	return st_tr()->conn_send(c, &m, idl_deadline_ms(ms));
+	return st_tr()->conn_send(c, &m, &(struct idl_deadline){ 0, ms });
 }
 
 int
 st_raw_recv(struct shm_conn *c, void *buf, size_t cap, size_t *len, int ms)
 {
 	struct idl_xmsg m = { .data = buf, .cap = cap };
-	int err = st_tr()->conn_recv(c, &m, idl_deadline_ms(ms));
+	int err = st_tr()->conn_recv(c, &m, &(struct idl_deadline){ 0, ms });
 
 	*len = m.len;
 	return err;

@@ -54,14 +54,14 @@ tt_raw_send(struct tt_raw *r, const union tt_buf *m, size_t len)
 {
 	struct idl_xmsg x = { .data = (void *)m->b, .len = len };
 
-	return tt.tr->conn_send(r->conn, &x, idl_deadline_ms(TT_RAW_MS));
+	return tt.tr->conn_send(r->conn, &x, &(struct idl_deadline){ 0, TT_RAW_MS });
 }
 
 static int
 tt_raw_recv(struct tt_raw *r, union tt_buf *m, size_t *len)
 {
 	struct idl_xmsg x = { .data = m->b, .cap = sizeof m->b };
-	int err = tt.tr->conn_recv(r->conn, &x, idl_deadline_ms(TT_RAW_MS));
+	int err = tt.tr->conn_recv(r->conn, &x, &(struct idl_deadline){ 0, TT_RAW_MS });
 
 	*len = x.len;
 	return err;
@@ -130,7 +130,9 @@ tt_raw_open(struct tt_raw *r, union tt_buf *m, int hello)
 		return -1;
 	}
 	memset(r->conn, 0, size);
-	TT_CHECK_KR(err = tt.tr->conn_connect(r->conn, rest, idl_deadline_ms(TT_RAW_MS)), 0);
+	TT_CHECK_KR(
+		err = tt.tr->conn_connect(r->conn, rest, &(struct idl_deadline){ 0, TT_RAW_MS }),
+		0);
 	if (err == 0 && (!hello || tt_raw_hello(r, m) == 0))
 		return 0;
 	tt.tr->conn_close(r->conn);

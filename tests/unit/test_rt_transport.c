@@ -2,10 +2,14 @@
  * test_rt_transport.c - the transport registry, the versioned transport contract and what
  * it gives a transport (the release of a sent message, the deadline clock).
  */
+#include <errno.h>
 #include <stddef.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/time.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <CUnit/CUnit.h>
 
@@ -15,6 +19,7 @@
 
 #include "internal.h"
 #include "ool_cache.h"
+#include "sock/sock_timeo.h"
 
 /* Ops that are never called: the registry only looks at which are filled. */
 static int
@@ -23,7 +28,7 @@ fk_listen(void *ep, const char *rest, const struct idl_listen_opts *o)
 	return IDL_ENOTSUP;
 }
 static int
-fk_recv(void *ep, struct idl_xmsg *m, struct idl_peer *from, int64_t deadline)
+fk_recv(void *ep, struct idl_xmsg *m, struct idl_peer *from, struct idl_deadline *dl)
 {
 	return IDL_ENOTSUP;
 }
@@ -37,17 +42,17 @@ fk_void(void *p)
 {
 }
 static int
-fk_connect(void *c, const char *rest, int64_t deadline)
+fk_connect(void *c, const char *rest, struct idl_deadline *dl)
 {
 	return IDL_ENOTSUP;
 }
 static int
-fk_send(void *c, const struct idl_xmsg *m, int64_t deadline)
+fk_send(void *c, const struct idl_xmsg *m, struct idl_deadline *dl)
 {
 	return IDL_ENOTSUP;
 }
 static int
-fk_crecv(void *c, struct idl_xmsg *m, int64_t deadline)
+fk_crecv(void *c, struct idl_xmsg *m, struct idl_deadline *dl)
 {
 	return IDL_ENOTSUP;
 }
@@ -140,7 +145,7 @@ test_register(void)
 }
 
 static int
-fk_call(void *c, const struct idl_xmsg *req, struct idl_xmsg *rep, int64_t deadline)
+fk_call(void *c, const struct idl_xmsg *req, struct idl_xmsg *rep, struct idl_deadline *dl)
 {
 	return IDL_ENOTSUP;
 }
@@ -256,6 +261,111 @@ test_clock(void)
 	CU_ASSERT(b - a >= 2000000);
 }
 
+/* The lazy deadline: a timeout until someone needs the time, anchored once, then fixed. */
+static void
+test_deadline_lazy(void)
+{
+	struct idl_deadline d = idl_deadline_in(100), n = idl_deadline_in(-7),
+			    z = idl_deadline_in(0);
+	int64_t a = idl_now_ns(), abs;
+
+	CU_ASSERT_EQUAL(d.abs_ns, 0);
+	CU_ASSERT_EQUAL(d.ms, 100);
+	abs = idl_deadline_abs(&d);
+	CU_ASSERT(abs >= a + 100000000 && abs < a + 200000000);
+	CU_ASSERT_EQUAL(idl_deadline_abs(&d), abs); /* anchored once */
+	CU_ASSERT_FALSE(idl_deadline_passed(&d));
+	/* Anchoring an anchored deadline at another start changes nothing. */
+	idl_deadline_start(&d, a - 1000000000);
+	CU_ASSERT_EQUAL(d.abs_ns, abs);
+
+	CU_ASSERT(idl_deadline_is_none(&n));
+	CU_ASSERT_EQUAL(idl_deadline_abs(&n), IDL_DEADLINE_NONE);
+	CU_ASSERT_FALSE(idl_deadline_passed(&n));
+	CU_ASSERT(idl_deadline_is_none(&n)); /* none stays unanchored */
+
+	CU_ASSERT(idl_deadline_passed(&z)); /* a timeout of 0 has passed once used */
+
+	n = idl_deadline_at(IDL_DEADLINE_NONE);
+	CU_ASSERT(idl_deadline_is_none(&n));
+	d = idl_deadline_at(a - 1);
+	CU_ASSERT_EQUAL(d.ms, IDL_DEADLINE_MS_ABS);
+	CU_ASSERT(idl_deadline_passed(&d));
+	d = idl_deadline_at(a + 1000000000);
+	CU_ASSERT_EQUAL(idl_deadline_abs(&d), a + 1000000000);
+
+	/* An op that knows when the call began anchors it there. */
+	d = idl_deadline_in(50);
+	idl_deadline_start(&d, a - 60000000);
+	CU_ASSERT_EQUAL(d.abs_ns, a - 60000000 + 50000000);
+	CU_ASSERT(idl_deadline_passed(&d));
+}
+
+static int64_t
+tr_rcvtimeo_us(int fd)
+{
+	struct timeval tv;
+	socklen_t sl = sizeof tv;
+
+	if (getsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, &sl) != 0)
+		return -1;
+	return (int64_t)tv.tv_sec * 1000000 + tv.tv_usec;
+}
+
+/* The socket timeout cache: an unanchored deadline's timeout is set on the socket exactly
+ * and the deadline stays unanchored (no clock read), so a wait that runs out is the
+ * deadline passing; an anchored one gets what is left. */
+static void
+test_sock_timeo(void)
+{
+	int sv[2], r;
+	int64_t cached = 0, t0, t1;
+	char b;
+	struct idl_deadline d = idl_deadline_in(60);
+
+	CU_ASSERT_EQUAL_FATAL(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
+	CU_ASSERT_EQUAL(idl__sock_timeo(sv[0], SO_RCVTIMEO, &cached, &d), 0);
+	CU_ASSERT_EQUAL(cached, 60000);
+	/* The kernel keeps it in ticks: read back, it may be rounded up by one. */
+	CU_ASSERT(tr_rcvtimeo_us(sv[0]) >= 60000 && tr_rcvtimeo_us(sv[0]) < 70000);
+	CU_ASSERT_EQUAL(d.abs_ns, 0);
+	t0 = idl_now_ns();
+	r = (int)recv(sv[0], &b, 1, 0);
+	t1 = idl_now_ns();
+	CU_ASSERT(r < 0 && errno == EAGAIN);
+	CU_ASSERT(t1 - t0 >= 55000000); /* the kernel's timer, not ours */
+	CU_ASSERT(idl__sock_late(&d));
+
+	/* The same timeout again: nothing to set. A different one is set exactly. */
+	d = idl_deadline_in(60);
+	CU_ASSERT_EQUAL(idl__sock_timeo(sv[0], SO_RCVTIMEO, &cached, &d), 0);
+	d = idl_deadline_in(250);
+	CU_ASSERT_EQUAL(idl__sock_timeo(sv[0], SO_RCVTIMEO, &cached, &d), 0);
+	CU_ASSERT(tr_rcvtimeo_us(sv[0]) >= 250000 && tr_rcvtimeo_us(sv[0]) < 260000);
+	CU_ASSERT_EQUAL(d.abs_ns, 0);
+
+	/* A wait cut short anchors it: the next wait is bounded by what is left, and a wait
+	 * that ends early is not the deadline passing. */
+	idl__sock_again(&d);
+	CU_ASSERT(d.abs_ns != 0);
+	CU_ASSERT_EQUAL(idl__sock_timeo(sv[0], SO_RCVTIMEO, &cached, &d), 0);
+	CU_ASSERT(cached <= 250000 && cached >= 100000);
+	CU_ASSERT_FALSE(idl__sock_late(&d));
+
+	/* Passed: try once without blocking. None: block. Zero: passed at once. */
+	d = idl_deadline_at(idl_now_ns() - 1);
+	CU_ASSERT_EQUAL(idl__sock_timeo(sv[0], SO_RCVTIMEO, &cached, &d), 1);
+	d = idl_deadline_in(-1);
+	CU_ASSERT_EQUAL(idl__sock_timeo(sv[0], SO_RCVTIMEO, &cached, &d), 0);
+	CU_ASSERT_EQUAL(cached, 0);
+	CU_ASSERT_EQUAL(tr_rcvtimeo_us(sv[0]), 0);
+	CU_ASSERT_FALSE(idl__sock_late(&d));
+	d = idl_deadline_in(0);
+	CU_ASSERT_EQUAL(idl__sock_timeo(sv[0], SO_RCVTIMEO, &cached, &d), 1);
+	close(sv[0]);
+	close(sv[1]);
+}
+
 static CU_TestInfo tr_tests[] = {
 	{ "find", test_find },
 	{ "register", test_register },
@@ -263,6 +373,8 @@ static CU_TestInfo tr_tests[] = {
 	{ "op past size", test_op_past_size },
 	{ "release sent", test_release_sent },
 	{ "clock", test_clock },
+	{ "deadline lazy", test_deadline_lazy },
+	{ "sock timeo", test_sock_timeo },
 	CU_TEST_INFO_NULL,
 };
 

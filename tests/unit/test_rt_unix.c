@@ -464,12 +464,12 @@ static const struct idl_transport *ux_plain;
 static _Atomic int ux_combined_calls;
 
 static int
-ux_conn_call(void *conn, const struct idl_xmsg *req, struct idl_xmsg *rep, int64_t deadline)
+ux_conn_call(void *conn, const struct idl_xmsg *req, struct idl_xmsg *rep, struct idl_deadline *dl)
 {
-	int err = ux_plain->conn_send(conn, req, deadline);
+	int err = ux_plain->conn_send(conn, req, dl);
 
 	ux_combined_calls++;
-	return err != 0 ? err : ux_plain->conn_recv(conn, rep, deadline);
+	return err != 0 ? err : ux_plain->conn_recv(conn, rep, dl);
 }
 
 static void

@@ -104,6 +104,54 @@ idl__port_abstime(int64_t deadline, int64_t wait_ns, struct timespec *ts)
 	}
 }
 
+/* The resolution of CLOCK_REALTIME_COARSE, ns: how much earlier than the precise clock it
+ * may read. */
+static int64_t port_coarse_res;
+
+void
+idl__port_slice_init(void)
+{
+	struct timespec res;
+
+	port_coarse_res = clock_getres(CLOCK_REALTIME_COARSE, &res) == 0
+				  ? (int64_t)res.tv_sec * 1000000000 + res.tv_nsec
+				  : 0;
+	/* A coarse clock as coarse as a slice cannot time one. */
+	if (port_coarse_res >= PORT_SLICE_NS / 2)
+		port_coarse_res = -1;
+}
+
+/*
+ * The end of the fast path's first wait, a slice from now, for a deadline not anchored
+ * yet; returns how long the wait is at least (ns), and whether it is the call's whole
+ * timeout (*whole: the deadline then passes with it). A slice needs no precision, so it is
+ * timed with the coarse clock (no clock read worth the name); a timeout shorter than a
+ * slice ends the wait itself, timed with the precise one.
+ */
+static int64_t
+port_first_wait(const struct idl_deadline *dl, struct timespec *ts, int *whole)
+{
+	int64_t wait = PORT_SLICE_NS, least;
+
+	*whole = dl->ms >= 0 && (int64_t)dl->ms * 1000000 <= PORT_SLICE_NS;
+	if (*whole)
+		wait = (int64_t)dl->ms * 1000000;
+	if (*whole || port_coarse_res < 0) {
+		clock_gettime(CLOCK_REALTIME, ts);
+		least = wait;
+	} else {
+		clock_gettime(CLOCK_REALTIME_COARSE, ts);
+		least = wait - port_coarse_res;
+	}
+	ts->tv_sec += (time_t)(wait / 1000000000);
+	ts->tv_nsec += (long)(wait % 1000000000);
+	if (ts->tv_nsec >= 1000000000) {
+		ts->tv_sec++;
+		ts->tv_nsec -= 1000000000;
+	}
+	return least;
+}
+
 int
 idl__port_ctl_put(mqd_t q, long msgsize, uint32_t type)
 {
@@ -198,14 +246,14 @@ port_err(struct port_conn *c, int e)
 
 /* Sends len bytes on the connection's send queue, waiting for room until the deadline. */
 static int
-port_put(struct port_conn *c, const void *data, size_t len, int64_t deadline)
+port_put(struct port_conn *c, const void *data, size_t len, struct idl_deadline *dl)
 {
 	int dead = 0, w;
 
 	for (;;) {
 		/* The send queue is O_NONBLOCK: room is the common case, and then this is the
 		 * only system call. */
-		if (mq_send(c->sq.mq, data, len, 0) == 0)
+		if (port_mq_send(c->sq.mq, data, len) == 0)
 			return 0;
 		if (errno == EINTR)
 			continue;
@@ -219,9 +267,9 @@ port_put(struct port_conn *c, const void *data, size_t len, int64_t deadline)
 				atomic_store(&c->dead, 1);
 			return MIG_SERVER_DIED;
 		}
-		if (deadline != IDL_DEADLINE_NONE && idl_now_ns() >= deadline)
+		if (idl_deadline_passed(dl))
 			return IDL_ETIMEDOUT;
-		if ((w = port_wait(c, &c->sq, EPOLLOUT, deadline)) < 0)
+		if ((w = port_wait(c, &c->sq, EPOLLOUT, idl_deadline_abs(dl))) < 0)
 			return w;
 		dead = w;
 	}
@@ -304,7 +352,7 @@ port_ool_make(struct port_conn *c, const struct iovec *iov, unsigned niov, size_
  * line. */
 static int
 port_sendv(struct port_conn *c, const struct iovec *iov, unsigned niov, size_t total,
-	   int64_t deadline)
+	   struct idl_deadline *dl)
 {
 	char buf[8192] __attribute__((aligned(8)));
 	struct port_ctl *k = (struct port_ctl *)buf;
@@ -317,12 +365,12 @@ port_sendv(struct port_conn *c, const struct iovec *iov, unsigned niov, size_t t
 			memcpy(p, iov[i].iov_base, iov[i].iov_len);
 			p += iov[i].iov_len;
 		}
-		return port_put(c, buf, total, deadline);
+		return port_put(c, buf, total, dl);
 	}
 	if ((err = port_ool_make(c, iov, niov, total, k)) != 0)
 		return err;
 	memset(buf + sizeof *k, 0, (size_t)c->sq.msgsize - sizeof *k);
-	err = port_put(c, buf, (size_t)c->sq.msgsize, deadline);
+	err = port_put(c, buf, (size_t)c->sq.msgsize, dl);
 	if (err != 0)
 		shm_unlink(k->name);
 	return err;
@@ -332,7 +380,7 @@ port_sendv(struct port_conn *c, const struct iovec *iov, unsigned niov, size_t t
  * through the queue or, as any large message, a shared-memory object; what it gives away
  * is released once it went, or failed. */
 static int
-port_send_desc(struct port_conn *c, const struct idl_xmsg *m, int64_t deadline)
+port_send_desc(struct port_conn *c, const struct idl_xmsg *m, struct idl_deadline *dl)
 {
 	struct iovec iov[IDL__OOL_IOV_MAX];
 	struct idl__ool_out o;
@@ -340,20 +388,20 @@ port_send_desc(struct port_conn *c, const struct idl_xmsg *m, int64_t deadline)
 
 	o.iov = iov;
 	if ((err = idl__ool_inline_out(m, "port", &o)) == 0) {
-		err = port_sendv(c, iov, o.niov, o.total, deadline);
+		err = port_sendv(c, iov, o.niov, o.total, dl);
 	} else {
 		idl_msg_header_t bare;
 		struct idl_xmsg b;
 
 		if (idl__desc_bare_reply(m, &bare, err, &b))
-			err = port_put(c, b.data, b.len, deadline);
+			err = port_put(c, b.data, b.len, dl);
 	}
 	idl__msg_release_sent(m->data);
 	return err;
 }
 
 int
-idl__port_send(void *vconn, const struct idl_xmsg *m, int64_t deadline)
+idl__port_send(void *vconn, const struct idl_xmsg *m, struct idl_deadline *dl)
 {
 	struct port_conn *c = vconn;
 	struct iovec iov = { m->data, m->len };
@@ -363,10 +411,10 @@ idl__port_send(void *vconn, const struct idl_xmsg *m, int64_t deadline)
 	if (atomic_load(&c->bye) || atomic_load(&c->dead))
 		return MIG_SERVER_DIED;
 	if (idl__desc_msg(m->data, m->len))
-		return port_send_desc(c, m, deadline);
+		return port_send_desc(c, m, dl);
 	if (m->len < (size_t)c->sq.msgsize)
-		return port_put(c, m->data, m->len, deadline);
-	return port_sendv(c, &iov, 1, m->len, deadline);
+		return port_put(c, m->data, m->len, dl);
+	return port_sendv(c, &iov, 1, m->len, dl);
 }
 
 /* A message with descriptors received whole in buf (n bytes): the message into m->data,
@@ -514,12 +562,13 @@ port_ool_take(struct port_conn *c, const struct port_ctl *k, struct idl_xmsg *m)
 }
 
 int
-idl__port_recv(void *vconn, struct idl_xmsg *m, int64_t deadline)
+idl__port_recv(void *vconn, struct idl_xmsg *m, struct idl_deadline *dl)
 {
 	struct port_conn *c = vconn;
 	size_t msgsize = (size_t)c->rq.msgsize;
 	char *buf = m->cap >= msgsize ? m->data : c->rbuf;
-	int dead = 0, first = 1, w;
+	int dead = 0, first = 1, whole = 0, w;
+	int64_t least = 0;
 	struct timespec ts;
 	struct port_ctl k;
 	ssize_t n;
@@ -532,8 +581,11 @@ idl__port_recv(void *vconn, struct idl_xmsg *m, int64_t deadline)
 			return MIG_SERVER_DIED;
 		/* The fast path blocks in this one call for a slice; later rounds only take
 		 * what the wait below said is there. */
-		idl__port_abstime(deadline, first ? PORT_SLICE_NS : 0, &ts);
-		n = mq_timedreceive(c->rq.mq, buf, msgsize, NULL, &ts);
+		if (first && dl->abs_ns == 0)
+			least = port_first_wait(dl, &ts, &whole);
+		else
+			idl__port_abstime(idl_deadline_abs(dl), first ? PORT_SLICE_NS : 0, &ts);
+		n = port_mq_timedreceive(c->rq.mq, buf, msgsize, &ts);
 		if (n >= 0 && !port_is_ctl(buf, (size_t)n, c->rq.msgsize)) {
 			m->len = (size_t)n;
 			if (idl__desc_msg(buf, (size_t)n))
@@ -552,12 +604,22 @@ idl__port_recv(void *vconn, struct idl_xmsg *m, int64_t deadline)
 				return MIG_SERVER_DIED;
 			}
 			first = 1; /* a wake-up (or junk): look at the flags and wait again */
+			idl_deadline_abs(dl);
 			continue;
 		}
-		if (errno == EINTR)
+		if (errno == EINTR) {
+			idl_deadline_abs(dl);
 			continue;
+		}
 		if (errno != ETIMEDOUT)
 			return port_err(c, errno);
+		/* A first wait that was the call's whole timeout: the call is late. One that was
+		 * a slice anchors the deadline where the call must have begun at the latest. */
+		if (first && dl->abs_ns == 0) {
+			if (whole)
+				return IDL_ETIMEDOUT;
+			idl_deadline_start(dl, idl_now_ns() - least);
+		}
 		first = 0;
 		/* Death counts only once the queue is empty: a reply sent just before it is
 		 * still delivered. */
@@ -565,9 +627,9 @@ idl__port_recv(void *vconn, struct idl_xmsg *m, int64_t deadline)
 			atomic_store(&c->dead, 1);
 			return MIG_SERVER_DIED;
 		}
-		if (deadline != IDL_DEADLINE_NONE && idl_now_ns() >= deadline)
+		if (idl_deadline_passed(dl))
 			return IDL_ETIMEDOUT;
-		if ((w = port_wait(c, &c->rq, EPOLLIN, deadline)) < 0)
+		if ((w = port_wait(c, &c->rq, EPOLLIN, idl_deadline_abs(dl))) < 0)
 			return w;
 		dead = w;
 	}

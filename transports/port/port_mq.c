@@ -108,6 +108,7 @@ port_init(void)
 {
 	port_depth_max = port_read_long("/proc/sys/fs/mqueue/msg_max", 10);
 	port_msgsize_max = port_read_long("/proc/sys/fs/mqueue/msgsize_max", 8192);
+	idl__port_slice_init();
 	return 0;
 }
 
@@ -442,8 +443,9 @@ port_await_ack(struct port_conn *c, mqd_t srv, const struct port_reg *reg, const
 }
 
 static int
-port_conn_connect(void *vconn, const char *rest, int64_t deadline)
+port_conn_connect(void *vconn, const char *rest, struct idl_deadline *dl)
 {
+	int64_t deadline = idl_deadline_abs(dl); /* connecting is not the fast path */
 	struct port_conn *c = vconn;
 	char name[NAME_MAX + 2];
 	struct port_reg reg;

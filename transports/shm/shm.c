@@ -246,8 +246,9 @@ shm_have(struct shm_conn *c, int room, uint64_t need, uint64_t *have)
  * each slice that times out.
  */
 static int
-shm_wait(struct shm_conn *c, int room, uint64_t need, int64_t deadline)
+shm_wait(struct shm_conn *c, int room, uint64_t need, struct idl_deadline *dl)
 {
+	int64_t deadline = idl_deadline_abs(dl);
 	uint32_t *word =
 		room ? &c->ctl->ring[c->me].prod_sleep : &c->ctl->ring[1 - c->me].cons_sleep;
 	int64_t slice = SHM_SLICE_FIRST_MS * 1000000ll, now;
@@ -327,7 +328,7 @@ shm_copy_out(struct shm_conn *c, uint64_t pos, void *dst, size_t n)
  * ring form; on failure undoes what was done. `wire` has room for nd descriptors. */
 static int
 shm_put_descs(struct shm_conn *c, const unsigned char *msg, uint32_t nd, idl_desc_t *wire,
-	      int64_t deadline)
+	      struct idl_deadline *dl)
 {
 	uint64_t at = c->head + SHM_REC_HDR + IDL_MSG_HEADER_SIZE;
 	idl_desc_t d;
@@ -335,7 +336,7 @@ shm_put_descs(struct shm_conn *c, const unsigned char *msg, uint32_t nd, idl_des
 
 	for (uint32_t i = 0; i < nd; i++) {
 		memcpy(&d, msg + IDL_MSG_HEADER_SIZE + (size_t)i * IDL_DESC_SIZE, sizeof d);
-		if ((err = idl__shm_ool_put(c->rg, &d, &wire[i], deadline)) != 0) {
+		if ((err = idl__shm_ool_put(c->rg, &d, &wire[i], idl_deadline_abs(dl))) != 0) {
 			while (i-- > 0) {
 				memcpy(&d, msg + IDL_MSG_HEADER_SIZE + (size_t)i * IDL_DESC_SIZE,
 				       sizeof d);
@@ -352,7 +353,7 @@ shm_put_descs(struct shm_conn *c, const unsigned char *msg, uint32_t nd, idl_des
  * failure nothing of the message is left in the region. */
 static int
 shm_publish(struct shm_conn *c, const struct idl_xmsg *m, uint32_t nd, idl_desc_t *wire,
-	    int64_t deadline)
+	    struct idl_deadline *dl)
 {
 	const unsigned char *msg = m->data;
 	uint64_t rec, room;
@@ -367,12 +368,12 @@ shm_publish(struct shm_conn *c, const struct idl_xmsg *m, uint32_t nd, idl_desc_
 	rec = SHM_REC_HDR + IDL_MSG_ROUND(m->len);
 	err = shm_room(c, rec + SHM_REC_HDR, &room);
 	if (err == 0 && room < rec + SHM_REC_HDR)
-		err = shm_wait(c, 1, rec + SHM_REC_HDR, deadline);
+		err = shm_wait(c, 1, rec + SHM_REC_HDR, dl);
 	if (err == 0) {
 		/* Room cannot shrink now: we are the only producer. */
 		shm_copy_in(c, c->head + SHM_REC_HDR, msg, m->len);
 		if (nd != 0)
-			err = shm_put_descs(c, msg, nd, wire, deadline);
+			err = shm_put_descs(c, msg, nd, wire, dl);
 	}
 	if (err == 0) {
 		uint64_t *at = (uint64_t *)(c->ring_out + (c->head & (c->rbytes - 1)));
@@ -398,7 +399,7 @@ shm_publish(struct shm_conn *c, const struct idl_xmsg *m, uint32_t nd, idl_desc_
  * in the caller's hands included.
  */
 static int
-shm_send_desc(struct shm_conn *c, const struct idl_xmsg *m, int64_t deadline)
+shm_send_desc(struct shm_conn *c, const struct idl_xmsg *m, struct idl_deadline *dl)
 {
 	const unsigned char *msg = m->data;
 	idl_desc_t stackw[8], *wire = stackw;
@@ -409,14 +410,14 @@ shm_send_desc(struct shm_conn *c, const struct idl_xmsg *m, int64_t deadline)
 	    nd > sizeof stackw / sizeof stackw[0] && (wire = malloc(nd * sizeof *wire)) == NULL)
 		err = idl__fail(IDL_ENOMEM, "shm: out of memory");
 	if (err == 0)
-		err = shm_publish(c, m, nd, wire, deadline);
+		err = shm_publish(c, m, nd, wire, dl);
 	published = err == 0;
 	if (err != 0 && err != MIG_SERVER_DIED && err != IDL_ECLOSED) {
 		idl_msg_header_t bare;
 		struct idl_xmsg b;
 
 		if (idl__desc_bare_reply(m, &bare, err, &b))
-			err = shm_publish(c, &b, 0, NULL, deadline);
+			err = shm_publish(c, &b, 0, NULL, dl);
 	}
 	if (published) {
 		for (uint32_t i = 0; i < nd; i++) {
@@ -434,13 +435,13 @@ shm_send_desc(struct shm_conn *c, const struct idl_xmsg *m, int64_t deadline)
 }
 
 static int
-shm_conn_send(void *vconn, const struct idl_xmsg *m, int64_t deadline)
+shm_conn_send(void *vconn, const struct idl_xmsg *m, struct idl_deadline *dl)
 {
 	struct shm_conn *c = vconn;
 
 	if (idl__desc_msg(m->data, m->len))
-		return shm_send_desc(c, m, deadline);
-	return shm_publish(c, m, 0, NULL, deadline);
+		return shm_send_desc(c, m, dl);
+	return shm_publish(c, m, 0, NULL, dl);
 }
 
 /* Takes the record at our tail, whose word (loaded once, checked) is `word`: copies the
@@ -470,7 +471,7 @@ shm_take(struct shm_conn *c, struct idl_xmsg *m, uint64_t word)
 }
 
 static int
-shm_conn_recv(void *vconn, struct idl_xmsg *m, int64_t deadline)
+shm_conn_recv(void *vconn, struct idl_xmsg *m, struct idl_deadline *dl)
 {
 	struct shm_conn *c = vconn;
 	uint64_t word = 0;
@@ -482,7 +483,7 @@ shm_conn_recv(void *vconn, struct idl_xmsg *m, int64_t deadline)
 	if ((err = atomic_load_explicit(&c->broken, memory_order_relaxed)) != 0)
 		return err;
 	while ((err = shm_ready(c, &word)) == 0)
-		if ((err = shm_wait(c, 0, 1, deadline)) != 0)
+		if ((err = shm_wait(c, 0, 1, dl)) != 0)
 			return err;
 	return err < 0 ? err : shm_take(c, m, word);
 }
@@ -490,11 +491,12 @@ shm_conn_recv(void *vconn, struct idl_xmsg *m, int64_t deadline)
 /* The combined call: publish the request, wake the server only if it sleeps, and wait for
  * the reply; when the server is running on another CPU no system call is made. */
 static int
-shm_conn_call(void *vconn, const struct idl_xmsg *req, struct idl_xmsg *rep, int64_t deadline)
+shm_conn_call(void *vconn, const struct idl_xmsg *req, struct idl_xmsg *rep,
+	      struct idl_deadline *dl)
 {
-	int err = shm_conn_send(vconn, req, deadline);
+	int err = shm_conn_send(vconn, req, dl);
 
-	return err != 0 ? err : shm_conn_recv(vconn, rep, deadline);
+	return err != 0 ? err : shm_conn_recv(vconn, rep, dl);
 }
 
 static int

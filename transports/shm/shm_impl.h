@@ -181,7 +181,7 @@ int idl__shm_ep_fd(void *ep);
 int idl__shm_ep_accept(void *ep, void *conn);
 void idl__shm_ep_close(void *ep);
 void idl__shm_ep_fini(void *ep);
-int idl__shm_conn_connect(void *conn, const char *rest, int64_t deadline);
+int idl__shm_conn_connect(void *conn, const char *rest, struct idl_deadline *dl);
 void idl__shm_attach(struct shm_conn *c, struct shm_region *rg);
 
 /* The layout for these sizes, or -1 when they are out of bounds. */

@@ -244,8 +244,9 @@ shm_map_region(struct shm_conn *c, const char *rest, const struct shm_hello *h, 
 }
 
 int
-idl__shm_conn_connect(void *vconn, const char *rest, int64_t deadline)
+idl__shm_conn_connect(void *vconn, const char *rest, struct idl_deadline *dl)
 {
+	int64_t deadline = idl_deadline_abs(dl); /* connecting is not the fast path */
 	struct shm_conn *c = vconn;
 	struct sockaddr_un sa;
 	struct shm_hello h;

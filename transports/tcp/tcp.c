@@ -187,9 +187,10 @@ tcp_connect_wait(int fd, int64_t deadline)
 }
 
 static int
-tcp_conn_connect(void *vconn, const char *rest, int64_t deadline)
+tcp_conn_connect(void *vconn, const char *rest, struct idl_deadline *dl)
 {
 	struct tcp_conn *c = vconn;
+	int64_t deadline = idl_deadline_abs(dl); /* connecting is not the fast path */
 	struct inet_addrs as;
 	int err, e = 0;
 
@@ -244,20 +245,22 @@ tcp_conn_err(struct tcp_conn *c, int e)
 
 /* Writes the `total` bytes of the pieces in iov (advanced in place) as one frame. */
 static int
-tcp_sendv(struct tcp_conn *c, struct iovec *iov, size_t niov, size_t total, int64_t deadline)
+tcp_sendv(struct tcp_conn *c, struct iovec *iov, size_t niov, size_t total, struct idl_deadline *dl)
 {
 	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = niov };
 	size_t sent = 0;
 
 	while (sent < total) {
-		int t = idl__sock_timeo(c->fd, SO_SNDTIMEO, &c->sndtimeo_us, deadline);
+		int t = idl__sock_timeo(c->fd, SO_SNDTIMEO, &c->sndtimeo_us, dl);
 		ssize_t n;
 
 		if (t < 0)
 			return t;
-		n = sendmsg(c->fd, &mh, MSG_NOSIGNAL | (t == 1 ? MSG_DONTWAIT : 0));
+		n = idl__sys_sendmsg(c->fd, &mh, MSG_NOSIGNAL | (t == 1 ? MSG_DONTWAIT : 0));
 		if (n > 0) {
 			sent += (size_t)n;
+			if (sent < total)
+				idl__sock_again(dl);
 			/* Advance the iovecs past what went out. */
 			while (n > 0 && mh.msg_iovlen > 0) {
 				size_t k = (size_t)n < mh.msg_iov->iov_len ? (size_t)n
@@ -273,10 +276,12 @@ tcp_sendv(struct tcp_conn *c, struct iovec *iov, size_t niov, size_t total, int6
 			}
 			continue;
 		}
-		if (n < 0 && errno == EINTR)
+		if (n < 0 && errno == EINTR) {
+			idl__sock_again(dl);
 			continue;
+		}
 		if (n < 0 && errno == EAGAIN) {
-			if (t != 1 && idl_now_ns() < deadline)
+			if (t != 1 && !idl__sock_late(dl))
 				continue;
 			/* Half a frame on the wire cannot be taken back: the stream has lost
 			 * its framing, and the connection must end. */
@@ -293,7 +298,7 @@ tcp_sendv(struct tcp_conn *c, struct iovec *iov, size_t niov, size_t total, int6
  * (runtime/ool_wire.c), written by one sendmsg of the pieces; the data marked dealloc is
  * released once the frame is out, or failed. */
 static int
-tcp_send_desc(struct tcp_conn *c, const struct idl_xmsg *m, int64_t deadline)
+tcp_send_desc(struct tcp_conn *c, const struct idl_xmsg *m, struct idl_deadline *dl)
 {
 	struct iovec iov[1 + IDL__OOL_IOV_MAX];
 	struct idl__ool_out o;
@@ -310,7 +315,7 @@ tcp_send_desc(struct tcp_conn *c, const struct idl_xmsg *m, int64_t deadline)
 	if (err == 0) {
 		prefix = htonl((uint32_t)o.total);
 		iov[0] = (struct iovec){ &prefix, TCP_PREFIX };
-		err = tcp_sendv(c, iov, 1 + o.niov, TCP_PREFIX + o.total, deadline);
+		err = tcp_sendv(c, iov, 1 + o.niov, TCP_PREFIX + o.total, dl);
 	} else {
 		idl_msg_header_t bare;
 		struct idl_xmsg b;
@@ -319,7 +324,7 @@ tcp_send_desc(struct tcp_conn *c, const struct idl_xmsg *m, int64_t deadline)
 			prefix = htonl((uint32_t)b.len);
 			iov[0] = (struct iovec){ &prefix, TCP_PREFIX };
 			iov[1] = (struct iovec){ b.data, b.len };
-			err = tcp_sendv(c, iov, 2, TCP_PREFIX + b.len, deadline);
+			err = tcp_sendv(c, iov, 2, TCP_PREFIX + b.len, dl);
 		}
 	}
 	idl__msg_release_sent(m->data);
@@ -327,7 +332,7 @@ tcp_send_desc(struct tcp_conn *c, const struct idl_xmsg *m, int64_t deadline)
 }
 
 static int
-tcp_conn_send(void *vconn, const struct idl_xmsg *m, int64_t deadline)
+tcp_conn_send(void *vconn, const struct idl_xmsg *m, struct idl_deadline *dl)
 {
 	struct tcp_conn *c = vconn;
 	uint32_t prefix = htonl((uint32_t)m->len);
@@ -337,13 +342,13 @@ tcp_conn_send(void *vconn, const struct idl_xmsg *m, int64_t deadline)
 	};
 
 	if (idl__desc_msg(m->data, m->len))
-		return tcp_send_desc(c, m, deadline);
+		return tcp_send_desc(c, m, dl);
 	if (m->len > TCP_FRAME_MAX)
 		return idl__fail(IDL_EMSGSIZE,
 				 "tcp:%s: message of %zu bytes exceeds the frame "
 				 "limit of %u bytes",
 				 c->name, m->len, TCP_FRAME_MAX);
-	return tcp_sendv(c, iov, 2, TCP_PREFIX + m->len, deadline);
+	return tcp_sendv(c, iov, 2, TCP_PREFIX + m->len, dl);
 }
 
 /* Keeps bytes received beyond the current frame for the next receive. */
@@ -376,7 +381,7 @@ tcp_carry_put(struct tcp_conn *c, const void *p, size_t n)
 
 /* Reads exactly n bytes of the stream into buf (NULL: discard), from the carry first. */
 static int
-tcp_read_exact(struct tcp_conn *c, void *buf, size_t n, int64_t deadline)
+tcp_read_exact(struct tcp_conn *c, void *buf, size_t n, struct idl_deadline *dl)
 {
 	unsigned char sink[512];
 
@@ -395,19 +400,23 @@ tcp_read_exact(struct tcp_conn *c, void *buf, size_t n, int64_t deadline)
 			n -= k;
 			continue;
 		}
-		if ((t = idl__sock_timeo(c->fd, SO_RCVTIMEO, &c->rcvtimeo_us, deadline)) < 0)
+		if ((t = idl__sock_timeo(c->fd, SO_RCVTIMEO, &c->rcvtimeo_us, dl)) < 0)
 			return t;
 		k = buf != NULL ? n : n < sizeof sink ? n : sizeof sink;
-		r = recv(c->fd, buf != NULL ? buf : sink, k, t == 1 ? MSG_DONTWAIT : 0);
+		r = idl__sys_recv(c->fd, buf != NULL ? buf : sink, k, t == 1 ? MSG_DONTWAIT : 0);
 		if (r > 0) {
 			buf = buf != NULL ? (char *)buf + r : NULL;
 			n -= (size_t)r;
+			if (n > 0)
+				idl__sock_again(dl);
 		} else if (r == 0) {
 			return tcp_conn_err(c, EPIPE);
 		} else if (errno == EAGAIN) {
-			if (t == 1 || idl_now_ns() >= deadline)
+			if (t == 1 || idl__sock_late(dl))
 				return IDL_ETIMEDOUT;
-		} else if (errno != EINTR) {
+		} else if (errno == EINTR) {
+			idl__sock_again(dl);
+		} else {
 			return tcp_conn_err(c, errno);
 		}
 	}
@@ -421,7 +430,7 @@ struct tcp_ool_rd {
 	const unsigned char *buf; /* the caller's buffer */
 	size_t have; /* bytes of the frame in it */
 	size_t pos; /* the next offset of the frame to take */
-	int64_t deadline;
+	struct idl_deadline *dl;
 };
 
 static int
@@ -446,7 +455,7 @@ tcp_ool_read(void *arg, size_t off, void *dst, size_t n)
 			r->pos += k;
 			continue;
 		}
-		if ((err = tcp_read_exact(r->c, to, want, r->deadline)) != 0)
+		if ((err = tcp_read_exact(r->c, to, want, r->dl)) != 0)
 			return err;
 		r->pos += want;
 	}
@@ -460,10 +469,11 @@ tcp_ool_read(void *arg, size_t off, void *dst, size_t n)
  * refused; a read that fails midway has lost the framing, and the connection ends.
  */
 static int
-tcp_recv_desc(struct tcp_conn *c, struct idl_xmsg *m, uint32_t len, size_t body, int64_t deadline)
+tcp_recv_desc(struct tcp_conn *c, struct idl_xmsg *m, uint32_t len, size_t body,
+	      struct idl_deadline *dl)
 {
 	idl_msg_header_t h;
-	struct tcp_ool_rd r = { c, m->data, body, 0, deadline };
+	struct tcp_ool_rd r = { c, m->data, body, 0, dl };
 	uint32_t nd;
 	int err;
 
@@ -480,12 +490,12 @@ tcp_recv_desc(struct tcp_conn *c, struct idl_xmsg *m, uint32_t len, size_t body,
 
 		((unsigned char *)m->data)[3] &= (unsigned char)~IDL_MSGF_DESC;
 		m->len = len;
-		if (tcp_read_exact(c, NULL, len - have, deadline) != 0)
+		if (tcp_read_exact(c, NULL, len - have, dl) != 0)
 			shutdown(c->fd, SHUT_RDWR);
 		return err;
 	}
 	if (body < h.size) {
-		if ((err = tcp_read_exact(c, (char *)m->data + body, h.size - body, deadline)) != 0)
+		if ((err = tcp_read_exact(c, (char *)m->data + body, h.size - body, dl)) != 0)
 			return err;
 		r.have = h.size;
 	}
@@ -510,7 +520,7 @@ tcp_recv_desc(struct tcp_conn *c, struct idl_xmsg *m, uint32_t len, size_t body,
  * across segments, bytes of the next frames, an oversized frame - takes the slow path.
  */
 static int
-tcp_conn_recv(void *vconn, struct idl_xmsg *m, int64_t deadline)
+tcp_conn_recv(void *vconn, struct idl_xmsg *m, struct idl_deadline *dl)
 {
 	struct tcp_conn *c = vconn;
 	uint32_t prefix = 0, len;
@@ -527,26 +537,29 @@ tcp_conn_recv(void *vconn, struct idl_xmsg *m, int64_t deadline)
 		ssize_t n;
 
 		for (;;) {
-			int t = idl__sock_timeo(c->fd, SO_RCVTIMEO, &c->rcvtimeo_us, deadline);
+			int t = idl__sock_timeo(c->fd, SO_RCVTIMEO, &c->rcvtimeo_us, dl);
 
 			if (t < 0)
 				return t;
-			n = recvmsg(c->fd, &mh, MSG_CMSG_CLOEXEC | (t == 1 ? MSG_DONTWAIT : 0));
+			n = idl__sys_recvmsg(c->fd, &mh,
+					     MSG_CMSG_CLOEXEC | (t == 1 ? MSG_DONTWAIT : 0));
 			if (n > 0)
 				break;
 			if (n == 0)
 				return tcp_conn_err(c, EPIPE);
 			if (errno == EAGAIN) {
-				if (t == 1 || idl_now_ns() >= deadline)
+				if (t == 1 || idl__sock_late(dl))
 					return IDL_ETIMEDOUT;
-			} else if (errno != EINTR) {
+			} else if (errno == EINTR) {
+				idl__sock_again(dl);
+			} else {
 				return tcp_conn_err(c, errno);
 			}
 		}
 		if ((size_t)n < TCP_PREFIX) {
 			/* A prefix split across segments: read the rest of it. */
 			if ((err = tcp_read_exact(c, (char *)&prefix + n, TCP_PREFIX - (size_t)n,
-						  deadline)) != 0)
+						  dl)) != 0)
 				return err;
 			n = TCP_PREFIX;
 		}
@@ -561,7 +574,7 @@ tcp_conn_recv(void *vconn, struct idl_xmsg *m, int64_t deadline)
 			body = len;
 		}
 	} else {
-		if ((err = tcp_read_exact(c, &prefix, TCP_PREFIX, deadline)) != 0)
+		if ((err = tcp_read_exact(c, &prefix, TCP_PREFIX, dl)) != 0)
 			return err;
 		len = ntohl(prefix);
 		if (len > TCP_FRAME_MAX)
@@ -575,24 +588,22 @@ tcp_conn_recv(void *vconn, struct idl_xmsg *m, int64_t deadline)
 		size_t hb = len < IDL_MSG_HEADER_SIZE ? len : IDL_MSG_HEADER_SIZE;
 
 		if (m->cap >= hb && have < hb) {
-			if ((err = tcp_read_exact(c, (char *)m->data + have, hb - have,
-						  deadline)) != 0)
+			if ((err = tcp_read_exact(c, (char *)m->data + have, hb - have, dl)) != 0)
 				return err;
 			have = body = hb;
 		}
 		if (idl__desc_msg(m->data, have))
-			return tcp_recv_desc(c, m, len, body, deadline);
-		if ((err = tcp_read_exact(c, NULL, len - have, deadline)) != 0)
+			return tcp_recv_desc(c, m, len, body, dl);
+		if ((err = tcp_read_exact(c, NULL, len - have, dl)) != 0)
 			return err;
 		m->len = len;
 		return IDL_EMSGSIZE;
 	}
-	if (body < len &&
-	    (err = tcp_read_exact(c, (char *)m->data + body, len - body, deadline)) != 0)
+	if (body < len && (err = tcp_read_exact(c, (char *)m->data + body, len - body, dl)) != 0)
 		return err;
 	m->len = len;
 	if (idl__desc_msg(m->data, len))
-		return tcp_recv_desc(c, m, len, len, deadline);
+		return tcp_recv_desc(c, m, len, len, dl);
 	return 0;
 
 bad_frame:

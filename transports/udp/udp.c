@@ -38,76 +38,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include "sock/inet.h"
 #include "sock/sock_timeo.h"
 #include "udp_cache.h"
-
-#define MS 1000000ll
-#define UDP_RTO_INIT (20 * MS)
-#define UDP_RTO_MIN (10 * MS)
-#define UDP_RTO_MAX (1000 * MS)
-#define UDP_RETRY_WINDOW (45000 * MS)
-/* The largest UDP payload: 65535 less the IPv4 (20) or only the UDP (8) header. */
-#define UDP_LIMIT_V4 65507u
-#define UDP_LIMIT_V6 65527u
-/* The server's receive buffer, so that a burst of one-way messages is not dropped by the
- * kernel while a routine runs (SO_RCVBUFFORCE where permitted, else up to rmem_max). */
-#define UDP_SERVER_RCVBUF (4 << 20)
-/* The sequence number sits at this offset of the header (docs/wire-format.md). */
-#define UDP_SEQNO_OFF 12u
-#define UDP_KEYED_MIN 16u
-/* Room beyond the caller's buffer that a receive scatters into: a message with its
- * out-of-line data after it is larger than the buffer sized for the message alone, and a
- * datagram cannot be read twice. Any datagram fits the two together. */
-#define UDP_SPILL 65536u
-
-struct udp_ep {
-	int fd;
-	int open;
-	atomic_int closed;
-	int64_t rcvtimeo_us;
-	size_t limit;
-	pthread_mutex_t lock; /* the cache: ep_recv and ep_reply may be in two threads */
-	int lock_ok;
-	struct udp_cache cache;
-	unsigned char *spill; /* UDP_SPILL bytes: a datagram's part beyond the caller's buffer */
-	char name[80];
-};
-
-/* One request of the client awaiting its reply. */
-struct udp_out {
-	struct udp_out *next;
-	uint32_t seqno;
-	uint32_t len;
-	size_t cap;
-	int64_t deadline;
-	int64_t first_ns;
-	int64_t next_ns;
-	int64_t rto_ns;
-	unsigned sends;
-	unsigned char *data;
-};
-
-struct udp_conn {
-	int fd;
-	int open;
-	atomic_int closed;
-	int64_t rcvtimeo_us;
-	int64_t sndtimeo_us;
-	size_t limit;
-	pthread_mutex_t lock; /* outs and the estimator: conn_send and conn_recv overlap */
-	int lock_ok;
-	struct udp_out *outs;
-	struct udp_out *spare; /* one freed entry kept, so a call mallocs nothing */
-	int64_t srtt_ns; /* 0: no sample yet */
-	int64_t rttvar_ns;
-	int64_t rto_ns;
-	int answered; /* something came from the server on this socket */
-	unsigned char *spill; /* UDP_SPILL bytes, as the endpoint's */
-	char name[80];
-};
+#include "udp_impl.h"
 
 static uint32_t
 udp_seqno(const void *p)
@@ -149,9 +86,6 @@ udp_ep_listen(void *vep, const char *rest, const struct idl_listen_opts *opts)
 	snprintf(ep->name, sizeof ep->name, "%s", rest);
 	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &big, sizeof big) != 0)
 		(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &big, sizeof big);
-	if (pthread_mutex_init(&ep->lock, NULL) != 0)
-		return IDL_ENOMEM;
-	ep->lock_ok = 1;
 	if ((ep->spill = malloc(UDP_SPILL)) == NULL)
 		return IDL_ENOMEM;
 	return 0;
@@ -233,35 +167,37 @@ udp_flatten(const char *name, size_t limit, const struct idl_xmsg *m, struct idl
  * answered from the cache (or dropped while in progress) and the receive goes on.
  */
 static int
-udp_ep_recv(void *vep, struct idl_xmsg *m, struct idl_peer *from, int64_t deadline)
+udp_ep_recv(void *vep, struct idl_xmsg *m, struct idl_peer *from, struct idl_deadline *dl)
 {
 	struct udp_ep *ep = vep;
 
 	m->nfds = 0;
 	for (;;) {
 		struct iovec iov[2] = { { m->data, m->cap }, { ep->spill, UDP_SPILL } };
-		struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
-		struct sockaddr_storage sa;
+		/* The sender's address straight into the peer the core keeps. */
+		struct msghdr mh = { .msg_name = from->addr,
+				     .msg_namelen = sizeof from->addr,
+				     .msg_iov = iov,
+				     .msg_iovlen = 2 };
 		struct udp_entry *e;
 		size_t got;
 		uint64_t key, fp;
 		uint32_t seqno, alen;
-		int64_t now;
 		ssize_t n;
-		int t;
+		int t, dup;
 
-		mh.msg_name = &sa;
-		mh.msg_namelen = sizeof sa;
-		if ((t = idl__sock_timeo(ep->fd, SO_RCVTIMEO, &ep->rcvtimeo_us, deadline)) < 0)
+		if ((t = idl__sock_timeo(ep->fd, SO_RCVTIMEO, &ep->rcvtimeo_us, dl)) < 0)
 			return t;
-		n = recvmsg(ep->fd, &mh, MSG_TRUNC | (t == 1 ? MSG_DONTWAIT : 0));
+		n = idl__sys_recvmsg(ep->fd, &mh, MSG_TRUNC | (t == 1 ? MSG_DONTWAIT : 0));
 		if (atomic_load_explicit(&ep->closed, memory_order_relaxed))
 			return IDL_ECLOSED;
 		if (n < 0) {
-			if (errno == EINTR)
+			if (errno == EINTR) {
+				idl__sock_again(dl);
 				continue;
+			}
 			if (errno == EAGAIN) {
-				if (t == 1 || idl_now_ns() >= deadline)
+				if (t == 1 || idl__sock_late(dl))
 					return IDL_ETIMEDOUT;
 				continue;
 			}
@@ -269,7 +205,6 @@ udp_ep_recv(void *vep, struct idl_xmsg *m, struct idl_peer *from, int64_t deadli
 		}
 		alen = mh.msg_namelen < sizeof e->addr ? mh.msg_namelen : sizeof e->addr;
 		from->len = alen;
-		memcpy(from->addr, &sa, alen);
 		m->len = (size_t)n;
 		got = (size_t)n < m->cap ? (size_t)n : m->cap;
 		/* Without a sequence number a message cannot be a retransmission. */
@@ -278,30 +213,25 @@ udp_ep_recv(void *vep, struct idl_xmsg *m, struct idl_peer *from, int64_t deadli
 		seqno = udp_seqno(m->data);
 		key = idl__udp_key(from->addr, alen, seqno);
 		fp = idl__udp_fingerprint(m->data, got, (size_t)n);
-		now = idl_now_ns();
-		pthread_mutex_lock(&ep->lock);
-		idl__udp_cache_expire(&ep->cache, now);
-		e = idl__udp_cache_find(&ep->cache, key, from->addr, alen, seqno);
-		if (e != NULL && e->fp == fp && e->reqlen == (uint32_t)n) {
-			if (e->state == UDP_DONE && e->reply != NULL)
+		idl__lock_take(&ep->lock);
+		e = idl__udp_cache_take(&ep->cache, key, from->addr, alen, seqno, fp, (uint32_t)n,
+					idl__udp_cache_now(), &dup);
+		if (dup) {
+			/* A retransmission: answered again from the cache once replied, dropped
+			 * while the request runs (or for a one-way message). */
+			if (e->state == UDP_DONE && e->replen != 0)
 				(void)sendto(ep->fd, e->reply, e->replen,
-					     MSG_NOSIGNAL | MSG_DONTWAIT, (struct sockaddr *)&sa,
-					     mh.msg_namelen);
-			pthread_mutex_unlock(&ep->lock);
+					     MSG_NOSIGNAL | MSG_DONTWAIT,
+					     (const struct sockaddr *)from->addr, alen);
+			idl__lock_give(&ep->lock);
 			continue;
 		}
-		/* The same number with other bytes: the client started over; a new request. */
-		if (e != NULL)
-			idl__udp_cache_remove(&ep->cache, e);
-		e = idl__udp_cache_add(&ep->cache, key, from->addr, alen, seqno, now);
-		if (e != NULL) {
-			e->fp = fp;
-			e->reqlen = (uint32_t)n;
-			/* A one-way message gets no reply: its duplicates are only dropped. */
-			if (((const idl_msg_header_t *)m->data)->kind == IDL_KIND_ONEWAY)
-				e->state = UDP_DONE;
+		/* A one-way message gets no reply: its duplicates are only dropped. */
+		if (e != NULL && ((const idl_msg_header_t *)m->data)->kind == IDL_KIND_ONEWAY) {
+			e->state = UDP_DONE;
+			ep->cache.last = NULL;
 		}
-		pthread_mutex_unlock(&ep->lock);
+		idl__lock_give(&ep->lock);
 		return udp_received(ep->name, m, (size_t)n, ep->spill);
 	}
 }
@@ -353,23 +283,15 @@ udp_ep_reply_bytes(struct udp_ep *ep, const struct idl_peer *to, const struct id
 		len = sizeof bare;
 	}
 	if (len >= UDP_KEYED_MIN) {
-		uint32_t seqno = udp_seqno(data);
-
-		pthread_mutex_lock(&ep->lock);
-		e = idl__udp_cache_find(&ep->cache, idl__udp_key(to->addr, to->len, seqno),
-					to->addr, to->len, seqno);
-		if (e != NULL && e->state == UDP_PENDING && (e->reply = malloc(len)) != NULL) {
-			memcpy(e->reply, data, len);
-			e->replen = (uint32_t)len;
-			e->state = UDP_DONE;
-			ep->cache.bytes += len;
-			idl__udp_cache_expire(&ep->cache, idl_now_ns());
-		}
-		pthread_mutex_unlock(&ep->lock);
+		idl__lock_take(&ep->lock);
+		e = idl__udp_cache_for_reply(&ep->cache, to->addr, to->len, udp_seqno(data));
+		if (e != NULL)
+			(void)idl__udp_cache_store(&ep->cache, e, data, len);
+		idl__lock_give(&ep->lock);
 	}
 	do
-		n = sendto(ep->fd, data, len, MSG_NOSIGNAL, (const struct sockaddr *)to->addr,
-			   to->len);
+		n = idl__sys_sendto(ep->fd, data, len, MSG_NOSIGNAL,
+				    (const struct sockaddr *)to->addr, to->len);
 	while (n < 0 && errno == EINTR);
 	/* A lost reply is what the client's retransmission and the cache are for. */
 	return n < 0 ? IDL_ESYSERR(errno) : 0;
@@ -397,27 +319,21 @@ udp_ep_fini(void *vep)
 	idl__udp_cache_free(&ep->cache);
 	free(ep->spill);
 	ep->spill = NULL;
-	if (ep->lock_ok)
-		pthread_mutex_destroy(&ep->lock);
-	ep->lock_ok = 0;
 }
 
 /* ---- The client ---- */
 
 static int
-udp_conn_connect(void *vconn, const char *rest, int64_t deadline)
+udp_conn_connect(void *vconn, const char *rest, struct idl_deadline *dl)
 {
 	struct udp_conn *c = vconn;
 	struct inet_addrs as;
 	int err, fd;
 
-	(void)deadline; /* connecting a datagram socket sends nothing and does not wait */
+	(void)dl; /* connecting a datagram socket sends nothing and does not wait */
 	if ((err = idl__inet_resolve("udp", rest, 0, &as)) != 0)
 		return err;
 	snprintf(c->name, sizeof c->name, "%s", rest);
-	if (pthread_mutex_init(&c->lock, NULL) != 0)
-		return IDL_ENOMEM;
-	c->lock_ok = 1;
 	c->rto_ns = UDP_RTO_INIT;
 	if ((c->spill = malloc(UDP_SPILL)) == NULL)
 		return IDL_ENOMEM;
@@ -463,7 +379,7 @@ udp_out_free(struct udp_conn *c, struct udp_out *o)
 
 /* Keeps a copy of a request for resending. Lock held. */
 static struct udp_out *
-udp_out_add(struct udp_conn *c, const struct idl_xmsg *m, int64_t deadline, int64_t now)
+udp_out_add(struct udp_conn *c, const struct idl_xmsg *m, const struct idl_deadline *dl)
 {
 	struct udp_out *o = c->spare;
 
@@ -485,11 +401,15 @@ udp_out_add(struct udp_conn *c, const struct idl_xmsg *m, int64_t deadline, int6
 	memcpy(o->data, m->data, m->len);
 	o->len = (uint32_t)m->len;
 	o->seqno = udp_seqno(m->data);
-	o->deadline = deadline;
-	o->first_ns = now;
+	o->ms = dl->ms;
+	o->deadline = dl->abs_ns != 0		       ? dl->abs_ns
+		      : dl->ms == IDL_DEADLINE_MS_NONE ? IDL_DEADLINE_NONE
+						       : 0;
 	o->rto_ns = c->rto_ns;
-	o->next_ns = now + o->rto_ns;
 	o->sends = 1;
+	o->sampled = c->srtt_ns == 0 || ++c->nsent % UDP_SAMPLE_EVERY == 0;
+	o->first_ns = o->sampled ? idl_now_ns() : 0;
+	o->next_ns = o->sampled ? o->first_ns + o->rto_ns : 0;
 	o->next = c->outs;
 	c->outs = o;
 	return o;
@@ -506,19 +426,20 @@ udp_out_unlink(struct udp_conn *c, struct udp_out *o)
 		*pp = o->next;
 }
 
-static int udp_conn_send_bytes(struct udp_conn *c, const struct idl_xmsg *m, int64_t deadline);
+static int udp_conn_send_bytes(struct udp_conn *c, const struct idl_xmsg *m,
+			       struct idl_deadline *dl);
 
 static int
-udp_conn_send(void *vconn, const struct idl_xmsg *m, int64_t deadline)
+udp_conn_send(void *vconn, const struct idl_xmsg *m, struct idl_deadline *dl)
 {
 	struct udp_conn *c = vconn;
 	struct idl_xmsg flat;
 	int err;
 
 	if (!idl__desc_msg(m->data, m->len))
-		return udp_conn_send_bytes(c, m, deadline);
+		return udp_conn_send_bytes(c, m, dl);
 	if ((err = udp_flatten(c->name, c->limit, m, &flat)) == 0) {
-		err = udp_conn_send_bytes(c, &flat, deadline);
+		err = udp_conn_send_bytes(c, &flat, dl);
 		free(flat.data);
 	}
 	idl__msg_release_sent(m->data);
@@ -526,7 +447,7 @@ udp_conn_send(void *vconn, const struct idl_xmsg *m, int64_t deadline)
 }
 
 static int
-udp_conn_send_bytes(struct udp_conn *c, const struct idl_xmsg *m, int64_t deadline)
+udp_conn_send_bytes(struct udp_conn *c, const struct idl_xmsg *m, struct idl_deadline *dl)
 {
 	struct udp_out *o = NULL;
 
@@ -539,36 +460,39 @@ udp_conn_send_bytes(struct udp_conn *c, const struct idl_xmsg *m, int64_t deadli
 	 * (and runts, whose reply could not be matched). */
 	if (m->len >= UDP_KEYED_MIN &&
 	    ((const idl_msg_header_t *)m->data)->kind != IDL_KIND_ONEWAY) {
-		pthread_mutex_lock(&c->lock);
-		o = udp_out_add(c, m, deadline, idl_now_ns());
-		pthread_mutex_unlock(&c->lock);
+		idl__lock_take(&c->lock);
+		o = udp_out_add(c, m, dl);
+		idl__lock_give(&c->lock);
 		if (o == NULL)
 			return IDL_ENOMEM;
 	}
 	for (;;) {
-		int t = idl__sock_timeo(c->fd, SO_SNDTIMEO, &c->sndtimeo_us, deadline);
+		int t = idl__sock_timeo(c->fd, SO_SNDTIMEO, &c->sndtimeo_us, dl);
 		ssize_t n;
 
 		if (t < 0)
 			return t;
-		n = send(c->fd, m->data, m->len, MSG_NOSIGNAL | (t == 1 ? MSG_DONTWAIT : 0));
+		n = idl__sys_send(c->fd, m->data, m->len,
+				  MSG_NOSIGNAL | (t == 1 ? MSG_DONTWAIT : 0));
 		if (n >= 0)
 			return 0;
-		if (errno == EINTR)
+		if (errno == EINTR) {
+			idl__sock_again(dl);
 			continue;
+		}
 		/* A request dropped on the way out is resent like one lost on the wire. */
 		if (o != NULL && (errno == ENOBUFS || errno == EAGAIN))
 			return 0;
 		if (errno == EAGAIN) {
-			if (t == 1 || idl_now_ns() >= deadline)
+			if (t == 1 || idl__sock_late(dl))
 				return IDL_ETIMEDOUT;
 			continue;
 		}
 		if (o != NULL) {
-			pthread_mutex_lock(&c->lock);
+			idl__lock_take(&c->lock);
 			udp_out_unlink(c, o);
 			udp_out_free(c, o);
-			pthread_mutex_unlock(&c->lock);
+			idl__lock_give(&c->lock);
 		}
 		if (errno == ECONNREFUSED)
 			return udp_refused(c);
@@ -602,15 +526,23 @@ udp_rtt_sample(struct udp_conn *c, int64_t r)
 }
 
 /* Resends what is due, forgets what is past its deadline, and says when the next resend
- * is due. Returns 0 or a refusal. Lock held. */
+ * is due. A request whose times are not known yet was sent before the wait that just ran
+ * out began, `waited` ns ago (or later: its resend then comes early, which the server's
+ * cache makes harmless). Returns 0 or a refusal. Lock held. */
 static int
-udp_resend_due(struct udp_conn *c, int64_t now, int64_t *wake)
+udp_resend_due(struct udp_conn *c, int64_t now, int64_t waited, int64_t *wake)
 {
 	struct udp_out **pp = &c->outs;
 
 	while (*pp != NULL) {
 		struct udp_out *o = *pp;
 
+		if (o->first_ns == 0) {
+			o->first_ns = now - waited;
+			o->next_ns = o->first_ns + o->rto_ns;
+		}
+		if (o->deadline == 0)
+			o->deadline = o->first_ns + (int64_t)o->ms * MS;
 		if (now >= o->deadline || now - o->first_ns >= UDP_RETRY_WINDOW) {
 			*pp = o->next;
 			udp_out_free(c, o);
@@ -631,61 +563,134 @@ udp_resend_due(struct udp_conn *c, int64_t now, int64_t *wake)
 	return 0;
 }
 
+/* A reply came for the request of `seqno`: it is forgotten, and its round trip sampled if
+ * it was timed and sent once (Karn). Lock held. */
+static void
+udp_answered(struct udp_conn *c, uint32_t seqno)
+{
+	c->answered = 1;
+	for (struct udp_out *o = c->outs; o != NULL; o = o->next) {
+		if (o->seqno != seqno)
+			continue;
+		if (o->sampled && o->sends == 1)
+			udp_rtt_sample(c, idl_now_ns() - o->first_ns);
+		udp_out_unlink(c, o);
+		udp_out_free(c, o);
+		return;
+	}
+}
+
+/* The retransmission timeout as the socket's receive timeout: whole milliseconds, so that
+ * a timeout that moves by microseconds from sample to sample leaves the socket alone. */
+static int64_t
+udp_rto_us(const struct udp_conn *c)
+{
+	return (c->rto_ns + MS - 1) / MS * 1000;
+}
+
+/* Sets the socket's receive timeout to exactly `us` microseconds, if it is not that. */
 static int
-udp_conn_recv(void *vconn, struct idl_xmsg *m, int64_t deadline)
+udp_rcvtimeo(struct udp_conn *c, int64_t us)
+{
+	struct timeval tv = { (time_t)(us / 1000000), (suseconds_t)(us % 1000000) };
+
+	if (c->rcvtimeo_us == us)
+		return 0;
+	if (setsockopt(c->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) != 0)
+		return IDL_ESYSERR(errno);
+	c->rcvtimeo_us = us;
+	return 0;
+}
+
+/*
+ * Receives the next reply. The first wait is bounded by the retransmission timeout, or by
+ * the call's own timeout when that is shorter, both set exactly on the socket: a reply
+ * within it costs no clock read. Once a wait ran out (or was cut short, or the deadline
+ * came anchored), the times are read: what is due is resent, and each wait is bounded by
+ * the next resend or the deadline, whichever is first.
+ */
+static int
+udp_conn_recv(void *vconn, struct idl_xmsg *m, struct idl_deadline *dl)
 {
 	struct udp_conn *c = vconn;
+	int slow = dl->abs_ns != 0;
+	int64_t waited = 0;
 
 	m->nfds = 0;
 	for (;;) {
-		int64_t now = idl_now_ns(), wake = deadline;
+		struct iovec iov[2] = { { m->data, m->cap }, { c->spill, UDP_SPILL } };
+		struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
+		int64_t want = 0;
+		int bound = 0; /* the wait is bounded by the call's timeout, not a resend */
 		ssize_t n;
-		int t, err;
+		int t = 0, err;
 
-		pthread_mutex_lock(&c->lock);
-		err = udp_resend_due(c, now, &wake);
-		pthread_mutex_unlock(&c->lock);
-		if (err != 0)
-			return err;
-		if ((t = idl__sock_timeo(c->fd, SO_RCVTIMEO, &c->rcvtimeo_us, wake)) < 0)
-			return t;
-		{
-			struct iovec iov[2] = { { m->data, m->cap }, { c->spill, UDP_SPILL } };
-			struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
+		if (!slow) {
+			want = udp_rto_us(c);
+			if (dl->ms >= 0 && (int64_t)dl->ms * 1000 <= want) {
+				want = (int64_t)dl->ms * 1000;
+				bound = 1;
+			}
+			if (want == 0)
+				t = 1;
+			else if ((err = udp_rcvtimeo(c, want)) != 0)
+				return err;
+		} else {
+			int64_t now = idl_now_ns(), wake = idl_deadline_abs(dl);
+			struct idl_deadline w;
 
-			n = recvmsg(c->fd, &mh, MSG_TRUNC | (t == 1 ? MSG_DONTWAIT : 0));
+			idl__lock_take(&c->lock);
+			err = udp_resend_due(c, now, waited, &wake);
+			idl__lock_give(&c->lock);
+			if (err != 0)
+				return err;
+			waited = 0;
+			w = idl_deadline_at(wake);
+			if ((t = idl__sock_timeo(c->fd, SO_RCVTIMEO, &c->rcvtimeo_us, &w)) < 0)
+				return t;
 		}
+		n = idl__sys_recvmsg(c->fd, &mh, MSG_TRUNC | (t == 1 ? MSG_DONTWAIT : 0));
 		if (atomic_load_explicit(&c->closed, memory_order_relaxed))
 			return IDL_ECLOSED;
 		if (n >= 0) {
 			size_t got = (size_t)n < m->cap ? (size_t)n : m->cap;
 
-			now = idl_now_ns();
-			pthread_mutex_lock(&c->lock);
-			c->answered = 1;
-			if (got >= UDP_KEYED_MIN) {
-				uint32_t seqno = udp_seqno(m->data);
+			idl__lock_take(&c->lock);
+			if (got >= UDP_KEYED_MIN)
+				udp_answered(c, udp_seqno(m->data));
+			else
+				c->answered = 1;
+			/* Other requests wait too (other threads' calls, or calls that gave up
+			 * before their reply came): keep their resends going, and forget those
+			 * past their deadline. A call alone finds none here. */
+			if (c->outs != NULL) {
+				int64_t wake = IDL_DEADLINE_NONE;
 
-				for (struct udp_out *o = c->outs; o != NULL; o = o->next) {
-					if (o->seqno != seqno)
-						continue;
-					if (o->sends == 1)
-						udp_rtt_sample(c, now - o->first_ns);
-					udp_out_unlink(c, o);
-					udp_out_free(c, o);
-					break;
-				}
+				(void)udp_resend_due(c, idl_now_ns(), 0, &wake);
 			}
-			pthread_mutex_unlock(&c->lock);
+			idl__lock_give(&c->lock);
 			return udp_received(c->name, m, (size_t)n, c->spill);
 		}
-		if (errno == EINTR)
-			continue;
 		if (errno == ECONNREFUSED)
 			return udp_refused(c);
-		if (errno != EAGAIN)
+		if (errno != EAGAIN && errno != EINTR)
 			return IDL_ESYSERR(errno);
-		if (idl_now_ns() >= deadline)
+		if (!slow) {
+			/* The whole timeout ran out in this one wait: the call is late. */
+			if (errno == EAGAIN && (bound || t == 1))
+				return IDL_ETIMEDOUT;
+			/* The retransmission timeout ran out (or a signal cut the wait short):
+			 * from here on the times are read. */
+			if (errno == EAGAIN) {
+				waited = want * 1000;
+				idl_deadline_start(dl, idl_now_ns() - waited);
+			} else {
+				idl__sock_again(dl);
+			}
+			slow = 1;
+			continue;
+		}
+		if (idl_deadline_passed(dl))
 			return IDL_ETIMEDOUT;
 	}
 }
@@ -722,9 +727,6 @@ udp_conn_fini(void *vconn)
 	}
 	free(c->spill);
 	c->spill = NULL;
-	if (c->lock_ok)
-		pthread_mutex_destroy(&c->lock);
-	c->lock_ok = 0;
 }
 
 static const struct idl_transport udp_transport = {

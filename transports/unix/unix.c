@@ -79,7 +79,7 @@ unix_ep_fini(void *vep)
 }
 
 int
-idl__unix_connect(void *vconn, const char *rest, int64_t deadline)
+idl__unix_connect(void *vconn, const char *rest, struct idl_deadline *dl)
 {
 	struct unix_conn *c = vconn;
 	struct sockaddr_un sa;
@@ -93,7 +93,7 @@ idl__unix_connect(void *vconn, const char *rest, int64_t deadline)
 	c->open = 1;
 	/* connect on a unix socket waits for room in the listener's backlog, bounded by the
 	 * send timeout. */
-	if ((err = idl__sock_timeo(c->fd, SO_SNDTIMEO, &c->sndtimeo_us, deadline)) != 0)
+	if ((err = idl__sock_timeo(c->fd, SO_SNDTIMEO, &c->sndtimeo_us, dl)) != 0)
 		return err == 1
 			       ? idl__fail(IDL_ETIMEDOUT, "unix:%s: connect: deadline passed", rest)
 			       : err;
@@ -104,10 +104,10 @@ idl__unix_connect(void *vconn, const char *rest, int64_t deadline)
 }
 
 static int
-unix_conn_connect(void *vconn, const char *rest, int64_t deadline)
+unix_conn_connect(void *vconn, const char *rest, struct idl_deadline *dl)
 {
 	struct unix_conn *c = vconn;
-	int err = idl__unix_connect(c, rest, deadline);
+	int err = idl__unix_connect(c, rest, dl);
 
 	if (err == 0 && (c->spill = malloc(UNIX_SPILL)) == NULL)
 		err = IDL_ENOMEM;
@@ -125,47 +125,64 @@ unix_conn_err(struct unix_conn *c, int e)
 	return IDL_ESYSERR(e);
 }
 
+/* After a send that did not go: 0 to try again (a signal, or the socket's timeout ended
+ * a wait before the deadline), or the send's error. t is what idl__sock_timeo() said. */
+static int
+unix_send_again(struct unix_conn *c, struct idl_deadline *dl, int t, int e)
+{
+	if (e == EINTR) {
+		idl__sock_again(dl);
+		return 0;
+	}
+	if (e == EAGAIN)
+		return t == 1 || idl__sock_late(dl) ? IDL_ETIMEDOUT : 0;
+	if (e == EMSGSIZE)
+		return IDL_EMSGSIZE;
+	return unix_conn_err(c, e);
+}
+
 int
-idl__unix_sendmsg(struct unix_conn *c, const struct msghdr *mhp, int64_t deadline)
+idl__unix_sendmsg(struct unix_conn *c, const struct msghdr *mhp, struct idl_deadline *dl)
 {
 	struct msghdr mh = *mhp;
 
 	for (;;) {
-		int t = idl__sock_timeo(c->fd, SO_SNDTIMEO, &c->sndtimeo_us, deadline);
-		ssize_t n;
+		int t = idl__sock_timeo(c->fd, SO_SNDTIMEO, &c->sndtimeo_us, dl);
 
 		if (t < 0)
 			return t;
-		n = sendmsg(c->fd, &mh, MSG_NOSIGNAL | (t == 1 ? MSG_DONTWAIT : 0));
-		if (n >= 0)
-			return 0; /* a seqpacket send is all or nothing */
-		if (errno == EINTR)
-			continue;
-		if (errno == EAGAIN) {
-			if (t == 1 || idl_now_ns() >= deadline)
-				return IDL_ETIMEDOUT;
-			continue;
-		}
-		if (errno == EMSGSIZE)
-			return IDL_EMSGSIZE;
-		return unix_conn_err(c, errno);
+		/* A seqpacket send is all or nothing. */
+		if (idl__sys_sendmsg(c->fd, &mh, MSG_NOSIGNAL | (t == 1 ? MSG_DONTWAIT : 0)) >= 0)
+			return 0;
+		if ((t = unix_send_again(c, dl, t, errno)) != 0)
+			return t;
+	}
+}
+
+/* A message without descriptors is one send(): no msghdr to build, none for the kernel to
+ * copy in and check. */
+static int
+unix_conn_send(void *vconn, const struct idl_xmsg *m, struct idl_deadline *dl)
+{
+	struct unix_conn *c = vconn;
+
+	if (idl__desc_msg(m->data, m->len))
+		return idl__unix_send_desc(c, m, dl);
+	for (;;) {
+		int t = idl__sock_timeo(c->fd, SO_SNDTIMEO, &c->sndtimeo_us, dl);
+
+		if (t < 0)
+			return t;
+		if (idl__sys_send(c->fd, m->data, m->len,
+				  MSG_NOSIGNAL | (t == 1 ? MSG_DONTWAIT : 0)) >= 0)
+			return 0;
+		if ((t = unix_send_again(c, dl, t, errno)) != 0)
+			return t;
 	}
 }
 
 static int
-unix_conn_send(void *vconn, const struct idl_xmsg *m, int64_t deadline)
-{
-	struct unix_conn *c = vconn;
-	struct iovec iov = { .iov_base = m->data, .iov_len = m->len };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-
-	if (idl__desc_msg(m->data, m->len))
-		return idl__unix_send_desc(c, m, deadline);
-	return idl__unix_sendmsg(c, &mh, deadline);
-}
-
-static int
-unix_conn_recv(void *vconn, struct idl_xmsg *m, int64_t deadline)
+unix_conn_recv(void *vconn, struct idl_xmsg *m, struct idl_deadline *dl)
 {
 	struct unix_conn *c = vconn;
 	/* What does not fit the caller's buffer spills over: a message with descriptors
@@ -179,7 +196,7 @@ unix_conn_recv(void *vconn, struct idl_xmsg *m, int64_t deadline)
 
 	m->nfds = 0;
 	for (;;) {
-		int t = idl__sock_timeo(c->fd, SO_RCVTIMEO, &c->rcvtimeo_us, deadline);
+		int t = idl__sock_timeo(c->fd, SO_RCVTIMEO, &c->rcvtimeo_us, dl);
 		ssize_t n;
 
 		if (t < 0)
@@ -187,7 +204,8 @@ unix_conn_recv(void *vconn, struct idl_xmsg *m, int64_t deadline)
 		/* MSG_TRUNC makes recvmsg return the message's true length. */
 		mh.msg_control = cm.buf;
 		mh.msg_controllen = sizeof cm.buf;
-		n = recvmsg(c->fd, &mh, MSG_TRUNC | MSG_CMSG_CLOEXEC | (t == 1 ? MSG_DONTWAIT : 0));
+		n = idl__sys_recvmsg(c->fd, &mh,
+				     MSG_TRUNC | MSG_CMSG_CLOEXEC | (t == 1 ? MSG_DONTWAIT : 0));
 		if (n > 0) {
 			m->len = (size_t)n;
 			if (mh.msg_controllen != 0 ||
@@ -197,10 +215,12 @@ unix_conn_recv(void *vconn, struct idl_xmsg *m, int64_t deadline)
 		}
 		if (n == 0) /* end of file: the peer closed (or we shut the socket down) */
 			return unix_conn_err(c, EPIPE);
-		if (errno == EINTR)
+		if (errno == EINTR) {
+			idl__sock_again(dl);
 			continue;
+		}
 		if (errno == EAGAIN) {
-			if (t == 1 || idl_now_ns() >= deadline)
+			if (t == 1 || idl__sock_late(dl))
 				return IDL_ETIMEDOUT;
 			continue;
 		}

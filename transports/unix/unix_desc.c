@@ -106,7 +106,7 @@ unix_memfd(const void *data, size_t size, int *fdp)
 
 /* A new connection to the address of `port`, to pass on. */
 static int
-unix_port_fd(idl_port_t port, int64_t deadline, int *fdp)
+unix_port_fd(idl_port_t port, struct idl_deadline *dl, int *fdp)
 {
 	const char *address = idl__port_address(port);
 	struct timeval none = { 0, 0 };
@@ -121,7 +121,7 @@ unix_port_fd(idl_port_t port, int64_t deadline, int *fdp)
 				 "travel, as file descriptors)",
 				 address);
 	memset(&tmp, 0, sizeof tmp);
-	if ((err = idl__unix_connect(&tmp, address + 5, deadline)) != 0) {
+	if ((err = idl__unix_connect(&tmp, address + 5, dl)) != 0) {
 		if (tmp.open)
 			close(tmp.fd);
 		return err;
@@ -144,7 +144,7 @@ unix_put_inline(struct unix_out *o, const void *p, size_t n, size_t padded)
 
 /* Descriptor i of the message in o->head, into its wire form. */
 static int
-unix_desc_put(struct unix_out *o, uint32_t i, int64_t deadline)
+unix_desc_put(struct unix_out *o, uint32_t i, struct idl_deadline *dl)
 {
 	unsigned char *w = o->head + IDL_MSG_HEADER_SIZE + (size_t)i * IDL_DESC_SIZE;
 	idl_desc_t d;
@@ -179,7 +179,7 @@ unix_desc_put(struct unix_out *o, uint32_t i, int64_t deadline)
 			d.addr = UNIX_NULL_PORT;
 			break;
 		}
-		if ((err = unix_port_fd((idl_port_t)(uintptr_t)d.addr, deadline, &fd)) != 0 ||
+		if ((err = unix_port_fd((idl_port_t)(uintptr_t)d.addr, dl, &fd)) != 0 ||
 		    (err = unix_add_fd(o, fd, &index)) != 0)
 			return err;
 		d.addr = index;
@@ -202,7 +202,7 @@ unix_desc_put(struct unix_out *o, uint32_t i, int64_t deadline)
 			list[j] = UNIX_NULL_FD;
 			if (ports[j] == NULL)
 				continue;
-			if ((err = unix_port_fd(ports[j], deadline, &fd)) != 0 ||
+			if ((err = unix_port_fd(ports[j], dl, &fd)) != 0 ||
 			    (err = unix_add_fd(o, fd, &list[j])) != 0)
 				return err;
 		}
@@ -221,7 +221,7 @@ unix_desc_put(struct unix_out *o, uint32_t i, int64_t deadline)
 }
 
 int
-idl__unix_send_desc(struct unix_conn *c, const struct idl_xmsg *m, int64_t deadline)
+idl__unix_send_desc(struct unix_conn *c, const struct idl_xmsg *m, struct idl_deadline *dl)
 {
 	const unsigned char *msg = m->data;
 	struct unix_out o;
@@ -244,7 +244,7 @@ idl__unix_send_desc(struct unix_conn *c, const struct idl_xmsg *m, int64_t deadl
 			o.iov[o.niov++] = (struct iovec){ (void *)(msg + hlen), m->len - hlen };
 		o.off = m->len;
 		for (uint32_t i = 0; i < nd && err == 0; i++)
-			err = unix_desc_put(&o, i, deadline);
+			err = unix_desc_put(&o, i, dl);
 	}
 	memset(&mh, 0, sizeof mh);
 	if (err == 0) {
@@ -262,7 +262,7 @@ idl__unix_send_desc(struct unix_conn *c, const struct idl_xmsg *m, int64_t deadl
 			ch->cmsg_len = CMSG_LEN(sizeof(int) * o.nfds);
 			memcpy(CMSG_DATA(ch), o.fds, sizeof(int) * o.nfds);
 		}
-		err = idl__unix_sendmsg(c, &mh, deadline);
+		err = idl__unix_sendmsg(c, &mh, dl);
 		if (err == IDL_EMSGSIZE)
 			idl__fail(err,
 				  "unix: a %zu-byte message (%zu bytes of data inline after "
@@ -277,7 +277,7 @@ idl__unix_send_desc(struct unix_conn *c, const struct idl_xmsg *m, int64_t deadl
 			iov = (struct iovec){ b.data, b.len };
 			mh.msg_iov = &iov;
 			mh.msg_iovlen = 1;
-			err = idl__unix_sendmsg(c, &mh, deadline);
+			err = idl__unix_sendmsg(c, &mh, dl);
 		}
 	}
 	/* The receiver has its own copies of the descriptors now (or nothing went). */

@@ -30,14 +30,14 @@ struct unix_conn {
 
 /* unix.c */
 /* Connects c (zeroed) to the socket file `rest`, waiting at most until the deadline. */
-int idl__unix_connect(void *conn, const char *rest, int64_t deadline);
+int idl__unix_connect(void *conn, const char *rest, struct idl_deadline *dl);
 /* One sendmsg of mh, as the fast path sends, with its deadline and its errors. */
-int idl__unix_sendmsg(struct unix_conn *c, const struct msghdr *mh, int64_t deadline);
+int idl__unix_sendmsg(struct unix_conn *c, const struct msghdr *mh, struct idl_deadline *dl);
 /* A client port around a connected socket that arrived in a message; takes fd always. */
 int idl__unix_adopt(int fd, idl_port_t *portp);
 
 /* unix_desc.c */
-int idl__unix_send_desc(struct unix_conn *c, const struct idl_xmsg *m, int64_t deadline);
+int idl__unix_send_desc(struct unix_conn *c, const struct idl_xmsg *m, struct idl_deadline *dl);
 /* A message of n bytes arrived with mh's control data: its descriptors are converted (or
  * stray file descriptors closed). */
 int idl__unix_recv_desc(struct unix_conn *c, struct idl_xmsg *m, const struct msghdr *mh, size_t n);
