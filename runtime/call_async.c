@@ -256,7 +256,11 @@ async_admit(struct idl__aport *ap, struct idl__ahello *h, struct idl_async *call
 		idl__async_finish(ap, call, err, "the send queue is full");
 }
 
-/* The hello's reply (or failure) came: its waiters go on or fail. */
+static int async_hello_send(struct idl__aport *ap, struct idl__ahello *h, int64_t deadline);
+
+/* The hello's reply (or failure) came: its waiters go on or fail. A server that speaks an
+ * older version answers in it, and a version 1 server refuses every other version with
+ * IDL_EPROTO: either way the hello goes again in that version, and its waiters wait on. */
 static void
 async_hello_done(struct idl__aport *ap, struct idl_async *hc, const idl_msg_header_t *rep,
 		 int result, const char *why)
@@ -266,16 +270,35 @@ async_hello_done(struct idl__aport *ap, struct idl_async *hc, const idl_msg_head
 		rep != NULL ? (const struct idl__hello_body *)(rep + 1) : NULL;
 	struct idl_async *w, *n;
 
+	unsigned rv, again = 0;
+
 	async_table_remove(ap, hc);
 	atomic_store(&hc->state, IDL__ASYNC_RAN);
 	if (h == NULL) {
 		idl__async_unref(hc);
 		return;
 	}
-	if (result == 0 && rep->retcode == 0 &&
-	    (rep->size < IDL_HELLO_FIXED || b->version != IDL_HELLO_VERSION ||
-	     b->nroutines > IDL_HELLO_MAX_ROUTINES ||
-	     rep->size != IDL_HELLO_FIXED + 8u * b->nroutines || b->base != hc->ss->base)) {
+	rv = result == 0 && rep->size >= IDL_HELLO_FIXED ? IDL_HELLO_VERSION_OF(b->version) : 0;
+	if (result == 0 && rep->retcode == 0 && rv >= 1 && rv < h->version)
+		again = rv;
+	else if (result == 0 && rep->retcode == IDL_EPROTO && h->version > 1)
+		again = 1;
+	if (again != 0) {
+		int64_t deadline = hc->deadline;
+
+		h->version = again;
+		idl__async_unref(hc);
+		if ((result = async_hello_send(ap, h, deadline)) == 0) {
+			if (!idl__aport_corked(ap))
+				idl__aport_flush(ap);
+			return;
+		}
+		hc = NULL;
+		why = "cannot say hello again in an older version";
+	} else if (result == 0 && rep->retcode == 0 &&
+		   (rep->size < IDL_HELLO_FIXED || rv != h->version ||
+		    b->nroutines > IDL_HELLO_MAX_ROUTINES ||
+		    rep->size != IDL_HELLO_FIXED + 8u * b->nroutines || b->base != hc->ss->base)) {
 		result = IDL_EPROTO;
 		why = "malformed hello reply";
 	} else if (result == 0 && rep->retcode != 0) {
@@ -286,7 +309,7 @@ async_hello_done(struct idl__aport *ap, struct idl_async *hc, const idl_msg_head
 		result = IDL_ENOMEM;
 		why = "out of memory";
 	} else if (result == 0) {
-		idl__hello_compare(hc->ss, b->hashes, b->nroutines, h->verdicts);
+		idl__hello_compare(h->ss, h->own, b->hashes, b->nroutines, h->verdicts);
 		h->state = CL_HELLO_DONE;
 	}
 	w = h->waiters;
@@ -302,9 +325,11 @@ async_hello_done(struct idl__aport *ap, struct idl_async *hc, const idl_msg_head
 	if (h->state == CL_HELLO_PENDING) {
 		/* Not answered: the next call says hello again. */
 		free(h->verdicts);
+		free(h->own);
 		*h = ap->conn->hellos[--ap->conn->nhellos];
 	}
-	idl__async_unref(hc);
+	if (hc != NULL)
+		idl__async_unref(hc);
 	/* The calls admitted go out now (a dispatch flushes at its end). */
 	if (!idl__aport_corked(ap))
 		idl__aport_flush(ap);
@@ -373,28 +398,19 @@ async_new(struct idl__aport *ap, const idl_msg_header_t *req, uint32_t rep_max)
 	return call;
 }
 
-/* Says hello for ss on the connection (a call of the runtime's own, queued first). */
+/* Sends h's hello, in h->version (a call of the runtime's own, queued first). */
 static int
-async_hello_start(struct idl__aport *ap, const struct idl_subsystem *ss, int64_t deadline,
-		  struct idl__ahello **hp)
+async_hello_send(struct idl__aport *ap, struct idl__ahello *h, int64_t deadline)
 {
-	struct idl__aconn *c = ap->conn;
+	const struct idl_subsystem *ss = h->ss;
 	idl_msg_header_t *msg;
 	struct idl_async *hc;
 	int err;
 
-	if (c->nhellos == c->hellos_cap) {
-		size_t ncap = c->hellos_cap ? 2 * c->hellos_cap : 4;
-		struct idl__ahello *nh = realloc(c->hellos, ncap * sizeof *nh);
-
-		if (nh == NULL)
-			return IDL_ENOMEM;
-		c->hellos = nh;
-		c->hellos_cap = ncap;
-	}
+	idl__hello_hashes(ss, h->version, h->own);
 	if ((msg = idl__zalloc(IDL_HELLO_MAX)) == NULL)
 		return IDL_ENOMEM;
-	if ((err = idl__hello_build(ss, msg)) < 0) {
+	if ((err = idl__hello_build(ss, h->version, h->own, msg)) < 0) {
 		free(msg);
 		return err;
 	}
@@ -414,10 +430,42 @@ async_hello_start(struct idl__aport *ap, const struct idl_subsystem *ss, int64_t
 		return err;
 	}
 	async_table_add(ap, hc);
-	*hp = &c->hellos[c->nhellos++];
-	memset(*hp, 0, sizeof **hp);
-	(*hp)->ss = ss;
-	(*hp)->state = CL_HELLO_PENDING;
+	return 0;
+}
+
+/* Says hello for ss on the connection, in our newest version. */
+static int
+async_hello_start(struct idl__aport *ap, const struct idl_subsystem *ss, int64_t deadline,
+		  struct idl__ahello **hp)
+{
+	struct idl__aconn *c = ap->conn;
+	struct idl__ahello *h;
+	uint64_t *own;
+	int err;
+
+	if (c->nhellos == c->hellos_cap) {
+		size_t ncap = c->hellos_cap ? 2 * c->hellos_cap : 4;
+		struct idl__ahello *nh = realloc(c->hellos, ncap * sizeof *nh);
+
+		if (nh == NULL)
+			return IDL_ENOMEM;
+		c->hellos = nh;
+		c->hellos_cap = ncap;
+	}
+	if ((own = calloc((size_t)ss->nroutines + 1u, sizeof *own)) == NULL)
+		return IDL_ENOMEM;
+	h = &c->hellos[c->nhellos];
+	memset(h, 0, sizeof *h);
+	h->ss = ss;
+	h->state = CL_HELLO_PENDING;
+	h->version = IDL_HELLO_VERSION;
+	h->own = own;
+	if ((err = async_hello_send(ap, h, deadline)) != 0) {
+		free(own);
+		return err;
+	}
+	c->nhellos++;
+	*hp = h;
 	return 0;
 }
 

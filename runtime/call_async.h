@@ -68,6 +68,8 @@ struct idl__ahello {
 	int state; /* enum cl_hello_state */
 	int err;
 	uint8_t *verdicts;
+	unsigned version; /* the version of the hello in flight or answered */
+	uint64_t *own; /* our hashes of that version, ss->nroutines of them; owned */
 	struct idl_async *waiters; /* calls waiting for it, the oldest first */
 	struct idl_async *last;
 };

@@ -299,8 +299,10 @@ poll_conn_free(struct idl__aport *ap, struct idl__aconn *c)
 	}
 	for (unsigned i = 0; i < c->qlen; i++)
 		free(c->q[(c->qhead + i) % c->qcap].ctl);
-	for (size_t i = 0; i < c->nhellos; i++)
+	for (size_t i = 0; i < c->nhellos; i++) {
 		free(c->hellos[i].verdicts);
+		free(c->hellos[i].own);
+	}
 	free(c->hellos);
 	free(c->q);
 	free(c->rbuf);

@@ -3,9 +3,10 @@
 # "Which part may include which"): the compiler never includes a header of the runtime, a
 # transport or a tool; wire/ includes only public headers; the runtime no transport's or
 # tool's header; idlcall of the compiler only its library's public header idlc.h; idlbench
-# none of the compiler, runtime or transports. A header is known by its name in the folder
-# that holds it, so an include that names another part's header fails here however it is
-# spelled. The transports' own rule (the transport kit only) is tests/lint/kit.sh's.
+# of the compiler idlc.h (and emit.h in idlbench_gen.c alone), of idlcall its library's
+# idlcall.h, and none of the runtime's or transports' headers. A header is known by its
+# name in the folder that holds it, so an include that names another part's header fails
+# here however it is spelled. The transports' own rule (the transport kit only) is tests/lint/kit.sh's.
 set -u
 top=${IDL_TOP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 cd "$top" || exit 1
@@ -46,7 +47,16 @@ check idlc "" "$h_runtime" "$h_transports" "$h_tools"
 check wire "" "$h_idlc" "$h_runtime" "$h_transports" "$h_tools"
 check runtime "" "$h_idlc" "$h_transports" "$h_tools"
 check tools/idlcall "idlc.h" "$h_idlc" "$h_runtime" "$h_transports"
-check tools/idlbench "" "$h_idlc" "$h_runtime" "$h_transports" "$(headers tools/idlcall)"
+check tools/idlbench "idlc.h idlcall.h emit.h" "$h_idlc" "$h_runtime" "$h_transports" \
+	"$(headers tools/idlcall)"
+# idlbench --defs generates the calls of the user's stubs from the emitter's own parameter
+# lists, so that they cannot disagree with the generated headers: that one file, and no
+# other, may include the compiler's emit.h.
+for f in $(grep -l '^[[:space:]]*#[[:space:]]*include[[:space:]]*"emit.h"' tools/idlbench/*.[ch]); do
+	[ "$f" = tools/idlbench/idlbench_gen.c ] && continue
+	echo "$f includes \"emit.h\": only idlbench_gen.c may"
+	bad=$((bad + 1))
+done
 
 if [ "$bad" -ne 0 ]; then
 	echo "FAIL: $bad include(s) across the parts' boundaries (docs/architecture.md)"
