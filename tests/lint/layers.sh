@@ -4,7 +4,8 @@
 # transport or a tool; wire/ includes only public headers; the runtime no transport's or
 # tool's header; idlcall of the compiler only its library's public header idlc.h; idlbench
 # of the compiler idlc.h (and emit.h in idlbench_gen.c alone), of idlcall its library's
-# idlcall.h, and none of the runtime's or transports' headers. A header is known by its
+# idlcall.h, and none of the runtime's or transports' headers; the examples (examples/bench,
+# examples/async) none of the compiler's, runtime's, transports' or tools' headers. A header is known by its
 # name in the folder that holds it, so an include that names another part's header fails
 # here however it is spelled. The transports' own rule (the transport kit only) is tests/lint/kit.sh's.
 set -u
@@ -46,6 +47,9 @@ check() {
 check idlc "" "$h_runtime" "$h_transports" "$h_tools"
 check wire "" "$h_idlc" "$h_runtime" "$h_transports" "$h_tools"
 check runtime "" "$h_idlc" "$h_transports" "$h_tools"
+# The examples are what a user writes: public headers and their own generated stubs only
+# (whose names, bench.h, another part's generated headers may share).
+check examples "$(headers examples) bench.h bench_types.h" "$h_idlc" "$h_runtime" "$h_transports" "$h_tools"
 check tools/idlcall "idlc.h" "$h_idlc" "$h_runtime" "$h_transports"
 check tools/idlbench "idlc.h idlcall.h emit.h" "$h_idlc" "$h_runtime" "$h_transports" \
 	"$(headers tools/idlcall)"
@@ -62,4 +66,4 @@ if [ "$bad" -ne 0 ]; then
 	echo "FAIL: $bad include(s) across the parts' boundaries (docs/architecture.md)"
 	exit 1
 fi
-echo "PASS: $nfiles files of idlc/, wire/, runtime/ and tools/ include only what their part may"
+echo "PASS: $nfiles files of idlc/, wire/, runtime/, tools/ and examples/ include only what their part may"
