@@ -173,6 +173,42 @@ call_deliver(struct cl_conn *c, void *buf, size_t len, int rcv_err)
 		idl__call_drop(buf, len, rcv_err);
 }
 
+int
+idl__call_goodbye(struct idl_port *p, struct cl_conn *c, const void *buf, size_t len, int rcv_err)
+{
+	const idl_msg_header_t *h = buf;
+	const unsigned char *b = buf;
+	uint32_t reason, tl;
+
+	if (rcv_err != 0 || len < IDL_MSG_HEADER_SIZE + 8 || h->magic != IDL_MSG_MAGIC ||
+	    h->order != IDL_ORDER_NATIVE || h->kind != IDL_KIND_GOODBYE || h->size != len)
+		return 0;
+	memcpy(&reason, b + IDL_MSG_HEADER_SIZE, 4);
+	memcpy(&tl, b + IDL_MSG_HEADER_SIZE + 4, 4);
+	/* A reason this client does not know ends the connection as the server stopping. */
+	if (reason == 0 || reason >= IDL_GOODBYE_REASONS)
+		reason = IDL_GOODBYE_STOPPING;
+	if (tl > IDL_GOODBYE_TEXT_MAX || tl > len - IDL_MSG_HEADER_SIZE - 8)
+		tl = 0;
+	if (!c->dead) {
+		snprintf(c->dead_why, sizeof c->dead_why, "%.*s", (int)tl,
+			 (const char *)b + IDL_MSG_HEADER_SIZE + 8);
+		c->goodbye = reason;
+		idl__cl_conn_dead(p, c,
+				  reason == IDL_GOODBYE_CONNECTIONS ||
+						  reason == IDL_GOODBYE_PER_ADDRESS
+					  ? IDL_ELIMIT
+					  : MIG_SERVER_DIED);
+	}
+	return 1;
+}
+
+int
+idl__call_goodbye_retry(const struct cl_conn *c)
+{
+	return c->goodbye == IDL_GOODBYE_IDLE || c->goodbye == IDL_GOODBYE_EVICTED;
+}
+
 void
 idl__call_dead_why(struct cl_conn *c)
 {
@@ -237,7 +273,8 @@ call_lead(struct idl_port *p, struct cl_conn *c, struct idl__call *w)
 			IDL__TRACE(IDL_TRACE_CLIENT, IDL_TRACE_RECV, p->head.address, buf, m.len);
 		pthread_mutex_lock(&p->lock);
 		if (err == 0 || err == IDL_EMSGSIZE) {
-			call_deliver(c, buf, m.len, err);
+			if (!idl__call_goodbye(p, c, buf, m.len, err))
+				call_deliver(c, buf, m.len, err);
 			continue;
 		}
 		if (err == IDL_ETIMEDOUT)
@@ -257,6 +294,16 @@ idl__call_send_failed(struct idl_port *p, struct cl_conn *c, int err)
 		return c->dead_err;
 	if (err == IDL_ETIMEDOUT || err == IDL_EMSGSIZE)
 		return err;
+	if (!c->receiving) {
+		/* A server that closed the connection on purpose said why before: read it, without
+		 * waiting, when nobody else receives. */
+		uint64_t gb[(IDL_MSG_HEADER_SIZE + 8 + IDL_GOODBYE_TEXT_MAX) / 8 + 1];
+		struct idl_xmsg m = { .data = gb, .cap = sizeof gb };
+
+		if (p->tr->conn_recv(c->tr_state, &m, &(struct idl_deadline){ 0, 0 }) == 0 &&
+		    idl__call_goodbye(p, c, gb, m.len, 0))
+			return c->dead_err;
+	}
 	idl__call_dead_why(c);
 	idl__cl_conn_dead(p, c, err == IDL_ECLOSED ? MIG_SERVER_DIED : err);
 	return c->dead_err;

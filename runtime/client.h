@@ -72,6 +72,7 @@ struct cl_conn {
 	int dead; /* the peer went away or the port closed it: no new calls */
 	int dead_err;
 	char dead_why[192]; /* the transport's detail of the failure that ended it, or "" */
+	uint32_t goodbye; /* the reason of the server's goodbye that ended it (idl_msg.h), or 0 */
 	int receiving; /* a leader is (or is about to be) in conn_recv */
 	int calling; /* a leader is in conn_call: nobody else may send */
 	uint32_t leader_cap; /* room in the buffer the leader receives into */
@@ -144,6 +145,15 @@ void idl__call_drop(void *buf, size_t len, int rcv_err);
 uint32_t idl__call_seqno(const void *buf, size_t len, int *ok);
 /* Keeps the transport's detail of the failure that ends the connection. */
 void idl__call_dead_why(struct cl_conn *c);
+/* A message that is the server's goodbye (idl_msg.h): ends c with the error its reason
+ * means (IDL_ELIMIT for a limit, else MIG_SERVER_DIED), the reason and text kept in c.
+ * Returns 1 for a goodbye (which the caller then drops), 0 for any other message. Lock
+ * held. */
+int idl__call_goodbye(struct idl_port *p, struct cl_conn *c, const void *buf, size_t len,
+		      int rcv_err);
+/* Whether c ended by a goodbye that promises its calls' requests were not read (IDLE,
+ * EVICTED): a call may then be sent again on a new connection. */
+int idl__call_goodbye_retry(const struct cl_conn *c);
 /* A transport error on send: the peer's death ends the connection. Returns the call's
  * error. */
 int idl__call_send_failed(struct idl_port *p, struct cl_conn *c, int err);

@@ -197,6 +197,9 @@ struct idl_listen_opts {
 #define IDL_TRF_ZEROCOPY 0x08 /* out-of-line data without a copy */
 #define IDL_TRF_CRED 0x10 /* knows the peer's credentials */
 #define IDL_TRF_DESC 0x20 /* converts descriptors: out-of-line data (ports: IDL_TRF_FDPASS) */
+/* Messages arrive whole: a conn_recv that times out has consumed nothing, so the server may
+ * wait on a busy connection with blocking receives (unix:'s seqpacket). */
+#define IDL_TRF_WHOLE 0x40
 
 /* The version of the contract this header describes (see the top of this file). */
 #define IDL_TRANSPORT_ABI 1u
@@ -247,8 +250,38 @@ struct idl_transport {
 	void *(*conn_ool_alloc)(void *conn, size_t size);
 	int (*ool_free)(void *addr, size_t size);
 
+	/*
+	 * Event-driven use (docs/call-core.md, "The transport contract, version 2"), each
+	 * optional; the server's event core drives a connection with them (docs/runtime.md),
+	 * and a transport without them keeps a thread per connection.
+	 *
+	 * conn_fd returns a descriptor that is readable when conn_recv_nb can make progress,
+	 * and sets *events to IDL_TR_EV_IN, with IDL_TR_EV_OUT added while the transport holds
+	 * output it could not write yet (the rest of a frame): the descriptor is then watched
+	 * for writability too. Stable for the connection's life.
+	 *
+	 * conn_sendv_nb sends, without blocking, as many of the n messages (in order) as the
+	 * kernel takes and returns how many it accepted (0 to n), or an error. A stream
+	 * transport that could write part of a frame keeps the rest itself and counts the
+	 * message accepted; every later send (blocking or not) writes that rest first. n == 0
+	 * only flushes such a rest: 0 once it is out, IDL_ESYSERR(EAGAIN) while some is left.
+	 * A message with descriptors is refused with IDL_ENOTSUP before anything of it is
+	 * written or released (the core sends it with conn_send).
+	 *
+	 * conn_recv_nb receives one whole message without blocking, or returns
+	 * IDL_ESYSERR(EAGAIN). A stream transport keeps a partial frame across calls (input
+	 * state), so a peer that sends half a frame holds no thread. Otherwise as conn_recv.
+	 */
+	int (*conn_fd)(void *conn, unsigned *events);
+	int (*conn_sendv_nb)(void *conn, const struct idl_xmsg *msgs, unsigned n);
+	int (*conn_recv_nb)(void *conn, struct idl_xmsg *m);
+
 	/* New ops go here, at the end, each optional. */
 };
+
+/* conn_fd's events: the values of EPOLLIN and EPOLLOUT (and POLLIN, POLLOUT). */
+#define IDL_TR_EV_IN 0x001u
+#define IDL_TR_EV_OUT 0x004u
 
 /*
  * Receive-size rule: when a message does not fit in m->cap, conn_recv and ep_recv set m->len

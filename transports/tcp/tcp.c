@@ -70,6 +70,11 @@ struct tcp_conn {
 	size_t carry_off;
 	size_t carry_len;
 	size_t carry_cap;
+	/* Output a non-blocking send could not write: the rest of one frame, written before
+	 * anything else goes (conn_sendv_nb). */
+	unsigned char *out;
+	size_t out_off;
+	size_t out_len;
 	char name[80];
 };
 
@@ -331,6 +336,19 @@ tcp_send_desc(struct tcp_conn *c, const struct idl_xmsg *m, struct idl_deadline 
 	return err;
 }
 
+/* Writes the rest of a frame a non-blocking send left, before another frame may go. */
+static int
+tcp_flush_out(struct tcp_conn *c, struct idl_deadline *dl)
+{
+	struct iovec iov = { c->out + c->out_off, c->out_len };
+	int err = tcp_sendv(c, &iov, 1, c->out_len, dl);
+
+	free(c->out);
+	c->out = NULL;
+	c->out_off = c->out_len = 0;
+	return err;
+}
+
 static int
 tcp_conn_send(void *vconn, const struct idl_xmsg *m, struct idl_deadline *dl)
 {
@@ -340,7 +358,13 @@ tcp_conn_send(void *vconn, const struct idl_xmsg *m, struct idl_deadline *dl)
 		{ .iov_base = &prefix, .iov_len = TCP_PREFIX },
 		{ .iov_base = m->data, .iov_len = m->len },
 	};
+	int err;
 
+	if (c->out_len != 0 && (err = tcp_flush_out(c, dl)) != 0) {
+		if (idl__desc_msg(m->data, m->len))
+			idl__msg_release_sent(m->data);
+		return err;
+	}
 	if (idl__desc_msg(m->data, m->len))
 		return tcp_send_desc(c, m, dl);
 	if (m->len > TCP_FRAME_MAX)
@@ -612,6 +636,170 @@ bad_frame:
 			 len, TCP_FRAME_MAX);
 }
 
+static int
+tcp_conn_fd(void *vconn, unsigned *events)
+{
+	struct tcp_conn *c = vconn;
+
+	*events = IDL_TR_EV_IN | (c->out_len != 0 ? IDL_TR_EV_OUT : 0);
+	return c->fd;
+}
+
+/* Writes what it can of the rest a non-blocking send left: 0 once all is out,
+ * IDL_ESYSERR(EAGAIN) while some is left, or an error. */
+static int
+tcp_out_nb(struct tcp_conn *c)
+{
+	while (c->out_len != 0) {
+		ssize_t n =
+			send(c->fd, c->out + c->out_off, c->out_len, MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (n > 0) {
+			c->out_off += (size_t)n;
+			c->out_len -= (size_t)n;
+		} else if (n < 0 && errno == EINTR) {
+			continue;
+		} else if (n < 0 && errno == EAGAIN) {
+			return IDL_ESYSERR(EAGAIN);
+		} else {
+			return tcp_conn_err(c, n < 0 ? errno : EPIPE);
+		}
+	}
+	free(c->out);
+	c->out = NULL;
+	c->out_off = 0;
+	return 0;
+}
+
+static int
+tcp_conn_sendv_nb(void *vconn, const struct idl_xmsg *msgs, unsigned n)
+{
+	struct tcp_conn *c = vconn;
+	int err = tcp_out_nb(c);
+	unsigned i;
+
+	if (err != 0)
+		return err == IDL_ESYSERR(EAGAIN) ? (n == 0 ? err : 0) : err;
+	for (i = 0; i < n; i++) {
+		uint32_t prefix = htonl((uint32_t)msgs[i].len);
+		struct iovec iov[2] = { { &prefix, TCP_PREFIX }, { msgs[i].data, msgs[i].len } };
+		struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
+		size_t total = TCP_PREFIX + msgs[i].len, rest;
+		ssize_t k;
+
+		if (idl__desc_msg(msgs[i].data, msgs[i].len))
+			return i == 0 ? IDL_ENOTSUP : (int)i;
+		if (msgs[i].len > TCP_FRAME_MAX)
+			return i == 0 ? IDL_EMSGSIZE : (int)i;
+		do
+			k = sendmsg(c->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+		while (k < 0 && errno == EINTR);
+		if (k < 0 && errno == EAGAIN)
+			return (int)i;
+		if (k <= 0)
+			return i == 0 ? tcp_conn_err(c, k < 0 ? errno : EPIPE) : (int)i;
+		if ((size_t)k == total)
+			continue;
+		/* Part of the frame went: the rest is ours to write before anything else. */
+		rest = total - (size_t)k;
+		if ((c->out = malloc(rest)) == NULL) {
+			shutdown(c->fd, SHUT_RDWR); /* the framing is lost */
+			return IDL_ENOMEM;
+		}
+		if ((size_t)k < TCP_PREFIX) {
+			memcpy(c->out, (unsigned char *)&prefix + k, TCP_PREFIX - (size_t)k);
+			memcpy(c->out + TCP_PREFIX - (size_t)k, msgs[i].data, msgs[i].len);
+		} else {
+			memcpy(c->out, (unsigned char *)msgs[i].data + ((size_t)k - TCP_PREFIX),
+			       rest);
+		}
+		c->out_off = 0;
+		c->out_len = rest;
+		return (int)i + 1;
+	}
+	return (int)n;
+}
+
+/* Whether the carry buffer holds a whole frame (or a frame length over the limit, which
+ * the receive refuses at once). */
+static int
+tcp_carry_whole(const struct tcp_conn *c)
+{
+	uint32_t prefix;
+
+	if (c->carry_len < TCP_PREFIX)
+		return 0;
+	memcpy(&prefix, c->carry + c->carry_off, TCP_PREFIX);
+	prefix = ntohl(prefix);
+	return prefix > TCP_FRAME_MAX || c->carry_len - TCP_PREFIX >= prefix;
+}
+
+/*
+ * The non-blocking receive reads what the socket has into the carry buffer until it holds
+ * a whole frame, which the blocking receive then takes from there without a system call.
+ * A partial frame stays in the carry buffer across calls: its memory is what the peer
+ * actually sent, never more than one frame and the read-ahead.
+ */
+static int
+tcp_conn_recv_nb(void *vconn, struct idl_xmsg *m)
+{
+	struct tcp_conn *c = vconn;
+	int err;
+
+	while (!tcp_carry_whole(c)) {
+		size_t want = TCP_CARRY_MIN;
+		ssize_t r;
+
+		if (c->carry_len >= TCP_PREFIX) {
+			uint32_t prefix;
+
+			memcpy(&prefix, c->carry + c->carry_off, TCP_PREFIX);
+			want = TCP_PREFIX + ntohl(prefix) - c->carry_len;
+			if (want < TCP_CARRY_MIN)
+				want = TCP_CARRY_MIN;
+		}
+		if (c->carry_len == 0)
+			c->carry_off = 0;
+		if (c->carry_off + c->carry_len + want > c->carry_cap) {
+			size_t cap = c->carry_cap ? c->carry_cap : TCP_CARRY_MIN;
+			unsigned char *nb;
+
+			while (cap < c->carry_len + want)
+				cap *= 2;
+			if (cap == c->carry_cap) {
+				memmove(c->carry, c->carry + c->carry_off, c->carry_len);
+			} else {
+				if ((nb = malloc(cap)) == NULL)
+					return IDL_ENOMEM;
+				if (c->carry_len != 0)
+					memcpy(nb, c->carry + c->carry_off, c->carry_len);
+				free(c->carry);
+				c->carry = nb;
+				c->carry_cap = cap;
+			}
+			c->carry_off = 0;
+		}
+		r = recv(c->fd, c->carry + c->carry_off + c->carry_len,
+			 c->carry_cap - c->carry_off - c->carry_len, MSG_DONTWAIT);
+		if (r > 0)
+			c->carry_len += (size_t)r;
+		else if (r == 0)
+			return tcp_conn_err(c, EPIPE);
+		else if (errno == EAGAIN)
+			return IDL_ESYSERR(EAGAIN);
+		else if (errno != EINTR)
+			return tcp_conn_err(c, errno);
+	}
+	err = tcp_conn_recv(c, m, &(struct idl_deadline){ 0, 0 });
+	if (c->carry_len == 0) {
+		/* An idle connection holds no receive buffer. */
+		free(c->carry);
+		c->carry = NULL;
+		c->carry_cap = c->carry_off = 0;
+	}
+	return err;
+}
+
 static void
 tcp_conn_close(void *vconn)
 {
@@ -634,6 +822,9 @@ tcp_conn_fini(void *vconn)
 	c->open = 0;
 	free(c->carry);
 	c->carry = NULL;
+	free(c->out);
+	c->out = NULL;
+	c->out_len = 0;
 }
 
 /* What TCP can tell of the peer: its address, never its identity (docs/security.md). The
@@ -673,6 +864,9 @@ static const struct idl_transport tcp_transport = {
 	.conn_close = tcp_conn_close,
 	.conn_fini = tcp_conn_fini,
 	.conn_cred = tcp_conn_cred,
+	.conn_fd = tcp_conn_fd,
+	.conn_sendv_nb = tcp_conn_sendv_nb,
+	.conn_recv_nb = tcp_conn_recv_nb,
 };
 
 void

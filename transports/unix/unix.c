@@ -227,6 +227,48 @@ unix_conn_recv(void *vconn, struct idl_xmsg *m, struct idl_deadline *dl)
 }
 
 static int
+unix_conn_fd(void *vconn, unsigned *events)
+{
+	/* A seqpacket send is all or nothing: there is never output of our own to flush. */
+	*events = IDL_TR_EV_IN;
+	return ((struct unix_conn *)vconn)->fd;
+}
+
+/* A receive with a deadline already passed is one recvmsg with MSG_DONTWAIT (sock_timeo.h):
+ * the kernel keeps message boundaries, so there is no partial state to keep. */
+static int
+unix_conn_recv_nb(void *vconn, struct idl_xmsg *m)
+{
+	struct idl_deadline now = { 0, 0 };
+	int err = unix_conn_recv(vconn, m, &now);
+
+	return err == IDL_ETIMEDOUT ? IDL_ESYSERR(EAGAIN) : err;
+}
+
+static int
+unix_conn_sendv_nb(void *vconn, const struct idl_xmsg *msgs, unsigned n)
+{
+	struct unix_conn *c = vconn;
+	unsigned i;
+
+	for (i = 0; i < n; i++) {
+		if (idl__desc_msg(msgs[i].data, msgs[i].len))
+			return i == 0 ? IDL_ENOTSUP : (int)i;
+		for (;;) {
+			if (send(c->fd, msgs[i].data, msgs[i].len, MSG_NOSIGNAL | MSG_DONTWAIT) >=
+			    0)
+				break;
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN)
+				return (int)i;
+			return errno == EMSGSIZE ? IDL_EMSGSIZE : unix_conn_err(c, errno);
+		}
+	}
+	return (int)n;
+}
+
+static int
 unix_conn_cred(void *vconn, struct idl_cred *cred)
 {
 	struct unix_conn *c = vconn;
@@ -262,7 +304,7 @@ unix_conn_fini(void *vconn)
 static const struct idl_transport unix_transport = {
 	IDL_TRANSPORT_INIT,
 	.scheme = "unix",
-	.flags = IDL_TRF_FDPASS | IDL_TRF_CRED | IDL_TRF_DESC,
+	.flags = IDL_TRF_FDPASS | IDL_TRF_CRED | IDL_TRF_DESC | IDL_TRF_WHOLE,
 	.ep_size = sizeof(struct unix_ep),
 	.conn_size = sizeof(struct unix_conn),
 	.ep_listen = unix_ep_listen,
@@ -276,6 +318,9 @@ static const struct idl_transport unix_transport = {
 	.conn_cred = unix_conn_cred,
 	.conn_close = unix_conn_close,
 	.conn_fini = unix_conn_fini,
+	.conn_fd = unix_conn_fd,
+	.conn_sendv_nb = unix_conn_sendv_nb,
+	.conn_recv_nb = unix_conn_recv_nb,
 };
 
 int
