@@ -120,7 +120,8 @@ call_lean(struct idl_port *p, struct cl_conn *c, idl_msg_header_t *req, struct i
 			int gone;
 
 			pthread_mutex_lock(&p->lock);
-			gone = idl__call_goodbye(p, c, w->rep, rep.len, err);
+			gone = idl__call_goodbye(p, c, w->rep, rep.len,
+						 rep.len < w->rep_max ? rep.len : w->rep_max);
 			pthread_mutex_unlock(&p->lock);
 			if (gone) {
 				call_lean_dead(p, c, w, c->dead_err);

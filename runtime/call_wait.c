@@ -174,25 +174,34 @@ call_deliver(struct cl_conn *c, void *buf, size_t len, int rcv_err)
 }
 
 int
-idl__call_goodbye(struct idl_port *p, struct cl_conn *c, const void *buf, size_t len, int rcv_err)
+idl__call_goodbye(struct idl_port *p, struct cl_conn *c, const void *buf, size_t len, size_t have)
 {
 	const idl_msg_header_t *h = buf;
 	const unsigned char *b = buf;
-	uint32_t reason, tl;
+	uint32_t reason, tl = 0;
 
-	if (rcv_err != 0 || len < IDL_MSG_HEADER_SIZE + 8 || h->magic != IDL_MSG_MAGIC ||
+	/* The reason is in the header's id too: a receive with room for a header alone (a
+	 * reply buffer cut short the rest) still knows it. */
+	if (have < IDL_MSG_HEADER_SIZE || h->magic != IDL_MSG_MAGIC ||
 	    h->order != IDL_ORDER_NATIVE || h->kind != IDL_KIND_GOODBYE || h->size != len)
 		return 0;
-	memcpy(&reason, b + IDL_MSG_HEADER_SIZE, 4);
-	memcpy(&tl, b + IDL_MSG_HEADER_SIZE + 4, 4);
+	reason = (uint32_t)h->id;
 	/* A reason this client does not know ends the connection as the server stopping. */
 	if (reason == 0 || reason >= IDL_GOODBYE_REASONS)
 		reason = IDL_GOODBYE_STOPPING;
-	if (tl > IDL_GOODBYE_TEXT_MAX || tl > len - IDL_MSG_HEADER_SIZE - 8)
+	if (have >= IDL_MSG_HEADER_SIZE + 8)
+		memcpy(&tl, b + IDL_MSG_HEADER_SIZE + 4, 4);
+	if (tl > IDL_GOODBYE_TEXT_MAX || have < IDL_MSG_HEADER_SIZE + 8 ||
+	    tl > have - IDL_MSG_HEADER_SIZE - 8)
 		tl = 0;
 	if (!c->dead) {
-		snprintf(c->dead_why, sizeof c->dead_why, "%.*s", (int)tl,
-			 (const char *)b + IDL_MSG_HEADER_SIZE + 8);
+		if (tl != 0)
+			snprintf(c->dead_why, sizeof c->dead_why, "%.*s", (int)tl,
+				 (const char *)b + IDL_MSG_HEADER_SIZE + 8);
+		else
+			snprintf(c->dead_why, sizeof c->dead_why,
+				 "the server closed the connection (goodbye reason %u)",
+				 (unsigned)reason);
 		c->goodbye = reason;
 		idl__cl_conn_dead(p, c,
 				  reason == IDL_GOODBYE_CONNECTIONS ||
@@ -273,7 +282,7 @@ call_lead(struct idl_port *p, struct cl_conn *c, struct idl__call *w)
 			IDL__TRACE(IDL_TRACE_CLIENT, IDL_TRACE_RECV, p->head.address, buf, m.len);
 		pthread_mutex_lock(&p->lock);
 		if (err == 0 || err == IDL_EMSGSIZE) {
-			if (!idl__call_goodbye(p, c, buf, m.len, err))
+			if (!idl__call_goodbye(p, c, buf, m.len, m.len < cap ? m.len : cap))
 				call_deliver(c, buf, m.len, err);
 			continue;
 		}
@@ -301,7 +310,7 @@ idl__call_send_failed(struct idl_port *p, struct cl_conn *c, int err)
 		struct idl_xmsg m = { .data = gb, .cap = sizeof gb };
 
 		if (p->tr->conn_recv(c->tr_state, &m, &(struct idl_deadline){ 0, 0 }) == 0 &&
-		    idl__call_goodbye(p, c, gb, m.len, 0))
+		    idl__call_goodbye(p, c, gb, m.len, m.len))
 			return c->dead_err;
 	}
 	idl__call_dead_why(c);

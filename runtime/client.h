@@ -147,10 +147,10 @@ uint32_t idl__call_seqno(const void *buf, size_t len, int *ok);
 void idl__call_dead_why(struct cl_conn *c);
 /* A message that is the server's goodbye (idl_msg.h): ends c with the error its reason
  * means (IDL_ELIMIT for a limit, else MIG_SERVER_DIED), the reason and text kept in c.
- * Returns 1 for a goodbye (which the caller then drops), 0 for any other message. Lock
- * held. */
+ * Returns 1 for a goodbye (which the caller then drops), 0 for any other message. The
+ * lock held, or, on the lean path, taken inside. */
 int idl__call_goodbye(struct idl_port *p, struct cl_conn *c, const void *buf, size_t len,
-		      int rcv_err);
+		      size_t have); /* len: the message's size; have: its bytes in buf */
 /* Whether c ended by a goodbye that promises its calls' requests were not read (IDLE,
  * EVICTED): a call may then be sent again on a new connection. */
 int idl__call_goodbye_retry(const struct cl_conn *c);

@@ -185,6 +185,7 @@ idl__srv_goodbye(struct srv_src *src, enum idl_goodbye_reason why, const char *t
 	g.h.order = IDL_ORDER_NATIVE;
 	g.h.kind = IDL_KIND_GOODBYE;
 	g.h.retcode = IDL_ELIMIT;
+	g.h.id = (int32_t)why;
 	g.reason = (uint32_t)why;
 	g.len = (uint32_t)n;
 	memcpy(g.text, text, n);

@@ -93,9 +93,17 @@ idl__srv_sweep(struct idl_server *srv)
 		if (due == NULL)
 			return;
 		/* Logged as the threaded server logs it (handshake or idle), then told. */
-		idl__srv_conn_log(due, IDL_ETIMEDOUT, 0, 1);
-		if (idle)
+		if (idle) {
+			char who[IDL_CRED_ADDR_MAX + 32];
+
+			idl__srv_who(due, NULL, who, sizeof who);
+			idl__srv_log(srv, "%s: %s: idle, connection closed (idle_ms %lld)",
+				     due->ep->head.address, who,
+				     (long long)(due->ep->idle_ns / 1000000));
 			atomic_fetch_add(&srv->st_refused[IDL_GOODBYE_IDLE], 1);
+		} else {
+			idl__srv_conn_log(due, IDL_ETIMEDOUT, 0, 1);
+		}
 		idl__srv_goodbye(due, IDL_GOODBYE_IDLE,
 				 idle ? "idle: closed by the server's idle timeout (idle_ms)"
 				      : "no hello in time (handshake_ms)");

@@ -167,6 +167,7 @@ idl__srv_refuse(struct idl_server *srv, struct srv_src *src, enum idl_goodbye_re
 	g.h.order = IDL_ORDER_NATIVE;
 	g.h.kind = IDL_KIND_GOODBYE;
 	g.h.retcode = IDL_ELIMIT;
+	g.h.id = (int32_t)why;
 	g.reason = (uint32_t)why;
 	g.len = (uint32_t)n;
 	memcpy(g.text, text, n);

@@ -55,10 +55,10 @@ enum idl_msg_kind {
 };
 
 /*
- * A goodbye (docs/wire-format.md): the header (id 0, seqno 0, retcode IDL_ELIMIT), then the
- * reason (u32), the length of a text (u32) and the text (at most IDL_GOODBYE_TEXT_MAX
- * bytes, no terminator, padded to 8). The server sends it before it closes a connection on
- * purpose; nothing follows it. IDLE and EVICTED are sent only when no request of the
+ * A goodbye (docs/wire-format.md): the header (id: the reason, seqno 0, retcode IDL_ELIMIT),
+ * then the reason again (u32), the length of a text (u32) and the text (at most
+ * IDL_GOODBYE_TEXT_MAX bytes, no terminator, padded to 8). The server sends it before it closes a
+ * connection on purpose; nothing follows it. IDLE and EVICTED are sent only when no request of the
  * client was read and left unanswered, so the client may send its request again on a new
  * connection.
  */
