@@ -399,27 +399,36 @@ srv_dedicate_take(struct idl_server *srv)
 /* Serves one message received on src: 0 to go on, 1 when a reply waits in the queue (the
  * source must wait for writability), or an error that ends the source. */
 static int
-srv_serve_msg(struct srv_src *src, struct idl_xmsg *m, int err)
+srv_serve_msg(struct srv_src *src, struct idl_xmsg *m, int err, void *sbuf)
 {
-	const struct idl_transport *tr = src->ep->tr;
 	uint32_t n;
 
-	if (err == 0)
+	if (__builtin_expect(err != 0, 0)) {
+		/* A stream transport has closed the connection when a message did not fit. */
+		if (err != IDL_EMSGSIZE || (src->ep->tr->flags & IDL_TRF_STREAM)) {
+			idl__srv_conn_log(src, err, m->len, 1);
+			return err;
+		}
+		idl__srv_conn_log(src, err, m->len, 0);
+	} else {
 		IDL__TRACE(IDL_TRACE_SERVER, IDL_TRACE_RECV, src->ep->head.address, m->data,
 			   m->len);
-	/* A stream transport has closed the connection when a message did not fit. */
-	if (err != 0 && (err != IDL_EMSGSIZE || (tr->flags & IDL_TRF_STREAM))) {
-		idl__srv_conn_log(src, err, m->len, 1);
-		return err;
 	}
-	if (err == IDL_EMSGSIZE)
-		idl__srv_conn_log(src, err, m->len, 0);
-	n = idl__srv_serve_one(src, &src->hello, m->data, m->len, err, srv_tbufs.sbuf, NULL, NULL);
+	n = idl__srv_serve_one(src, &src->hello, m->data, m->len, err, sbuf, NULL, NULL);
 	if (n != 0) {
-		struct idl_xmsg x = { .data = srv_tbufs.sbuf, .len = n };
+		struct idl_xmsg x = { .data = sbuf, .len = n };
 		int r;
 
 		IDL__TRACE(IDL_TRACE_SERVER, IDL_TRACE_SEND, src->ep->head.address, x.data, n);
+		/* While no deferred reply is out - a handle is made only by this thread, in a
+		 * routine, and counted before it can be sent - nobody else sends on the source
+		 * (a goodbye goes only to an armed one): no lock. */
+		if (atomic_load_explicit(&src->deferred, memory_order_acquire) == 0) {
+			if (src->outq == NULL &&
+			    IDL__TR_OP(src->ep->tr, conn_sendv_nb)(src->conn, &x, 1) == 1)
+				return 0;
+			return srv_send_locked(src, &x);
+		}
 		pthread_mutex_lock(&src->send_lock);
 		r = srv_send_locked(src, &x);
 		pthread_mutex_unlock(&src->send_lock);
@@ -461,7 +470,7 @@ srv_serve(struct idl_server *srv, struct srv_src *src, uint32_t events, int dedi
 		if (err == IDL_ESYSERR(EAGAIN))
 			break;
 		got++;
-		if ((r = srv_serve_msg(src, &m, err)) < 0) {
+		if ((r = srv_serve_msg(src, &m, err, srv_tbufs.sbuf)) < 0) {
 			idl__srv_end(srv, src);
 			return;
 		}
@@ -470,13 +479,16 @@ srv_serve(struct idl_server *srv, struct srv_src *src, uint32_t events, int dedi
 	 * message, as a thread of its own would. */
 	if (r == 0 && got != 0 && i < SRV_BATCH && dedicate && src->quick >= SRV_QUICK_RUN &&
 	    srv_dedicate_take(srv)) {
+		void *rbuf = srv_tbufs.rbuf, *sbuf = srv_tbufs.sbuf;
+		size_t rcap = srv->rcap;
+
 		while (!atomic_load_explicit(&srv->stop_req, memory_order_relaxed)) {
-			struct idl_xmsg m = { .data = srv_tbufs.rbuf, .cap = srv->rcap };
+			struct idl_xmsg m = { .data = rbuf, .cap = rcap };
 			int err = srv_linger_recv(src, &m);
 
 			if (err == IDL_ESYSERR(EAGAIN))
 				break;
-			if ((r = srv_serve_msg(src, &m, err)) != 0)
+			if ((r = srv_serve_msg(src, &m, err, sbuf)) != 0)
 				break;
 		}
 		atomic_fetch_sub(&srv->ndedicated, 1);
