@@ -1,5 +1,5 @@
 # idlc.m4 - autoconf support for projects that generate stubs with idlkit's idlc.
-# serial 1
+# serial 2
 #
 # IDLC_RULES([MIN-VERSION])
 # -------------------------
@@ -11,7 +11,8 @@
 #     idlrt.pc (with $PKG_CONFIG_SYSROOT_DIR in front when only that path exists).
 # AC_SUBSTs IDLC and IDLC_MK, and idlc_rules as a file: in Makefile.am, a line holding only
 # @idlc_rules@ becomes the rules (pattern rules STEM.defs -> STEM.h STEMUser.c STEMServer.c
-# STEMServer.h, with dependency files). PKG_CHECK_VAR declares IDLC and IDLC_MK precious, so
+# STEMServer.h, with dependency files; `IDLC_TYPES = yes` above that line adds STEMTypes.h,
+# idlc -types). PKG_CHECK_VAR declares IDLC and IDLC_MK precious, so
 # `./configure --help` lists them and a value given once is remembered. MIN-VERSION, when
 # given, is the oldest idlrt accepted.
 # The runtime's flags are still yours to find: PKG_CHECK_MODULES([IDLRT], [idlrt]).

@@ -378,3 +378,9 @@ idlc_options(const struct idlc_ctx *ctx)
 {
 	return &ctx->opts;
 }
+
+bool
+idlc_is_builtin(const struct idlc_ctx *ctx, struct idlc_loc loc)
+{
+	return loc.file != NULL && loc.file == ctx->builtin_file;
+}

@@ -121,6 +121,11 @@ const char *emit_local(struct emit_out *o, const struct idlc_routine *rt, const 
 
 /* The message structs of a routine, with their layout assertions (both .c files). */
 void emit_message_structs(struct emit_out *o, const struct idlc_routine *rt);
+/* Zeroes the padding of a message's fixed part (the request's, or the reply's), whose
+ * bytes no field covers, each gap with a memset of constant size: `base` is the message
+ * as bytes ("(char *)&rq", "(char *)OutHeadP"). The fields themselves are the stubs' to
+ * write in full. */
+void emit_padding(struct emit_out *o, const struct idlc_routine *rt, bool reply, const char *base);
 /* _Static_asserts that pin the size of every C element type used with an array. */
 void emit_ctype_asserts(struct emit_out *o);
 
@@ -165,5 +170,10 @@ void emit_msgids(struct emit_out *o);
 void emit_user(struct emit_out *o);
 void emit_server(struct emit_out *o);
 void emit_descriptor(struct emit_out *o);
+/* emit_types.c: the -types output, the #include of it that the headers and Server.c carry
+ * when it is written, and the names <idl/idl.h> defines already (never redefined). */
+void emit_types(struct emit_out *o);
+void emit_types_include(struct emit_out *o);
+bool emit_types_c_defined(const char *name);
 
 #endif /* IDLC_EMIT_H */

@@ -31,6 +31,12 @@ emit_imports(struct emit_out *o, enum emit_side side)
 		any = true;
 		emit(o, "#include %s\n", im->file);
 	}
+	/* The -types output comes after the imports: its typedefs may use their C types. */
+	if (idlc_output_path(o->ctx, IDLC_OUT_TYPES) != NULL) {
+		if (!any)
+			emit(o, "\n");
+		emit_types_include(o);
+	}
 }
 
 void

@@ -5,8 +5,9 @@
  * An unpacker trusts nothing in the request: the size covers the fixed part, every count is
  * within its bound and within the bytes received, the variable parts end exactly at the
  * message's end, every string has its NUL. Only then does user code run. Out data is
- * written straight into the reply (no staging on the stack); the reply's fixed part is
- * cleared first when the routine could leave bytes of an earlier reply in it.
+ * written straight into the reply (no staging on the stack). No byte of an earlier reply
+ * can go out again: what the routine fills in the fixed part is zeroed before the call,
+ * every other field is written in full after it, and the padding is zeroed (emit_padding).
  */
 #include <config.h>
 
@@ -67,6 +68,23 @@ srv_refuse(struct srv_stub *s, const char *cond)
 		     cond);
 }
 
+/* The local that points at the NUL of an out string (<arg>End). */
+static const char *
+srv_end(struct srv_stub *s, const struct idlc_arg *a)
+{
+	const char *r = emit_local(s->o, s->rt, idlc_printf(s->o->ctx, "%sEnd", a->name));
+
+	return r != NULL ? r : "end";
+}
+
+/* Finds an out string's NUL within its bound; the condition under which it has none. */
+static const char *
+srv_string_end(struct srv_stub *s, const struct idlc_arg *a, uint32_t bound)
+{
+	emit(s->o, "%s = memchr(%s, '\\0', %" PRIu32 ");\n", srv_end(s, a), a->name, bound);
+	return idlc_printf(s->o->ctx, "%s == NULL", srv_end(s, a));
+}
+
 /* The bytes of the server stub's buffer for an out inline array of ports. */
 static const char *
 srv_ports_bytes(struct srv_stub *s, const struct idlc_arg *a)
@@ -104,37 +122,6 @@ srv_received_count(struct srv_stub *s, const struct idlc_arg *a)
 	if (idlc_is(a, IDLC_AK_DESC))
 		return emit_desc_count(s->o, field, a);
 	return idlc_printf(s->o->ctx, "%sCnt", field);
-}
-
-/* Whether bytes of the reply's fixed part could go out unwritten: padding, or arrays and
- * strings the routine fills itself. */
-static bool
-srv_reply_needs_clear(const struct idlc_routine *rt)
-{
-	uint64_t covered = IDL_MSG_HEADER_SIZE;
-
-	for (const struct idlc_arg *a = rt->args; a != NULL; a = a->next) {
-		if (!idlc_is(a, IDLC_AK_REPLY))
-			continue;
-		if (idlc_is(a, IDLC_AK_VAR)) {
-			covered += 4;
-			continue;
-		}
-		if (idlc_is(a, IDLC_AK_DESC)) {
-			covered += IDL_DESC_SIZE;
-			continue;
-		}
-		/* An inout fixed array is copied in whole from the request before the call; an
-		 * out one is the routine's to fill, and it may not fill every byte. */
-		if (a->rtype->arg_kind == IDL_ARG_FIXED_ARRAY && a->dir == IDL_DIR_INOUT) {
-			covered += emit_data_size(a);
-			continue;
-		}
-		if (a->rtype->arg_kind != IDL_ARG_SCALAR && !idlc_is(a, IDLC_AK_RECORD))
-			return true;
-		covered += emit_data_size(a);
-	}
-	return covered != rt->rep_fixed;
 }
 
 static void
@@ -186,6 +173,8 @@ srv_declare(struct srv_stub *s)
 				emit(o, "char *%s;\n", a->name);
 			else
 				emit(o, "void *%s;\n", a->name);
+			if (idlc_is(a, IDLC_AK_REPLY) && a->rtype->arg_kind == IDL_ARG_CSTRING_VAR)
+				emit(o, "const char *%s;\n", srv_end(s, a));
 			if (idlc_is(a, IDLC_AK_REPLY) && a->rtype->arg_kind == IDL_ARG_VAR_ARRAY &&
 			    !idlc_is(a, IDLC_AK_SAMECOUNT))
 				emit(o, "mach_msg_type_number_t %sCnt;\n", a->name);
@@ -297,16 +286,19 @@ srv_prepare(struct srv_stub *s)
 			emit(o, "\n");
 		return;
 	}
-	if (rt->rep_fixed > IDL_MSG_HEADER_SIZE && srv_reply_needs_clear(rt)) {
-		emit(o,
-		     "memset((char *)OutHeadP + IDL_MSG_HEADER_SIZE, 0, sizeof *%s - "
-		     "IDL_MSG_HEADER_SIZE);\n",
-		     out);
-		any = true;
-	}
 	for (const struct idlc_arg *a = rt->args; a != NULL; a = a->next) {
 		const char *field = emit_field_name(o, a);
 		const char *at;
+
+		/* An out array or string in the fixed part is the routine's to fill, and it
+		 * may not fill every byte: what it leaves must not be an earlier reply's. */
+		if (a->dir == IDL_DIR_OUT && !idlc_is(a, IDLC_AK_RECORD) &&
+		    (a->rtype->arg_kind == IDL_ARG_FIXED_ARRAY ||
+		     a->rtype->arg_kind == IDL_ARG_CSTRING_FIXED)) {
+			emit(o, "memset(%s->%s, 0, sizeof %s->%s);\n", out, field, out, field);
+			any = true;
+			continue;
+		}
 
 		if (idlc_is(a, IDLC_AK_RECORD | IDLC_AK_REQUEST)) {
 			emit(o, "memcpy(&%s, %s->%s, sizeof %s);\n", a->name, in, field, a->name);
@@ -505,7 +497,7 @@ srv_finish_var(struct srv_stub *s, const struct idlc_arg *a, bool first)
 	const char *dst = idlc_printf(o->ctx, "(char *)OutHeadP + %s", s->off);
 
 	if (a->rtype->arg_kind == IDL_ARG_CSTRING_VAR) {
-		emit(o, "%s = strlen(%s) + 1;\n", s->len, a->name);
+		emit(o, "%s = (size_t)(%s - %s) + 1;\n", s->len, srv_end(s, a), a->name);
 		emit(o, "%s->%sCnt = (uint32_t)%s;\n", s->out, field, s->len);
 	} else {
 		const char *cnt = emit_count_name(o, a);
@@ -560,8 +552,7 @@ srv_finish(struct srv_stub *s)
 			cond = idlc_printf(o->ctx, "memchr(%s->%s, '\\0', sizeof %s->%s) == NULL",
 					   out, field, out, field);
 		else if (a->rtype->arg_kind == IDL_ARG_CSTRING_VAR)
-			cond = idlc_printf(o->ctx, "memchr(%s, '\\0', %" PRIu32 ") == NULL",
-					   a->name, bound);
+			cond = srv_string_end(s, a, bound);
 		else if (a->rtype->arg_kind == IDL_ARG_VAR_ARRAY ||
 			 idlc_is(a, IDLC_AK_INLINE_PORTS | IDLC_AK_COUNTED))
 			cond = idlc_printf(o->ctx, "%s > %" PRIu32, cnt, bound);
@@ -591,6 +582,7 @@ srv_finish(struct srv_stub *s)
 		else
 			emit(o, "%s->%s = %s;\n", out, field, a->name);
 	}
+	emit_padding(o, rt, true, "(char *)OutHeadP");
 	if (rt->rep_ndesc != 0)
 		emit_desc_header(o, "OutHeadP->", rt->rep_ndesc);
 	if (!idlc_any_arg(rt, IDLC_AK_VAR | IDLC_AK_REPLY)) {

@@ -79,6 +79,42 @@ emit_struct(struct emit_out *o, const struct idlc_routine *rt, bool reply)
 	emit_strings(o, items, 2, ", ", "", ");\n");
 }
 
+/* The bytes an argument's field takes in the fixed part of a message. */
+static uint64_t
+emit_field_bytes(const struct idlc_arg *a, bool reply)
+{
+	if (idlc_is(a, IDLC_AK_DESC) && idlc_is(a, reply ? IDLC_AK_REPLY : IDLC_AK_REQUEST))
+		return IDL_DESC_SIZE;
+	if (idlc_is(a, IDLC_AK_VAR) || (!reply && idlc_is(a, IDLC_AK_COUNTINOUT)))
+		return 4;
+	return emit_data_size(a);
+}
+
+void
+emit_padding(struct emit_out *o, const struct idlc_routine *rt, bool reply, const char *base)
+{
+	uint64_t end = IDL_MSG_HEADER_SIZE;
+	uint32_t fixed = reply ? rt->rep_fixed : rt->req_fixed;
+
+	/* Fields lie in the order layout.c placed them, descriptors first: the gaps are what
+	 * lies between one field's end and the next one's offset, and after the last. */
+	for (int pass = 0; pass < 2; pass++) {
+		for (const struct idlc_arg *a = rt->args; a != NULL; a = a->next) {
+			uint32_t off = reply ? a->rep_offset : a->req_offset;
+
+			if (!emit_struct_has(a, reply, pass == 0) || off == IDL_NO_OFFSET)
+				continue;
+			if (off > end)
+				emit(o, "memset(%s + %" PRIu64 ", 0, %" PRIu64 "); /* padding */\n",
+				     base, end, off - end);
+			end = off + emit_field_bytes(a, reply);
+		}
+	}
+	if (fixed > end)
+		emit(o, "memset(%s + %" PRIu64 ", 0, %" PRIu64 "); /* padding */\n", base, end,
+		     fixed - end);
+}
+
 void
 emit_message_structs(struct emit_out *o, const struct idlc_routine *rt)
 {

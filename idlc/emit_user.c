@@ -3,7 +3,8 @@
  *
  * A stub checks what it can before building anything (counts against bounds, strings
  * against their room), builds the request in place (on the stack, or with malloc() above
- * EMIT_STACK_LIMIT), calls the runtime, then checks the whole reply - every count against
+ * EMIT_STACK_LIMIT) writing every field in full and zeroing only the padding no field
+ * covers, calls the runtime, then checks the whole reply - every count against
  * its bound and the bytes received, every string for its NUL - before it copies anything
  * out to the caller.
  */
@@ -30,28 +31,78 @@ user_star(const struct user_stub *s, const struct idlc_arg *a)
 }
 
 void
-user_fail(struct user_stub *s, const char *cond, const char *code)
+user_fail_value(struct user_stub *s, const char *lhs, const char *code, const char *what,
+		const char *args, const char *tail)
 {
 	struct emit_out *o = s->o;
+	const char *items[3];
+	unsigned n = 0;
+
+	if (what == NULL) {
+		emit(o, "%s%s%s", lhs, code, tail);
+		return;
+	}
+	items[n++] = code;
+	items[n++] = idlc_printf(o->ctx, "\"%s.%s: %s\"", o->m->subsystem, s->rt->name, what);
+	if (args != NULL)
+		items[n++] = args;
+	emit(o, "%sidl_stub_fail(", lhs);
+	emit_strings(o, items, n, ", ", "", idlc_printf(o->ctx, ")%s", tail));
+}
+
+void
+user_refuse(struct user_stub *s, const char *cond, const char *code, const char *what,
+	    const char *args)
+{
+	struct emit_out *o = s->o;
+	bool type_error = strcmp(code, "MIG_TYPE_ERROR") == 0;
 
 	emit(o, "if (%s)", cond);
 	if (s->replying) {
 		emit(o, "\n\t%s = %s;\n", s->kr, code);
 		return;
 	}
-	if (!s->heap && !(s->checking && strcmp(code, "MIG_TYPE_ERROR") == 0)) {
-		emit(o, "\n\treturn %s;\n", code);
-		return;
-	}
-	if (s->checking && strcmp(code, "MIG_TYPE_ERROR") == 0) {
+	if (s->checking && type_error) {
 		emit(o, "\n\tgoto bad_reply;\n");
 		return;
 	}
+	/* What the runtime returned comes with the runtime's own detail. */
 	if (strcmp(code, s->kr) == 0) {
-		emit(o, "\n\tgoto out;\n");
+		emit(o, s->heap ? "\n\tgoto out;\n" : "\n\treturn %s;\n", s->kr);
 		return;
 	}
-	emit(o, " {\n\t%s = %s;\n\tgoto out;\n}\n", s->kr, code);
+	if (what == NULL && type_error)
+		what = "malformed reply";
+	if (!s->heap) {
+		emit(o, "\n\t");
+		user_fail_value(s, "return ", code, what, args, ";\n");
+		return;
+	}
+	emit(o, " {\n\t");
+	user_fail_value(s, idlc_printf(o->ctx, "%s = ", s->kr), code, what, args, ";\n");
+	emit(o, "\tgoto out;\n}\n");
+}
+
+void
+user_fail(struct user_stub *s, const char *cond, const char *code)
+{
+	user_refuse(s, cond, code, NULL, NULL);
+}
+
+const char *
+user_end(struct user_stub *s, const struct idlc_arg *a)
+{
+	const char *r = emit_local(s->o, s->rt, idlc_printf(s->o->ctx, "%sEnd", a->name));
+
+	return r != NULL ? r : "end";
+}
+
+void
+user_declare_ends(struct user_stub *s)
+{
+	for (const struct idlc_arg *a = s->rt->args; a != NULL; a = a->next)
+		if (user_sends(s, a) && idlc_is(a, IDLC_AK_STRING))
+			emit(s->o, "const char *%s;\n", user_end(s, a));
 }
 
 const char *
@@ -121,6 +172,7 @@ user_declare(struct user_stub *s)
 		emit(o, "size_t %s;\n", s->len);
 	if (idlc_any_arg(rt, IDLC_AK_CAPACITY))
 		emit(o, "mach_msg_type_number_t %s;\n", s->n);
+	user_declare_ends(s);
 	if (rt->kind == IDLC_RT_ROUTINE || s->heap ||
 	    idlc_any_arg(rt, IDLC_AK_TOKEN | IDLC_AK_USER_PARAM))
 		emit(o, "kern_return_t %s;\n", s->kr);
@@ -149,7 +201,7 @@ user_precheck(struct user_stub *s)
 
 	for (const struct idlc_arg *a = s->rt->args; a != NULL; a = a->next) {
 		uint32_t bound = a->rtype->wire_count;
-		const char *cond;
+		const char *cond, *what, *args = NULL;
 
 		if (!user_sends(s, a))
 			continue;
@@ -157,17 +209,30 @@ user_precheck(struct user_stub *s)
 			/* The descriptor's size is 32 bits. */
 			cond = idlc_printf(o->ctx, "%s > UINT32_MAX / %" PRIu32, user_count(s, a),
 					   a->rtype->elem_size);
+			what = idlc_printf(o->ctx, "%s: %%u elements, more bytes than 32 bits hold",
+					   a->name);
+			args = idlc_printf(o->ctx, "(unsigned)%s", user_count(s, a));
 		} else if (idlc_is(a, IDLC_AK_PORTS | IDLC_AK_COUNTED) && bound != 0) {
 			cond = idlc_printf(o->ctx, "%s > %" PRIu32, user_count(s, a), bound);
+			what = idlc_printf(o->ctx, "%s: %%u ports, above its bound %" PRIu32,
+					   a->name, bound);
+			args = idlc_printf(o->ctx, "(unsigned)%s", user_count(s, a));
 		} else if (idlc_is(a, IDLC_AK_DESC)) {
 			continue;
 		} else if (a->rtype->arg_kind == IDL_ARG_VAR_ARRAY) {
 			cond = idlc_printf(o->ctx, "%s > %" PRIu32, user_count(s, a), bound);
+			what = idlc_printf(o->ctx, "%s: %%u elements, above its bound %" PRIu32,
+					   a->name, bound);
+			args = idlc_printf(o->ctx, "(unsigned)%s", user_count(s, a));
 		} else if (idlc_is(a, IDLC_AK_STRING)) {
 			/* The NUL must fit: a string of `bound` characters has no room for it.
-			 * (memchr stops at the first NUL, so a shorter buffer is safe.) */
-			cond = idlc_printf(o->ctx, "memchr(%s, '\\0', %" PRIu32 ") == NULL",
-					   a->name, bound);
+			 * (memchr stops at the first NUL, so a shorter buffer is safe.) Where
+			 * it is gives the length too. */
+			emit(o, "%s = memchr(%s, '\\0', %" PRIu32 ");\n", user_end(s, a), a->name,
+			     bound);
+			cond = idlc_printf(o->ctx, "%s == NULL", user_end(s, a));
+			what = idlc_printf(o->ctx, "%s: longer than %" PRIu32 " characters",
+					   a->name, bound - 1);
 		} else {
 			continue;
 		}
@@ -177,7 +242,7 @@ user_precheck(struct user_stub *s)
 			continue;
 		if (said != NULL)
 			said[nsaid++] = cond;
-		user_fail(s, cond, "MIG_ARRAY_TOO_LARGE");
+		user_refuse(s, cond, "MIG_ARRAY_TOO_LARGE", what, args);
 	}
 }
 
@@ -186,17 +251,27 @@ user_alloc(struct user_stub *s)
 {
 	struct emit_out *o = s->o;
 
+	const char *what;
+
 	if (s->rq.heap) {
 		emit(o, "%s = malloc(%" PRIu32 ");\n", s->rq.var, s->rq.max);
-		emit(o, "if (%s == NULL)\n\treturn IDL_ENOMEM;\n", s->rq.var);
+		emit(o, "if (%s == NULL)\n\t", s->rq.var);
+		what = idlc_printf(o->ctx, "no memory for the request (%" PRIu32 " bytes)",
+				   s->rq.max);
+		user_fail_value(s, "return ", "IDL_ENOMEM", what, NULL, ";\n");
 	}
 	if (s->rt->kind == IDLC_RT_ROUTINE && s->rp.heap) {
 		emit(o, "%s = malloc(%" PRIu32 ");\n", s->rp.var, s->rp.max);
-		if (s->rq.heap)
-			emit(o, "if (%s == NULL) {\n\tfree(%s);\n\treturn IDL_ENOMEM;\n}\n",
-			     s->rp.var, s->rq.var);
-		else
-			emit(o, "if (%s == NULL)\n\treturn IDL_ENOMEM;\n", s->rp.var);
+		what = idlc_printf(o->ctx, "no memory for the reply (%" PRIu32 " bytes)",
+				   s->rp.max);
+		if (s->rq.heap) {
+			emit(o, "if (%s == NULL) {\n\tfree(%s);\n\t", s->rp.var, s->rq.var);
+			user_fail_value(s, "return ", "IDL_ENOMEM", what, NULL, ";\n");
+			emit(o, "}\n");
+		} else {
+			emit(o, "if (%s == NULL)\n\t", s->rp.var);
+			user_fail_value(s, "return ", "IDL_ENOMEM", what, NULL, ";\n");
+		}
 	}
 }
 
@@ -209,7 +284,7 @@ user_fill_var(struct user_stub *s, const struct idlc_arg *a)
 	const char *src = a->name;
 
 	if (a->rtype->arg_kind == IDL_ARG_CSTRING_VAR) {
-		emit(o, "%s = strlen(%s) + 1;\n", s->len, src);
+		emit(o, "%s = (size_t)(%s - %s) + 1;\n", s->len, user_end(s, a), src);
 		emit(o, "%s%sCnt = (uint32_t)%s;\n", s->rq.f, field, s->len);
 	} else {
 		const char *cnt = user_count(s, a);
@@ -217,41 +292,24 @@ user_fill_var(struct user_stub *s, const struct idlc_arg *a)
 		emit(o, "%s%sCnt = %s;\n", s->rq.f, field, cnt);
 		emit(o, "%s = %s;\n", s->len, emit_bytes(s->o, cnt, a->rtype->elem_size));
 	}
+	/* The padding after the data lies in the 8-byte word the data ends in: that word is
+	 * zeroed first, then the data copied over it (no call for a few bytes). */
+	if (a->rtype->elem_size % IDL_MSG_ALIGN != 0)
+		emit(o, "if (%s %% 8 != 0)\n\tmemset(%s + %s + %s - %s %% 8, 0, 8);\n", s->len,
+		     s->rq.buf, s->off, s->len, s->len);
 	emit(o, "memcpy(%s + %s, %s, %s);\n", s->rq.buf, s->off, src, s->len);
-	emit(o, "memset(%s + %s + %s, 0, IDL_MSG_ROUND(%s) - %s);\n", s->rq.buf, s->off, s->len,
-	     s->len, s->len);
 	emit(o, "%s += IDL_MSG_ROUND(%s);\n", s->off, s->len);
 }
 
-/*
- * Whether the stub writes every byte of the request's fixed part past the header: scalars,
- * whole fixed arrays and records, and counts, with no padding between them. Then zeroing
- * the header is enough, and a large by-value array is not cleared only to be overwritten
- * (seed 001's 200-byte strings). Anything less certain - padding, fixed strings copied up
- * to their NUL, descriptors, countinout - clears the whole fixed part, so that no byte of
- * the caller's stack ever reaches the wire.
- */
-static bool
-user_request_fully_written(const struct user_stub *s)
+/* A fixed c_string[N]: its field zeroed (the string may be shorter), the string copied in. */
+static void
+user_fill_string(struct user_stub *s, const struct idlc_arg *a)
 {
-	uint64_t covered = IDL_MSG_HEADER_SIZE;
+	const char *f = s->rq.f, *field = emit_field_name(s->o, a);
 
-	if (s->replying)
-		return false;
-	for (const struct idlc_arg *a = s->rt->args; a != NULL; a = a->next) {
-		if (idlc_is(a, IDLC_AK_COUNTINOUT))
-			return false;
-		if (!user_sends(s, a))
-			continue;
-		if (idlc_is(a, IDLC_AK_VAR)) {
-			covered += 4;
-			continue;
-		}
-		if (idlc_is(a, IDLC_AK_DESC) || a->rtype->arg_kind == IDL_ARG_CSTRING_FIXED)
-			return false;
-		covered += emit_data_size(a);
-	}
-	return covered == s->rt->req_fixed;
+	emit(s->o, "memset(%s%s, 0, sizeof %s%s);\n", f, field, f, field);
+	emit(s->o, "memcpy(%s%s, %s, (size_t)(%s - %s));\n", f, field, a->name, user_end(s, a),
+	     a->name);
 }
 
 static void
@@ -261,14 +319,9 @@ user_fill(struct user_stub *s)
 	const char *f = s->rq.f;
 	const struct idlc_arg *a;
 
-	if (user_request_fully_written(s))
-		emit(o, "memset(&%shead, 0, sizeof %shead);\n", f, f);
-	else
-		emit(o, "memset(%s%s, 0, %s);\n", s->rq.heap ? "" : "&",
-		     s->rq.heap ? s->rq.var
-				: (s->rq.var_part ? idlc_printf(o->ctx, "%s.m", s->rq.var)
-						  : s->rq.var),
-		     s->rq.size);
+	/* The runtime completes the header; every field is written in full below, and what
+	 * no field covers is zeroed: no byte of the caller's stack reaches the wire. */
+	emit(o, "memset(&%shead, 0, sizeof %shead);\n", f, f);
 	for (a = s->rt->args; a != NULL; a = a->next) {
 		const char *field = emit_field_name(o, a);
 		const char *star = user_star(s, a);
@@ -303,12 +356,13 @@ user_fill(struct user_stub *s)
 			emit(o, "memcpy(%s%s, %s%s, sizeof %s%s);\n", f, field, inout ? "" : "&",
 			     a->name, f, field);
 		else if (a->rtype->arg_kind == IDL_ARG_CSTRING_FIXED)
-			emit(o, "memcpy(%s%s, %s, strlen(%s));\n", f, field, a->name, a->name);
+			user_fill_string(s, a);
 		else if (a->rtype->arg_kind == IDL_ARG_FIXED_ARRAY)
 			emit(o, "memcpy(%s%s, %s, sizeof %s%s);\n", f, field, a->name, f, field);
 		else
 			emit(o, "%s%s = %s%s;\n", f, field, inout ? "*" : "", a->name);
 	}
+	emit_padding(o, s->rt, s->replying, s->rq.buf);
 	if ((s->replying ? s->rt->rep_ndesc : s->rt->req_ndesc) != 0)
 		emit_desc_header(o, idlc_printf(o->ctx, "%shead.", f),
 				 s->replying ? s->rt->rep_ndesc : s->rt->req_ndesc);
@@ -562,6 +616,7 @@ emit_send_reply(struct emit_out *o, const struct idlc_routine *rt)
 		emit(o, "size_t %s;\nsize_t %s;\n", s.off, s.len);
 	if (s.rq.heap)
 		emit(o, "int %s;\n", s.n);
+	user_declare_ends(&s);
 	emit(o, "idl_msg_header_t %s;\n\n", bare);
 	/* A count above its bound is refused as the server stub would refuse it. */
 	user_precheck(&s);

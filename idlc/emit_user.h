@@ -32,11 +32,25 @@ struct user_stub {
 };
 
 /* `if (cond) return code;`, or through the cleanup once buffers were allocated, or to
- * `bad_reply` once a reply with descriptors is being checked. */
+ * `bad_reply` once a reply with descriptors is being checked. A refusal of the stub's own
+ * goes through idl_stub_fail() with the detail "<subsystem>.<routine>: <what>" (printf-style,
+ * with `args`, ", "-less, or NULL), so that idl_errdetail() names it; user_fail() says
+ * "malformed reply" for MIG_TYPE_ERROR and nothing for a code the runtime returned. */
+void user_refuse(struct user_stub *s, const char *cond, const char *code, const char *what,
+		 const char *args);
 void user_fail(struct user_stub *s, const char *cond, const char *code);
+/* Emits `<lhs>code<tail>`, or `<lhs>idl_stub_fail(code, "<sub>.<routine>: <what>"[,
+ * args])<tail>` when `what` is not NULL. */
+void user_fail_value(struct user_stub *s, const char *lhs, const char *code, const char *what,
+		     const char *args, const char *tail);
 /* The caller's count of an argument as the stub reaches it: its own <arg>Cnt or its samecount
  * leader's, through the pointer where the caller passes one. */
 const char *user_count(struct user_stub *s, const struct idlc_arg *a);
+
+/* The local a string's precheck leaves pointing at its NUL (<arg>End), and the declarations
+ * of those locals for the strings the message being built carries. */
+const char *user_end(struct user_stub *s, const struct idlc_arg *a);
+void user_declare_ends(struct user_stub *s);
 
 /* emit_user_reply.c: the whole reply checked, then copied out and the stub's end. */
 void user_check_reply(struct user_stub *s);

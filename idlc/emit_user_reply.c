@@ -127,6 +127,20 @@ user_writes_count(const struct idlc_arg *a)
 	return !idlc_is(a, IDLC_AK_SAMECOUNT) && !idlc_is(a, IDLC_AK_LEADER);
 }
 
+/* An out array larger than the caller's room: MIG_ARRAY_TOO_LARGE once the rest is copied,
+ * with a detail that says how many came. */
+static void
+user_too_large(struct user_stub *s, const struct idlc_arg *a, const char *cnt, const char *room,
+	       const char *unit)
+{
+	struct emit_out *o = s->o;
+
+	emit(o, "if (%s > %s)\n\t", cnt, room);
+	user_fail_value(s, idlc_printf(o->ctx, "%s = ", s->kr), "MIG_ARRAY_TOO_LARGE",
+			idlc_printf(o->ctx, "%s: %%u %s came, room for %%u", a->name, unit),
+			idlc_printf(o->ctx, "(unsigned)%s, (unsigned)%s", cnt, room), ";\n");
+}
+
 /* `fn(a, b[, c]);`, wrapped under the parenthesis when it is long. */
 static void
 user_call_line(struct user_stub *s, const char *fn, const char *a, const char *b, const char *c)
@@ -158,7 +172,7 @@ user_copy_ports(struct user_stub *s, const struct idlc_arg *a, const char *d, co
 		user_call_line(s, "idl_ool_free", mem, bytes, NULL);
 		return;
 	}
-	emit(o, "if (%s > %s)\n\t%s = MIG_ARRAY_TOO_LARGE;\n", cnt, room, s->kr);
+	user_too_large(s, a, cnt, room, "ports");
 	emit(o, "%s = %s < %s ? %s : %s;\n", s->n, cnt, room, cnt, room);
 	user_call_line(s, "memcpy", a->name, addr,
 		       idlc_printf(o->ctx, "(size_t)%s * sizeof(idl_port_t)", s->n));
@@ -186,7 +200,7 @@ user_copy_desc(struct user_stub *s, const struct idlc_arg *a)
 		emit(o, "%s = %s < %s ? %s : %s;\n", s->n, cnt, room, cnt, room);
 		emit(o, "memcpy((void *)(uintptr_t)*%s, (const void *)(uintptr_t)%s.addr, %s);\n",
 		     a->name, d, emit_bytes(s->o, s->n, a->rtype->elem_size));
-		emit(o, "if (%s > %s)\n\t%s = MIG_ARRAY_TOO_LARGE;\n", cnt, room, s->kr);
+		user_too_large(s, a, cnt, room, "elements");
 		if (user_writes_count(a))
 			emit(o, "*%sCnt = %s;\n", a->name, cnt);
 		emit(o, "idl_ool_free((void *)(uintptr_t)%s.addr, %s.size);\n", d, d);
@@ -226,7 +240,7 @@ user_copy_var(struct user_stub *s, const struct idlc_arg *a, bool last)
 		emit(o, "%s = %s < %s ? %s : %s;\n", s->n, cnt, room, cnt, room);
 		emit(o, "memcpy(%s, %s + %s, %s);\n", a->name, s->rp.buf, s->off,
 		     emit_bytes(s->o, s->n, esize));
-		emit(o, "if (%s > %s)\n\t%s = MIG_ARRAY_TOO_LARGE;\n", cnt, room, s->kr);
+		user_too_large(s, a, cnt, room, "elements");
 		if (user_writes_count(a))
 			emit(o, "*%sCnt = %s;\n", a->name, cnt);
 	} else {
@@ -294,9 +308,13 @@ user_copy_out(struct user_stub *s)
 		emit(o, "\nbad_reply:\n");
 		emit_indent(o, 1);
 		emit(o, "idl_msg_destroy(%s);\n", s->rp.head);
-		if (s->heap)
-			emit(o, "%s = MIG_TYPE_ERROR;\ngoto out;\n", s->kr);
-		else
-			emit(o, "return MIG_TYPE_ERROR;\n");
+		if (s->heap) {
+			user_fail_value(s, idlc_printf(o->ctx, "%s = ", s->kr), "MIG_TYPE_ERROR",
+					"malformed reply", NULL, ";\n");
+			emit(o, "goto out;\n");
+		} else {
+			user_fail_value(s, "return ", "MIG_TYPE_ERROR", "malformed reply", NULL,
+					";\n");
+		}
 	}
 }

@@ -168,16 +168,62 @@ facts_stubs(const struct idlc_arg *a, unsigned f)
 	return f;
 }
 
+/* Whether an array's elements are arrays themselves (a variable array of a named fixed
+ * array): a pointer to them cannot gain a `const` without a cast in ISO C. */
+static bool
+facts_elem_is_array(const struct idlc_type *t)
+{
+	const struct idlc_type *e = t->elem;
+
+	if (e != NULL && e->kind == IDLC_T_NAMED)
+		e = e->target;
+	return e != NULL && e->arg_kind == IDL_ARG_FIXED_ARRAY;
+}
+
+/*
+ * The client's parameter for an array or string its caller may pass less of than the bound:
+ * a pointer to one element, not the array type. gcc reads a parameter declared as an array
+ * of N (`memo_t memo`, memo_t an unsigned char[512]) as a promise of N elements and warns
+ * (-Wstringop-overflow) at every call that passes a shorter buffer, which MIG's contract
+ * allows for in variable arrays and strings (they carry their own length) and for out
+ * variable arrays (*<arg>Cnt is the room). In ones are const. An array decays to the element
+ * pointer, so callers that pass arrays compile as before. Types with a C type clause keep
+ * what the clause says; inout ones, fixed arrays and out strings need their whole bound.
+ * Returns the element type to use, or NULL to keep the type's own.
+ */
+static const char *
+facts_user_elem(struct idlc_ctx *ctx, const struct idlc_arg *a)
+{
+	const struct idlc_type *t = a->rtype;
+	enum idl_arg_kind k = t->arg_kind;
+	bool shorter;
+
+	if (!(a->facts & IDLC_AK_TRAVELS) || (a->facts & IDLC_AK_RECORD) || a->c_elem == NULL ||
+	    t->name == NULL || t->ctype != NULL || t->cusertype != NULL)
+		return NULL;
+	if (a->dir == IDL_DIR_IN)
+		shorter = k == IDL_ARG_VAR_ARRAY || k == IDL_ARG_CSTRING_VAR ||
+			  k == IDL_ARG_CSTRING_FIXED;
+	else
+		shorter = a->dir == IDL_DIR_OUT && k == IDL_ARG_VAR_ARRAY;
+	if (!shorter)
+		return NULL;
+	if (a->dir == IDL_DIR_IN && !facts_elem_is_array(t))
+		return idlc_printf(ctx, "const %s", a->c_elem);
+	return a->c_elem;
+}
+
 /* The C types of the argument's parameters and of one element. Sema resolves `x : foo` to
  * the declared type foo, whose C type is its name unless a ctype clause says otherwise; an
  * anonymous inline type has its element's C type. */
 static void
-facts_ctypes(struct idlc_arg *a)
+facts_ctypes(struct idlc_ctx *ctx, struct idlc_arg *a)
 {
 	const struct idlc_type *t = a->rtype;
 	enum idl_arg_kind k = t->arg_kind;
 	bool array = k == IDL_ARG_FIXED_ARRAY || k == IDL_ARG_VAR_ARRAY ||
 		     k == IDL_ARG_CSTRING_FIXED || k == IDL_ARG_CSTRING_VAR || k == IDL_ARG_OOL;
+	const char *elem;
 
 	for (int side = IDLC_USER; side <= IDLC_SERVER; side++) {
 		const char *c = side == IDLC_USER ? t->c_user : t->c_server;
@@ -207,11 +253,16 @@ facts_ctypes(struct idlc_arg *a)
 		a->c_elem = t->elem->c_user;
 	else
 		a->c_elem = NULL;
+	elem = facts_user_elem(ctx, a);
+	if (elem != NULL) {
+		a->c_type[IDLC_USER] = elem;
+		a->facts |= IDLC_AK_USER_ELEM;
+	}
 }
 
 /* One argument's facts. */
 static void
-facts_arg(struct idlc_arg *a)
+facts_arg(struct idlc_ctx *ctx, struct idlc_arg *a)
 {
 	unsigned f = facts_dir(a) | facts_params(a);
 
@@ -232,7 +283,7 @@ facts_arg(struct idlc_arg *a)
 	/* A counted array's bound (0: none); a samecount leader's becomes its group's. */
 	if (a->facts & IDLC_AK_COUNTED)
 		a->shared_bound = a->rtype->wire_count;
-	facts_ctypes(a);
+	facts_ctypes(ctx, a);
 }
 
 static const char *
@@ -293,7 +344,7 @@ idlc_facts(struct idlc_ctx *ctx, struct idlc_module *m)
 	m->needs_ool = false;
 	for (struct idlc_routine *rt = m->routines; rt != NULL; rt = rt->next) {
 		for (struct idlc_arg *a = rt->args; a != NULL; a = a->next) {
-			facts_arg(a);
+			facts_arg(ctx, a);
 			if (a->facts & (IDLC_AK_DESC | IDLC_AK_REPLY_HANDLE | IDLC_AK_TOKEN))
 				m->needs_ool = true;
 		}

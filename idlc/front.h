@@ -97,6 +97,11 @@ struct idlc_ctx {
 	size_t nfiles, files_cap;
 	const char *builtin_file; /* "<built-in>", interned: marks built-in declarations */
 	bool parsed_user; /* an input was parsed (the prelude does not count) */
+	/* The parser: the routine being parsed and whether its argument list is open, so that
+	 * a syntax error where only a ')' could help says which routine lacks it. */
+	const char *open_routine;
+	struct idlc_loc open_routine_loc;
+	bool open_args;
 	bool checked;
 };
 

@@ -39,6 +39,7 @@ enum idlc_output {
 	IDLC_OUT_SHEADER, /* -sheader: only when asked */
 	IDLC_OUT_IHEADER, /* -iheader: only when asked */
 	IDLC_OUT_LIST, /* -list: only when asked */
+	IDLC_OUT_TYPES, /* -types: only when asked (the C typedefs of the declared types) */
 	IDLC_OUT_COUNT
 };
 
@@ -127,6 +128,10 @@ char *idlc_strdup(struct idlc_ctx *ctx, const char *s);
 char *idlc_strndup(struct idlc_ctx *ctx, const char *s, size_t n);
 char *idlc_printf(struct idlc_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Whether a location is in idlc's built-in declarations (its prelude of MIG's standard
+ * types, idlc/types.c). */
+bool idlc_is_builtin(const struct idlc_ctx *ctx, struct idlc_loc loc);
+
 /* The module being built (writable by the stages). */
 struct idlc_module *idlc_module_mut(struct idlc_ctx *ctx);
 
@@ -138,8 +143,8 @@ struct idlc_module *idlc_module_mut(struct idlc_ctx *ctx);
 int idlc_sema(struct idlc_ctx *ctx, struct idlc_module *m); /* sema.c */
 int idlc_middle(struct idlc_ctx *ctx, struct idlc_module *m); /* facts.c */
 int idlc_layout(struct idlc_ctx *ctx, struct idlc_module *m); /* layout.c */
-/* emit_header.c (the header and the server header), emit_user.c, emit_server.c: one output
- * into `out`. */
+/* emit_header.c (the header and the server header), emit_user.c, emit_server.c,
+ * emit_types.c: one output into `out`. */
 int idlc_emit(struct idlc_ctx *ctx, const struct idlc_module *m, enum idlc_output which,
 	      struct strbuf *out);
 

@@ -7,11 +7,11 @@ noinst_LIBRARIES += idlc/libidlc.a
 idlc_libidlc_a_SOURCES = \
 	idlc/idlc.h idlc/ast.h idlc/front.h idlc/strbuf.h idlc/strbuf.c \
 	idlc/context.c idlc/diag.c idlc/cpp.c idlc/lexer.l idlc/parser.y idlc/types.c \
-	idlc/sema.h idlc/sema.c idlc/sema_type.c idlc/sema_arg.c \
+	idlc/sema.h idlc/sema.c idlc/sema_type.c idlc/sema_arg.c idlc/sema_names.c \
 	idlc/middle.h idlc/facts.c idlc/layout.c idlc/desc.c wire/sighash.c \
 	idlc/emit.h idlc/emit.c idlc/emit_struct.c idlc/emit_header.c idlc/emit_desc.c \
 	idlc/emit_ool.c idlc/emit_user.h idlc/emit_user.c idlc/emit_user_reply.c \
-	idlc/emit_server.c \
+	idlc/emit_server.c idlc/emit_types.c \
 	idlc/output.c idlc/deps.c
 # The lexer and parser are generated code: they include the parser header and use flex's
 # and bison's own idioms, so they get a few warnings relaxed (never -Werror relaxed).

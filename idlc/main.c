@@ -31,6 +31,8 @@ static const char usage_text[] =
 	"  -sheader FILE     the server header (only when asked)\n"
 	"  -iheader FILE     the internal header (only when asked)\n"
 	"  -list FILE        the message id list (only when asked)\n"
+	"  -types FILE       the C typedefs of the types the interface declares, which\n"
+	"                    the headers then include (only when asked; idlc's own)\n"
 	"  -n                write only the outputs named\n"
 	"  -prefix P         prefix for user and server function names\n"
 	"  -subrprefix P     prefix of MIG's runtime calls (accepted; idlkit's have none)\n"
@@ -114,6 +116,7 @@ cli_parse(struct cli *c, int argc, char **argv)
 		{ "-header", IDLC_OUT_HEADER },	  { "-user", IDLC_OUT_USER },
 		{ "-server", IDLC_OUT_SERVER },	  { "-sheader", IDLC_OUT_SHEADER },
 		{ "-iheader", IDLC_OUT_IHEADER }, { "-list", IDLC_OUT_LIST },
+		{ "-types", IDLC_OUT_TYPES },
 	};
 	const char *a;
 	size_t k;

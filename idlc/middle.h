@@ -66,8 +66,11 @@
  *   IDLC_AK_USER_DEALLOC / _SERVER_DEALLOC  `dealloc[]` and that side sends it:
  *                                           boolean_t <arg>Dealloc
  *   IDLC_AK_USER_ELEM / _SERVER_ELEM        that side's C type names one element (an
- *                                           anonymous inline array): the parameter is a
- *                                           pointer to it
+ *                                           anonymous inline array; or on the client's
+ *                                           side an array or string the caller may pass
+ *                                           less of than its bound - in variable arrays
+ *                                           and strings, `const`, and out variable
+ *                                           arrays): the parameter is a pointer to it
  *
  * Ownership: the facts live in the arguments and the module, the table in the context's
  * arena; all are freed with the context.

@@ -170,6 +170,52 @@ pjoin(struct idlc_ctx *ctx, const char *a, const char *sep, const char *b)
 	return idlc_printf(ctx, "%s%s%s", a, sep, b);
 }
 
+/* How a type written out reads in a message: "c_string[*:256]", "array[*:8] of int". */
+static const char *
+ptype_text(struct idlc_ctx *ctx, const struct idlc_type *t)
+{
+	const char *elem = t->elem == NULL ? "..." : ptype_text(ctx, t->elem);
+	const struct idlc_ipc_info *info;
+
+	switch (t->kind) {
+	case IDLC_T_NAMED:
+		return t->ref;
+	case IDLC_T_IPC:
+		info = idlc_ipc_info(t->ipc);
+		return info != NULL ? info->name : "an IPC type";
+	case IDLC_T_LONGFORM:
+		info = idlc_ipc_info(t->ipc);
+		return idlc_printf(ctx, "(%s, %u)", info != NULL ? info->name : "...",
+				   t->size_bits);
+	case IDLC_T_ARRAY_FIXED:
+		return idlc_printf(ctx, "array[%u] of %s", t->count, elem);
+	case IDLC_T_ARRAY_VAR:
+		return idlc_printf(ctx, "array[*:%u] of %s", t->count, elem);
+	case IDLC_T_ARRAY_UNBOUNDED:
+		return idlc_printf(ctx, "array[] of %s", elem);
+	case IDLC_T_STRUCT_ARRAY:
+		return idlc_printf(ctx, "struct[%u] of %s", t->count, elem);
+	case IDLC_T_CSTRING_FIXED:
+		return idlc_printf(ctx, "c_string[%u]", t->count);
+	case IDLC_T_CSTRING_VAR:
+		return idlc_printf(ctx, "c_string[*:%u]", t->count);
+	case IDLC_T_POINTER:
+		return idlc_printf(ctx, "^%s", elem);
+	case IDLC_T_STRUCT_FIELDS:
+		return "struct { ... }";
+	default:
+		return t->native != NULL ? t->native : "a type";
+	}
+}
+
+/* The routine being parsed is done (or abandoned after an error). */
+static void
+proutine_done(struct idlc_ctx *ctx)
+{
+	ctx->open_routine = NULL;
+	ctx->open_args = false;
+}
+
 /* An Apple statement that means nothing off Mach: sema warns, saying so. */
 static void
 pignored(struct idlc_ctx *ctx, const IDLC_YYLTYPE *l, const char *what)
@@ -262,7 +308,7 @@ pignored(struct idlc_ctx *ctx, const IDLC_YYLTYPE *l, const char *what)
 %left '*' '/'
 
 %type <num> int_exp
-%type <type> named_type trans_type type_spec basic_type native_type arg_type
+%type <type> named_type trans_type type_spec anon_type basic_type native_type arg_type
 %type <ipc> ipc_type prim_ipc
 %type <flags> ipc_flags
 %type <str> type_phrase
@@ -340,6 +386,7 @@ statement:
 	 * three tokens have been shifted, which hides the cascade when that ';' was inside
 	 * an argument list. */
 	| error ';'
+		{ proutine_done(ctx); }
 	;
 
 /* The lexer reads the next token in a special start state (MIG's LookString and friends).
@@ -426,9 +473,14 @@ trans_type:
 	;
 
 type_spec:
-	  basic_type
-	| name
+	  name
 		{ $$ = ptype(ctx, IDLC_T_NAMED, &@1); $$->ref = $1; }
+	| anon_type
+	;
+
+/* A type written out rather than named. */
+anon_type:
+	  basic_type
 	| KW_ARRAY '[' ']' KW_OF type_spec
 		{ $$ = ptype(ctx, IDLC_T_ARRAY_UNBOUNDED, &@1); $$->elem = $5; }
 	| KW_ARRAY '[' '*' ']' KW_OF type_spec
@@ -559,15 +611,21 @@ int_exp:
 	;
 
 routine_decl:
-	  KW_ROUTINE name arguments
+	  KW_ROUTINE name
+		{
+			ctx->open_routine = $2;
+			ctx->open_routine_loc = ploc(&@1);
+		}
+	  arguments
 		{
 			struct idlc_stmt *st = idlc_stmt_new(ctx, IDLC_ST_ROUTINE, ploc(&@1));
 			struct idlc_routine *rt = idlc_alloc(ctx, sizeof *rt);
 
+			proutine_done(ctx);
 			rt->name = $2;
 			rt->loc = ploc(&@2);
-			rt->args = $3.head;
-			rt->nargs = $3.n;
+			rt->args = $4.head;
+			rt->nargs = $4.n;
 			rt->waittime = -1;
 			switch ($1) {
 			case IDLC_RK_SIMPLEROUTINE:
@@ -604,10 +662,15 @@ routine_decl:
 	;
 
 arguments:
-	  '(' ')'
-		{ $$.head = $$.tail = NULL; $$.n = 0; }
-	| '(' arg_list ')'
-		{ $$ = $2; }
+	  args_open ')'
+		{ $$.head = $$.tail = NULL; $$.n = 0; ctx->open_args = false; }
+	| args_open arg_list ')'
+		{ $$ = $2; ctx->open_args = false; }
+	;
+
+args_open:
+	  '('
+		{ ctx->open_args = true; }
 	;
 
 arg_list:
@@ -631,6 +694,25 @@ argument:
 			$$->dir_written = (enum idlc_dir)$1;
 			$$->type = $3;
 			$$->flags = $4;
+		}
+	/* MIG's grammar has a type name after the ':', or `name = type`: a type written out
+	 * there is an error that says what to write instead. */
+	| direction name ':' anon_type ipc_flags
+		{
+			const char *text = ptype_text(ctx, $4);
+
+			idlc_error(ctx, ploc(&@4),
+				   "argument '%s': MIG takes a type name here, not '%s': declare "
+				   "'type %s_t = %s;' and write '%s : %s_t', or name it in place: "
+				   "'%s : %s_t = %s'",
+				   $2, text, $2, text, $2, $2, $2, $2, text);
+			$$ = idlc_alloc(ctx, sizeof *$$);
+			$$->name = $2;
+			$$->loc = ploc(&@2);
+			$$->dir_written = (enum idlc_dir)$1;
+			$$->type = $4;
+			$$->type->broken = true;
+			$$->flags = $5;
 		}
 	;
 
@@ -724,6 +806,54 @@ pexpected(const yypcontext_t *pctx, yysymbol_kind_t *expected, int room)
 	return k;
 }
 
+/* Whether a token starts a statement and so cannot be part of an argument list: inside one,
+ * it (or the end of the file) means the list was never closed. waittime, msgoption and
+ * sendtime are argument directions too, and do not count. */
+static bool
+pstatement_start(yysymbol_kind_t tok)
+{
+	switch (tok) {
+	case YYSYMBOL_YYEOF:
+	case YYSYMBOL_KW_ROUTINE:
+	case YYSYMBOL_KW_FUNCTION:
+	case YYSYMBOL_KW_SUBSYSTEM:
+	case YYSYMBOL_KW_TYPE:
+	case YYSYMBOL_KW_IMPORT:
+	case YYSYMBOL_KW_SKIP:
+	case YYSYMBOL_KW_SERVERPREFIX:
+	case YYSYMBOL_KW_USERPREFIX:
+	case YYSYMBOL_KW_SERVERDEMUX:
+	case YYSYMBOL_KW_RCSID:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* A routine's argument list that a statement (or the end of the file) interrupts lacks its
+ * ')': said where the parser stopped, with a note where the routine starts, since the
+ * place of the error alone may be a line or a file away from the routine. */
+static bool
+preport_unclosed(const yypcontext_t *pctx, struct idlc_ctx *ctx, void *scanner)
+{
+	yysymbol_kind_t tok = yypcontext_token(pctx);
+
+	if (!ctx->open_args || ctx->open_routine == NULL || !pstatement_start(tok))
+		return false;
+	if (tok == YYSYMBOL_YYEOF)
+		idlc_error(ctx, ploc(yypcontext_location(pctx)),
+			   "syntax error: expected ')' to end the arguments of routine '%s' before "
+			   "the end of the file",
+			   ctx->open_routine);
+	else
+		idlc_error(ctx, ploc(yypcontext_location(pctx)),
+			   "syntax error: expected ')' to end the arguments of routine '%s' before "
+			   "'%s'",
+			   ctx->open_routine, idlc_lex_last_text(scanner));
+	idlc_note(ctx, ctx->open_routine_loc, "routine '%s' starts here", ctx->open_routine);
+	return true;
+}
+
 /* "syntax error: unexpected identifier 'x', expecting ';' or ','": the expected list only
  * when it is short enough to help. */
 static int
@@ -735,6 +865,8 @@ yyreport_syntax_error(const yypcontext_t *pctx, struct idlc_ctx *ctx, void *scan
 	struct strbuf sb = STRBUF_INIT;
 	int n, i;
 
+	if (preport_unclosed(pctx, ctx, scanner))
+		return 0;
 	strbuf_puts(&sb, "syntax error");
 	if (tok != YYSYMBOL_YYEMPTY) {
 		strbuf_puts(&sb, ": unexpected ");

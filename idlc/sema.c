@@ -428,6 +428,9 @@ idlc_sema(struct idlc_ctx *ctx, struct idlc_module *m)
 		if (m->subsystem == NULL && ctx->parsed_user && !ctx->stopped)
 			idlc_error(ctx, (struct idlc_loc){ m->input_name, 0, 0 },
 				   "missing 'subsystem' statement");
+		/* The prefixes are known only once every statement was seen. */
+		if (!ctx->stopped)
+			idlc_sema_check_names(s);
 	}
 	ctx->escape = saved;
 	idlc_sema_tab_fini(&s->types);

@@ -69,6 +69,9 @@ void idlc_sema_type_stmt(struct sema *s, struct idlc_type *t);
 /* sema_type.c */
 /* Resolves a type expression once; false when it is broken (the error was reported). */
 bool idlc_sema_resolve(struct sema *s, struct idlc_type *t);
+/* sema_names.c: warns where a routine's client stub or server routine would have the name of
+ * a well-known C library function. */
+void idlc_sema_check_names(struct sema *s);
 /* Whether two type expressions are written the same (for redefinitions of built-ins). */
 bool idlc_sema_same(const struct idlc_type *a, const struct idlc_type *b);
 /* How a message names a type expression: its name, or what it is. */

@@ -151,6 +151,17 @@ idl_errdetail(void)
 }
 
 int
+idl_stub_fail(int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err_detail, sizeof err_detail, fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+int
 idl__fail(int err, const char *fmt, ...)
 {
 	va_list ap;

@@ -77,6 +77,16 @@ const char *idl_errname(int err);
  * owned by the thread and valid until its next runtime call. */
 const char *idl_errdetail(void);
 
+/* For generated stubs: records the calling thread's detail (printf-style: "SUBSYSTEM.ROUTINE:
+ * ARGUMENT: what", e.g. "bench.sum: data: 2000 elements, above its bound 1024") and returns
+ * `err`. A client stub calls it where it refuses an argument or a reply itself, so that
+ * idl_errdetail() names this failure and not an earlier one. */
+int idl_stub_fail(int err, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+	__attribute__((format(printf, 2, 3)))
+#endif
+	;
+
 #ifdef __cplusplus
 }
 #endif

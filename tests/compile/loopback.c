@@ -9,7 +9,9 @@
  * (counts over their bounds, strings without room for their NUL, malformed requests and
  * replies), and no reply carries a byte the server did not write (each request is served
  * twice, into reply buffers filled with different garbage, and the replies must be
- * identical).
+ * identical). Under valgrind (run-golden.sh runs it so when valgrind is installed), every
+ * byte of every request a stub sends and of every reply a demux fills must be defined:
+ * memcheck's client check finds a byte of a stub's stack that no one wrote.
  *
  * Descriptors travel as a transport would carry them (lb_transfer): out-of-line data and
  * arrays of ports arrive in memory of the receiver's own, the sender's is freed when it set
@@ -17,10 +19,20 @@
  * ownership rule says. loopback_golden.c holds the routines and checks of the first
  * interfaces, loopback_dialect.c the dialect's, loopback_xnu.c xnu.defs's.
  */
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#if defined(__has_include)
+#if __has_include(<valgrind/memcheck.h>)
+#include <valgrind/memcheck.h>
+#endif
+#endif
+#ifndef VALGRIND_CHECK_MEM_IS_DEFINED
+#define VALGRIND_CHECK_MEM_IS_DEFINED(addr, len) ((void)(addr), (void)(len), 0)
+#endif
 
 #include "arrays.h"
 #include "arrays_S.h"
@@ -105,6 +117,8 @@ lb_deliver(const struct idl_subsystem *ss, uint32_t number, idl_msg_header_t *re
 	LB_CHECK(req->size % 8 == 0);
 	LB_CHECK(req->size >= rt->req_fixed && req->size <= rt->req_max);
 	LB_CHECK(rt->sig_hash == idl_routine_sig_hash(rt));
+	/* Every byte that goes out was written (no error, outside valgrind, is possible). */
+	LB_CHECK(VALGRIND_CHECK_MEM_IS_DEFINED(req, req->size) == 0);
 	memcpy(lb_req.bytes, req, req->size);
 	memcpy(lb_req2.bytes, req, req->size);
 	/* Two copies for two serves; the sender's memory goes (if it asked) after both. */
@@ -133,6 +147,7 @@ idl_call(idl_port_t port, const struct idl_subsystem *ss, uint32_t number, idl_m
 		return MIG_BAD_ID;
 	if (!lb_serve(demux, &lb_req2.head, &lb_rep2.head))
 		return MIG_BAD_ID;
+	LB_CHECK(VALGRIND_CHECK_MEM_IS_DEFINED(lb_rep.bytes, lb_rep.head.size) == 0);
 	/* What the replies carry is the client's (the first) or gone (the second). */
 	lb_transfer(&lb_rep.head, 1);
 	lb_transfer(&lb_rep2.head, 1);
@@ -174,6 +189,30 @@ idl_port_t
 idl_request_port(void)
 {
 	return NULL;
+}
+
+char lb_detail[256] = "an earlier failure";
+
+int
+idl_stub_fail(int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(lb_detail, sizeof lb_detail, fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+int
+lb_detail_is(const char *want)
+{
+	int same = strcmp(lb_detail, want) == 0;
+
+	if (!same)
+		fprintf(stderr, "detail \"%s\", expected \"%s\"\n", lb_detail, want);
+	snprintf(lb_detail, sizeof lb_detail, "an earlier failure");
+	return same;
 }
 
 /* The runtime's hash, computed here from the descriptor as the runtime does, so the

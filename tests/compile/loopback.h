@@ -32,6 +32,12 @@ extern void (*lb_tamper_request)(idl_msg_header_t *req);
 extern void (*lb_tamper_reply)(idl_msg_header_t *rep);
 extern void (*lb_deferred)(void);
 
+/* The detail the last idl_stub_fail() recorded (the runtime's idl_errdetail()), and a check
+ * that it is `want` (it is reset to "an earlier failure" after each check, so that a stub
+ * that forgets its own detail leaves that one). */
+extern char lb_detail[256];
+int lb_detail_is(const char *want);
+
 /* Where a deferred reply goes: the reply buffer of the serve in progress. */
 extern idl_msg_header_t *lb_reply_target;
 

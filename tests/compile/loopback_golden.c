@@ -259,11 +259,13 @@ lb_arrays(void)
 	tCnt = 64;
 	LB_CHECK(samples(NULL, s, 0, t, &tCnt) == 0 && tCnt == 0);
 	LB_CHECK(samples(NULL, s, 65, t, &tCnt) == MIG_ARRAY_TOO_LARGE);
+	LB_CHECK(lb_detail_is("arrays.samples: s: 65 elements, above its bound 64"));
 	/* A caller's buffer too small: what fits is copied, the count is the true one. */
 	memset(t, 0, sizeof t);
 	tCnt = 3;
 	LB_CHECK(samples(NULL, s, 10, t, &tCnt) == MIG_ARRAY_TOO_LARGE);
 	LB_CHECK(tCnt == 10 && t[0] == -23 && t[2] == -25 && t[3] == 0);
+	LB_CHECK(lb_detail_is("arrays.samples: t: 10 elements came, room for 3"));
 
 	/* Two variable out arrays: the second one moves down behind the first. */
 	for (int k = 0; k < 100; k++)
@@ -294,6 +296,7 @@ lb_arrays(void)
 	lb_tamper_request = NULL;
 	lb_tamper_reply = lb_break_hi_count;
 	LB_CHECK(split(NULL, data, 4, lo, &loCnt, hi, &hiCnt, &n) == MIG_TYPE_ERROR);
+	LB_CHECK(lb_detail_is("arrays.split: malformed reply"));
 	lb_tamper_reply = NULL;
 
 	LB_CHECK(handles(NULL, 41, &g) == 0 && g == 42);
@@ -568,11 +571,13 @@ lb_bench(void)
 	}
 	memset(s, 'e', sizeof s);
 	LB_CHECK(bench_echo(NULL, s, r) == MIG_ARRAY_TOO_LARGE);
+	LB_CHECK(lb_detail_is("bench.echo: s: longer than 255 characters"));
 	for (int k = 0; k < 1024; k++)
 		data[k] = k;
 	LB_CHECK(bench_sum(NULL, data, 1024, &total) == 0 && total == 1023 * 1024 / 2);
 	LB_CHECK(bench_sum(NULL, data, 0, &total) == 0 && total == 0);
 	LB_CHECK(bench_sum(NULL, data, 1025, &total) == MIG_ARRAY_TOO_LARGE);
+	LB_CHECK(lb_detail_is("bench.sum: data: 1025 elements, above its bound 1024"));
 	{
 		char *ool = idl_ool_alloc(1024u * 1024u);
 

@@ -3,7 +3,8 @@
 # outside its source tree from a staged install, with idlc.mk included by the path idlrt.pc
 # gives and IDLC= given on the command line, as a cross build does: make -j runs idlc once,
 # V=0 shortens its line, editing an included .defs reruns it, and the client calls the
-# server over unix:. It also checks the rest of the staged install (check_installed).
+# server over unix:; with IDLC_TYPES=yes the rule writes echoTypes.h too, which the headers
+# include. It also checks the rest of the staged install (check_installed).
 . "${IDL_TOP_SRCDIR:?run me from make check}/tests/consumer/lib.sh"
 
 for tool in pkg-config flock nm; do
@@ -57,3 +58,14 @@ if idlc_has_depfiles; then
 else
 	echo "note: this idlc writes no dependency files (no -MD): included .defs not followed"
 fi
+
+# IDLC_TYPES=yes: the rule writes echoTypes.h too (idlc -types), the headers include it, and
+# its typedef of line_t, the same as echo_types.h's, compiles beside it.
+"$CONSUMER_MAKE" "$@" IDLC_TYPES=yes echoTypes.h all >"$consumer_tmp/make4.log" 2>&1 || {
+	cat "$consumer_tmp/make4.log" >&2
+	fail "make IDLC_TYPES=yes"
+}
+[ -f echoTypes.h ] || fail "IDLC_TYPES=yes wrote no echoTypes.h"
+grep -q 'typedef char line_t\[LINE_T_MAX\];' echoTypes.h || fail "echoTypes.h has no line_t"
+grep -q '#include "echoTypes.h"' echo.h || fail "echo.h does not include echoTypes.h"
+run_call ./echo-server ./echo-client "HELLO!"

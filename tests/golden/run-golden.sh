@@ -11,15 +11,19 @@
 #
 #     -header NAME.h  -user NAMEUser.c  -server NAMEServer.c  -sheader NAME_S.h
 #
-# Those are compared, after the version in the banner is replaced by VERSION, with
-# tests/golden/NAME.h.exp, NAMEUser.c.exp, NAMEServer.c.exp and NAME_S.h.exp. idlc would
+# and, for an interface with a tests/golden/NAMETypes.h.exp (one that has no header of its
+# own), -types NAMETypes.h. Those are compared, after the version in the banner is replaced
+# by VERSION, with tests/golden/NAME.h.exp, NAMEUser.c.exp, NAMEServer.c.exp, NAME_S.h.exp
+# (and NAMETypes.h.exp). idlc would
 # name its outputs after the subsystem; every golden interface's subsystem has its file's
 # name, so these are the names idlc chooses by default too.
 #
 # Then every generated User.c and Server.c is compiled on its own with the strictest flags
 # we promise (by $CC, default gcc, and by clang-14 or clang when installed), each header
 # is compiled as C++ when a C++ compiler is installed, and tests/compile/loopback.c links
-# the client and server stubs of every interface into one program and runs it.
+# the client and server stubs of every interface into one program and runs it (and runs it
+# again under valgrind memcheck when valgrind is installed: no message may carry a byte that
+# no one wrote).
 #
 # --regen (or IDL_REGEN_GOLDEN=1, which `make regen-golden` sets) rewrites the .exp files
 # instead of comparing; the compile checks still run. Prints "N passed, M failed" and exits
@@ -80,8 +84,14 @@ for defs in $DEFS; do
 	dir=$(dirname "$defs")
 	out=$TMP/$name
 	mkdir -p "$out"
+	files="$name.h ${name}User.c ${name}Server.c ${name}_S.h"
+	types=
+	if [ -f "$GOLDEN/${name}Types.h.exp" ]; then
+		types="-types $out/${name}Types.h"
+		files="$files ${name}Types.h"
+	fi
 	if ! (cd "$dir" && "$IDLC" -I "$SRCDIR/data/include" -header "$out/$name.h" \
-		-user "$out/${name}User.c" \
+		-user "$out/${name}User.c" $types \
 		-server "$out/${name}Server.c" -sheader "$out/${name}_S.h" "$name.defs") \
 		>"$out/idlc.log" 2>&1; then
 		fail "$name.defs: idlc failed:"
@@ -92,7 +102,7 @@ for defs in $DEFS; do
 		fail "$name.defs: idlc printed diagnostics:"
 		sed 's/^/    /' "$out/idlc.log"
 	fi
-	for f in "$name.h" "${name}User.c" "${name}Server.c" "${name}_S.h"; do
+	for f in $files; do
 		exp=$GOLDEN/$f.exp
 		if [ "$REGEN" = 1 ]; then
 			normalize "$out/$f" >"$exp"
@@ -130,6 +140,17 @@ for defs in $DEFS; do
 	fi
 done
 
+# Calls that pass less than a bound (string literals, short buffers), compiled with the
+# optimiser on, where gcc checks array parameters against what a call passes.
+if ${CC:-gcc} $STRICT -O2 -I"$TMP/arrays" -I"$TMP/bench" -I"$TMP/strings" -I"$GOLDEN" \
+	-I"$SRCDIR/examples/bench" -I"$SRCDIR/include" -c "$SRCDIR/tests/compile/shorter.c" \
+	-o "$TMP/shorter.o" >"$TMP/shorter.log" 2>&1; then
+	pass
+else
+	fail "shorter buffers: the client prototypes do not take them without a warning:"
+	sed 's/^/    /' "$TMP/shorter.log"
+fi
+
 # The loopback program: client and server stubs of every interface in one program.
 LOOP=$TMP/loopback
 sources=
@@ -147,6 +168,16 @@ if ${CC:-gcc} $STRICT $includes -I"$GOLDEN" -I"$SRCDIR/examples/bench" -I"$SRCDI
 	else
 		fail "loopback: the generated stubs misbehave:"
 		sed 's/^/    /' "$TMP/loop.log"
+	fi
+	# Under memcheck the loopback checks that every byte of every message sent was
+	# written: a stub that sent a byte of its stack no one wrote fails here.
+	if command -v valgrind >/dev/null 2>&1; then
+		if valgrind -q --error-exitcode=99 "$LOOP" >"$TMP/vg.log" 2>&1; then
+			pass
+		else
+			fail "loopback under valgrind: a message carries bytes no one wrote:"
+			sed 's/^/    /' "$TMP/vg.log"
+		fi
 	fi
 else
 	fail "loopback: does not build:"

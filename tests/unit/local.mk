@@ -7,8 +7,10 @@ tests_unit_unit_SOURCES = \
 	tests/unit/main.c \
 	tests/unit/suites.h \
 	tests/unit/test_idlc_front.c \
+	tests/unit/test_idlc_names.c \
 	tests/unit/test_idlc_middle.c \
 	tests/unit/test_idlc_back.c \
+	tests/unit/test_idlc_types.c \
 	tests/unit/rt_fixture.h \
 	tests/unit/rt_fixture.c \
 	tests/unit/test_rt_error.c \

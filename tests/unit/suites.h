@@ -6,8 +6,10 @@
  * source in tests/unit/local.mk. The suites run in this order.
  */
 IDL_SUITE(idlc_front)
+IDL_SUITE(idlc_names)
 IDL_SUITE(idlc_middle)
 IDL_SUITE(idlc_back)
+IDL_SUITE(idlc_types)
 IDL_SUITE(rt_error)
 IDL_SUITE(rt_list)
 IDL_SUITE(rt_transport)

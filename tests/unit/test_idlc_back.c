@@ -398,7 +398,10 @@ test_generate_to(void)
 				"&rp.head, sizeof rp,\n"));
 	CU_ASSERT(back_has(&sb, "\treturn idl_send(server, &calc_subsystem, 4, &rq.head, "
 				"IDL_TIMEOUT_DEFAULT);\n"));
-	CU_ASSERT(back_has(&sb, "\tif (dataCnt > 16)\n\t\treturn MIG_ARRAY_TOO_LARGE;\n"));
+	CU_ASSERT(back_has(&sb,
+			   "\tif (dataCnt > 16)\n\t\treturn idl_stub_fail(MIG_ARRAY_TOO_LARGE,\n"
+			   "\t\t\t\t     \"calc.vec: data: %u elements, above its bound 16\",\n"
+			   "\t\t\t\t     (unsigned)dataCnt);\n"));
 
 	strbuf_reset(&sb);
 	CU_ASSERT_EQUAL(idlc_generate_to(ctx, IDLC_OUT_SERVER, &sb), 0);

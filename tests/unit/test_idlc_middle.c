@@ -116,6 +116,20 @@ test_facts(void)
 	CU_ASSERT(!idlc_is(p, IDLC_AK_CAPACITY));
 	CU_ASSERT_STRING_EQUAL(mid_arg(ctx, "ranges", "r")->c_elem, "range_t");
 	CU_ASSERT(idlc_module(ctx)->needs_ool);
+	/* Arrays a caller may pass less of are element pointers to the client (const when
+	 * in, but not to arrays of arrays); the server routine keeps the array type. */
+	a = mid_arg(ctx, "put", "a");
+	CU_ASSERT(idlc_is(a, IDLC_AK_USER_ELEM) && !idlc_is(a, IDLC_AK_SERVER_ELEM));
+	CU_ASSERT_STRING_EQUAL(a->c_type[IDLC_USER], "const int");
+	CU_ASSERT_STRING_EQUAL(a->c_type[IDLC_SERVER], "vals_t");
+	a = mid_arg(ctx, "get", "a");
+	CU_ASSERT(idlc_is(a, IDLC_AK_USER_ELEM));
+	CU_ASSERT_STRING_EQUAL(a->c_type[IDLC_USER], "int");
+	a = mid_arg(ctx, "ranges", "r");
+	CU_ASSERT(idlc_is(a, IDLC_AK_USER_ELEM));
+	CU_ASSERT_STRING_EQUAL(a->c_type[IDLC_USER], "range_t");
+	/* An out fixed pair keeps its type: the caller's buffer holds the whole pair. */
+	CU_ASSERT(!idlc_is(mid_arg(ctx, "get", "q"), IDLC_AK_USER_ELEM));
 	idlc_destroy(ctx);
 }
 

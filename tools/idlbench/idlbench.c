@@ -72,7 +72,8 @@ ib_usage(FILE *f)
 		   "                       unix-dyn: unix served by the interpreted server\n"
 		   "  --routines LIST      e.g. null,add,notify (default: every row)\n"
 		   "  --rounds N           rounds per placement (default 5; --quick 3)\n"
-		   "  --iterations N       calls per repetition (default 2000; --quick 300)\n"
+		   "  --iterations N       calls per repetition (default 2000; --quick 300;\n"
+		   "                       the marshaling row 200000, 20000 when quick)\n"
 		   "  --reps N             repetitions per cell and round (default 3)\n"
 		   "  --json FILE          the results as JSON\n"
 		   "  --plot FILE.png|svg  a chart through gnuplot\n"
@@ -703,7 +704,9 @@ main(int argc, char **argv)
 	}
 	if (run.connect == NULL &&
 	    (o.marshal_only || o.routines == NULL || ib_in_list(o.routines, "biginout"))) {
-		unsigned n = o.quick ? 20000 : 200000;
+		/* --iterations sets the calls per repetition here too, so that a profiler can
+		 * run the loop a known number of times (docs/benchmarks.md). */
+		unsigned n = o.iterations > 0 ? (unsigned)o.iterations : o.quick ? 20000 : 200000;
 
 		run.marshal_idl_ns = ib_idl_biginout_ns(n);
 		run.marshal_xdr_ns = ib_xdr_biginout_ns(n);
