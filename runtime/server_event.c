@@ -121,7 +121,7 @@ idl__srv_events(struct srv_src *src, int *fd)
 
 	*fd = IDL__TR_OP(src->ep->tr, conn_fd)(src->conn, &want);
 	pthread_mutex_lock(&src->send_lock);
-	if (src->outq != NULL)
+	if (src->outq != NULL || src->more)
 		want |= IDL_TR_EV_OUT;
 	pthread_mutex_unlock(&src->send_lock);
 	return EPOLLONESHOT | ((want & IDL_TR_EV_OUT) ? EPOLLOUT : EPOLLIN);
@@ -345,7 +345,8 @@ idl__srv_ev_send(struct srv_src *src, const struct idl_xmsg *x)
 	/* Queued: a source waiting in the set only for readability must now be watched for
 	 * writability. The thread serving a BUSY one sees the queue when it arms it. */
 	pthread_mutex_lock(&srv->conn_lock);
-	r = srv->slots[src->slot].src == src && idl__srv_claim(srv, src);
+	r = srv->slots != NULL && src->slot < srv->nslots && srv->slots[src->slot].src == src &&
+	    idl__srv_claim(srv, src);
 	pthread_mutex_unlock(&srv->conn_lock);
 	if (r)
 		srv_arm(srv, src, src->armed_at);
@@ -443,6 +444,7 @@ static void
 srv_serve(struct idl_server *srv, struct srv_src *src, uint32_t events, int dedicate)
 {
 	int (*recv_nb)(void *, struct idl_xmsg *) = IDL__TR_OP(src->ep->tr, conn_recv_nb);
+	int whole = (src->ep->tr->flags & IDL_TRF_WHOLE) != 0;
 	int64_t now = idl_now_ns();
 	int got = 0, r = 0, i;
 
@@ -450,6 +452,7 @@ srv_serve(struct idl_server *srv, struct srv_src *src, uint32_t events, int dedi
 		src->quick++;
 	else
 		src->quick = 0;
+	src->more = 0;
 	if (srv_bufs_get(srv) != 0) {
 		idl__srv_end(srv, src);
 		return;
@@ -463,6 +466,12 @@ srv_serve(struct idl_server *srv, struct srv_src *src, uint32_t events, int dedi
 			return;
 		}
 	}
+	/* Messages that arrive whole (unix:) are taken one per readiness: the set reports the
+	 * next at once when it is there, so no receive is spent learning that nothing is. A
+	 * stream's receive may hold whole frames read ahead, which no readiness would report:
+	 * it is read until it has nothing (at most SRV_BATCH times before others' turn, and
+	 * then the source is armed for writability, which reports at once, so that the rest
+	 * is served next). */
 	for (i = 0; r == 0 && i < SRV_BATCH; i++) {
 		struct idl_xmsg m = { .data = srv_tbufs.rbuf, .cap = srv->rcap };
 		int err = recv_nb(src->conn, &m);
@@ -474,10 +483,14 @@ srv_serve(struct idl_server *srv, struct srv_src *src, uint32_t events, int dedi
 			idl__srv_end(srv, src);
 			return;
 		}
+		if (whole)
+			break;
 	}
+	if (i == SRV_BATCH && !whole)
+		src->more = 1;
 	/* A busy source keeps this thread while it goes on sending: one blocking receive per
 	 * message, as a thread of its own would. */
-	if (r == 0 && got != 0 && i < SRV_BATCH && dedicate && src->quick >= SRV_QUICK_RUN &&
+	if (r == 0 && got != 0 && !src->more && dedicate && src->quick >= SRV_QUICK_RUN &&
 	    srv_dedicate_take(srv)) {
 		void *rbuf = srv_tbufs.rbuf, *sbuf = srv_tbufs.sbuf;
 		size_t rcap = srv->rcap;

@@ -182,16 +182,17 @@ struct srv_addrs {
 	struct srv_addr *b[SRV_ADDR_BUCKETS];
 };
 
-/* The key of a network peer's address "tcp:HOST:PORT": HOST hashed; 0 for none. */
+/* The key of a connection's peer address on its endpoint ("tcp:HOST:PORT": HOST, hashed
+ * with the endpoint, whose limit it counts against); 0 for none. */
 static uint64_t
-srv_addr_key(const struct idl_cred *c)
+srv_addr_key(const struct srv_src *src)
 {
-	const char *end = strrchr(c->addr, ':');
-	uint64_t h = 0xcbf29ce484222325ull;
+	const char *end = strrchr(src->cred.addr, ':');
+	uint64_t h = 0xcbf29ce484222325ull ^ (uint64_t)(uintptr_t)src->ep;
 
-	if (c->addr[0] == '\0' || end == NULL)
+	if (src->cred.addr[0] == '\0' || end == NULL)
 		return 0;
-	for (const char *p = c->addr; p < end; p++)
+	for (const char *p = src->cred.addr; p < end; p++)
 		h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
 	return h != 0 ? h : 1;
 }
@@ -257,7 +258,7 @@ idl__srv_ev_adopt(struct idl_server *srv, struct srv_src *src)
 		pthread_mutex_unlock(&srv->conn_lock);
 		return IDL_ELIMIT;
 	}
-	if ((err = srv_addr_take(srv, src, srv_addr_key(&src->cred))) != 0) {
+	if ((err = srv_addr_take(srv, src, srv_addr_key(src))) != 0) {
 		pthread_mutex_unlock(&srv->conn_lock);
 		return err == IDL_ELIMIT ? IDL_EBUSY : err;
 	}

@@ -154,9 +154,10 @@ int idl_request_cred(struct idl_cred *cred);
  *                           milliseconds, and no request waits for its reply, is closed
  *                           with an IDLE goodbye (default 0: never, but see net_idle_ms).
  *                           Its client's next call connects again and goes through.
- *   IDL_LIMIT_PER_ADDRESS   connections from one network address (tcp:) at once (default
- *                           256; 0: no limit). Beyond it a new one is refused with a
- *                           PER_ADDRESS goodbye: its client's call fails with IDL_ELIMIT.
+ *   IDL_LIMIT_PER_ADDRESS   connections from one network address to one endpoint (tcp:)
+ *                           at once (default 256; 0: no limit). Beyond it a new one is
+ *                           refused with a PER_ADDRESS goodbye: its client's call fails
+ *                           with IDL_ELIMIT.
  *   IDL_LIMIT_NET_IDLE_MS   the idle timeout of network connections (tcp:) when idle_ms is
  *                           0 (default 300000, five minutes; 0: never).
  */
