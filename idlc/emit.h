@@ -176,4 +176,8 @@ void emit_types(struct emit_out *o);
 void emit_types_include(struct emit_out *o);
 bool emit_types_c_defined(const char *name);
 
+/* emit_fuzz.c: the -fuzz output, a libFuzzer harness that serves its inputs to the
+ * interface's server through idl_server_serve_message(). */
+void emit_fuzz(struct emit_out *o);
+
 #endif /* IDLC_EMIT_H */

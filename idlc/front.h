@@ -121,6 +121,8 @@ int idlc_cpp_run(struct idlc_ctx *ctx, const char *path, struct strbuf *out);
 int idlc_lex_parse(struct idlc_ctx *ctx, const char *name, const char *text, size_t len);
 void idlc_lex_expect(void *scanner, enum idlc_lex_want want);
 const char *idlc_lex_last_text(void *scanner);
+/* The IDLC_AF_* flag an Apple flag word (token SOFTFLAG) names, or 0. */
+unsigned idlc_lex_flag(const char *word);
 const char *idlc_lex_file(void *scanner);
 
 /* types.c: the IPC type names and the built-in declarations. */

@@ -22,6 +22,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "ast.h"
 #include "strbuf.h"
@@ -40,6 +41,7 @@ enum idlc_output {
 	IDLC_OUT_IHEADER, /* -iheader: only when asked */
 	IDLC_OUT_LIST, /* -list: only when asked */
 	IDLC_OUT_TYPES, /* -types: only when asked (the C typedefs of the declared types) */
+	IDLC_OUT_FUZZ, /* -fuzz: only when asked (a libFuzzer harness for the server) */
 	IDLC_OUT_COUNT
 };
 
@@ -101,6 +103,66 @@ struct idlc_deps {
 	bool phony;
 };
 int idlc_write_deps(struct idlc_ctx *ctx, const struct idlc_deps *d);
+
+/*
+ * Comparing two versions of one interface (compat.c, compat_out.c; docs/evolution.md):
+ *
+ *     old = idlc_create(...); idlc_parse_file(old, "v1.defs"); idlc_check(old);
+ *     new = idlc_create(...); idlc_parse_file(new, "v2.defs"); idlc_check(new);
+ *     idlc_compat(old, new, &c);          (both checked without errors)
+ *     idlc_compat_text(&c, verbose, &sb); or idlc_compat_json(&c, &sb);
+ *
+ * The comparison goes routine by routine, by message id, in both directions: old clients
+ * against a new server, and new clients against an old server. Each difference is a change
+ * of one level - compatible (a note), a warning, or breaking (an error) - with a stable rule
+ * name, and says what each side's calls of the routine get from the hello (version 2, both
+ * sides current): the verdicts the runtime reaches from the same descriptor tables.
+ */
+enum idlc_compat_level {
+	IDLC_COMPAT_NOTE = 0, /* compatible */
+	IDLC_COMPAT_WARNING = 1, /* works as the hello says, but was most likely not meant */
+	IDLC_COMPAT_ERROR = 2, /* breaking */
+};
+
+/* What a client's call of a routine gets from the other side, after the hello. */
+enum idlc_compat_call {
+	IDLC_CALL_NONE = 0, /* the client has no such routine to call */
+	IDLC_CALL_OK, /* the hello agrees: the call goes through */
+	IDLC_CALL_BAD_ID, /* refused with MIG_BAD_ID: the other side has no routine there */
+	IDLC_CALL_SIGNATURE, /* refused with IDL_ESIGNATURE: the signatures differ */
+};
+
+struct idlc_change {
+	enum idlc_compat_level level;
+	const char *rule; /* a stable name, e.g. "routine-added", "arg-retyped" */
+	struct idlc_loc loc; /* in the new file; in the old one for what the new one lacks */
+	const char *message; /* one sentence, no trailing period */
+	const char *routine; /* the routine's name (the old one's when it is gone); NULL for
+			      * the subsystem as a whole */
+	int64_t old_id, new_id; /* request ids of the routine on each side, or -1 */
+	enum idlc_compat_call old_client; /* an old client calling it on a new server */
+	enum idlc_compat_call new_client; /* a new client calling it on an old server */
+};
+
+struct idlc_compat {
+	const char *old_file, *new_file; /* the inputs as named */
+	const char *old_name, *new_name; /* the subsystems */
+	int32_t old_base, new_base;
+	const struct idlc_change *changes; /* in the order of message ids */
+	size_t nchanges;
+	unsigned errors, warnings, notes;
+};
+
+/* Compares two checked interfaces. Everything it returns lives in new's arena (valid until
+ * idlc_destroy(new)). Returns 0, or -1 when either has no descriptor table (not checked, or
+ * checked with errors) or memory ran out. */
+int idlc_compat(struct idlc_ctx *old, struct idlc_ctx *new, struct idlc_compat *out);
+/* The changes as gcc-style lines ("new.defs:7:10: error: ..."), notes only when `verbose`,
+ * then a summary line ("1 breaking change, 2 warnings") when a line was written or when
+ * verbose. */
+void idlc_compat_text(const struct idlc_compat *c, bool verbose, struct strbuf *out);
+/* The whole result as one JSON object (docs/evolution.md has the schema). */
+void idlc_compat_json(const struct idlc_compat *c, struct strbuf *out);
 
 /* The model built so far (read only); valid until idlc_destroy(). */
 const struct idlc_module *idlc_module(const struct idlc_ctx *ctx);

@@ -2,6 +2,8 @@
  * main.c - the idlc command: MIG's options, then the library does the work.
  *
  * Exit status: 0 success, 1 errors in the input (or writing outputs), 2 a bad command line.
+ * With -compat: 0 nothing breaks, 1 something breaks (or, with -Werror, a warning), 2 an
+ * input could not be read or has errors, or a bad command line.
  * This is the only place in the compiler that exits.
  */
 #include <config.h>
@@ -22,7 +24,9 @@
 
 static const char usage_text[] =
 	"usage: idlc [options] file.defs\n"
-	"Compiles a MIG .defs interface into C client and server stubs.\n"
+	"       idlc -compat [options] old.defs new.defs\n"
+	"Compiles a MIG .defs interface into C client and server stubs, or tells what a new\n"
+	"version of an interface does to the clients of the old one.\n"
 	"\n"
 	"Outputs (named after the subsystem unless given; /dev/null writes nothing):\n"
 	"  -header FILE      the client header (SUB.h)\n"
@@ -33,9 +37,19 @@ static const char usage_text[] =
 	"  -list FILE        the message id list (only when asked)\n"
 	"  -types FILE       the C typedefs of the types the interface declares, which\n"
 	"                    the headers then include (only when asked; idlc's own)\n"
+	"  -fuzz FILE        a libFuzzer harness for the server: it serves each input as a\n"
+	"                    request through idl_server_serve_message() and seeds an empty\n"
+	"                    corpus directory (only when asked; idlc's own)\n"
 	"  -n                write only the outputs named\n"
 	"  -prefix P         prefix for user and server function names\n"
 	"  -subrprefix P     prefix of MIG's runtime calls (accepted; idlkit's have none)\n"
+	"\n"
+	"Comparing versions (docs/evolution.md):\n"
+	"  -compat           compare old.defs with new.defs routine by routine: one line per\n"
+	"                    difference (errors break old or new clients, warnings may;\n"
+	"                    compatible changes are notes, shown with -v), then a summary;\n"
+	"                    exit 1 when something breaks (with -Werror: or warns)\n"
+	"  --json            -compat's result as JSON on standard output\n"
 	"\n"
 	"Dependencies (for make):\n"
 	"  -MD               write BASE-mig.d: every output depends on the input and on\n"
@@ -70,6 +84,10 @@ struct cli {
 	const char **cpp_args;
 	size_t ncpp_args;
 	const char *input;
+	const char *input2; /* -compat: the new version (input is the old one) */
+	bool compat;
+	bool json;
+	bool outputs; /* an output or dependency option was given */
 	bool verbose;
 	bool deps; /* -MD or -MF */
 	struct idlc_deps dep;
@@ -116,7 +134,7 @@ cli_parse(struct cli *c, int argc, char **argv)
 		{ "-header", IDLC_OUT_HEADER },	  { "-user", IDLC_OUT_USER },
 		{ "-server", IDLC_OUT_SERVER },	  { "-sheader", IDLC_OUT_SHEADER },
 		{ "-iheader", IDLC_OUT_IHEADER }, { "-list", IDLC_OUT_LIST },
-		{ "-types", IDLC_OUT_TYPES },
+		{ "-types", IDLC_OUT_TYPES },	  { "-fuzz", IDLC_OUT_FUZZ },
 	};
 	const char *a;
 	size_t k;
@@ -140,6 +158,13 @@ cli_parse(struct cli *c, int argc, char **argv)
 			exit(0);
 		}
 		if (a[0] != '-' || strcmp(a, "-") == 0) {
+			if (c->compat && c->input != NULL && c->input2 == NULL) {
+				c->input2 = a;
+				continue;
+			}
+			if (c->compat && c->input2 != NULL)
+				cli_usage_error("-compat takes two input files ('%s' is a third)",
+						a);
 			/* GNU Mach runs `mig -cc cat - /dev/null < x.defs.i`: the empty file
 			 * beside another input adds nothing. */
 			if (c->input != NULL && strcmp(a, "/dev/null") == 0)
@@ -154,6 +179,13 @@ cli_parse(struct cli *c, int argc, char **argv)
 				break;
 		if (k < sizeof outs / sizeof outs[0]) {
 			c->opts.out[outs[k].out] = cli_value(argc, argv, &i);
+			c->outputs = true;
+		} else if (strcmp(a, "-compat") == 0) {
+			if (c->input != NULL)
+				cli_usage_error("%s comes before the input files", a);
+			c->compat = true;
+		} else if (strcmp(a, "--json") == 0 || strcmp(a, "-json") == 0) {
+			c->json = true;
 		} else if (strcmp(a, "-prefix") == 0) {
 			c->opts.prefix = cli_value(argc, argv, &i);
 		} else if (strcmp(a, "-subrprefix") == 0) {
@@ -176,8 +208,10 @@ cli_parse(struct cli *c, int argc, char **argv)
 					a);
 		} else if (strcmp(a, "-MD") == 0) {
 			c->deps = true;
+			c->outputs = true;
 		} else if (strcmp(a, "-MF") == 0) {
 			c->deps = true;
+			c->outputs = true;
 			c->dep.file = cli_value(argc, argv, &i);
 		} else if (strcmp(a, "-MT") == 0) {
 			c->targets[c->dep.ntargets++] = cli_value(argc, argv, &i);
@@ -204,6 +238,12 @@ cli_parse(struct cli *c, int argc, char **argv)
 	}
 	if (c->input == NULL)
 		cli_usage_error("%s", "no input file");
+	if (c->compat && c->input2 == NULL)
+		cli_usage_error("%s", "-compat needs two input files: the old and the new version");
+	if (c->compat && c->outputs)
+		cli_usage_error("%s", "-compat writes no stubs: output options do not apply");
+	if (c->json && !c->compat)
+		cli_usage_error("%s", "--json applies to -compat only");
 	c->opts.cpp_args = c->cpp_args;
 	c->opts.ncpp_args = c->ncpp_args;
 	c->dep.targets = c->targets;
@@ -264,6 +304,56 @@ cli_verbose(const struct idlc_module *m)
 	}
 }
 
+/* Reads and checks one version for -compat; NULL after its diagnostics were printed. */
+static struct idlc_ctx *
+cli_compat_read(const struct cli *c, const char *input)
+{
+	struct idlc_options opts = c->opts;
+	struct idlc_ctx *ctx;
+
+	/* The files' own warnings are not the comparison's, and -Werror is about its own. */
+	opts.quiet = true;
+	opts.werror = false;
+	if ((ctx = idlc_create(&opts, cli_diag, NULL)) == NULL) {
+		fputs("idlc: out of memory\n", stderr);
+		return NULL;
+	}
+	if (idlc_parse_file(ctx, input) == 0 && idlc_check(ctx) == 0)
+		return ctx;
+	idlc_destroy(ctx);
+	return NULL;
+}
+
+/* idlc -compat OLD NEW: 0 nothing breaks, 1 something does, 2 an input is unusable. */
+static int
+cli_compat(const struct cli *c)
+{
+	struct idlc_ctx *old = cli_compat_read(c, c->input);
+	struct idlc_ctx *new = old != NULL ? cli_compat_read(c, c->input2) : NULL;
+	struct strbuf sb = STRBUF_INIT;
+	struct idlc_compat r;
+	int rc = 2;
+
+	if (new != NULL && idlc_compat(old, new, &r) == 0) {
+		if (c->json)
+			idlc_compat_json(&r, &sb);
+		else
+			idlc_compat_text(&r, c->verbose, &sb);
+		if (sb.failed) {
+			fputs("idlc: out of memory\n", stderr);
+		} else {
+			fputs(strbuf_str(&sb), stdout);
+			rc = r.errors > 0 || (c->opts.werror && r.warnings > 0) ? 1 : 0;
+		}
+	} else if (new != NULL) {
+		fputs("idlc: out of memory\n", stderr);
+	}
+	strbuf_fini(&sb);
+	idlc_destroy(new);
+	idlc_destroy(old);
+	return fflush(stdout) == 0 ? rc : 2;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -282,6 +372,12 @@ main(int argc, char **argv)
 	if (env != NULL && env[0] != '\0')
 		c.opts.cpp = env;
 	cli_parse(&c, argc, argv);
+	if (c.compat) {
+		rc = cli_compat(&c);
+		free(c.cpp_args);
+		free(c.targets);
+		return rc;
+	}
 
 	ctx = idlc_create(&c.opts, cli_diag, NULL);
 	if (ctx == NULL) {

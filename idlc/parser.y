@@ -3,9 +3,12 @@
  * docs of the language in mig-language.md, section 3).
  *
  * The actions only build nodes in the context's arena and append statements in order; every
- * meaning is sema's. Constant arithmetic (IntExp) is folded here, with overflow and division
- * by zero reported where they happen. After a syntax error the parser skips to the next ';'
- * and goes on, so one run reports several errors.
+ * meaning is sema's. Constant arithmetic (IntExp) is folded as it is parsed, with overflow and
+ * division by zero reported where they happen. After a syntax error the parser skips to the
+ * next ';' and goes on, so one run reports several errors.
+ *
+ * The functions the actions call are in parser_actions.c, so that this file holds the
+ * grammar and its error messages.
  */
 %code top {
 #include <config.h>
@@ -59,171 +62,40 @@ enum idlc_rtkw {
 
 %code provides {
 int idlc_yylex(IDLC_YYSTYPE *lval, IDLC_YYLTYPE *lloc, void *scanner);
+
+/* What the grammar's actions call (parser_actions.c). Nodes and strings are allocated in
+ * the context's arena and live as long as it does. */
+
+/* The diagnostics' location of a parser location. */
+struct idlc_loc idlc_ploc(const IDLC_YYLTYPE *l);
+/* A new type node of kind `kind` written at l. */
+struct idlc_type *idlc_ptype(struct idlc_ctx *ctx, enum idlc_type_kind kind,
+			     const IDLC_YYLTYPE *l);
+/* A new array type node of n elements of elem (broken when n was). */
+struct idlc_type *idlc_parray(struct idlc_ctx *ctx, enum idlc_type_kind kind,
+			      const IDLC_YYLTYPE *l, struct idlc_num n, struct idlc_type *elem);
+/* a op b for op one of + - * /, reported at l when it leaves 0 .. UINT32_MAX. */
+struct idlc_num idlc_parith(struct idlc_ctx *ctx, const IDLC_YYLTYPE *l, struct idlc_num a,
+			    char op, struct idlc_num b);
+/* a, sep and b as one string. */
+const char *idlc_pjoin(struct idlc_ctx *ctx, const char *a, const char *sep, const char *b);
+/* How a type written out reads in a message. */
+const char *idlc_ptype_text(struct idlc_ctx *ctx, const struct idlc_type *t);
+/* The routine being parsed is done (or abandoned after an error). */
+void idlc_proutine_done(struct idlc_ctx *ctx);
+/* Records an Apple statement that means nothing off Mach; sema warns with `what`. */
+void idlc_pignored(struct idlc_ctx *ctx, const IDLC_YYLTYPE *l, const char *what);
 }
 
 %code {
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 static void idlc_yyerror(IDLC_YYLTYPE *loc, struct idlc_ctx *ctx, void *scanner,
 			 const char *msg);
 
 /* The parser's stack is bounded: deep nesting is an error, not a crash. */
 #define YYMAXDEPTH 5000
-
-static struct idlc_loc
-ploc(const IDLC_YYLTYPE *l)
-{
-	struct idlc_loc loc = { l->file, l->first_line, l->first_column };
-
-	return loc;
-}
-
-static struct idlc_type *
-ptype(struct idlc_ctx *ctx, enum idlc_type_kind kind, const IDLC_YYLTYPE *l)
-{
-	struct idlc_type *t = idlc_alloc(ctx, sizeof *t);
-
-	t->kind = kind;
-	t->loc = ploc(l);
-	return t;
-}
-
-static struct idlc_type *
-parray(struct idlc_ctx *ctx, enum idlc_type_kind kind, const IDLC_YYLTYPE *l,
-       struct idlc_num n, struct idlc_type *elem)
-{
-	struct idlc_type *t = ptype(ctx, kind, l);
-
-	t->count = n.v;
-	t->broken = n.bad;
-	t->elem = elem;
-	return t;
-}
-
-/* Folds one operation of a constant expression; results stay within 0 .. UINT32_MAX. */
-static struct idlc_num
-parith(struct idlc_ctx *ctx, const IDLC_YYLTYPE *l, struct idlc_num a, char op,
-       struct idlc_num b)
-{
-	struct idlc_num r = { 1, true };
-	uint64_t v = 0;
-
-	if (a.bad || b.bad)
-		return r;
-	switch (op) {
-	case '+':
-		v = (uint64_t)a.v + b.v;
-		break;
-	case '-':
-		if (b.v > a.v) {
-			idlc_error(ctx, ploc(l), "constant expression %u - %u is negative", a.v,
-				   b.v);
-			return r;
-		}
-		v = (uint64_t)a.v - b.v;
-		break;
-	case '*':
-		v = (uint64_t)a.v * b.v;
-		break;
-	case '/':
-		if (b.v == 0) {
-			idlc_error(ctx, ploc(l), "division by zero in constant expression");
-			return r;
-		}
-		v = a.v / b.v;
-		break;
-	}
-	if (v > UINT32_MAX) {
-		idlc_error(ctx, ploc(l), "constant expression %u %c %u overflows 32 bits", a.v, op,
-			   b.v);
-		return r;
-	}
-	r.v = (uint32_t)v;
-	r.bad = false;
-	return r;
-}
-
-/* The flag an Apple-only flag word names. */
-static unsigned
-psoftflag(const char *word)
-{
-	static const struct {
-		const char *word;
-		unsigned flag;
-	} words[] = {
-		{ "samecount", IDLC_AF_SAMECOUNT }, { "physicalcopy", IDLC_AF_PHYSICALCOPY },
-		{ "overwrite", IDLC_AF_OVERWRITE }, { "auto", IDLC_AF_AUTO },
-		{ "const", IDLC_AF_CONST },
-	};
-
-	for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
-		if (strcasecmp(words[i].word, word) == 0)
-			return words[i].flag;
-	return 0;
-}
-
-static const char *
-pjoin(struct idlc_ctx *ctx, const char *a, const char *sep, const char *b)
-{
-	return idlc_printf(ctx, "%s%s%s", a, sep, b);
-}
-
-/* How a type written out reads in a message: "c_string[*:256]", "array[*:8] of int". */
-static const char *
-ptype_text(struct idlc_ctx *ctx, const struct idlc_type *t)
-{
-	const char *elem = t->elem == NULL ? "..." : ptype_text(ctx, t->elem);
-	const struct idlc_ipc_info *info;
-
-	switch (t->kind) {
-	case IDLC_T_NAMED:
-		return t->ref;
-	case IDLC_T_IPC:
-		info = idlc_ipc_info(t->ipc);
-		return info != NULL ? info->name : "an IPC type";
-	case IDLC_T_LONGFORM:
-		info = idlc_ipc_info(t->ipc);
-		return idlc_printf(ctx, "(%s, %u)", info != NULL ? info->name : "...",
-				   t->size_bits);
-	case IDLC_T_ARRAY_FIXED:
-		return idlc_printf(ctx, "array[%u] of %s", t->count, elem);
-	case IDLC_T_ARRAY_VAR:
-		return idlc_printf(ctx, "array[*:%u] of %s", t->count, elem);
-	case IDLC_T_ARRAY_UNBOUNDED:
-		return idlc_printf(ctx, "array[] of %s", elem);
-	case IDLC_T_STRUCT_ARRAY:
-		return idlc_printf(ctx, "struct[%u] of %s", t->count, elem);
-	case IDLC_T_CSTRING_FIXED:
-		return idlc_printf(ctx, "c_string[%u]", t->count);
-	case IDLC_T_CSTRING_VAR:
-		return idlc_printf(ctx, "c_string[*:%u]", t->count);
-	case IDLC_T_POINTER:
-		return idlc_printf(ctx, "^%s", elem);
-	case IDLC_T_STRUCT_FIELDS:
-		return "struct { ... }";
-	default:
-		return t->native != NULL ? t->native : "a type";
-	}
-}
-
-/* The routine being parsed is done (or abandoned after an error). */
-static void
-proutine_done(struct idlc_ctx *ctx)
-{
-	ctx->open_routine = NULL;
-	ctx->open_args = false;
-}
-
-/* An Apple statement that means nothing off Mach: sema warns, saying so. */
-static void
-pignored(struct idlc_ctx *ctx, const IDLC_YYLTYPE *l, const char *what)
-{
-	struct idlc_stmt *st = idlc_stmt_new(ctx, IDLC_ST_IGNORED, ploc(l));
-
-	st->what = what;
-}
 }
 
 %define api.pure full
@@ -329,64 +201,64 @@ file:
 statement:
 	  subsystem ';'
 	| KW_WAITTIME look_string STRING ';'
-		{ idlc_stmt_new(ctx, IDLC_ST_WAITTIME, ploc(&@1))->text = $3; }
+		{ idlc_stmt_new(ctx, IDLC_ST_WAITTIME, idlc_ploc(&@1))->text = $3; }
 	| KW_NOWAITTIME ';'
-		{ idlc_stmt_new(ctx, IDLC_ST_WAITTIME, ploc(&@1)); }
+		{ idlc_stmt_new(ctx, IDLC_ST_WAITTIME, idlc_ploc(&@1)); }
 	| KW_MSGOPTION look_string STRING ';'
-		{ idlc_stmt_new(ctx, IDLC_ST_MSGOPTION, ploc(&@1))->text = $3; }
+		{ idlc_stmt_new(ctx, IDLC_ST_MSGOPTION, idlc_ploc(&@1))->text = $3; }
 	| KW_SENDTIME look_string STRING ';'
-		{ pignored(ctx, &@1, "sendtime is ignored: the call's deadline (waittime) bounds "
+		{ idlc_pignored(ctx, &@1, "sendtime is ignored: the call's deadline (waittime) bounds "
 				     "the send too"); }
 	| KW_NOSENDTIME ';'
-		{ pignored(ctx, &@1, "nosendtime is ignored: calls always have a deadline"); }
+		{ idlc_pignored(ctx, &@1, "nosendtime is ignored: calls always have a deadline"); }
 	| KW_ERROR name ';'
-		{ pignored(ctx, &@1, "the 'error' statement is ignored: idlc's stubs return "
+		{ idlc_pignored(ctx, &@1, "the 'error' statement is ignored: idlc's stubs return "
 				     "their errors"); }
 	| KW_SERVERPREFIX IDENT ';'
-		{ idlc_stmt_new(ctx, IDLC_ST_SERVERPREFIX, ploc(&@1))->text = $2; }
+		{ idlc_stmt_new(ctx, IDLC_ST_SERVERPREFIX, idlc_ploc(&@1))->text = $2; }
 	| KW_USERPREFIX IDENT ';'
-		{ idlc_stmt_new(ctx, IDLC_ST_USERPREFIX, ploc(&@1))->text = $2; }
+		{ idlc_stmt_new(ctx, IDLC_ST_USERPREFIX, idlc_ploc(&@1))->text = $2; }
 	| KW_SERVERDEMUX IDENT ';'
-		{ idlc_stmt_new(ctx, IDLC_ST_SERVERDEMUX, ploc(&@1))->text = $2; }
+		{ idlc_stmt_new(ctx, IDLC_ST_SERVERDEMUX, idlc_ploc(&@1))->text = $2; }
 	| KW_TYPE named_type ';'
-		{ idlc_stmt_new(ctx, IDLC_ST_TYPE, ploc(&@1))->type = $2; }
+		{ idlc_stmt_new(ctx, IDLC_ST_TYPE, idlc_ploc(&@1))->type = $2; }
 	| routine_decl ';'
 	| KW_SKIP ';'
-		{ idlc_stmt_new(ctx, IDLC_ST_SKIP, ploc(&@1))->number = 1; }
+		{ idlc_stmt_new(ctx, IDLC_ST_SKIP, idlc_ploc(&@1))->number = 1; }
 	| KW_SKIP NUMBER ';'
 		{
-			struct idlc_stmt *st = idlc_stmt_new(ctx, IDLC_ST_SKIP, ploc(&@1));
+			struct idlc_stmt *st = idlc_stmt_new(ctx, IDLC_ST_SKIP, idlc_ploc(&@1));
 
 			st->number = $2.v;
 			st->bad_number = $2.bad;
 		}
 	| KW_IMPORT look_filename FILENAME ';'
 		{
-			struct idlc_stmt *st = idlc_stmt_new(ctx, IDLC_ST_IMPORT, ploc(&@1));
+			struct idlc_stmt *st = idlc_stmt_new(ctx, IDLC_ST_IMPORT, idlc_ploc(&@1));
 
 			st->import_kind = (enum idlc_import_kind)$1;
 			st->text = $3;
 		}
 	| KW_RCSID look_qstring QSTRING ';'
-		{ idlc_stmt_new(ctx, IDLC_ST_RCSID, ploc(&@1))->text = $3; }
+		{ idlc_stmt_new(ctx, IDLC_ST_RCSID, idlc_ploc(&@1))->text = $3; }
 	| KW_USESPECIALREPLYPORT NUMBER ';'
-		{ pignored(ctx, &@1, "UseSpecialReplyPort is ignored: replies come back on the "
+		{ idlc_pignored(ctx, &@1, "UseSpecialReplyPort is ignored: replies come back on the "
 				     "request's connection"); }
 	| KW_CONSUMEONSENDERROR look_string STRING ';'
-		{ pignored(ctx, &@1, "ConsumeOnSendError is ignored: a failed send leaves what "
+		{ idlc_pignored(ctx, &@1, "ConsumeOnSendError is ignored: a failed send leaves what "
 				     "it carried to its sender"); }
 	| KW_USERTYPELIMIT NUMBER ';'
-		{ pignored(ctx, &@1, "UserTypeLimit is ignored: idlc's client stubs put "
+		{ idlc_pignored(ctx, &@1, "UserTypeLimit is ignored: idlc's client stubs put "
 				     "messages above 64 KiB on the heap"); }
 	| KW_ONSTACKLIMIT NUMBER ';'
-		{ pignored(ctx, &@1, "OnStackLimit is ignored: idlc's stubs put messages above "
+		{ idlc_pignored(ctx, &@1, "OnStackLimit is ignored: idlc's stubs put messages above "
 				     "64 KiB on the heap"); }
 	| ';'
 	/* After an error, skip to the next ';'. Without yyerrok bison stays quiet until
 	 * three tokens have been shifted, which hides the cascade when that ';' was inside
 	 * an argument list. */
 	| error ';'
-		{ proutine_done(ctx); }
+		{ idlc_proutine_done(ctx); }
 	;
 
 /* The lexer reads the next token in a special start state (MIG's LookString and friends).
@@ -405,7 +277,7 @@ look_qstring:
 subsystem:
 	  KW_SUBSYSTEM sub_mods IDENT NUMBER
 		{
-			struct idlc_stmt *st = idlc_stmt_new(ctx, IDLC_ST_SUBSYSTEM, ploc(&@1));
+			struct idlc_stmt *st = idlc_stmt_new(ctx, IDLC_ST_SUBSYSTEM, idlc_ploc(&@1));
 
 			st->text = $3;
 			st->number = $4.v;
@@ -413,7 +285,7 @@ subsystem:
 			st->kernel_user = $2.user;
 			st->kernel_server = $2.server;
 			if ($2.any)
-				st->mod_loc = ploc(&$2.loc);
+				st->mod_loc = idlc_ploc(&$2.loc);
 		}
 	;
 
@@ -450,7 +322,7 @@ named_type:
 		{
 			$$ = $3;
 			$$->name = $1;
-			$$->name_loc = ploc(&@1);
+			$$->name_loc = idlc_ploc(&@1);
 		}
 	;
 
@@ -474,7 +346,7 @@ trans_type:
 
 type_spec:
 	  name
-		{ $$ = ptype(ctx, IDLC_T_NAMED, &@1); $$->ref = $1; }
+		{ $$ = idlc_ptype(ctx, IDLC_T_NAMED, &@1); $$->ref = $1; }
 	| anon_type
 	;
 
@@ -482,23 +354,23 @@ type_spec:
 anon_type:
 	  basic_type
 	| KW_ARRAY '[' ']' KW_OF type_spec
-		{ $$ = ptype(ctx, IDLC_T_ARRAY_UNBOUNDED, &@1); $$->elem = $5; }
+		{ $$ = idlc_ptype(ctx, IDLC_T_ARRAY_UNBOUNDED, &@1); $$->elem = $5; }
 	| KW_ARRAY '[' '*' ']' KW_OF type_spec
-		{ $$ = ptype(ctx, IDLC_T_ARRAY_UNBOUNDED, &@1); $$->elem = $6; }
+		{ $$ = idlc_ptype(ctx, IDLC_T_ARRAY_UNBOUNDED, &@1); $$->elem = $6; }
 	| KW_ARRAY '[' '*' ':' int_exp ']' KW_OF type_spec
-		{ $$ = parray(ctx, IDLC_T_ARRAY_VAR, &@1, $5, $8); }
+		{ $$ = idlc_parray(ctx, IDLC_T_ARRAY_VAR, &@1, $5, $8); }
 	| KW_ARRAY '[' int_exp ']' KW_OF type_spec
-		{ $$ = parray(ctx, IDLC_T_ARRAY_FIXED, &@1, $3, $6); }
+		{ $$ = idlc_parray(ctx, IDLC_T_ARRAY_FIXED, &@1, $3, $6); }
 	| '^' type_spec
-		{ $$ = ptype(ctx, IDLC_T_POINTER, &@1); $$->elem = $2; }
+		{ $$ = idlc_ptype(ctx, IDLC_T_POINTER, &@1); $$->elem = $2; }
 	| KW_STRUCT '[' int_exp ']' KW_OF type_spec
-		{ $$ = parray(ctx, IDLC_T_STRUCT_ARRAY, &@1, $3, $6); }
+		{ $$ = idlc_parray(ctx, IDLC_T_STRUCT_ARRAY, &@1, $3, $6); }
 	| KW_STRUCT '{' struct_fields '}'
-		{ $$ = ptype(ctx, IDLC_T_STRUCT_FIELDS, &@1); $$->fields = $3->fields; }
+		{ $$ = idlc_ptype(ctx, IDLC_T_STRUCT_FIELDS, &@1); $$->fields = $3->fields; }
 	| KW_CSTRING '[' int_exp ']'
-		{ $$ = parray(ctx, IDLC_T_CSTRING_FIXED, &@1, $3, NULL); }
+		{ $$ = idlc_parray(ctx, IDLC_T_CSTRING_FIXED, &@1, $3, NULL); }
 	| KW_CSTRING '[' '*' ':' int_exp ']'
-		{ $$ = parray(ctx, IDLC_T_CSTRING_VAR, &@1, $5, NULL); }
+		{ $$ = idlc_parray(ctx, IDLC_T_CSTRING_VAR, &@1, $5, NULL); }
 	| native_type
 	;
 
@@ -523,8 +395,8 @@ struct_field:
 
 			f->type_name = $1;
 			f->name = $2;
-			f->loc = ploc(&@1);
-			$$ = ptype(ctx, IDLC_T_STRUCT_FIELDS, &@1);
+			f->loc = idlc_ploc(&@1);
+			$$ = idlc_ptype(ctx, IDLC_T_STRUCT_FIELDS, &@1);
 			$$->fields = f;
 		}
 	;
@@ -532,14 +404,14 @@ struct_field:
 basic_type:
 	  ipc_type
 		{
-			$$ = ptype(ctx, IDLC_T_IPC, &@1);
+			$$ = idlc_ptype(ctx, IDLC_T_IPC, &@1);
 			$$->ipc = (enum idlc_ipc)$1.in;
 			$$->ipc_out = (enum idlc_ipc)$1.out;
 			$$->ipc_number = $1.number;
 		}
 	| '(' ipc_type ',' int_exp ipc_flags ')'
 		{
-			$$ = ptype(ctx, IDLC_T_LONGFORM, &@1);
+			$$ = idlc_ptype(ctx, IDLC_T_LONGFORM, &@1);
 			$$->ipc = (enum idlc_ipc)$2.in;
 			$$->ipc_out = (enum idlc_ipc)$2.out;
 			$$->ipc_number = $2.number;
@@ -557,7 +429,7 @@ ipc_flags:
 	| ipc_flags ',' IPCFLAG '[' ']'
 		{ $$ = $1 | ($3 == IDLC_AF_DEALLOC ? IDLC_AF_DEALLOC_RT : $3); }
 	| ipc_flags ',' SOFTFLAG
-		{ $$ = $1 | psoftflag($3); }
+		{ $$ = $1 | idlc_lex_flag($3); }
 	;
 
 ipc_type:
@@ -576,35 +448,35 @@ prim_ipc:
 
 native_type:
 	  KW_POINTERTO '(' type_phrase ')'
-		{ $$ = ptype(ctx, IDLC_T_NATIVE, &@1); $$->native = "PointerTo"; $$->ref = $3; }
+		{ $$ = idlc_ptype(ctx, IDLC_T_NATIVE, &@1); $$->native = "PointerTo"; $$->ref = $3; }
 	| KW_POINTERTOIFNOT '(' type_phrase ',' type_phrase ')'
 		{
-			$$ = ptype(ctx, IDLC_T_NATIVE, &@1);
+			$$ = idlc_ptype(ctx, IDLC_T_NATIVE, &@1);
 			$$->native = "PointerToIfNot";
 			$$->ref = $3;
 			$$->native_alt = $5;
 		}
 	| KW_VALUEOF '(' type_phrase ')'
-		{ $$ = ptype(ctx, IDLC_T_NATIVE, &@1); $$->native = "ValueOf"; $$->ref = $3; }
+		{ $$ = idlc_ptype(ctx, IDLC_T_NATIVE, &@1); $$->native = "ValueOf"; $$->ref = $3; }
 	;
 
 type_phrase:
 	  IDENT
 	| type_phrase IDENT
-		{ $$ = pjoin(ctx, $1, " ", $2); }
+		{ $$ = idlc_pjoin(ctx, $1, " ", $2); }
 	| type_phrase '*'
-		{ $$ = pjoin(ctx, $1, " ", "*"); }
+		{ $$ = idlc_pjoin(ctx, $1, " ", "*"); }
 	;
 
 int_exp:
 	  int_exp '+' int_exp
-		{ $$ = parith(ctx, &@2, $1, '+', $3); }
+		{ $$ = idlc_parith(ctx, &@2, $1, '+', $3); }
 	| int_exp '-' int_exp
-		{ $$ = parith(ctx, &@2, $1, '-', $3); }
+		{ $$ = idlc_parith(ctx, &@2, $1, '-', $3); }
 	| int_exp '*' int_exp
-		{ $$ = parith(ctx, &@2, $1, '*', $3); }
+		{ $$ = idlc_parith(ctx, &@2, $1, '*', $3); }
 	| int_exp '/' int_exp
-		{ $$ = parith(ctx, &@2, $1, '/', $3); }
+		{ $$ = idlc_parith(ctx, &@2, $1, '/', $3); }
 	| NUMBER
 	| '(' int_exp ')'
 		{ $$ = $2; }
@@ -614,16 +486,16 @@ routine_decl:
 	  KW_ROUTINE name
 		{
 			ctx->open_routine = $2;
-			ctx->open_routine_loc = ploc(&@1);
+			ctx->open_routine_loc = idlc_ploc(&@1);
 		}
 	  arguments
 		{
-			struct idlc_stmt *st = idlc_stmt_new(ctx, IDLC_ST_ROUTINE, ploc(&@1));
+			struct idlc_stmt *st = idlc_stmt_new(ctx, IDLC_ST_ROUTINE, idlc_ploc(&@1));
 			struct idlc_routine *rt = idlc_alloc(ctx, sizeof *rt);
 
-			proutine_done(ctx);
+			idlc_proutine_done(ctx);
 			rt->name = $2;
-			rt->loc = ploc(&@2);
+			rt->loc = idlc_ploc(&@2);
 			rt->args = $4.head;
 			rt->nargs = $4.n;
 			rt->waittime = -1;
@@ -647,12 +519,12 @@ routine_decl:
 		}
 	| KW_FUNCTION IDENT arguments arg_type
 		{
-			struct idlc_stmt *st = idlc_stmt_new(ctx, IDLC_ST_ROUTINE, ploc(&@1));
+			struct idlc_stmt *st = idlc_stmt_new(ctx, IDLC_ST_ROUTINE, idlc_ploc(&@1));
 			struct idlc_routine *rt = idlc_alloc(ctx, sizeof *rt);
 
 			rt->kind = IDLC_RT_ROUTINE;
 			rt->name = $2;
-			rt->loc = ploc(&@2);
+			rt->loc = idlc_ploc(&@2);
 			rt->args = $3.head;
 			rt->nargs = $3.n;
 			rt->waittime = -1;
@@ -690,7 +562,7 @@ argument:
 		{
 			$$ = idlc_alloc(ctx, sizeof *$$);
 			$$->name = $2;
-			$$->loc = ploc(&@2);
+			$$->loc = idlc_ploc(&@2);
 			$$->dir_written = (enum idlc_dir)$1;
 			$$->type = $3;
 			$$->flags = $4;
@@ -699,16 +571,16 @@ argument:
 	 * there is an error that says what to write instead. */
 	| direction name ':' anon_type ipc_flags
 		{
-			const char *text = ptype_text(ctx, $4);
+			const char *text = idlc_ptype_text(ctx, $4);
 
-			idlc_error(ctx, ploc(&@4),
+			idlc_error(ctx, idlc_ploc(&@4),
 				   "argument '%s': MIG takes a type name here, not '%s': declare "
 				   "'type %s_t = %s;' and write '%s : %s_t', or name it in place: "
 				   "'%s : %s_t = %s'",
 				   $2, text, $2, text, $2, $2, $2, $2, text);
 			$$ = idlc_alloc(ctx, sizeof *$$);
 			$$->name = $2;
-			$$->loc = ploc(&@2);
+			$$->loc = idlc_ploc(&@2);
 			$$->dir_written = (enum idlc_dir)$1;
 			$$->type = $4;
 			$$->type->broken = true;
@@ -730,7 +602,7 @@ direction:
 
 arg_type:
 	  ':' name
-		{ $$ = ptype(ctx, IDLC_T_NAMED, &@2); $$->ref = $2; }
+		{ $$ = idlc_ptype(ctx, IDLC_T_NAMED, &@2); $$->ref = $2; }
 	| ':' named_type
 		{ $$ = $2; }
 	;
@@ -841,12 +713,12 @@ preport_unclosed(const yypcontext_t *pctx, struct idlc_ctx *ctx, void *scanner)
 	if (!ctx->open_args || ctx->open_routine == NULL || !pstatement_start(tok))
 		return false;
 	if (tok == YYSYMBOL_YYEOF)
-		idlc_error(ctx, ploc(yypcontext_location(pctx)),
+		idlc_error(ctx, idlc_ploc(yypcontext_location(pctx)),
 			   "syntax error: expected ')' to end the arguments of routine '%s' before "
 			   "the end of the file",
 			   ctx->open_routine);
 	else
-		idlc_error(ctx, ploc(yypcontext_location(pctx)),
+		idlc_error(ctx, idlc_ploc(yypcontext_location(pctx)),
 			   "syntax error: expected ')' to end the arguments of routine '%s' before "
 			   "'%s'",
 			   ctx->open_routine, idlc_lex_last_text(scanner));
@@ -886,7 +758,7 @@ yyreport_syntax_error(const yypcontext_t *pctx, struct idlc_ctx *ctx, void *scan
 			}
 		}
 	}
-	idlc_error(ctx, ploc(yypcontext_location(pctx)), "%s",
+	idlc_error(ctx, idlc_ploc(yypcontext_location(pctx)), "%s",
 		   sb.failed ? "syntax error" : strbuf_str(&sb));
 	strbuf_fini(&sb);
 	return 0;
@@ -897,7 +769,7 @@ idlc_yyerror(IDLC_YYLTYPE *loc, struct idlc_ctx *ctx, void *scanner, const char 
 {
 	(void)scanner;
 	if (strcmp(msg, "memory exhausted") == 0)
-		idlc_error(ctx, ploc(loc), "input nested too deeply (the parser's stack is full)");
+		idlc_error(ctx, idlc_ploc(loc), "input nested too deeply (the parser's stack is full)");
 	else
-		idlc_error(ctx, ploc(loc), "%s", msg);
+		idlc_error(ctx, idlc_ploc(loc), "%s", msg);
 }

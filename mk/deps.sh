@@ -1,17 +1,40 @@
 #!/bin/sh
-# mk/deps.sh - installs the Debian 12 packages idlkit builds and tests with (as root).
-# The README's two commands and .ci/run all start here, so the list lives in one place.
+# mk/deps.sh - installs the Debian 12 packages idlkit needs (as root).
+#
+#   mk/deps.sh          what the build and the main job need: the toolchain, autotools,
+#                       flex, bison, libffi, pkg-config, and the peers the transport
+#                       comparison shows beside idlkit (ONC RPC, sd-bus, gRPC, Cap'n Proto)
+#   mk/deps.sh --test   that, and what only the test suite needs: CUnit, the sanitizers'
+#                       clang, clang-format, valgrind, GNU MIG for the compatibility tests,
+#                       nftables and iproute2 for the network tests, CMake for the consumer
+#                       test, strace, man-db, gnuplot
+#
+# The README's two commands and .ci/run start here, so the lists live in one place.
 set -eu
 packages="
 	build-essential autoconf automake libtool pkg-config
-	flex bison libffi-dev libcunit1-dev
+	flex bison libffi-dev
+	libtirpc-dev rpcsvc-proto
+	libsystemd-dev
+	libgrpc++-dev protobuf-compiler-grpc
+	libcapnp-dev capnproto
+"
+test_packages="
+	libcunit1-dev
 	clang-14 libclang-rt-14-dev clang-format-14
+	valgrind strace
 	gnumach-dev mig-x86-64-gnu
 	iproute2 nftables
-	libtirpc-dev rpcsvc-proto gnuplot-nox
-	cmake man-db groff-base
-	strace valgrind
+	cmake man-db groff-base gnuplot-nox
 "
+case "${1:-}" in
+"") ;;
+--test) packages="$packages $test_packages" ;;
+*)
+	echo "usage: mk/deps.sh [--test]" >&2
+	exit 2
+	;;
+esac
 missing=""
 for p in $packages; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||

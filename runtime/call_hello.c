@@ -49,42 +49,58 @@ call_hello_find(struct cl_conn *c, const struct idl_subsystem *ss)
 	return NULL;
 }
 
-/* Checks the server's hello reply and turns it into per-routine verdicts. */
+/* Checks the server's reply to our hello of `version`, whose hashes were `own`, and turns
+ * it into per-routine verdicts; or, when the server answered in an older version, sets
+ * *again to it: it compared nothing, and we say hello again in that version. */
 static int
-call_hello_verdicts(struct idl_port *p, const struct idl_subsystem *ss, const idl_msg_header_t *rep,
-		    uint8_t **vp)
+call_hello_verdicts(struct idl_port *p, const struct idl_subsystem *ss, unsigned version,
+		    const uint64_t *own, const idl_msg_header_t *rep, uint8_t **vp, unsigned *again)
 {
 	const struct idl__hello_body *b = (const struct idl__hello_body *)(rep + 1);
+	unsigned rv = rep->size >= IDL_HELLO_FIXED ? IDL_HELLO_VERSION_OF(b->version) : 0;
 	uint8_t *v;
 
-	if (rep->size < IDL_HELLO_FIXED || b->version != IDL_HELLO_VERSION ||
-	    b->nroutines > IDL_HELLO_MAX_ROUTINES ||
+	if (rv >= 1 && rv < version) {
+		*again = rv;
+		return 0;
+	}
+	if (rv != version || b->nroutines > IDL_HELLO_MAX_ROUTINES ||
 	    rep->size != IDL_HELLO_FIXED + 8u * b->nroutines || b->base != ss->base)
 		return idl__fail(IDL_EPROTO, "%s: %s: malformed hello reply", p->head.address,
 				 ss->name);
 	if ((v = malloc(ss->nroutines + 1u)) == NULL)
 		return idl__fail(IDL_ENOMEM, "%s: out of memory", p->head.address);
-	idl__hello_compare(ss, b->hashes, b->nroutines, v);
+	idl__hello_compare(ss, own, b->hashes, b->nroutines, v);
 	*vp = v;
 	return 0;
 }
 
-/* Exchanges the hello for ss on this connection. Lock held. */
+/* Exchanges the hello for ss on this connection. Lock held. The hello goes in our newest
+ * version; a server that speaks an older one answers in it (and is asked again in it), and
+ * a version 1 server, which refuses every other version with IDL_EPROTO, is asked again in
+ * version 1. */
 static int
 call_hello_exchange(struct idl_port *p, struct cl_conn *c, const struct idl_subsystem *ss,
 		    struct idl_deadline *dl)
 {
+	unsigned version = IDL_HELLO_VERSION, again;
 	struct idl__call w;
 	struct cl_hello *h;
 	idl_msg_header_t *req;
+	uint64_t *own;
 	uint8_t *verdicts = NULL;
 	int err;
 
 	memset(&w, 0, sizeof w);
-	if ((req = idl__zalloc(2 * (size_t)IDL_HELLO_MAX)) == NULL)
+	if ((req = idl__zalloc(2 * (size_t)IDL_HELLO_MAX + 8u * ((size_t)ss->nroutines + 1))) ==
+	    NULL)
 		return idl__fail(IDL_ENOMEM, "%s: out of memory", p->head.address);
-	err = idl__hello_build(ss, req);
-	if (err >= 0) {
+	own = (uint64_t *)(void *)((char *)req + 2 * (size_t)IDL_HELLO_MAX);
+	for (;;) {
+		idl__hello_hashes(ss, version, own);
+		if ((err = idl__hello_build(ss, version, own, req)) < 0)
+			break;
+		memset(&w, 0, sizeof w);
 		w.rep_kind = IDL_KIND_HELLO_REPLY;
 		w.rep = (idl_msg_header_t *)((char *)req + IDL_HELLO_MAX);
 		w.rep_max = IDL_HELLO_MAX;
@@ -92,13 +108,19 @@ call_hello_exchange(struct idl_port *p, struct cl_conn *c, const struct idl_subs
 		w.complete = idl__call_wake;
 		err = idl__call_transact(p, c, req, &w, &(int){ 0 });
 		*dl = w.dl; /* anchored there, perhaps: the call goes on from that */
+		again = 0;
 		if (err == 0)
-			err = call_hello_verdicts(p, ss, w.rep, &verdicts);
+			err = call_hello_verdicts(p, ss, version, own, w.rep, &verdicts, &again);
+		else if (err == IDL_EPROTO && w.why == NULL && version > 1)
+			again = 1;
 		else if (w.why == NULL)
 			idl__fail(err, "%s: the server does not serve subsystem %s (%s)",
 				  p->head.address, ss->name, idl_errname(err));
 		else
 			idl__fail(err, "%s: %s: hello: %s", p->head.address, ss->name, w.why);
+		if (again == 0)
+			break;
+		version = again;
 	}
 	free(req);
 

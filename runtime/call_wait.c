@@ -153,9 +153,8 @@ idl__call_take(struct idl__call *w, const void *buf, size_t len, int rcv_err)
 	return 1;
 }
 
-/* Hands a received message to the call it answers, checking it on the way. */
-static void
-call_deliver(struct cl_conn *c, void *buf, size_t len, int rcv_err)
+void
+idl__call_deliver(struct cl_conn *c, void *buf, size_t len, int rcv_err)
 {
 	struct idl__call *w;
 	uint32_t seqno;
@@ -225,9 +224,8 @@ idl__call_dead_why(struct cl_conn *c)
 		snprintf(c->dead_why, sizeof c->dead_why, "%s", idl_errdetail());
 }
 
-/* Every call of c that is not done looks again at what it waits for. */
-static void
-call_poke_all(struct cl_conn *c)
+void
+idl__call_poke_all(struct cl_conn *c)
 {
 	for (struct idl__call *o = CL_CALLS_FIRST(c); o != NULL; o = CL_CALLS_NEXT(o))
 		if (o->state != IDL__CALL_DONE)
@@ -283,7 +281,7 @@ call_lead(struct idl_port *p, struct cl_conn *c, struct idl__call *w)
 		pthread_mutex_lock(&p->lock);
 		if (err == 0 || err == IDL_EMSGSIZE) {
 			if (!idl__call_goodbye(p, c, buf, m.len, m.len < cap ? m.len : cap))
-				call_deliver(c, buf, m.len, err);
+				idl__call_deliver(c, buf, m.len, err);
 			continue;
 		}
 		if (err == IDL_ETIMEDOUT)
@@ -293,7 +291,7 @@ call_lead(struct idl_port *p, struct cl_conn *c, struct idl__call *w)
 	}
 	c->receiving = 0;
 	c->leader_cap = 0;
-	call_poke_all(c);
+	idl__call_poke_all(c);
 }
 
 int
@@ -345,7 +343,7 @@ call_combined(struct idl_port *p, struct cl_conn *c, struct idl__call *w,
 	c->calling = 0;
 	c->receiving = 0;
 	if (err == 0 || err == IDL_EMSGSIZE)
-		call_deliver(c, w->rep, rep.len, err);
+		idl__call_deliver(c, w->rep, rep.len, err);
 	else if (err == IDL_ETIMEDOUT && w->state != IDL__CALL_DONE)
 		idl__call_finish(w, IDL_ETIMEDOUT, call_late);
 	else if (w->state != IDL__CALL_DONE && (err = idl__call_send_failed(p, c, err)) != 0 &&
@@ -357,7 +355,7 @@ call_combined(struct idl_port *p, struct cl_conn *c, struct idl__call *w,
 	if (w->state != IDL__CALL_DONE)
 		idl__call_finish(w, c->dead ? c->dead_err : IDL_ETIMEDOUT,
 				 c->dead ? call_died : call_late);
-	call_poke_all(c);
+	idl__call_poke_all(c);
 }
 
 /* Whether call w must wait before it may send: a combined send-and-receive is in the

@@ -86,6 +86,12 @@ struct cl_conn {
 	const uint8_t *last_verdicts;
 	pthread_cond_t hello_cv; /* a pending hello finished */
 	pthread_mutex_t send_lock; /* one conn_send at a time: stream transports frame */
+	/* 1 while a lean call's request is out and it receives (the general path's calls may
+	 * then send, and it delivers their replies as a leader would), else 0. Written by the
+	 * lean call alone; read under the port's lock. */
+	atomic_uint lean;
+	uint32_t lean_cap; /* the lean call's reply room, while lean is 1 */
+	int lean_proxy; /* receiving and leader_cap stand for the lean call's receive */
 	void *scratch; /* the leader's buffer when its own reply buffer is too small */
 	size_t scratch_cap;
 };
@@ -143,6 +149,10 @@ void idl__call_drop(void *buf, size_t len, int rcv_err);
 /* The sequence number a received message carries (in either byte order), or 0 with
  * *ok = 0 when it is too short to carry one. */
 uint32_t idl__call_seqno(const void *buf, size_t len, int *ok);
+/* Hands a received message to the call it answers, checking it on the way. */
+void idl__call_deliver(struct cl_conn *c, void *buf, size_t len, int rcv_err);
+/* Every call of c that is not done looks again at what it waits for. */
+void idl__call_poke_all(struct cl_conn *c);
 /* Keeps the transport's detail of the failure that ends the connection. */
 void idl__call_dead_why(struct cl_conn *c);
 /* A message that is the server's goodbye (idl_msg.h): ends c with the error its reason

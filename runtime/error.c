@@ -89,6 +89,10 @@ err_init_sysnames(void)
 const char *
 idl_errname(int err)
 {
+	/* Success by MIG's name, as the stubs return it and traces print it (the enum keeps
+	 * IDL_OK). */
+	if (err == 0)
+		return "KERN_SUCCESS";
 	switch (err) {
 #define ERR_NAME_CASE(name, value, msg)                                                            \
 	case (value):                                                                              \

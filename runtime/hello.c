@@ -5,6 +5,12 @@
  * The client names the subsystem and sends one signature hash per routine; the server
  * answers with its own hashes. Each side then knows, routine by routine, whether the two
  * agree, and refuses a mismatching routine itself with IDL_ESIGNATURE.
+ *
+ * Two versions of the hashes exist (<idl/idl_subsystem.h>): version 1's, in the table, and
+ * version 2's, which also cover port dispositions and argument flags and which the runtime
+ * computes from the table. A hello carries the hashes of its version; the server answers
+ * in the older of its version and the client's, so that a peer of either age is understood
+ * (call.c and server_request.c hold the rest of the negotiation).
  */
 #include <config.h>
 
@@ -15,8 +21,17 @@
 _Static_assert(sizeof(struct idl__hello_body) == IDL_HELLO_FIXED - IDL_MSG_HEADER_SIZE,
 	       "hello body layout");
 
+void
+idl__hello_hashes(const struct idl_subsystem *ss, unsigned version, uint64_t *hashes)
+{
+	for (uint32_t i = 0; i < ss->nroutines; i++)
+		hashes[i] = version >= 2 ? idl_routine_sig_hash_v2(&ss->routines[i])
+					 : ss->routines[i].sig_hash;
+}
+
 int
-idl__hello_build(const struct idl_subsystem *ss, idl_msg_header_t *buf)
+idl__hello_build(const struct idl_subsystem *ss, unsigned version, const uint64_t *own,
+		 idl_msg_header_t *buf)
 {
 	struct idl__hello_body *b = (struct idl__hello_body *)(buf + 1);
 	size_t namelen = strlen(ss->name) + 1;
@@ -39,9 +54,9 @@ idl__hello_build(const struct idl_subsystem *ss, idl_msg_header_t *buf)
 	b->base = ss->base;
 	b->nroutines = ss->nroutines;
 	b->namelen = (uint32_t)namelen;
-	b->version = IDL_HELLO_VERSION;
-	for (uint32_t i = 0; i < ss->nroutines; i++)
-		b->hashes[i] = ss->routines[i].sig_hash;
+	/* Version 1 peers expect the word to be exactly 1: features start with version 2. */
+	b->version = IDL_HELLO_WORD(version, version >= 2 ? IDL_HELLO_FEATURES : 0);
+	memcpy(b->hashes, own, 8u * (size_t)ss->nroutines);
 	name = (char *)&b->hashes[ss->nroutines];
 	memcpy(name, ss->name, namelen);
 	return (int)size;
@@ -57,8 +72,8 @@ idl__hello_parse(const idl_msg_header_t *in, size_t len, const char **name,
 
 	if (len < IDL_HELLO_FIXED)
 		return idl__fail(IDL_EPROTO, "hello shorter than %u bytes", IDL_HELLO_FIXED);
-	if (b->version != IDL_HELLO_VERSION)
-		return idl__fail(IDL_EPROTO, "hello version %u", b->version);
+	if (IDL_HELLO_VERSION_OF(b->version) == 0)
+		return idl__fail(IDL_EPROTO, "hello version 0");
 	if (b->nroutines > IDL_HELLO_MAX_ROUTINES || b->namelen == 0 ||
 	    b->namelen > IDL_HELLO_NAME_MAX)
 		return idl__fail(IDL_EPROTO, "hello with %u routines and a %u-byte name",
@@ -76,13 +91,15 @@ idl__hello_parse(const idl_msg_header_t *in, size_t len, const char **name,
 }
 
 void
-idl__hello_compare(const struct idl_subsystem *ss, const uint64_t *peer, uint32_t npeer,
-		   uint8_t *verdicts)
+idl__hello_compare(const struct idl_subsystem *ss, const uint64_t *own, const uint64_t *peer,
+		   uint32_t npeer, uint8_t *verdicts)
 {
 	for (uint32_t i = 0; i < ss->nroutines; i++) {
-		if (i >= npeer)
+		/* A skip on either side (hash 0) is a number nothing answers: absent, so that
+		 * the caller is told MIG_BAD_ID, as the server would tell it. */
+		if (i >= npeer || peer[i] == 0 || own[i] == 0)
 			verdicts[i] = IDL__SIG_ABSENT;
-		else if (peer[i] != ss->routines[i].sig_hash)
+		else if (peer[i] != own[i])
 			verdicts[i] = IDL__SIG_MISMATCH;
 		else
 			verdicts[i] = IDL__SIG_OK;
@@ -90,7 +107,8 @@ idl__hello_compare(const struct idl_subsystem *ss, const uint64_t *peer, uint32_
 }
 
 uint32_t
-idl__hello_reply(const struct idl_subsystem *ss, const idl_msg_header_t *in, idl_msg_header_t *out)
+idl__hello_reply(const struct idl_subsystem *ss, unsigned version, const uint64_t *own,
+		 const idl_msg_header_t *in, idl_msg_header_t *out)
 {
 	struct idl__hello_body *b = (struct idl__hello_body *)(out + 1);
 	uint32_t n =
@@ -102,8 +120,7 @@ idl__hello_reply(const struct idl_subsystem *ss, const idl_msg_header_t *in, idl
 	b->base = ss->base;
 	b->nroutines = n;
 	b->namelen = 0;
-	b->version = IDL_HELLO_VERSION;
-	for (uint32_t i = 0; i < n; i++)
-		b->hashes[i] = ss->routines[i].sig_hash;
+	b->version = IDL_HELLO_WORD(version, version >= 2 ? IDL_HELLO_FEATURES : 0);
+	memcpy(b->hashes, own, 8u * (size_t)n);
 	return out->size;
 }

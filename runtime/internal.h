@@ -20,41 +20,64 @@
 /*
  * The hello (hello.c; the byte layout is in docs/wire-format.md, "The hello").
  */
-#define IDL_HELLO_FIXED 40u /* header + base, nroutines, namelen, version */
-#define IDL_HELLO_VERSION 1u
+#define IDL_HELLO_FIXED 40u /* header + base, nroutines, namelen, version word */
+#define IDL_HELLO_VERSION 2u /* the newest version this runtime speaks */
 #define IDL_HELLO_NAME_MAX 128u /* bytes of the name, its NUL included */
 #define IDL_HELLO_MAX_ROUTINES 1000u
 /* The largest hello or hello reply: fits an 8 KiB message queue message. */
 #define IDL_HELLO_MAX (IDL_HELLO_FIXED + 8u * IDL_HELLO_MAX_ROUTINES + IDL_HELLO_NAME_MAX)
+
+/*
+ * The version word: bits 0-15 the version, bits 16-31 (version 2 on) the sender's features.
+ * Defined on the 32-bit value, so that it reads the same in either byte order; a version 1
+ * peer sends and expects exactly 1. Feature bits say what the sender understands beyond the
+ * version's messages (docs/call-core.md, "Wire additions"); a receiver ignores bits it does
+ * not know. None is set yet.
+ */
+#define IDL_HELLO_VERSION_OF(word) ((word)&0xffffu)
+#define IDL_HELLO_FEATURES_OF(word) ((word) >> 16)
+#define IDL_HELLO_WORD(version, features) ((uint32_t)(version) | (uint32_t)(features) << 16)
+#define IDL_HELLO_F_CANCEL 0x0001u /* understands IDL_KIND_CANCEL from a client */
+#define IDL_HELLO_F_GOODBYE 0x0002u /* understands IDL_KIND_GOODBYE from a server */
+#define IDL_HELLO_FEATURES 0u /* the features this runtime sets */
 
 /* The view of a hello's fields after the header, at offset 24. */
 struct idl__hello_body {
 	int32_t base;
 	uint32_t nroutines;
 	uint32_t namelen; /* hello: bytes of the name, NUL included; reply: 0 */
-	uint32_t version; /* IDL_HELLO_VERSION */
-	uint64_t hashes[]; /* nroutines signature hashes, then (hello) the name, padded to 8 */
+	uint32_t version; /* the version word above */
+	uint64_t hashes[]; /* nroutines signature hashes of the version, then (hello) the
+			    * name, padded to 8 */
 };
 
 /* Per-routine verdicts after a hello, one byte per routine number. */
 enum idl__sig_state {
 	IDL__SIG_OK = 0,
 	IDL__SIG_MISMATCH = 1, /* both sides have it, with different signatures */
-	IDL__SIG_ABSENT = 2, /* the other side does not have it */
+	IDL__SIG_ABSENT = 2, /* the other side does not have it, or either side has a skip */
 };
 
-/* Builds the hello for `ss` into buf (IDL_HELLO_MAX bytes, 8-aligned); returns its size or
- * a negative error. The header's seqno is left for the caller. */
-int idl__hello_build(const struct idl_subsystem *ss, idl_msg_header_t *buf);
-/* Parses a client's hello of `len` bytes (header already checked); fills *name. */
+/* The signature hashes of `version` (1 or 2) of every routine of ss, into
+ * hashes[ss->nroutines]: what a hello of that version carries. */
+void idl__hello_hashes(const struct idl_subsystem *ss, unsigned version, uint64_t *hashes);
+/* Builds the hello of `version` for `ss`, with its hashes of that version (`own`), into buf
+ * (IDL_HELLO_MAX bytes, 8-aligned); returns its size or a negative error. The header's
+ * seqno is left for the caller. */
+int idl__hello_build(const struct idl_subsystem *ss, unsigned version, const uint64_t *own,
+		     idl_msg_header_t *buf);
+/* Parses a client's hello of `len` bytes (header already checked); fills *name. Any version
+ * from 1 on is accepted: the answer says which one the server speaks. */
 int idl__hello_parse(const idl_msg_header_t *in, size_t len, const char **name,
 		     const struct idl__hello_body **body);
-/* Compares the peer's hashes with the descriptor's and fills verdicts[ss->nroutines]. */
-void idl__hello_compare(const struct idl_subsystem *ss, const uint64_t *peer, uint32_t npeer,
-			uint8_t *verdicts);
-/* Fills the server's hello reply for `ss` to request `in`; returns its size. */
-uint32_t idl__hello_reply(const struct idl_subsystem *ss, const idl_msg_header_t *in,
-			  idl_msg_header_t *out);
+/* Compares the peer's hashes with our own (`own`, ss->nroutines of the same version) and
+ * fills verdicts[ss->nroutines]. */
+void idl__hello_compare(const struct idl_subsystem *ss, const uint64_t *own, const uint64_t *peer,
+			uint32_t npeer, uint8_t *verdicts);
+/* Fills the server's hello reply of `version` (its hashes `own`, ss->nroutines of them) to
+ * request `in`; returns its size. */
+uint32_t idl__hello_reply(const struct idl_subsystem *ss, unsigned version, const uint64_t *own,
+			  const idl_msg_header_t *in, idl_msg_header_t *out);
 
 /*
  * Ports and the request-port handle (client_port.c, server_request.c). A port is a client

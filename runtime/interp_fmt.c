@@ -152,21 +152,24 @@ fmt_string(struct idl__sb *sb, const unsigned char *s, size_t n, unsigned flags)
 		idl__sb_puts(sb, "..."); /* JSON stays valid: a cut string just ends */
 }
 
+/* Bytes in hex: "0x0a0b" as text (empty: "0x"), which idlcall reads back as it is; a JSON
+ * string of the digits; inside "<ool N bytes: ...>" the digits alone, the label saying what
+ * they are. */
 static void
-fmt_hex(struct idl__sb *sb, const unsigned char *p, size_t n, unsigned flags)
+fmt_hex(struct idl__sb *sb, const unsigned char *p, size_t n, unsigned flags, bool bare)
 {
 	bool cut = (flags & IDL_DESCRIBE_BRIEF) && n > FMT_BRIEF_BYTES;
 
 	if (flags & IDL_DESCRIBE_JSON)
 		idl__sb_puts(sb, "\"");
+	else if (!bare)
+		idl__sb_puts(sb, "0x");
 	for (size_t i = 0; i < (cut ? FMT_BRIEF_BYTES : n); i++)
 		idl__sb_printf(sb, "%02x", p[i]);
 	if (cut && !(flags & IDL_DESCRIBE_JSON))
 		idl__sb_puts(sb, "...");
 	if (flags & IDL_DESCRIBE_JSON)
 		idl__sb_puts(sb, "\"");
-	if (n == 0 && !(flags & IDL_DESCRIBE_JSON))
-		idl__sb_puts(sb, "\"\"");
 }
 
 /* A real in the shortest form that reads back as the same value. */
@@ -256,7 +259,7 @@ fmt_elem(struct idl__sb *sb, const struct idl_arg_desc *a, const unsigned char *
 		fmt_real(sb, v.d, false, json);
 		return;
 	default:
-		fmt_hex(sb, p, a->elem_size, flags);
+		fmt_hex(sb, p, a->elem_size, flags, false);
 		return;
 	}
 }
@@ -287,7 +290,7 @@ fmt_value(struct idl__sb *sb, const struct idl_arg_desc *a, const unsigned char 
 		return;
 	}
 	if (a->wire_type == IDL_WT_BYTE || a->wire_type == IDL_WT_STRUCT) {
-		fmt_hex(sb, p, (size_t)count * a->elem_size, flags);
+		fmt_hex(sb, p, (size_t)count * a->elem_size, flags, false);
 		return;
 	}
 	idl__sb_puts(sb, "[");
@@ -371,7 +374,7 @@ fmt_desc(struct idl__sb *sb, const struct idl_arg_desc *a, const unsigned char *
 		idl__sb_printf(sb, "<ool %" PRIu32 " bytes: ", d.size);
 	if (a->wire_type == IDL_WT_CHAR || a->wire_type == IDL_WT_BYTE ||
 	    a->wire_type == IDL_WT_STRUCT || a->elem_size == 0)
-		fmt_hex(sb, data, d.size, flags);
+		fmt_hex(sb, data, d.size, flags, brief);
 	else
 		fmt_value(sb, a, data, count, flags);
 	if (brief && !json)

@@ -21,7 +21,8 @@ runtime_libidlrt_la_SOURCES += \
 	runtime/call.c \
 	runtime/call_hello.c \
 	runtime/call_wait.c
-# The server: its API, the accept loop, each request's checks, a message endpoint's peers.
+# The server: its API, the accept loop, each request's checks, a message endpoint's peers,
+# one message served from bytes (harnesses).
 runtime_libidlrt_la_SOURCES += \
 	runtime/server.h \
 	runtime/server.c \
@@ -29,6 +30,7 @@ runtime_libidlrt_la_SOURCES += \
 	runtime/server_limits.c \
 	runtime/server_loop.c \
 	runtime/server_request.c \
+	runtime/server_message.c \
 	runtime/server_peers.c
 # The signature hash's one implementation, shared with the compiler (wire/).
 runtime_libidlrt_la_SOURCES += wire/sighash.c
@@ -52,3 +54,11 @@ runtime_libidlrt_la_CFLAGS = $(AM_CFLAGS) $(TLS_CFLAGS)
 runtime_libidlrt_la_LDFLAGS = $(AM_LDFLAGS) -version-info $(IDLRT_LT_VERSION) \
 	-export-symbols-regex '^idl_[a-z]' -pthread
 runtime_libidlrt_la_LIBADD = $(LIBS) $(FFI_LIBS)
+
+# A shared library installed where the dynamic linker looks by its cache (/usr/local/lib, the
+# default prefix's) is found by programs only once that cache knows it: `make install` as
+# root, for real, refreshes it, so that idlbench, idlcall and the user's programs run at
+# once. A staged install (DESTDIR) or one as another user has no cache of its own to refresh.
+install-exec-hook:
+	@if test -z "$(DESTDIR)" && test "`id -u`" = 0 && command -v ldconfig >/dev/null 2>&1; \
+	then echo "ldconfig"; ldconfig; fi

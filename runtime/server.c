@@ -290,6 +290,7 @@ srv_add_subsystem(idl_server_t *srv, const struct idl_subsystem *ss, idl_demux_f
 		  idl_demux_ctx_fn demux_ctx, void *ctx)
 {
 	struct srv_ss *ns;
+	uint64_t *hashes;
 	uint8_t *plain;
 
 	idl__clear_detail();
@@ -317,16 +318,23 @@ srv_add_subsystem(idl_server_t *srv, const struct idl_subsystem *ss, idl_demux_f
 					 ss->name, o->name);
 		}
 	}
-	ns = realloc(srv->subs, (srv->nsubs + 1) * sizeof *ns);
+	/* The hashes a hello compares, once for every hello to come: version 2's are
+	 * computed from the table. */
+	hashes = malloc(2 * ((size_t)ss->nroutines + 1) * sizeof *hashes);
+	ns = hashes != NULL ? realloc(srv->subs, (srv->nsubs + 1) * sizeof *ns) : NULL;
 	if (ns != NULL)
 		srv->subs = ns;
-	plain = realloc(srv->plain, srv->nverdicts + ss->nroutines + 1u);
+	plain = ns != NULL ? realloc(srv->plain, srv->nverdicts + ss->nroutines + 1u) : NULL;
 	if (plain != NULL)
 		srv->plain = plain;
 	if (ns == NULL || plain == NULL) {
 		pthread_mutex_unlock(&srv->lock);
+		free(hashes);
 		return idl__fail(IDL_ENOMEM, "%s: out of memory", ss->name);
 	}
+	idl__hello_hashes(ss, 1, hashes);
+	idl__hello_hashes(ss, 2, hashes + ss->nroutines);
+	ns[srv->nsubs].hashes = hashes;
 	/* Whether each routine's requests carry descriptors, worked out once: a request
 	 * without any is checked against it with one load. */
 	for (uint32_t i = 0; i < ss->nroutines; i++) {
@@ -446,6 +454,8 @@ idl__srv_free(struct idl_server *srv)
 	pthread_mutex_destroy(&srv->conn_lock);
 	pthread_mutex_destroy(&srv->lock);
 	close(srv->efd);
+	for (size_t i = 0; i < srv->nsubs; i++)
+		free(srv->subs[i].hashes);
 	free(srv->subs);
 	free(srv->plain);
 	free(srv);

@@ -18,7 +18,16 @@ struct srv_ss {
 	idl_demux_ctx_fn demux_ctx; /* one with a context */
 	void *ctx;
 	uint32_t vbase; /* where its routines' verdicts start in a source's verdict array */
+	uint64_t *hashes; /* the signature hashes a hello compares, by version: nroutines of
+			   * version 1, then nroutines of version 2 (srv_ss_hashes()) */
 };
+
+/* The signature hashes of s's routines of hello `version` (1 or 2). */
+static inline const uint64_t *
+srv_ss_hashes(const struct srv_ss *s, unsigned version)
+{
+	return s->hashes + (size_t)(version - 1) * s->ss->nroutines;
+}
 
 /* What hellos a client has sent on one source: one flag per subsystem of the server,
  * one verdict per routine of every subsystem. */

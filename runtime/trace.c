@@ -236,12 +236,14 @@ idl_trace_format(const struct idl_trace_event *ev)
 		idl__sb_printf(&sb, "%s", ev->ss->name);
 	else
 		idl__sb_printf(&sb, "id=%" PRId32, h.id);
-	idl__sb_printf(&sb, " seq=%" PRIu32 " size=%" PRIu32, h.seqno, h.size);
+	/* The header's fields start with '#', which no argument's name can: an argument
+	 * called seq or size stays apart from them. */
+	idl__sb_printf(&sb, " #seq=%" PRIu32 " #size=%" PRIu32, h.seqno, h.size);
 	if (trace_is_answer(h.kind)) {
 		if (h.retcode == 0)
 			idl__sb_puts(&sb, " KERN_SUCCESS");
 		else if (h.retcode > 0)
-			idl__sb_printf(&sb, " retcode=%" PRId32, h.retcode);
+			idl__sb_printf(&sb, " #retcode=%" PRId32, h.retcode);
 		else
 			idl__sb_printf(&sb, " %s", idl_errname(h.retcode));
 	}
@@ -261,7 +263,7 @@ idl_trace_format(const struct idl_trace_event *ev)
 
 		if (ev->len >= 32)
 			memcpy(&n, (const char *)ev->msg + 28, sizeof n);
-		idl__sb_printf(&sb, " routines=%" PRIu32, n);
+		idl__sb_printf(&sb, " #routines=%" PRIu32, n);
 	}
 	if (ev->elapsed_ns >= 0)
 		idl__sb_printf(&sb, " (%" PRId64 ".%01" PRId64 "us)", ev->elapsed_ns / 1000,

@@ -13,11 +13,15 @@
 #ifndef IDL_RUNTIME_TRANSPORT_KIT_H
 #define IDL_RUNTIME_TRANSPORT_KIT_H
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
+#include <unistd.h>
 
 #include <idl/idl.h>
 #include <idl/idl_transport.h>
@@ -67,6 +71,83 @@ idl__lock_give(struct idl__lock *l)
 	if (atomic_exchange_explicit(&l->word, 0, memory_order_release) == 2)
 		idl__lock_wake(l);
 }
+
+/*
+ * The per-message system calls of the transports, made directly rather than through libc's
+ * wrappers. In a process with more than one thread, each libc wrapper of a call that is a
+ * cancellation point (send, recvmsg, mq_timedreceive ...) switches asynchronous cancellation
+ * on and off around the system call: about 60 instructions per call and reply, a third of a
+ * null call's budget on a server. The runtime cancels none of its threads, and a caller's
+ * thread cancelled inside a call would leave its port held (the lean path's role, a
+ * connection's lock), so these calls are not cancellation points on purpose. On x86-64 the
+ * system call is made in line (libc's syscall() moves seven arguments once more); elsewhere
+ * through syscall(). The sanitizers' builds keep libc's functions, which they intercept to
+ * check the buffers and, for ThreadSanitizer, to see the ordering a message makes between
+ * threads. Each returns what the libc function returns: the count, or -1 with errno set.
+ */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define IDL__SYS_LIBC 1
+#elif defined(__x86_64__)
+static inline long
+idl__syscall6(long n, long a1, long a2, long a3, long a4, long a5, long a6)
+{
+	register long r10 __asm__("r10") = a4;
+	register long r8 __asm__("r8") = a5;
+	register long r9 __asm__("r9") = a6;
+	long r;
+
+	__asm__ volatile("syscall"
+			 : "=a"(r)
+			 : "a"(n), "D"(a1), "S"(a2), "d"(a3), "r"(r10), "r"(r8), "r"(r9)
+			 : "rcx", "r11", "memory");
+	if ((unsigned long)r > -4096ul) {
+		errno = (int)-r;
+		return -1;
+	}
+	return r;
+}
+#else
+#define idl__syscall6(n, a1, a2, a3, a4, a5, a6) syscall(n, a1, a2, a3, a4, a5, a6)
+#endif
+
+#ifdef IDL__SYS_LIBC
+#define idl__sys_send send
+#define idl__sys_sendto sendto
+#define idl__sys_recv recv
+#define idl__sys_sendmsg sendmsg
+#define idl__sys_recvmsg recvmsg
+#else
+static inline ssize_t
+idl__sys_send(int fd, const void *buf, size_t len, int flags)
+{
+	return idl__syscall6(SYS_sendto, fd, (long)buf, (long)len, flags, 0, 0);
+}
+
+static inline ssize_t
+idl__sys_sendto(int fd, const void *buf, size_t len, int flags, const struct sockaddr *to,
+		socklen_t tolen)
+{
+	return idl__syscall6(SYS_sendto, fd, (long)buf, (long)len, flags, (long)to, (long)tolen);
+}
+
+static inline ssize_t
+idl__sys_recv(int fd, void *buf, size_t len, int flags)
+{
+	return idl__syscall6(SYS_recvfrom, fd, (long)buf, (long)len, flags, 0, 0);
+}
+
+static inline ssize_t
+idl__sys_sendmsg(int fd, const struct msghdr *mh, int flags)
+{
+	return idl__syscall6(SYS_sendmsg, fd, (long)mh, flags, 0, 0, 0);
+}
+
+static inline ssize_t
+idl__sys_recvmsg(int fd, struct msghdr *mh, int flags)
+{
+	return idl__syscall6(SYS_recvmsg, fd, (long)mh, flags, 0, 0, 0);
+}
+#endif
 
 /* The transports built into the library: one registration function per transport, defined
  * by the transport and called once by the registry (transport.c). */

@@ -22,14 +22,16 @@ AM_TESTS_ENVIRONMENT = \
 	IDLC_INCLUDE_DIR='$(abs_top_srcdir)/data/include'; export IDLC_INCLUDE_DIR;
 
 # Shell-level tests: golden outputs, diagnostics of bad interfaces, the example end to end,
-# the formatting of every source, the transports' use of the runtime (the kit only), and an
-# interface with no header of its own built as a user builds it (idlc -types).
+# the formatting of every source, the transports' use of the runtime (the kit only), which
+# part includes which, and an interface with no header of its own built as a user builds it
+# (idlc -types).
 dist_check_SCRIPTS += \
 	tests/golden.sh \
 	tests/bad.sh \
 	tests/e2e/example.sh \
 	tests/lint/format.sh \
 	tests/lint/kit.sh \
+	tests/lint/layers.sh \
 	tests/compile/ledger.sh
 TESTS += \
 	tests/golden.sh \
@@ -37,6 +39,7 @@ TESTS += \
 	tests/e2e/example.sh \
 	tests/lint/format.sh \
 	tests/lint/kit.sh \
+	tests/lint/layers.sh \
 	tests/compile/ledger.sh
 
 # `make format` applies .clang-format to the tracked sources; tests/lint/format.sh checks it.

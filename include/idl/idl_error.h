@@ -65,7 +65,8 @@ enum idl_err {
  * (server-defined) codes alike. Never NULL; thread-safe. */
 const char *idl_strerror(int err);
 
-/* The symbolic name, e.g. "MIG_BAD_ID", "ETIMEDOUT", "ESYSERR(EPIPE)". Never NULL.
+/* The symbolic name, e.g. "MIG_BAD_ID", "ETIMEDOUT", "ESYSERR(EPIPE)"; 0 is MIG's
+ * "KERN_SUCCESS", as traces print it (the enum's name for it stays IDL_OK). Never NULL.
  * Unknown codes give "UNKNOWN". The returned string is static, except for formatted names
  * (positive codes, unknown errno values), which live in a per-thread buffer valid until the
  * thread's next call. */

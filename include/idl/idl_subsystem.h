@@ -15,6 +15,7 @@
 #ifndef IDL_SUBSYSTEM_H
 #define IDL_SUBSYSTEM_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -149,7 +150,8 @@ struct idl_subsystem {
 
 /*
  * The signature hash of a routine: 64-bit FNV-1a (offset basis 0xcbf29ce484222325, prime
- * 0x100000001b3) over its canonical form, an ASCII string
+ * 0x100000001b3) over its canonical form, an ASCII string. Version 1, the hash in the table
+ * (sig_hash), which a peer that speaks only hello version 1 compares:
  *
  *     NUMBER ' ' NAME ' ' KIND '(' { ARG ';' } ')'
  *     ARG = DIR ' ' ARGKIND ' ' WIRETYPE ' ' ELEM_SIZE ' ' COUNT
@@ -165,6 +167,33 @@ struct idl_subsystem {
  * idlc computes it at compile time; this function computes the same from a descriptor.
  */
 uint64_t idl_routine_sig_hash(const struct idl_routine_desc *rt);
+
+/*
+ * Version 2, what two peers that both speak hello version 2 compare (docs/wire-format.md,
+ * "Signature hashes"; docs/evolution.md says what it means for changing an interface). The
+ * routine's number is left out (hashes are compared number by number), and each argument
+ * also says how its ports move and what its flags are:
+ *
+ *     NAME ' ' KIND '(' { ARG ';' } ')'
+ *     ARG = DIR ' ' ARGKIND ' ' WIRETYPE ' ' ELEM_SIZE ' ' COUNT ' ' DISPOSITION ' ' FLAGS
+ *     DISPOSITION: '-' (0), or port_name move_receive move_send move_send_once copy_send
+ *                  make_send make_send_once (15 to 21; another value in decimal)
+ *     FLAGS: '-', or words joined by ',' in this order: signed poly_in poly_out dealloc
+ *            dealloc_param servercopy fixed inline samecount countinout (IDL_ARGF_* but
+ *            RECORD and OPAQUE, which do not change what either side sends or is given;
+ *            countinout is an out argument with a request offset)
+ *
+ * Example: "add routine(requestport port port 0 1 - -;in scalar int32 4 1 - signed;in scalar
+ * int32 4 1 - signed;out scalar int32 4 1 - signed;)". A skip's hash is 0. The runtime
+ * computes it from the table when it says hello.
+ */
+uint64_t idl_routine_sig_hash_v2(const struct idl_routine_desc *rt);
+
+/* The canonical form of `version` (1 or 2) that the hash is taken over, as text: writes at
+ * most cap bytes with its NUL into buf (none when cap is 0) and returns the length of the
+ * whole form, as snprintf() does; 0 for a skip or an unknown version. */
+size_t idl_routine_sig_form(const struct idl_routine_desc *rt, unsigned version, char *buf,
+			    size_t cap);
 
 /* The routine with request id `id`, or NULL if the id is not the subsystem's or is a skip. */
 const struct idl_routine_desc *idl_subsystem_routine(const struct idl_subsystem *ss, int32_t id);

@@ -9,9 +9,11 @@
  *     IDL_TRACE=/path/f    lines appended to that file (created 0600)
  *     IDL_TRACE=0 or unset nothing (one predictable branch per message)
  *
- *     idl-trace +0.000412 client unix:b.sock send REQUEST bench.add seq=2 size=32 a=2 b=3
- *     idl-trace +0.000503 client unix:b.sock recv REPLY bench.add seq=2 size=32 KERN_SUCCESS
- *         sum=5 (91us)
+ *     idl-trace +0.000412 client send unix:b.sock REQUEST bench.add #seq=2 #size=32 a=2 b=3
+ *     idl-trace +0.000503 client recv unix:b.sock REPLY bench.add #seq=2 #size=32 KERN_SUCCESS
+ *         sum=5 (91.2us)
+ *
+ * The header's fields start with '#' (#seq=, #size=, #retcode=), the arguments do not.
  *
  * The time is seconds since tracing started; a reply shows in parentheses how long after its
  * request it was traced on the same side (the round trip on a client, the service time on a

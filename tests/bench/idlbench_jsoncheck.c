@@ -7,9 +7,10 @@
  * "cores", "date"}, "config": {...}, "results": [...]}, every result carrying exactly the
  * documented keys with the documented types: a metric of latency, oneway or bandwidth with
  * its unit (us, msgs/s, MB/s), min <= median <= max, positive figures, a numeric floor and
- * ratio except on the peer's rows (oncrpc-*), where both are null. Each TRANSPORT named must
- * have a latency row and a one-way row with a floor. Exit 0 when all holds, 1 with a message
- * otherwise. C, not a script: python is not guaranteed where `make check` runs.
+ * ratio except on the peers' rows (oncrpc-*, sdbus-*, grpc-*, capnp-*), where both are
+ * null and the row names the peer's library (peer) and idlkit's speedup over it. Each
+ * TRANSPORT named must have a latency row and a one-way row with a floor. Exit 0 when all holds, 1
+ * with a message otherwise. C, not a script: python is not guaranteed where `make check` runs.
  */
 #include <config.h>
 
@@ -198,6 +199,7 @@ jp_fill(struct jp *p, struct jv *v, int depth)
 	}
 	if (strncmp(p->s, "null", 4) == 0 || strncmp(p->s, "true", 4) == 0) {
 		v->t = *p->s == 'n' ? J_NULL : J_BOOL;
+		v->num = *p->s == 't';
 		p->s += 4;
 		return 0;
 	}
@@ -246,6 +248,8 @@ jv_get(const struct jv *o, const char *key)
 }
 
 static int failures;
+/* From config: whether the run timed a user's interface (--defs), interpreted or not. */
+static int config_defs, interpreted = -1;
 
 static void
 fail(const char *what, size_t i)
@@ -277,10 +281,32 @@ check_result(const struct jv *r, size_t i)
 	const struct jv *tr = jv_get(r, "transport");
 	int peer, ok = 0;
 
-	if (!is(r, J_OBJ) || r->n != sizeof keys / sizeof keys[0]) {
-		fail("not an object with exactly the 12 documented keys", i);
+	const struct jv *stubs = jv_get(r, "stubs"), *version = jv_get(r, "peer");
+	size_t extra = stubs != NULL ? 3 : version != NULL ? 2 : 0;
+
+	/* A row of idlkit's over a transport also says which stubs ran and the bytes its
+	 * request and reply had (what the floor moves too); a peer's row says the peer's
+	 * library and version and how many times faster idlkit was; the marshaling row
+	 * neither. */
+	if (!is(r, J_OBJ) || r->n != sizeof keys / sizeof keys[0] + extra) {
+		fail("not an object with exactly the 12 documented keys, or those and stubs, "
+		     "request_bytes and reply_bytes, or those and peer and speedup",
+		     i);
 		return;
 	}
+	if (stubs != NULL &&
+	    (!is(stubs, J_STR) || !is(jv_get(r, "request_bytes"), J_NUM) ||
+	     !is(jv_get(r, "reply_bytes"), J_NUM) ||
+	     (strcmp(stubs->str, "compiled") != 0 && strcmp(stubs->str, "interpreted") != 0 &&
+	      strcmp(stubs->str, "interpreted server") != 0))) {
+		fail("stubs must be compiled, interpreted or interpreted server, and the bytes "
+		     "numbers",
+		     i);
+		return;
+	}
+	if (stubs != NULL && interpreted >= 0 && config_defs &&
+	    strcmp(stubs->str, interpreted ? "interpreted" : "compiled") != 0)
+		fail("a --defs row's stubs are not those config.interpreted says", i);
 	for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
 		if (jv_get(r, keys[k]) == NULL)
 			fail(keys[k], i);
@@ -300,7 +326,22 @@ check_result(const struct jv *r, size_t i)
 	if (!is(jv_get(r, "rounds"), J_NUM) || !is(jv_get(r, "iterations"), J_NUM) ||
 	    jv_get(r, "rounds")->num < 1 || jv_get(r, "iterations")->num < 1)
 		fail("rounds and iterations must be numbers >= 1", i);
-	peer = strncmp(tr->str, "oncrpc-", 7) == 0;
+	peer = strncmp(tr->str, "oncrpc-", 7) == 0 || strncmp(tr->str, "sdbus-", 6) == 0 ||
+	       strncmp(tr->str, "grpc-", 5) == 0 || strncmp(tr->str, "capnp-", 6) == 0;
+	if (peer && (!is(version, J_STR) || version->str[0] == '\0' ||
+		     !(is(jv_get(r, "speedup"), J_NUM) || is(jv_get(r, "speedup"), J_NULL))))
+		fail("a peer's row must name its library (peer) and have a speedup, a number or "
+		     "null",
+		     i);
+	if (!peer && version != NULL)
+		fail("a row of idlkit's has a peer", i);
+	if (!peer && strcmp(tr->str, "marshal") != 0 && strcmp(tr->str, "marshal-xdr") != 0 &&
+	    strcmp(tr->str, "udp-sendto") != 0 && stubs == NULL)
+		fail("a row of idlkit's lacks stubs, request_bytes and reply_bytes", i);
+	if (stubs != NULL &&
+	    (jv_get(r, "request_bytes")->num < 24 ||
+	     (strcmp(metric->str, "latency") == 0 && jv_get(r, "reply_bytes")->num < 24)))
+		fail("a request, and a call's reply, have at least the 24-byte header", i);
 	if (peer && (!is(jv_get(r, "floor"), J_NULL) || !is(jv_get(r, "ratio"), J_NULL)))
 		fail("a peer row must have a null floor and ratio", i);
 	if (!peer && !is(jv_get(r, "floor"), J_NUM) && !is(jv_get(r, "floor"), J_NULL))
@@ -380,6 +421,20 @@ main(int argc, char **argv)
 	for (size_t k = 0; k < 4; k++)
 		if (!is(jv_get(m, mkeys[k]), k == 2 ? J_NUM : J_STR))
 			fail("machine lacks a field or has it with the wrong type", (size_t)-1);
+	{
+		const struct jv *c = jv_get(top, "config"), *d = jv_get(c, "defs");
+		const struct jv *im = jv_get(c, "impl"), *in = jv_get(c, "interpreted");
+
+		if (!(is(d, J_STR) || is(d, J_NULL)) || !(is(im, J_STR) || is(im, J_NULL)) ||
+		    !is(in, J_BOOL))
+			fail("config lacks defs and impl (strings or null) or interpreted (a "
+			     "boolean)",
+			     (size_t)-1);
+		else {
+			config_defs = is(d, J_STR);
+			interpreted = (int)in->num;
+		}
+	}
 	results = jv_get(top, "results");
 	if (failures == 0 && results->n == 0)
 		fail("no results", (size_t)-1);

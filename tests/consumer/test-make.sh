@@ -59,6 +59,21 @@ else
 	echo "note: this idlc writes no dependency files (no -MD): included .defs not followed"
 fi
 
+# The include docs/integration.md gives, with a pkg-config that cannot find idlrt: make must
+# stop with the reason, not include nothing and fail later on a missing rule.
+sed -n '/^IDLC_MK := /,/^include \$(IDLC_MK)/p' "$IDL_TOP_SRCDIR/docs/integration.md" \
+	>"$consumer_tmp/doc.mk"
+grep -q '^include \$(IDLC_MK)' "$consumer_tmp/doc.mk" ||
+	fail "docs/integration.md has no IDLC_MK snippet to check"
+if PKG_CONFIG_PATH=/nonexistent PKG_CONFIG_LIBDIR=/nonexistent \
+	"$CONSUMER_MAKE" -f "$consumer_tmp/doc.mk" PKG_CONFIG=pkg-config >"$consumer_tmp/nopc.log" 2>&1; then
+	fail "the documented include went on without idlrt"
+fi
+grep -q "pkg-config finds no idlrt" "$consumer_tmp/nopc.log" || {
+	cat "$consumer_tmp/nopc.log" >&2
+	fail "the documented include does not say that pkg-config finds no idlrt"
+}
+
 # IDLC_TYPES=yes: the rule writes echoTypes.h too (idlc -types), the headers include it, and
 # its typedef of line_t, the same as echo_types.h's, compiles beside it.
 "$CONSUMER_MAKE" "$@" IDLC_TYPES=yes echoTypes.h all >"$consumer_tmp/make4.log" 2>&1 || {

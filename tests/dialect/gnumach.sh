@@ -16,7 +16,7 @@
 #     statement", or first the types it names without including them ("unknown type");
 #   - included after a subsystem (with std_types.defs and mach_types.defs before it, as
 #     the interfaces that use it include it), idlc accepts it and writes the outputs.
-# Missing gnumach-dev or mig-x86-64-gnu fails the test: CI installs them (mk/deps.sh).
+# Missing gnumach-dev or mig-x86-64-gnu fails the test: CI installs them (mk/deps.sh --test).
 set -u
 : "${IDLC:?run me through make check}" "${IDL_TOP_SRCDIR:?run me through make check}"
 

@@ -260,21 +260,21 @@ US='\([0-9.]+us\)'
 "$IDLCALL" --trace "$DEFS" "$C" add 2 3 >"$TMP/out" 2>"$TMP/trace"
 has "--trace output" "$TMP/out" '^sum = 5$'
 has "--trace request" "$TMP/trace" \
-	"^idl-trace \+[0-9.]+ client send $C REQUEST bench.add seq=[0-9]+ size=32 a=2 b=3$"
+	"^idl-trace \+[0-9.]+ client send $C REQUEST bench.add #seq=[0-9]+ #size=32 a=2 b=3$"
 has "--trace reply" "$TMP/trace" \
-	"^idl-trace \+[0-9.]+ client recv $C REPLY bench.add seq=[0-9]+ size=32 $OK sum=5 $US$"
+	"^idl-trace \+[0-9.]+ client recv $C REPLY bench.add #seq=[0-9]+ #size=32 $OK sum=5 $US$"
 IDL_TRACE=1 "$IDLCALL" "$DEFS" "$C" echo hi >/dev/null 2>"$TMP/trace"
 has "IDL_TRACE=1" "$TMP/trace" 'client send .* REQUEST bench.echo .* s="hi"$'
 has "IDL_TRACE=1" "$TMP/trace" 'client recv .* REPLY bench.echo .* KERN_SUCCESS r="hi" \('
 IDL_TRACE=$TMP/trace.log "$IDLCALL" "$DEFS" "$C" intrpc -1000 >/dev/null 2>&1
-has "IDL_TRACE=FILE" "$TMP/trace.log" 'REPLY bench.intrpc seq=[0-9]+ size=24 retcode=4242'
+has "IDL_TRACE=FILE" "$TMP/trace.log" 'REPLY bench.intrpc #seq=[0-9]+ #size=24 #retcode=4242'
 if [ "$(stat -c %a "$TMP/trace.log")" = 600 ]; then ok; else bad "trace file mode"; fi
 "$IDLCALL" --trace "$DEFS" "$C" sum "[$(seq -s, 1 100)]" >/dev/null 2>"$TMP/trace"
 has "brief arrays" "$TMP/trace" 'data=\[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,\.\.\.\]$'
 "$IDLCALL" --trace "$DEFS" "$C" ool64k "@$TMP/ool64k" >/dev/null 2>"$TMP/trace"
 OOL64='data=<ool 65536 bytes: (01){32}\.\.\.>$'
 has "out-of-line data traced" "$TMP/trace" \
-	"client send $C REQUEST bench.ool64k seq=[0-9]+ size=40 $OOL64"
+	"client send $C REQUEST bench.ool64k #seq=[0-9]+ #size=40 $OOL64"
 stop "$compiled_pid"
 
 # 3. The dynamic server, traced on its side.
@@ -282,9 +282,9 @@ start dynamic env IDL_TRACE="$TMP/server-trace.log" "$DYN" -c 4 "unix:$TMP/d.soc
 D=unix:$TMP/d.sock
 every_routine "$D" dynamic
 has "server trace: request" "$TMP/server-trace.log" \
-	"^idl-trace \+[0-9.]+ server recv $D REQUEST bench.add seq=[0-9]+ size=32 a=2 b=3$"
+	"^idl-trace \+[0-9.]+ server recv $D REQUEST bench.add #seq=[0-9]+ #size=32 a=2 b=3$"
 has "server trace: reply" "$TMP/server-trace.log" \
-	"^idl-trace \+[0-9.]+ server send $D REPLY bench.add seq=[0-9]+ size=32 $OK sum=5 $US$"
+	"^idl-trace \+[0-9.]+ server send $D REPLY bench.add #seq=[0-9]+ #size=32 $OK sum=5 $US$"
 has "server trace: one-way" "$TMP/server-trace.log" "server recv $D ONEWAY bench.notify .* value=5$"
 if "$CLIENT" -n 200 -r 3 "$D" >"$TMP/client.out" 2>&1; then
 	ok
@@ -344,8 +344,8 @@ for a in "$OC" "$OD"; do
 		"$IDLCALL" -j -I "$S/data/include" "$OOLT" "$a" take
 	expect "$on: poly" 0 $'got = 17\n'"q = <port $OC>" "${ocall[@]}" "$a" poly "$OC"
 	expect "$on: ports" 0 "n = 2002" "${ocall[@]}" "$a" ports "[$a,null,$a,null]"
-	expect "$on: source" 0 "data = 15981b9e21a427aa2db0" "${ocall[@]}" "$a" source 10 3
-	expect "$on: source 0" 0 'data = ""' "${ocall[@]}" "$a" source 0 3
+	expect "$on: source" 0 "data = 0x15981b9e21a427aa2db0" "${ocall[@]}" "$a" source 10 3
+	expect "$on: source 0" 0 'data = 0x' "${ocall[@]}" "$a" source 0 3
 	expect "$on: where" 0 $'place = 3\nsum = 21542142470' "${ocall[@]}" "$a" where 0102030405
 	expect "$on: sink (dealloc)" 0 "sum = 2828" "${ocall[@]}" "$a" sink 0a0b
 	expect "$on: countinout" 0 "vals = [$(seq -s, 0 3 189)]" "${ocall[@]}" "$a" counted
@@ -358,13 +358,13 @@ done
 if [ -n "$T" ]; then
 	expect_err "tcp: a port in" 1 "oolt.give: ENOTSUP" "${ocall[@]}" "$T" give "$OC"
 	expect_err "tcp: a port out" 1 "oolt.take: ENOTSUP" "${ocall[@]}" "$T" take
-	expect "tcp: data out of line" 0 "data = 15981b9e21a427aa2db0" \
+	expect "tcp: data out of line" 0 "data = 0x15981b9e21a427aa2db0" \
 		"${ocall[@]}" "$T" source 10 3
 fi
 has "dyn-oolt-server trace: a port" "$TMP/oolt-trace.log" \
-	"server recv $OD REQUEST oolt.give seq=[0-9]+ size=40 p=<port>$"
+	"server recv $OD REQUEST oolt.give #seq=[0-9]+ #size=40 p=<port>$"
 has "dyn-oolt-server trace: data out, dealloc" "$TMP/oolt-trace.log" \
-	"server send $OD REPLY oolt.source seq=[0-9]+ size=40 $OK data=<ool 10 bytes>"
+	"server send $OD REPLY oolt.source #seq=[0-9]+ #size=40 $OK data=<ool 10 bytes>"
 stop "$oolt_pid"
 stop "$dynoolt_pid"
 
@@ -422,9 +422,9 @@ else
 	sed 's/^/    /' "$TMP/client.out"
 fi
 has "--serve --trace: request" "$TMP/sbench.err" \
-	"^idl-trace \+[0-9.]+ server recv $SB REQUEST bench.add seq=[0-9]+ size=32 a=2 b=3$"
+	"^idl-trace \+[0-9.]+ server recv $SB REQUEST bench.add #seq=[0-9]+ #size=32 a=2 b=3$"
 has "--serve --trace: reply" "$TMP/sbench.err" \
-	"^idl-trace \+[0-9.]+ server send $SB REPLY bench.add seq=[0-9]+ size=32 $OK sum=5 $US$"
+	"^idl-trace \+[0-9.]+ server send $SB REPLY bench.add #seq=[0-9]+ #size=32 $OK sum=5 $US$"
 has "--serve --trace: one-way" "$TMP/sbench.err" "server recv $SB ONEWAY bench.notify .* value=5$"
 # Another server on the same address: refused by name, the first one unharmed.
 expect_err "--serve: address in use" 1 "EADDRINUSE" \

@@ -28,6 +28,7 @@
 
 #include <idl/idl.h>
 #include <idl/idl_dynamic.h>
+#include <idl/idl_trace.h>
 #include <idl/idl_transport.h>
 
 #include "arraysServer.h"
@@ -605,6 +606,21 @@ static const struct idl_routine_desc xd_odd_routines[] = {
 	{ "null", 0, IDL_RT_ROUTINE, 1, 0, 0, -1, 24, 24, 24, 24, xd_port_only },
 	{ "ool", 1, IDL_RT_SIMPLEROUTINE, 2, 0, 0, -1, 40, 40, 0, 0, xd_ool_args },
 };
+/* Arguments named as the header's fields are: a trace line must keep them apart. */
+static const struct idl_arg_desc xd_seq_args[] = {
+	{ "server", "mach_port_t", IDL_DIR_REQUESTPORT, IDL_ARG_PORT, IDL_WT_PORT, 0, 0, 0, 1,
+	  IDL_NO_OFFSET, IDL_NO_OFFSET },
+	{ "seq", "int", IDL_DIR_IN, IDL_ARG_SCALAR, IDL_WT_INT32, 0, IDL_ARGF_SIGNED, 4, 1, 24,
+	  IDL_NO_OFFSET },
+	{ "size", "int", IDL_DIR_IN, IDL_ARG_SCALAR, IDL_WT_INT32, 0, IDL_ARGF_SIGNED, 4, 1, 28,
+	  IDL_NO_OFFSET },
+};
+static const struct idl_routine_desc xd_seq_routines[] = {
+	{ "put", 0, IDL_RT_SIMPLEROUTINE, 3, 0, 0, -1, 32, 32, 0, 0, xd_seq_args },
+};
+static const struct idl_subsystem xd_seq = {
+	IDL_SUBSYSTEM_MAGIC, 1, "seqs", 9200, 32, 24, 0, xd_seq_routines,
+};
 static const struct idl_routine_desc xd_bad_routines[] = {
 	{ "bad", 0, IDL_RT_ROUTINE, 2, 0, 0, -1, 32, 32, 24, 24, xd_offside_args },
 };
@@ -614,6 +630,44 @@ static const struct idl_subsystem xd_odd = {
 static const struct idl_subsystem xd_bad = {
 	IDL_SUBSYSTEM_MAGIC, 1, "bad", 9100, 32, 24, 0, xd_bad_routines,
 };
+
+/* A trace line of a message whose arguments are called seq and size: the header's fields
+ * are #seq= and #size=, the arguments seq= and size=, never confused. */
+static void
+xd_trace_fields(void)
+{
+	struct {
+		idl_msg_header_t head;
+		int32_t seq, size;
+	} m;
+	struct idl_trace_event ev;
+	char *line;
+
+	memset(&m, 0, sizeof m);
+	m.head.magic = IDL_MSG_MAGIC;
+	m.head.order = IDL_ORDER_NATIVE;
+	m.head.kind = IDL_KIND_ONEWAY;
+	m.head.size = sizeof m;
+	m.head.id = 9200;
+	m.head.seqno = 7;
+	m.seq = 5;
+	m.size = 6;
+	memset(&ev, 0, sizeof ev);
+	ev.side = IDL_TRACE_SERVER;
+	ev.dir = IDL_TRACE_RECV;
+	ev.address = "unix:t.sock";
+	ev.msg = &m.head;
+	ev.len = sizeof m;
+	ev.time_ns = 1;
+	ev.elapsed_ns = -1;
+	ev.ss = &xd_seq;
+	ev.rt = &xd_seq_routines[0];
+	line = idl_trace_format(&ev);
+	XD_CHECK(line != NULL &&
+			 strstr(line, " ONEWAY seqs.put #seq=7 #size=32 seq=5 size=6") != NULL,
+		 "trace line: %s", line != NULL ? line : "(null)");
+	free(line);
+}
 
 /* odd.null's and odd.ool's implementations, found by dlsym. */
 kern_return_t odd_null(mach_port_t server);
@@ -678,12 +732,13 @@ xd_odd_descriptors(void)
 	XD_CHECK(idl_msg_check(&xd_odd_routines[1], &xd_msg.head, 40, 0, NULL) == 0,
 		 "check of an ool routine");
 	text = idl_msg_describe(&xd_odd_routines[1], &xd_msg.head, 40, 0);
-	XD_CHECK(text != NULL && strcmp(text, "data=01ab") == 0, "describe: %s", text);
+	XD_CHECK(text != NULL && strcmp(text, "data=0x01ab") == 0, "describe: %s", text);
 	free(text);
 	text = idl_msg_describe(&xd_odd_routines[1], &xd_msg.head, 40, IDL_DESCRIBE_BRIEF);
 	XD_CHECK(text != NULL && strcmp(text, "data=<ool 2 bytes: 01ab>") == 0, "describe: %s",
 		 text);
 	free(text);
+	xd_trace_fields();
 	d = NULL;
 	XD_CHECK(idl_dynamic_create(&xd_bad, "odd_", NULL, NULL, &d) == IDL_EINVAL && d == NULL,
 		 "an offset outside the fixed part is refused");

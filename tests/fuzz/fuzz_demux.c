@@ -79,7 +79,14 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	FD_CHECK(idl__srv_src_alloc(fd_srv, fd_src) == 0);
 	fd_src->cred_err = IDL_ENOTSUP;
 	/* The connection says hello first, as a client runtime does. */
-	FD_CHECK((n = idl__hello_build(&every_subsystem, &hello.h)) > 0);
+	{
+		uint64_t own[64];
+
+		FD_CHECK(every_subsystem.nroutines <= 64);
+		idl__hello_hashes(&every_subsystem, IDL_HELLO_VERSION, own);
+		FD_CHECK((n = idl__hello_build(&every_subsystem, IDL_HELLO_VERSION, own,
+					       &hello.h)) > 0);
+	}
 	hello.h.magic = IDL_MSG_MAGIC;
 	hello.h.order = IDL_ORDER_NATIVE;
 	hello.h.kind = IDL_KIND_HELLO;

@@ -125,7 +125,13 @@ sd_recv(void *conn, struct idl_xmsg *m, struct idl_deadline *dl)
 	(void)dl;
 	if (sd_hello) {
 		sd_hello = 0;
-		m->len = idl__hello_reply(&every_subsystem, &sd_req, m->data);
+		{
+			uint64_t own[64];
+
+			idl__hello_hashes(&every_subsystem, IDL_HELLO_VERSION, own);
+			m->len = idl__hello_reply(&every_subsystem, IDL_HELLO_VERSION, own, &sd_req,
+						  m->data);
+		}
 		return 0;
 	}
 	if (sd_rep_len == 0)

@@ -74,7 +74,13 @@ fr_recv(void *conn, struct idl_xmsg *m, struct idl_deadline *dl)
 	if (fr_hello_pending) {
 		fr_hello_pending = 0;
 		FR_CHECK(m->cap >= IDL_HELLO_MAX);
-		m->len = idl__hello_reply(&every_subsystem, &fr_req, h);
+		{
+			uint64_t own[64];
+
+			idl__hello_hashes(&every_subsystem, IDL_HELLO_VERSION, own);
+			m->len = idl__hello_reply(&every_subsystem, IDL_HELLO_VERSION, own, &fr_req,
+						  h);
+		}
 		return 0;
 	}
 	if (fr_data == NULL)

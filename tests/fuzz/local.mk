@@ -8,7 +8,7 @@ EXTRA_DIST += tests/fuzz/corpus tests/fuzz/defs.dict tests/fuzz/fuzz_defs.c \
 	tests/fuzz/fuzz_demux.c tests/fuzz/fuzz_demux_wire.c tests/fuzz/fuzz_demux_wire.h \
 	tests/fuzz/fuzz_reply.c tests/fuzz/fuzz_reply_calls.c tests/fuzz/fuzz_demux_seeds.c
 dist_check_SCRIPTS += tests/fuzz/smoke.sh tests/fuzz/no-fuzzer.sh tests/fuzz/fuzz-run.sh \
-	tests/fuzz/fuzz-demux.sh tests/fuzz/fuzz-reply.sh
+	tests/fuzz/fuzz-demux.sh tests/fuzz/fuzz-reply.sh tests/fuzz/idlc-fuzz.sh
 
 # every.defs's stubs (mk/idlc-stubs.mk), for the fuzzers and the hardening suite
 # (tests/harden/local.mk).
@@ -60,11 +60,28 @@ tests/fuzz/fuzz_reply$(EXEEXT): $(runtime_libidlrt_la_SOURCES) tests/fuzz/fuzz_r
 	$(AM_V_CCLD)srcs=; for f in $^; do case $$f in *.c) srcs="$$srcs $$f";; esac; done; \
 		$(CLANG) $(FUZZ_RT_CFLAGS) -o $@ $$srcs $(runtime_libidlrt_la_LIBADD)
 
+# idlc -fuzz's harness for the example interface, linked as a user links it: with the
+# generated server stubs and the example's routines (idl-fuzz.sh runs it).
+tests/fuzz/benchFuzz.c: $(srcdir)/examples/bench/bench.defs $(idlc_built)
+	@$(MKDIR_P) tests/fuzz
+	$(AM_V_GEN)(cd $(srcdir)/examples/bench && \
+		IDLC_INCLUDE_DIR='$(abs_top_srcdir)/data/include' \
+		'$(abs_top_builddir)/$(idlc_built)' -n -fuzz '$(abs_builddir)/$@' bench.defs)
+
+tests/fuzz/bench_fuzz$(EXEEXT): $(runtime_libidlrt_la_SOURCES) tests/fuzz/benchFuzz.c \
+		examples/bench/benchServer.c examples/bench/bench_impl.c
+	@$(MKDIR_P) tests/fuzz
+	$(AM_V_CCLD)srcs=; for f in $^; do case $$f in *.c) srcs="$$srcs $$f";; esac; done; \
+		$(CLANG) $(FUZZ_RT_CFLAGS) -I$(top_srcdir)/examples/bench \
+		-I$(top_builddir)/examples/bench -o $@ $$srcs $(runtime_libidlrt_la_LIBADD)
+
 fuzz_programs = tests/fuzz/fuzz_defs$(EXEEXT) tests/fuzz/fuzz_demux$(EXEEXT) \
-	tests/fuzz/fuzz_reply$(EXEEXT)
+	tests/fuzz/fuzz_reply$(EXEEXT) tests/fuzz/bench_fuzz$(EXEEXT)
 check_SCRIPTS += $(fuzz_programs)
 CLEANFILES += $(fuzz_programs)
-TESTS += tests/fuzz/smoke.sh tests/fuzz/fuzz-demux.sh tests/fuzz/fuzz-reply.sh
+TESTS += tests/fuzz/smoke.sh tests/fuzz/fuzz-demux.sh tests/fuzz/fuzz-reply.sh \
+	tests/fuzz/idlc-fuzz.sh
+CLEANFILES += tests/fuzz/benchFuzz.c
 
 check-long-fuzz: tests/fuzz/fuzz_defs$(EXEEXT)
 	IDL_TOP_SRCDIR='$(abs_top_srcdir)' IDL_TOP_BUILDDIR='$(abs_top_builddir)' \

@@ -1,14 +1,14 @@
 #!/bin/sh
 # tests/lint/format.sh - every C source and header of the tree is as .clang-format says.
 #
-# The check runs with clang-format 14, the version mk/deps.sh installs, because another
+# The check runs with clang-format 14, which mk/deps.sh --test installs, because another
 # version formats some constructs differently and CI and developers must agree. To mend a
 # file: clang-format-14 -i FILE (or `make format`).
 set -u
 top=${IDL_TOP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 cf=${CLANG_FORMAT:-clang-format-14}
 if ! command -v "$cf" >/dev/null 2>&1; then
-	echo "SKIP: $cf is not installed (mk/deps.sh installs it)"
+	echo "SKIP: $cf is not installed (mk/deps.sh --test installs it)"
 	exit 77
 fi
 cd "$top" || exit 1

@@ -101,7 +101,10 @@ r=$($IN "$NET_CLIENT" portset "$NET_TMP/set" "$udp_target" $SCALLS) ||
 kill -TERM "$spid" || fail "the server under strace is gone"
 wait "$NET_LAST_PID" || fail "strace (and the server) exited with status $?"
 # Messages the server received: per endpoint a hello and a null; on the target a hello,
-# 200 warm-up and 5 rounds of calls.
+# 200 warm-up and 5 rounds of calls. A receive that finds nothing (a wake-up that another
+# thread's receive answered first) happens now and then on a loaded machine; a path that
+# paid two kernel entries per message would double the count, so a margin of 5 % of the
+# messages tells the two apart on a busy machine too.
 msgs=$((1000 * 2 + 1 + 200 + 5 * SCALLS))
 sources=$((NUDP + NUNIX + NTCP + 1)) # datagram endpoints, connections, the target
 awk -v msgs=$msgs -v sources=$sources -v conns=$((NUNIX + NTCP + 1)) '
@@ -111,7 +114,7 @@ awk -v msgs=$msgs -v sources=$sources -v conns=$((NUNIX + NTCP + 1)) '
 	END {
 		printf "server: %d messages, %d receive calls, %d poll calls, %d epoll_wait " \
 		       "(%d connections accepted)\n", msgs, recv, poll, ewait, conns
-		exit !(recv >= msgs && recv <= msgs + 2 * conns + sources + 20 && \
+		exit !(recv >= msgs && recv <= msgs + 2 * conns + sources + 20 + msgs / 20 && \
 		       poll <= conns + 20 && ewait <= msgs + conns + sources + 20)
 	}' "$NET_TMP/strace" ||
 	{ cat "$NET_TMP/strace"; fail "more than one kernel entry per message"; }

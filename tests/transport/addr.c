@@ -49,7 +49,7 @@ tt_unix_left_nothing(const char *address)
  * make_address gets a fresh 0700 directory for the suite; a network transport ignores it and
  * picks a free loopback port instead (bind port 0, read it back, close). Each other
  * transport keeps its row in its own file, tests/transport/addr_<scheme>.c, built when the
- * transport is (its automake fragment, transports/<scheme>.mk, lists it).
+ * transport is (its folder's automake fragment, transports/<scheme>/local.mk, lists it).
  */
 static const struct tt_scheme tt_unix = {
 	"unix",

@@ -1,7 +1,7 @@
 # tests/transport/local.mk - the transport conformance suite: every registered transport
 # against bench-server (and oolt-server for the dialect's cases), the same cases for each.
-# Each transport adds its address row (tests/transport/addr_NAME.c) in transports/local.mk,
-# which is included after this file.
+# Each transport adds its address row (tests/transport/addr_NAME.c) in its own
+# transports/NAME/local.mk, which is included after this file.
 tests_transport_conformance_SOURCES = \
 	tests/transport/conformance.h \
 	tests/transport/main.c \

@@ -18,6 +18,8 @@ tests_unit_unit_SOURCES = \
 	tests/unit/test_rt_transport.c \
 	tests/unit/test_rt_subsystem.c \
 	tests/unit/test_rt_wire.c \
+	tests/unit/test_rt_hello.c \
+	tests/unit/test_rt_serve_message.c \
 	tests/unit/test_rt_unix.c \
 	tests/unit/test_rt_ool.c
 tests_unit_unit_CPPFLAGS = $(test_cppflags)

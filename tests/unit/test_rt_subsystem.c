@@ -76,6 +76,75 @@ test_sig_hash(void)
 				rtt_subsystem.routines[i].sig_hash);
 }
 
+/* Version 2: no number, and each argument's disposition and flags. */
+static void
+test_sig_hash_v2(void)
+{
+	static const char canon[] = "add routine(requestport port port 0 1 - -;"
+				    "in scalar int32 4 1 - signed;in scalar int32 4 1 - signed;"
+				    "out scalar int32 4 1 - signed;)";
+	static const struct idl_arg_desc port_args[] = {
+		{ "server", "mach_port_t", IDL_DIR_REQUESTPORT, IDL_ARG_PORT, IDL_WT_PORT, 0, 0, 0,
+		  1, IDL_NO_OFFSET, IDL_NO_OFFSET },
+		{ "p", "mach_port_t", IDL_DIR_IN, IDL_ARG_PORT, IDL_WT_PORT, 17,
+		  IDL_ARGF_POLY_IN | IDL_ARGF_DEALLOC, 8, 1, 24, IDL_NO_OFFSET },
+		{ "d", "char", IDL_DIR_OUT, IDL_ARG_VAR_ARRAY, IDL_WT_CHAR, 0, IDL_ARGF_RECORD, 1,
+		  64, 40, 24 },
+	};
+	struct idl_routine_desc rt = {
+		"add", 1, IDL_RT_ROUTINE, 5, 0, 0, -1, 32, 32, 32, 32, sub_add_args,
+	};
+	struct idl_routine_desc pr = {
+		"give", 9, IDL_RT_ROUTINE, 3, 0, 0, -1, 48, 48, 32, 96, port_args,
+	};
+	struct idl_arg_desc changed[5];
+	char form[512];
+	size_t full;
+	uint64_t h = idl_routine_sig_hash_v2(&rt), h1;
+
+	CU_ASSERT_EQUAL(idl_routine_sig_form(&rt, 2, form, sizeof form), strlen(canon));
+	CU_ASSERT_STRING_EQUAL(form, canon);
+	CU_ASSERT_EQUAL(h, sub_fnv(canon));
+	CU_ASSERT_EQUAL(h, 0x62a248fa61c31394ull);
+	/* The number is not part of it; the name still is. */
+	rt.number = 7;
+	CU_ASSERT_EQUAL(idl_routine_sig_hash_v2(&rt), h);
+	CU_ASSERT_NOT_EQUAL(idl_routine_sig_hash(&rt), 0x88664010dee7139aull);
+	rt.name = "plus";
+	CU_ASSERT_NOT_EQUAL(idl_routine_sig_hash_v2(&rt), h);
+	rt.name = "add";
+	/* What version 1 cannot see: signedness, a disposition, a flag. */
+	h1 = idl_routine_sig_hash(&rt);
+	memcpy(changed, sub_add_args, sizeof changed);
+	rt.args = changed;
+	changed[1].flags = 0;
+	CU_ASSERT_NOT_EQUAL(idl_routine_sig_hash_v2(&rt), h);
+	CU_ASSERT_EQUAL(idl_routine_sig_hash(&rt), h1);
+	changed[1] = sub_add_args[1];
+	/* A server's own translation (OPAQUE) and how C passes bytes (RECORD) are not. */
+	changed[1].flags |= IDL_ARGF_OPAQUE | IDL_ARGF_RECORD;
+	CU_ASSERT_EQUAL(idl_routine_sig_hash_v2(&rt), h);
+	/* Words for dispositions and flags, and countinout read from a request offset. */
+	CU_ASSERT_EQUAL(idl_routine_sig_form(&pr, 2, form, sizeof form), strlen(form));
+	CU_ASSERT_STRING_EQUAL(form, "give routine(requestport port port 0 1 - -;"
+				     "in port port 8 1 move_send poly_in,dealloc;"
+				     "out var char 1 64 - countinout;)");
+	CU_ASSERT_EQUAL(idl_routine_sig_hash_v2(&pr), sub_fnv(form));
+	/* A short buffer gets what fits, with its NUL; the length is the whole form's. */
+	full = strlen(form);
+	CU_ASSERT_EQUAL(idl_routine_sig_form(&pr, 2, form, 5), full);
+	CU_ASSERT_STRING_EQUAL(form, "give");
+	CU_ASSERT_EQUAL(idl_routine_sig_form(&pr, 3, form, sizeof form), 0);
+	CU_ASSERT_STRING_EQUAL(form, "");
+	/* Version 1's form, through the same function. */
+	rt.args = sub_add_args;
+	rt.number = 1;
+	idl_routine_sig_form(&rt, 1, form, sizeof form);
+	CU_ASSERT_EQUAL(sub_fnv(form), 0x88664010dee7139aull);
+	rt.kind = IDL_RT_SKIP;
+	CU_ASSERT_EQUAL(idl_routine_sig_hash_v2(&rt), 0);
+}
+
 static void
 test_routine_lookup(void)
 {
@@ -100,8 +169,11 @@ test_hello_layout(void)
 	} u;
 	const struct idl__hello_body *b;
 	const char *name;
-	int n = idl__hello_build(&rtt_subsystem, &u.h);
+	uint64_t own[7];
+	int n;
 
+	idl__hello_hashes(&rtt_subsystem, 2, own);
+	n = idl__hello_build(&rtt_subsystem, 2, own, &u.h);
 	/* 40 bytes, 7 hashes, "rtt\0" padded to 8. */
 	CU_ASSERT_EQUAL_FATAL(n, 40 + 7 * 8 + 8);
 	CU_ASSERT_EQUAL(u.h.kind, IDL_KIND_HELLO);
@@ -112,7 +184,11 @@ test_hello_layout(void)
 	CU_ASSERT_EQUAL(b->base, RTT_BASE);
 	CU_ASSERT_EQUAL(b->nroutines, 7);
 	CU_ASSERT_EQUAL(b->namelen, 4);
-	CU_ASSERT_EQUAL(b->hashes[1], rtt_subsystem.routines[1].sig_hash);
+	/* Version 2 with no feature set yet: the word is 2. */
+	CU_ASSERT_EQUAL(b->version, 2);
+	CU_ASSERT_EQUAL(b->hashes[1], idl_routine_sig_hash_v2(&rtt_subsystem.routines[1]));
+	CU_ASSERT_NOT_EQUAL(b->hashes[1], rtt_subsystem.routines[1].sig_hash);
+	CU_ASSERT_EQUAL(b->hashes[RTT_SKIP], 0);
 	CU_ASSERT_EQUAL(memcmp(u.b + 40 + 56, "rtt\0\0\0\0\0", 8), 0);
 	/* A name without its NUL, and a size that disagrees with the counts. */
 	u.b[40 + 56 + 3] = 'x';
@@ -120,24 +196,46 @@ test_hello_layout(void)
 	u.b[40 + 56 + 3] = '\0';
 	CU_ASSERT_EQUAL(idl__hello_parse(&u.h, (size_t)n - 8, &name, &b), IDL_EPROTO);
 	CU_ASSERT_EQUAL(idl__hello_parse(&u.h, 32, &name, &b), IDL_EPROTO);
+	/* Features in the upper half are a version 2 peer's own business; version 0 is no
+	 * version at all. */
+	((struct idl__hello_body *)(void *)(u.b + 24))->version =
+		IDL_HELLO_WORD(2, IDL_HELLO_F_CANCEL | IDL_HELLO_F_GOODBYE | 0x8000u);
+	CU_ASSERT_EQUAL(idl__hello_parse(&u.h, (size_t)n, &name, &b), 0);
+	CU_ASSERT_EQUAL(IDL_HELLO_VERSION_OF(b->version), 2);
+	CU_ASSERT_EQUAL(IDL_HELLO_FEATURES_OF(b->version), 0x8003u);
+	((struct idl__hello_body *)(void *)(u.b + 24))->version = IDL_HELLO_WORD(0, 1);
+	CU_ASSERT_EQUAL(idl__hello_parse(&u.h, (size_t)n, &name, &b), IDL_EPROTO);
+
+	/* Version 1: the table's hashes, and the word exactly 1. */
+	idl__hello_hashes(&rtt_subsystem, 1, own);
+	n = idl__hello_build(&rtt_subsystem, 1, own, &u.h);
+	CU_ASSERT_EQUAL_FATAL(idl__hello_parse(&u.h, (size_t)n, &name, &b), 0);
+	CU_ASSERT_EQUAL(b->version, 1);
+	for (unsigned i = 0; i < 7; i++)
+		CU_ASSERT_EQUAL(b->hashes[i], rtt_subsystem.routines[i].sig_hash);
 }
 
 static void
 test_verdicts(void)
 {
-	uint64_t peer[7];
+	uint64_t own[7], peer[7];
 	uint8_t v[7];
 
-	for (unsigned i = 0; i < 7; i++)
-		peer[i] = rtt_subsystem.routines[i].sig_hash;
+	idl__hello_hashes(&rtt_subsystem, 2, own);
+	memcpy(peer, own, sizeof peer);
 	peer[1] ^= 1;
 	/* The peer knows 6 routines: the 7th is absent on its side. */
-	idl__hello_compare(&rtt_subsystem, peer, 6, v);
+	idl__hello_compare(&rtt_subsystem, own, peer, 6, v);
 	CU_ASSERT_EQUAL(v[0], IDL__SIG_OK);
 	CU_ASSERT_EQUAL(v[1], IDL__SIG_MISMATCH);
-	CU_ASSERT_EQUAL(v[4], IDL__SIG_OK); /* skips agree: both hash 0 */
+	CU_ASSERT_EQUAL(v[4], IDL__SIG_ABSENT); /* a skip: nothing answers it */
 	CU_ASSERT_EQUAL(v[5], IDL__SIG_OK);
 	CU_ASSERT_EQUAL(v[6], IDL__SIG_ABSENT);
+	/* A routine the peer has as a skip is absent too (the caller is told MIG_BAD_ID). */
+	peer[5] = 0;
+	idl__hello_compare(&rtt_subsystem, own, peer, 7, v);
+	CU_ASSERT_EQUAL(v[5], IDL__SIG_ABSENT);
+	CU_ASSERT_EQUAL(v[6], IDL__SIG_OK);
 }
 
 /* tally(server; a : array[*:8] of int; b : array[*:4] of int, samecount), as idlc lays it
@@ -231,6 +329,7 @@ test_inline_ports_table(void)
 
 static CU_TestInfo sub_tests[] = {
 	{ "sig_hash", test_sig_hash },
+	{ "sig_hash version 2", test_sig_hash_v2 },
 	{ "routine_lookup", test_routine_lookup },
 	{ "hello_layout", test_hello_layout },
 	{ "verdicts", test_verdicts },

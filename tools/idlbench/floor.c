@@ -60,6 +60,13 @@ fl_sizes(const struct ib_cell *cell, struct fl_sizes *z)
 	z->rep = cell->row->rep;
 	z->sreq = sync != NULL ? sync->req : 32;
 	z->srep = sync != NULL ? sync->rep : 32;
+	/* A user's one-way row ends with a round trip of another routine: its request is sent
+	 * at the row's size (a stream floor reads each message at that size), its reply at
+	 * the routine's. */
+	if (cell->row->u != NULL) {
+		z->sreq = z->req;
+		z->srep = cell->row->srep != 0 ? cell->row->srep : 32;
+	}
 	z->frame = cell->col->floor->frame;
 	m = z->req;
 	if (z->rep > m)
@@ -308,7 +315,10 @@ fl_oneway(const struct ib_cell *cell, const struct fl_ops *o, struct fl_chan *c,
 		if (got < 0)
 			goto done;
 		t1 = ib_now();
-		out->v[out->n++] = (double)got / (t1 - t0);
+		/* The user's rows count what was sent: their server counts nothing. */
+		out->v[out->n++] =
+			(double)(cell->row->count_sent ? cell->iterations : (unsigned long)got) /
+			(t1 - t0);
 	}
 	r = 0;
 done:

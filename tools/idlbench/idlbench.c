@@ -1,22 +1,25 @@
 /*
- * idlbench.c - times bench.defs over every transport built, beside each transport's floor
- * and the ONC RPC peer, and prints seed 004's tables (docs/benchmarks.md).
+ * idlbench.c - times an interface over every transport built, beside each transport's floor
+ * (and, for bench.defs, the ONC RPC peer), prints seed 004's tables and then a summary
+ * (docs/benchmarks.md). The interface is bench.defs, or the user's own (--defs, --call).
  *
  *     idlbench [--placement same|split|free|all] [--transports LIST] [--routines LIST]
  *              [--rounds N] [--iterations N] [--reps N] [--json FILE] [--plot FILE]
  *              [--quick] [--marshal] [--connect ADDRESS]
+ *              [--defs FILE.defs [-I DIR] [-D NAME[=VALUE]] [-U NAME]
+ *               --call '[NAME=]ROUTINE ARG...'... [--impl LIB.so] [--interpreted]]
  *     idlbench serve [--dynamic] ADDRESS
+ *     idlbench serve --defs FILE.defs [-I DIR] [-D ...] [--impl LIB.so] [--interpreted]
+ *              ADDRESS
  *
- * A run is placements x rounds; a round runs every cell once - each routine over each
- * transport, idlkit and floor side by side - so that the ratios compare figures taken under
- * the same conditions (this VM's cross-CPU figures are bimodal, perf-notes). A cell is a
- * forked server and a forked client (idlbench_cell.c) that warm up and then time `reps`
- * repetitions of `iterations` calls; the round's figure is the median of the repetitions.
- * The tables print the median of the round figures and their min-max.
+ * This file reads the command line and puts the run together: the columns (every
+ * transport idlbench can address and floor, then the peers), the placements, the rows
+ * (bench.defs's, or the user's calls built and loaded by idlbench_build.c), the probe, the
+ * rounds (idlbench_run.c) and the reports (idlbench_report.c, idlbench_summary.c).
  *
- * Beside `unix` runs `unix-dyn`: the same client, transport and floor, with the server
- * interpreting bench.defs's descriptors (<idl/idl_dynamic.h>) instead of running the
- * generated demux, so that its cost line reads what the dynamic path costs.
+ * Beside `unix` runs `unix-dyn` for bench.defs: the same client, transport and floor, with
+ * the server interpreting bench.defs's descriptors (<idl/idl_dynamic.h>) instead of running
+ * the generated demux, so that its cost line reads what the dynamic path costs.
  */
 #include <config.h>
 
@@ -48,6 +51,16 @@ struct ib_opts {
 	const char *plot;
 	int quick;
 	int marshal_only;
+	/* The user's interface: --defs, its cpp options (also the C compiler's), --call. */
+	const char *defs;
+	const char **cpp;
+	size_t ncpp;
+	const char **calls;
+	size_t ncalls;
+	const char *impl;
+	int interpreted;
+	int serve; /* idlbench serve --defs */
+	int dynamic; /* idlbench serve --dynamic */
 };
 
 static volatile sig_atomic_t ib_interrupted;
@@ -62,26 +75,42 @@ ib_on_interrupt(int sig)
 static void
 ib_usage(FILE *f)
 {
-	fprintf(f, "usage: idlbench [OPTIONS]\n"
-		   "       idlbench serve [--dynamic] ADDRESS\n"
-		   "Times bench.defs over every transport built, beside each one's raw floor and\n"
-		   "the ONC RPC peer, and prints lmbench-style tables (docs/benchmarks.md).\n"
-		   "  --placement same|split|free|all   client and server on one CPU, two, or\n"
-		   "                                    left alone (default all)\n"
-		   "  --transports LIST    e.g. unix,tcp,oncrpc (default: every one built);\n"
-		   "                       unix-dyn: unix served by the interpreted server\n"
-		   "  --routines LIST      e.g. null,add,notify (default: every row)\n"
-		   "  --rounds N           rounds per placement (default 5; --quick 3)\n"
-		   "  --iterations N       calls per repetition (default 2000; --quick 300;\n"
-		   "                       the marshaling row 200000, 20000 when quick)\n"
-		   "  --reps N             repetitions per cell and round (default 3)\n"
-		   "  --json FILE          the results as JSON\n"
-		   "  --plot FILE.png|svg  a chart through gnuplot\n"
-		   "  --quick              a run of under a minute\n"
-		   "  --marshal            only the in-process marshaling row (stubs vs XDR)\n"
-		   "  --connect ADDRESS    time the calls against a running `idlbench serve`\n"
-		   "serve options:\n"
-		   "  --dynamic            serve through the interpreted server (no stubs)\n");
+	fprintf(f,
+		"usage: idlbench [OPTIONS]\n"
+		"       idlbench --defs FILE.defs --call 'ROUTINE ARG...' [--call ...] [OPTIONS]\n"
+		"       idlbench serve [--dynamic] ADDRESS\n"
+		"       idlbench serve --defs FILE.defs [--impl LIB.so] [--interpreted] ADDRESS\n"
+		"Times an interface over every transport built, beside each one's floor (the same\n"
+		"bytes moved by a minimal program of our own), and says which is fastest: "
+		"bench.defs\n"
+		"(with the ONC RPC peer), or your own with --defs and --call.\n"
+		"  --placement same|split|free|all   client and server on one CPU, two, or\n"
+		"                                    left alone (default all)\n"
+		"  --transports LIST    e.g. unix,tcp,oncrpc (default: every one built);\n"
+		"                       unix-dyn: unix served by the interpreted server\n"
+		"  --routines LIST      bench.defs's rows, e.g. null,add,notify (default: all)\n"
+		"  --rounds N           rounds per placement (default 5; --quick 3)\n"
+		"  --iterations N       calls per repetition (default 2000; --quick 300;\n"
+		"                       the marshaling row 200000, 20000 when quick)\n"
+		"  --reps N             repetitions per cell and round (default 3)\n"
+		"  --json FILE          the results as JSON\n"
+		"  --plot FILE.png|svg  a chart through gnuplot\n"
+		"  --quick              a run of under a minute\n"
+		"  --marshal            only the in-process marshaling row (stubs vs XDR)\n"
+		"  --connect ADDRESS    time the calls against a running `idlbench serve`\n"
+		"Your own interface:\n"
+		"  --defs FILE.defs     time its routines, with stubs generated and compiled "
+		"($CC)\n"
+		"  -I DIR, -D NAME[=VALUE], -U NAME   for cpp and the C compiler\n"
+		"  --call '[NAME=]ROUTINE ARG...'     a row: the routine called with these\n"
+		"                       arguments, written as idlcall takes them (@FILE too)\n"
+		"  --impl LIB.so        the server's routines (default: null ones that answer\n"
+		"                       KERN_SUCCESS with empty out arguments)\n"
+		"  --interpreted        the interpreted client and server instead of compiled "
+		"stubs\n"
+		"serve options:\n"
+		"  --dynamic            serve bench.defs through the interpreted server (no "
+		"stubs)\n");
 }
 
 static int
@@ -205,13 +234,47 @@ ib_twins(struct ib_run *run)
 			}
 }
 
+/* The peer programs' columns (idlbench_peers.c), after ONC RPC's: NAME-SCHEME for each
+ * transport a program serves. "grpc" adds gRPC's column of each transport chosen, as
+ * "oncrpc" does; "grpc-tcp" that one. A program that cannot run is a note that says why. */
+static struct ib_prog ib_progs[4];
+
+static void
+ib_prog_cols(struct ib_run *run, const struct ib_opts *o)
+{
+	static const char *const schemes[] = { "unix", "tcp" };
+	char why[320], name[32];
+	size_t n = ib_progs_find(ib_progs, sizeof ib_progs / sizeof ib_progs[0], why, sizeof why);
+
+	if (why[0] != '\0')
+		ib_note(run, "peers: %s", why);
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < 2 && run->ncols < IB_MAX_COLS; k++) {
+			if (!ib_prog_serves(&ib_progs[i], schemes[k], ib_progs[i].transports))
+				continue;
+			snprintf(name, sizeof name, "%.15s-%.8s", ib_progs[i].name, schemes[k]);
+			if (o->transports == NULL || ib_in_list(o->transports, name) ||
+			    (ib_in_list(o->transports, ib_progs[i].name) &&
+			     ib_in_list(o->transports, schemes[k]))) {
+				ib_add_col(run, name, schemes[k], 1);
+				run->cols[run->ncols - 1].prog = &ib_progs[i];
+			}
+		}
+}
+
 /* The columns: every registered transport idlbench can address, then the peers. */
 static int
 ib_columns(struct ib_run *run, const struct ib_opts *o)
 {
-	static const char *const known[] = { "unix",	   "unix-dyn",	 "udp",	   "tcp",
-					     "shm",	   "port",	 "oncrpc", "oncrpc-udp",
-					     "oncrpc-tcp", "oncrpc-unix" };
+	/* The transports, then from IB_FIRST_PEER on the peers' names. */
+	enum {
+		IB_FIRST_PEER = 6
+	};
+	static const char *const known[] = { "unix",	   "unix-dyn",	  "udp",      "tcp",
+					     "shm",	   "port",	  "oncrpc",   "oncrpc-udp",
+					     "oncrpc-tcp", "oncrpc-unix", "sdbus",    "sdbus-unix",
+					     "grpc",	   "grpc-unix",	  "grpc-tcp", "capnp",
+					     "capnp-unix", "capnp-tcp" };
 	struct ib_schemes s = { { NULL }, 0 };
 	int used[IB_MAX_COLS] = { 0 };
 
@@ -235,14 +298,26 @@ ib_columns(struct ib_run *run, const struct ib_opts *o)
 				used[i] = 1;
 				if (ib_in_list(o->transports, s.names[i]))
 					ib_add_col(run, s.names[i], s.names[i], 0);
-				if (strcmp(s.names[i], "unix") == 0)
+				if (strcmp(s.names[i], "unix") == 0 && ib_user == NULL)
 					ib_add_dynamic(run, o, "unix");
 			}
 	for (size_t i = 0; i < s.n; i++)
 		if (!used[i])
 			ib_note(run, "transport %s: idlbench has no address maker or floor for it",
 				s.names[i]);
-	if (ib_peer_available()) {
+	if (ib_user != NULL) {
+		/* The peers' programs call bench.defs's routines; --interpreted is the interpreted
+		 * server of the user's own. */
+		for (size_t i = 0; o->transports != NULL && i < sizeof known / sizeof known[0]; i++)
+			if ((strcmp(known[i], "unix-dyn") == 0 || i >= IB_FIRST_PEER) &&
+			    ib_in_list(o->transports, known[i])) {
+				fprintf(stderr,
+					"idlbench: --transports %s: with --defs, only transports "
+					"(--interpreted times your interface interpreted)\n",
+					known[i]);
+				return -1;
+			}
+	} else if (ib_peer_available()) {
 		static const char *const peers[][2] = { { "oncrpc-udp", "udp" },
 							{ "oncrpc-tcp", "tcp" },
 							{ "oncrpc-unix", "unix" } };
@@ -256,249 +331,29 @@ ib_columns(struct ib_run *run, const struct ib_opts *o)
 	} else {
 		ib_note(run, "%s", "ONC RPC peer: not built (configure found no rpcgen/libtirpc)");
 	}
+	if (ib_user == NULL)
+		ib_prog_cols(run, o);
 	ib_twins(run);
 	return 0;
 }
 
-/* Why a cell cannot run (a printed "n/a"), NULL if it can, or "" to leave it out. */
-static const char *
-ib_skip(const struct ib_run *run, const struct ib_row *row, const struct ib_col *col, int side)
-{
-	if (col->peer)
-		return side == 0 && (strcmp(row->name, "null") == 0 ||
-				     strcmp(row->name, "add") == 0 ||
-				     strcmp(row->name, "biginout") == 0)
-			       ? NULL
-			       : "";
-	if (row->mode == IB_MODE_SENDTO)
-		return row->present > 0 && strcmp(col->scheme, "udp") == 0 && run->connect == NULL
-			       ? NULL
-			       : "";
-	if (!row->present)
-		return "not in bench.defs";
-	if (side == 1 && col->twin != NULL)
-		return ""; /* the compiled column's floor, shared after the run (ib_share_floors) */
-	if (col->dgram_max != 0 && (row->req > col->dgram_max || row->rep > col->dgram_max ||
-				    row->payload > col->dgram_max))
-		return "above the datagram limit";
-	if (run->connect != NULL && row->mode == IB_MODE_PINGPONG)
-		return "";
-	if (side == 1 && col->floor == NULL)
-		return run->connect != NULL ? "" : "no floor";
-	if (side == 1 && row->metric == IB_BANDWIDTH && !fl_ool_supported(col->floor))
-		return "no floor";
-	return NULL;
-}
-
+/* -I DIR, -D NAME, -U NAME: for cpp (as idlcall takes them) and the C compiler alike. */
 static int
-ib_cmp(const void *a, const void *b)
+ib_cpp_arg(struct ib_opts *o, int c, const char *value)
 {
-	double x = *(const double *)a, y = *(const double *)b;
+	const char **n = realloc(o->cpp, (o->ncpp + 1) * sizeof *n);
+	char *arg = malloc(strlen(value) + 3);
 
-	return (x > y) - (x < y);
-}
-
-static double
-ib_median(double *v, unsigned n)
-{
-	qsort(v, n, sizeof v[0], ib_cmp);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-static const struct ib_row *
-ib_row_named(const char *name)
-{
-	for (size_t i = 0; i < ib_nrows; i++)
-		if (strcmp(ib_rows[i].name, name) == 0)
-			return &ib_rows[i];
-	return NULL;
-}
-
-struct ib_loop {
-	struct ib_run *run;
-	const char *dir;
-	unsigned addr_n;
-	unsigned done, total;
-	int progress;
-};
-
-static void
-ib_progress(struct ib_loop *lp, const struct ib_result *r, unsigned round, const char *kind)
-{
-	lp->done++;
-	if (!lp->progress)
-		return;
-	fprintf(stderr, "\ridlbench: %s round %u/%u  %-9s %-11s %-6s [%u/%u]\033[K",
-		ib_placement_name(r->placement), round + 1, lp->run->rounds, r->row->name,
-		r->col->name, kind, lp->done, lp->total);
-}
-
-/* Runs one side of one result for one round. */
-static void
-ib_one(struct ib_loop *lp, struct ib_result *r, int side, unsigned round)
-{
-	struct ib_run *run = lp->run;
-	struct ib_cell cell;
-	struct ib_reps reps;
-	int cc = -1, cs = -1;
-
-	memset(&cell, 0, sizeof cell);
-	cell.row = r->row;
-	cell.col = r->col;
-	cell.kind = r->col->peer ? IB_PEER : side == 1 ? IB_FLOOR : IB_IDL;
-	/* notify-sendto: side 0 is the unconnected sendto() floor, side 1 the connected one. */
-	if (r->row->mode == IB_MODE_SENDTO) {
-		cell.kind = IB_FLOOR;
-		if (side == 1)
-			cell.row = ib_row_named("notify");
-	}
-	cell.placement = r->placement;
-	cell.reps = run->reps;
-	cell.iterations = run->iterations / r->row->iter_div;
-	if (cell.iterations < 5)
-		cell.iterations = 5;
-	cell.warmup = cell.iterations / 5 < 20 ? 20 : cell.iterations / 5;
-	if (r->placement == IB_SAME)
-		cc = cs = run->cpu0;
-	else if (r->placement == IB_SPLIT)
-		cc = run->cpu0, cs = run->cpu1;
-	if (run->connect != NULL) {
-		cell.no_server = 1;
-		snprintf(cell.addr, sizeof cell.addr, "%s", run->connect);
-	} else if (ib_make_addr(r->col->scheme, lp->dir, lp->addr_n++, cell.addr,
-				sizeof cell.addr) != 0 ||
-		   (cell.row->mode == IB_MODE_PINGPONG &&
-		    ib_make_addr(r->col->scheme, lp->dir, lp->addr_n++, cell.addr2,
-				 sizeof cell.addr2) != 0)) {
-		snprintf(r->why, sizeof r->why, "cannot make an address");
-		return;
-	}
-	ib_progress(lp, r, round,
-		    cell.kind == IB_FLOOR ? "floor"
-		    : r->col->peer	  ? "peer"
-					  : "idlkit");
-	if (ib_cell_run(&cell, cc, cs, &reps) != 0 || reps.n == 0) {
-		/* A failure is printed as n/a with its reason; the first reason stays. */
-		if (r->why[0] == '\0')
-			snprintf(r->why, sizeof r->why, "%s%.80s", side == 1 ? "floor: " : "",
-				 reps.why[0] != '\0' ? reps.why : "failed");
-		return;
-	}
-	r->v[side][r->n[side]++] = ib_median(reps.v, reps.n);
-}
-
-static void
-ib_loop(struct ib_loop *lp)
-{
-	struct ib_run *run = lp->run;
-
-	for (size_t p = 0; p < run->nplacements && !ib_interrupted; p++) {
-		for (unsigned round = 0; round < run->rounds && !ib_interrupted; round++) {
-			for (size_t i = 0; i < run->nresults && !ib_interrupted; i++) {
-				struct ib_result *r = &run->results[i];
-
-				if (r->placement != run->placements[p])
-					continue;
-				/* idlkit first in even rounds, the floor first in odd ones, so that
-				 * neither always runs on a machine the other just warmed. */
-				for (int k = 0; k < 2; k++) {
-					int side = (k + (int)round) % 2;
-					const char *why = ib_skip(run, r->row, r->col, side);
-
-					if (why == NULL)
-						ib_one(lp, r, side, round);
-				}
-			}
-		}
-	}
-	if (lp->progress)
-		fprintf(stderr, "\r\033[K");
-}
-
-/* A dynamic column's floor is its twin's, taken in the same rounds and placements: copied so
- * that its ratio and its JSON floor read as every column's do. */
-static void
-ib_share_floors(struct ib_run *run)
-{
-	for (size_t i = 0; i < run->nresults; i++) {
-		struct ib_result *r = &run->results[i];
-
-		if (r->col->twin == NULL)
-			continue;
-		for (size_t k = 0; k < run->nresults; k++) {
-			const struct ib_result *t = &run->results[k];
-
-			if (t->col == r->col->twin && t->row == r->row &&
-			    t->placement == r->placement) {
-				memcpy(r->v[1], t->v[1], sizeof r->v[1]);
-				r->n[1] = t->n[1];
-				break;
-			}
-		}
-	}
-}
-
-static int
-ib_results(struct ib_run *run)
-{
-	size_t n = 0;
-
-	run->results = calloc(run->nplacements * ib_nrows * run->ncols, sizeof *run->results);
-	if (run->results == NULL)
+	if (n == NULL || arg == NULL) {
+		free(arg);
+		if (n != NULL)
+			o->cpp = n;
 		return -1;
-	for (size_t p = 0; p < run->nplacements; p++)
-		for (size_t i = 0; i < ib_nrows; i++)
-			for (size_t c = 0; c < run->ncols; c++) {
-				struct ib_result *r = &run->results[n];
-				const char *why0 = ib_skip(run, &ib_rows[i], &run->cols[c], 0);
-				const char *why1 = ib_skip(run, &ib_rows[i], &run->cols[c], 1);
-
-				if (ib_rows[i].present < 0)
-					continue; /* filtered out by --routines */
-				if (why0 != NULL && why0[0] == '\0')
-					continue;
-				r->placement = run->placements[p];
-				r->row = &ib_rows[i];
-				r->col = &run->cols[c];
-				if (why0 != NULL)
-					snprintf(r->why, sizeof r->why, "%s", why0);
-				else if (why1 != NULL && why1[0] != '\0')
-					snprintf(r->why, sizeof r->why, "floor: %s", why1);
-				n++;
-			}
-	run->nresults = n;
-	return 0;
-}
-
-static unsigned
-ib_count_cells(const struct ib_run *run)
-{
-	unsigned n = 0;
-
-	for (size_t i = 0; i < run->nresults; i++)
-		for (int side = 0; side < 2; side++)
-			if (ib_skip(run, run->results[i].row, run->results[i].col, side) == NULL)
-				n++;
-	return n * run->rounds;
-}
-
-static void
-ib_rmdir(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	char path[512];
-
-	if (d != NULL) {
-		while ((e = readdir(d)) != NULL) {
-			if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-				continue;
-			snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-			unlink(path);
-		}
-		closedir(d);
 	}
-	rmdir(dir);
+	snprintf(arg, strlen(value) + 3, "-%c%s", c, value);
+	o->cpp = n;
+	o->cpp[o->ncpp++] = arg;
+	return 0;
 }
 
 static int
@@ -516,13 +371,18 @@ ib_parse(int argc, char **argv, struct ib_opts *o, struct ib_run *run)
 		{ "quick", no_argument, NULL, 'q' },
 		{ "marshal", no_argument, NULL, 'm' },
 		{ "connect", required_argument, NULL, 'c' },
+		{ "defs", required_argument, NULL, 'd' },
+		{ "call", required_argument, NULL, 'C' },
+		{ "impl", required_argument, NULL, 'L' },
+		{ "interpreted", no_argument, NULL, 'i' },
+		{ "dynamic", no_argument, NULL, 'y' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "hI:D:U:", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'p':
 			if (strcmp(optarg, "all") == 0)
@@ -569,6 +429,33 @@ ib_parse(int argc, char **argv, struct ib_opts *o, struct ib_run *run)
 		case 'c':
 			run->connect = optarg;
 			break;
+		case 'd':
+			o->defs = optarg;
+			break;
+		case 'C': {
+			const char **n = realloc(o->calls, (o->ncalls + 1) * sizeof *n);
+
+			if (n == NULL)
+				return -1;
+			o->calls = n;
+			o->calls[o->ncalls++] = optarg;
+			break;
+		}
+		case 'L':
+			o->impl = optarg;
+			break;
+		case 'i':
+			o->interpreted = 1;
+			break;
+		case 'y':
+			o->dynamic = 1;
+			break;
+		case 'I':
+		case 'D':
+		case 'U':
+			if (ib_cpp_arg(o, opt, optarg) != 0)
+				return -1;
+			break;
 		case 'h':
 			ib_usage(stdout);
 			exit(0);
@@ -580,11 +467,33 @@ ib_parse(int argc, char **argv, struct ib_opts *o, struct ib_run *run)
 			return -1;
 		}
 	}
-	if (optind != argc) {
-		ib_usage(stderr);
-		return -1;
-	}
 	return 0;
+}
+
+/* What goes with what: the options of the user's interface need --defs, and some of
+ * bench.defs's mean nothing with it. */
+static int
+ib_check_opts(const struct ib_opts *o, int operands)
+{
+	const char *bad = NULL;
+
+	if (o->defs == NULL && (o->ncalls > 0 || o->impl != NULL || o->interpreted || o->ncpp > 0))
+		bad = "--call, --impl, --interpreted, -I, -D and -U go with --defs";
+	else if (o->defs != NULL && (o->routines != NULL || o->marshal_only || o->dynamic))
+		bad = "--routines, --marshal and --dynamic time bench.defs: with --defs, the rows "
+		      "are the --call options and --interpreted the interpreted server";
+	else if (o->serve && o->ncalls > 0)
+		bad = "serve takes no --call";
+	else if (!o->serve && o->dynamic)
+		bad = "--dynamic goes with serve";
+	else if (o->defs != NULL && !o->serve && o->ncalls == 0)
+		bad = "--defs wants one or more --call 'ROUTINE ARG...': the calls to time";
+	else if (operands != (o->serve ? 1 : 0))
+		bad = o->serve ? "serve wants one ADDRESS" : "unexpected operands";
+	if (bad == NULL)
+		return 0;
+	fprintf(stderr, "idlbench: %s\n", bad);
+	return -1;
 }
 
 static void
@@ -630,6 +539,35 @@ ib_placements(struct ib_run *run, const struct ib_opts *o)
 	}
 }
 
+/* The user's interface, loaded, its rows read and its code built; exit status on failure. */
+static int
+ib_user_setup(struct ib_iface *u, const struct ib_opts *o)
+{
+	memset(u, 0, sizeof *u);
+	u->path = o->defs;
+	u->impl = o->impl;
+	u->interpreted = o->interpreted;
+	if (ib_defs_load(u, o->cpp, o->ncpp) != 0)
+		return 2;
+	for (size_t i = 0; i < o->ncalls; i++)
+		if (ib_defs_call(u, o->calls[i]) != 0)
+			return 2;
+	if (ib_user_rows(u) != 0) {
+		fputs("idlbench: out of memory\n", stderr);
+		return 1;
+	}
+	ib_user = u;
+	return ib_build(u, o->cpp, o->ncpp) == 0 ? 0 : 1;
+}
+
+static void
+ib_user_free(struct ib_iface *u)
+{
+	ib_build_cleanup(u);
+	ib_defs_unload(u);
+	ib_user = NULL;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -640,28 +578,43 @@ main(int argc, char **argv)
 	struct ib_opts o;
 	struct ib_run run;
 	struct ib_loop lp;
+	struct ib_iface user;
 	char dir[256];
 	const char *tmp = getenv("TMPDIR");
 	int rc = 0;
 
-	if (argc >= 2 && strcmp(argv[1], "serve") == 0) {
-		int dynamic = argc == 4 && strcmp(argv[2], "--dynamic") == 0;
-
-		if (argc != 3 + dynamic || argv[2 + dynamic][0] == '-') {
-			ib_usage(stderr);
-			return 2;
-		}
-		return ib_serve_forever(argv[2 + dynamic], 1, dynamic);
-	}
 	memset(&o, 0, sizeof o);
 	memset(&run, 0, sizeof run);
+	memset(&user, 0, sizeof user);
 	o.placements = 7;
-	if (ib_parse(argc, argv, &o, &run) != 0)
+	if (argc >= 2 && strcmp(argv[1], "serve") == 0) {
+		o.serve = 1;
+		argc--;
+		argv++;
+	}
+	if (ib_parse(argc, argv, &o, &run) != 0 || ib_check_opts(&o, argc - optind) != 0)
 		return 2;
+	if (o.defs != NULL && (rc = ib_user_setup(&user, &o)) != 0) {
+		ib_user_free(&user);
+		return rc;
+	}
+	if (o.serve) {
+		if (argv[optind][0] == '-') {
+			ib_usage(stderr);
+			rc = 2;
+		} else {
+			signal(SIGPIPE, SIG_IGN);
+			rc = o.defs != NULL ? ib_user_serve_forever(&user, argv[optind])
+					    : ib_serve_forever(argv[optind], 1, o.dynamic);
+		}
+		ib_user_free(&user);
+		return rc;
+	}
 	if (run.connect != NULL && o.placements == 7)
 		o.placements = 1u << IB_FREE; /* the server is elsewhere: only ours can be pinned */
 	ib_setup(&run, &o);
-	ib_rows_init();
+	if (o.defs == NULL)
+		ib_rows_init();
 	if (o.routines != NULL) {
 		if (ib_check_list("routine", o.routines, rownames,
 				  sizeof rownames / sizeof rownames[0]))
@@ -674,16 +627,15 @@ main(int argc, char **argv)
 	}
 
 	if (!o.marshal_only) {
-		if (ib_columns(&run, &o) != 0)
+		if (ib_columns(&run, &o) != 0) {
+			ib_user_free(&user);
 			return 2;
-		ib_placements(&run, &o);
-		if (ib_results(&run) != 0) {
-			fprintf(stderr, "idlbench: out of memory\n");
-			return 1;
 		}
+		ib_placements(&run, &o);
 		snprintf(dir, sizeof dir, "%s/idlbench.XXXXXX", tmp != NULL && *tmp ? tmp : "/tmp");
 		if (mkdtemp(dir) == NULL) {
 			perror("idlbench: mkdtemp");
+			ib_user_free(&user);
 			return 1;
 		}
 		signal(SIGINT, ib_on_interrupt);
@@ -693,16 +645,32 @@ main(int argc, char **argv)
 		lp.run = &run;
 		lp.dir = dir;
 		lp.progress = isatty(2);
+		lp.stop = &ib_interrupted;
+		/* One call of each row first: the sizes the floors move, and a server that does
+		 * not serve the interface is told now rather than as a table of n/a. */
+		if ((o.defs != NULL || run.connect != NULL) && ib_probe(&lp, "bench.defs") != 0) {
+			ib_rmdir(dir);
+			ib_user_free(&user);
+			return 1;
+		}
+		if (ib_results(&run) != 0) {
+			fprintf(stderr, "idlbench: out of memory\n");
+			ib_rmdir(dir);
+			ib_user_free(&user);
+			return 1;
+		}
 		lp.total = ib_count_cells(&run);
 		ib_loop(&lp);
 		ib_share_floors(&run);
 		ib_rmdir(dir);
 		if (ib_interrupted) {
 			fprintf(stderr, "idlbench: interrupted\n");
+			free(run.results);
+			ib_user_free(&user);
 			return 130;
 		}
 	}
-	if (run.connect == NULL &&
+	if (run.connect == NULL && o.defs == NULL &&
 	    (o.marshal_only || o.routines == NULL || ib_in_list(o.routines, "biginout"))) {
 		/* --iterations sets the calls per repetition here too, so that a profiler can
 		 * run the loop a known number of times (docs/benchmarks.md). */
@@ -712,10 +680,22 @@ main(int argc, char **argv)
 		run.marshal_xdr_ns = ib_xdr_biginout_ns(n);
 	}
 	ib_report_text(stdout, &run);
+	ib_report_summary(stdout, &run);
 	if (o.json != NULL && ib_report_json(o.json, &run) != 0)
 		rc = 1;
 	if (o.plot != NULL && ib_report_plot(o.plot, &run) != 0)
 		rc = 1;
+	if (run.failed > 0) {
+		fprintf(stderr,
+			"idlbench: %u row%s could not be timed: its call failed (n/a above)\n",
+			run.failed, run.failed == 1 ? "" : "s");
+		rc = 1;
+	}
 	free(run.results);
+	ib_user_free(&user);
+	for (size_t i = 0; i < o.ncpp; i++)
+		free((void *)o.cpp[i]);
+	free(o.cpp);
+	free(o.calls);
 	return rc;
 }

@@ -157,7 +157,9 @@ ib_wait_ready(int fd, char *why, size_t len)
 			break;
 	}
 	line[got] = '\0';
-	if (strcmp(line, "ready\n") == 0)
+	/* A peer program says "ready ADDRESS" (peer.h). */
+	if (strcmp(line, "ready\n") == 0 ||
+	    (strncmp(line, "ready ", 6) == 0 && got > 0 && line[got - 1] == '\n'))
 		return 0;
 	line[strcspn(line, "\n")] = '\0';
 	snprintf(why, len, "%.*s", (int)len - 1,
@@ -194,6 +196,10 @@ ib_serve_child(const struct ib_cell *cell, int fd)
 		return ib_floor_serve(cell, fd);
 	case IB_PEER:
 		return ib_peer_serve(cell, fd);
+	case IB_PROG:
+		return ib_prog_serve(cell, fd);
+	case IB_PROBE:
+		return ib_idl_serve(cell, fd);
 	}
 	return 1;
 }
@@ -208,6 +214,10 @@ ib_client_child(const struct ib_cell *cell, struct ib_reps *out)
 		return ib_floor_client(cell, out);
 	case IB_PEER:
 		return ib_peer_client(cell, out);
+	case IB_PROG:
+		return ib_prog_client(cell, out);
+	case IB_PROBE:
+		return ib_user != NULL ? ib_user_probe(cell, out) : ib_bench_probe(cell, out);
 	}
 	return -1;
 }

@@ -127,22 +127,36 @@ row_ool1m(void *port, unsigned i, void *vs)
 	return bench_ool1m(port, s->ool, 1u << 20);
 }
 
-struct ib_row ib_rows[] = {
-	{ "null", "null", IB_LATENCY, IB_MODE_CALL, 0, 1, row_null, 0, 0, 0 },
-	{ "add", "add", IB_LATENCY, IB_MODE_CALL, 0, 1, row_add, 0, 0, 0 },
-	{ "intrpc", "intrpc", IB_LATENCY, IB_MODE_CALL, 0, 1, row_intrpc, 0, 0, 0 },
-	{ "bigin", "bigin", IB_LATENCY, IB_MODE_CALL, 0, 1, row_bigin, 0, 0, 0 },
-	{ "bigout", "bigout", IB_LATENCY, IB_MODE_CALL, 0, 1, row_bigout, 0, 0, 0 },
-	{ "biginout", "biginout", IB_LATENCY, IB_MODE_CALL, 0, 1, row_biginout, 0, 0, 0 },
-	{ "ool64k", "ool64k", IB_BANDWIDTH, IB_MODE_CALL, 64u << 10, 8, row_ool64k, 0, 0, 0 },
-	{ "ool1m", "ool1m", IB_BANDWIDTH, IB_MODE_CALL, 1u << 20, 64, row_ool1m, 0, 0, 0 },
-	{ "notify", "notify", IB_ONEWAY, IB_MODE_ONEWAY, 0, 1, NULL, 0, 0, 0 },
-	{ "notifypp", "notify", IB_ONEWAY, IB_MODE_PINGPONG, 0, 1, NULL, 0, 0, 0 },
+static struct ib_row ib_bench_rows[] = {
+	{ .name = "null", .routine = "null", .metric = IB_LATENCY, .call = row_null },
+	{ .name = "add", .routine = "add", .metric = IB_LATENCY, .call = row_add },
+	{ .name = "intrpc", .routine = "intrpc", .metric = IB_LATENCY, .call = row_intrpc },
+	{ .name = "bigin", .routine = "bigin", .metric = IB_LATENCY, .call = row_bigin },
+	{ .name = "bigout", .routine = "bigout", .metric = IB_LATENCY, .call = row_bigout },
+	{ .name = "biginout", .routine = "biginout", .metric = IB_LATENCY, .call = row_biginout },
+	{ .name = "ool64k",
+	  .routine = "ool64k",
+	  .metric = IB_BANDWIDTH,
+	  .payload = 64u << 10,
+	  .iter_div = 8,
+	  .call = row_ool64k },
+	{ .name = "ool1m",
+	  .routine = "ool1m",
+	  .metric = IB_BANDWIDTH,
+	  .payload = 1u << 20,
+	  .iter_div = 64,
+	  .call = row_ool1m },
+	{ .name = "notify", .routine = "notify", .metric = IB_ONEWAY, .mode = IB_MODE_ONEWAY },
+	{ .name = "notifypp", .routine = "notify", .metric = IB_ONEWAY, .mode = IB_MODE_PINGPONG },
 	/* Floor only, over UDP: the same one-way messages sent unconnected (seed 003). */
-	{ "notify-sendto", "notify", IB_ONEWAY, IB_MODE_SENDTO, 0, 1, NULL, 0, 0, 0 },
+	{ .name = "notify-sendto",
+	  .routine = "notify",
+	  .metric = IB_ONEWAY,
+	  .mode = IB_MODE_SENDTO },
 };
 
-const size_t ib_nrows = sizeof ib_rows / sizeof ib_rows[0];
+struct ib_row *ib_rows = ib_bench_rows;
+size_t ib_nrows = sizeof ib_bench_rows / sizeof ib_bench_rows[0];
 
 static const struct idl_routine_desc *
 ib_routine(const char *name)
@@ -165,6 +179,8 @@ ib_rows_init(void)
 		struct ib_row *row = &ib_rows[i];
 		const struct idl_routine_desc *rt = ib_routine(row->routine);
 
+		if (row->iter_div == 0)
+			row->iter_div = 1;
 		row->present = rt != NULL && (row->mode != IB_MODE_CALL || row->call != NULL);
 		/* One-way rate needs intrpc to count what arrived. */
 		if (row->mode == IB_MODE_ONEWAY || row->mode == IB_MODE_SENDTO)
@@ -275,6 +291,8 @@ ib_idl_serve(const struct ib_cell *cell, int ready_fd)
 	char why[256];
 	int err;
 
+	if (ib_user != NULL)
+		return ib_user_serve(cell, ready_fd);
 	if (cell->row->mode == IB_MODE_PINGPONG) {
 		ib_pp.active = 1;
 		ib_pp.peer = cell->addr2;
@@ -463,6 +481,8 @@ ib_idl_client(const struct ib_cell *cell, struct ib_reps *out)
 	idl_port_t port;
 	int kr;
 
+	if (cell->row->u != NULL)
+		return ib_user_client(cell, out);
 	if (cell->row->mode == IB_MODE_PINGPONG)
 		return ib_pingpong(cell, out);
 	if ((kr = idl_port_open(cell->addr, &port)) != 0) {
@@ -475,4 +495,25 @@ ib_idl_client(const struct ib_cell *cell, struct ib_reps *out)
 		kr = ib_calls(cell, port, out);
 	idl_port_close(port);
 	return kr;
+}
+
+int
+ib_bench_probe(const struct ib_cell *cell, struct ib_reps *out)
+{
+	idl_port_t port;
+	int kr;
+
+	if ((kr = idl_port_open(cell->addr, &port)) != 0) {
+		snprintf(out->why, sizeof out->why, "%s (%s) %.50s", idl_strerror(kr),
+			 idl_errname(kr), idl_errdetail());
+		return -1;
+	}
+	kr = bench_null(port);
+	out->v[0] = out->v[1] = 0;
+	out->v[2] = kr;
+	out->n = 3;
+	if (kr != 0)
+		snprintf(out->why, sizeof out->why, "%.95s", idl_errdetail());
+	idl_port_close(port);
+	return 0;
 }

@@ -100,13 +100,17 @@ rp_twin(const struct ib_run *run, const struct ib_result *peer)
 	return NULL;
 }
 
-/* ONC RPC ÷ idlkit: how many times faster idlkit is, round by round. */
+/* How many times faster idlkit is than the peer, round by round: the peer's time ÷ idlkit's,
+ * or for a rate idlkit's ÷ the peer's. */
 static double
 rp_speedup(const struct ib_run *run, const struct ib_result *peer)
 {
 	const struct ib_result *t = rp_twin(run, peer);
 
-	return t == NULL ? NAN : rp_ratio(peer->v[0], peer->n[0], t->v[0], t->n[0]);
+	if (t == NULL)
+		return NAN;
+	return peer->row->metric == IB_LATENCY ? rp_ratio(peer->v[0], peer->n[0], t->v[0], t->n[0])
+					       : rp_ratio(t->v[0], t->n[0], peer->v[0], peer->n[0]);
 }
 
 static const struct ib_result *
@@ -194,7 +198,8 @@ rp_line(FILE *f, const struct ib_run *run, enum ib_placement p, const struct ib_
 	static const char *const side[] = { "idlkit", "", "floor",   "",    "ratio",
 					    "oncrpc", "", "speedup", "cost" };
 
-	fprintf(f, "%-12s %-7s", what == 0 || what == 5 ? col->name : "", side[what]);
+	fprintf(f, "%-12s %-7s", what == 0 || what == 5 ? col->name : "",
+		what == 5 && col->prog != NULL ? col->prog->name : side[what]);
 	for (size_t i = 0; i < ncols; i++) {
 		const struct ib_result *r = rp_find(run, p, cols[i], col);
 		char buf[32] = "";
@@ -330,35 +335,108 @@ rp_table(FILE *f, const struct ib_run *run, enum ib_placement p, enum ib_metric 
 		rp_fmt(y, sizeof y, b.median / 1000);
 		rp_fmt(z, sizeof z, ib_ratio_of(r));
 		fprintf(f,
-			"udp raw one-way (seed 003): sendto() unconnected %s, send() connected %s "
-			"(x%s)\n",
+			"udp raw one-way, thousands/s: sendto() on an unconnected socket %s, "
+			"send() "
+			"on a connected one %s (x%s)\n",
 			x, y, z);
 	}
 	rp_na(f, run, p, m);
+}
+
+/* The interface and how it was run, when it is the user's. */
+static void
+rp_interface(FILE *f)
+{
+	if (ib_user == NULL)
+		return;
+	fprintf(f, "interface: %s (subsystem %s), %zu row%s; client: %s", ib_user->path,
+		ib_user->ss->name, ib_user->ncalls, ib_user->ncalls == 1 ? "" : "s",
+		ib_user->interpreted ? "the interpreted client (descriptors)"
+				     : "the compiled client stubs");
+	if (ib_user->why[0] != '\0')
+		fprintf(f, " (%s)", ib_user->why);
+	fprintf(f, "; server: %s%s\n",
+		ib_user->interpreted ? "the interpreted server with "
+				     : "the compiled server stubs with ",
+		ib_user->impl != NULL ? ib_user->impl
+		: ib_user->resolve != NULL || !ib_user->interpreted
+			? "the null routines (KERN_SUCCESS, out arguments empty: the messaging "
+			  "alone)"
+			: "replies made from the descriptors (no routines: the messaging alone)");
+}
+
+/* The peers of the run, with their versions; the bytes of their bandwidth rows travel
+ * inside the message, where idlkit's go out of line. */
+static void
+rp_peers(FILE *f, const struct ib_run *run)
+{
+	int any = 0;
+
+	for (size_t c = 0; c < run->ncols; c++) {
+		const struct ib_col *col = &run->cols[c];
+		int first = 1;
+
+		if (!col->peer)
+			continue;
+		for (size_t k = 0; k < c && first; k++)
+			first = !run->cols[k].peer || run->cols[k].prog != col->prog;
+		if (first)
+			fprintf(f, "%s%s: %s", any++ ? "; " : "peers: ",
+				col->prog != NULL ? col->prog->name : "oncrpc",
+				ib_peer_version(col));
+	}
+	if (any)
+		fprintf(f, ".\n       A peer's ool64k and ool1m carry the bytes inline, in "
+			   "the message.\n");
 }
 
 void
 ib_report_text(FILE *f, const struct ib_run *run)
 {
 	struct utsname u;
+	int peers = 0, dyn = 0;
 
 	uname(&u);
 	fprintf(f, "idlbench %s on %s %s, %ld CPUs, %s\n", idl_version(), u.sysname, u.release,
 		sysconf(_SC_NPROCESSORS_ONLN), run->date);
-	if (run->nresults > 0)
+	rp_interface(f);
+	for (size_t i = 0; i < run->nresults; i++) {
+		peers |= run->results[i].col->peer;
+		dyn |= run->results[i].col->twin != NULL;
+	}
+	if (run->nresults > 0) {
 		fprintf(f,
-			"%u rounds per placement; each figure is the median of the round "
-			"medians (a round: %u x %u calls per cell),\nmin-max of the round medians "
-			"beneath; floor: our raw program, same kernel object and bytes; ratio: "
-			"idlkit / floor\n",
-			run->rounds, run->reps, run->iterations);
+			"%u round%s per placement; each figure is the median of the rounds' "
+			"figures "
+			"(a round: %u x %u calls per cell)%s\n",
+			run->rounds, run->rounds == 1 ? "" : "s", run->reps, run->iterations,
+			run->rounds > 1 ? ",\nthe lowest and highest of them beneath." : ".");
+		if (run->connect == NULL)
+			fprintf(f, "floor: the same bytes over the same kernel object, sent and "
+				   "received "
+				   "by a minimal program of our own\n       with no stubs and no "
+				   "runtime: "
+				   "the least these messages can cost.\n"
+				   "ratio: idlkit's figure divided by the floor's, round by round "
+				   "(a time "
+				   "of 1.25 is 25%% slower than the\n       floor; a rate of 0.80 "
+				   "is 80%% "
+				   "of the floor's rate).\n");
+		if (peers)
+			fprintf(f, "speedup: the peer's time divided by idlkit's over the same "
+				   "transport, round by round (for a rate\n         idlkit's "
+				   "divided by the peer's; above 1: idlkit is faster).\n");
+		rp_peers(f, run);
+		if (dyn)
+			fprintf(f, "cost: the interpreted server's figure divided by the compiled "
+				   "one's, round by round (above 1: slower).\n");
+	}
 	for (size_t c = 0; c < run->ncols; c++)
 		if (run->cols[c].twin != NULL) {
 			fprintf(f,
 				"%s: %s served by the interpreted server (descriptors and libffi) "
-				"with %s's floor; cost: %s / %s\n",
-				run->cols[c].name, run->cols[c].scheme, run->cols[c].twin->name,
-				run->cols[c].name, run->cols[c].twin->name);
+				"with %s's floor\n",
+				run->cols[c].name, run->cols[c].scheme, run->cols[c].twin->name);
 		}
 	for (size_t p = 0; p < run->nplacements; p++)
 		for (int m = IB_LATENCY; m <= IB_BANDWIDTH; m++)
@@ -440,10 +518,19 @@ js_list(FILE *f, const char *key, const char *const *v, size_t n)
 static const char *const js_metric[] = { "latency", "oneway", "bandwidth" };
 static const char *const js_unit[] = { "us", "msgs/s", "MB/s" };
 
+/* What one JSON result says beyond its figures: which stubs ran, and the bytes of the
+ * request and reply that the floor moved too (0 for none). */
+struct js_extra {
+	const char *stubs; /* NULL: a peer's row */
+	uint32_t req, rep;
+	const char *version; /* a peer's row: its library and version */
+	double speedup; /* a peer's row: how many times faster idlkit is */
+};
+
 static void
 js_result(FILE *f, int *first, const char *transport, const char *routine, const char *place,
 	  enum ib_metric m, const struct ib_stat *s, double floor, double ratio, unsigned rounds,
-	  unsigned iterations)
+	  unsigned iterations, const struct js_extra *x)
 {
 	fprintf(f, "%s\n    {\"transport\": ", *first ? "" : ",");
 	*first = 0;
@@ -461,7 +548,17 @@ js_result(FILE *f, int *first, const char *transport, const char *routine, const
 	js_num(f, floor);
 	fputs(", \"ratio\": ", f);
 	js_num(f, ratio);
-	fprintf(f, ", \"rounds\": %u, \"iterations\": %u}", rounds, iterations);
+	fprintf(f, ", \"rounds\": %u, \"iterations\": %u", rounds, iterations);
+	if (x != NULL && x->stubs != NULL)
+		fprintf(f, ", \"stubs\": \"%s\", \"request_bytes\": %u, \"reply_bytes\": %u",
+			x->stubs, x->req, x->rep);
+	if (x != NULL && x->version != NULL) {
+		fputs(", \"peer\": ", f);
+		js_str(f, x->version);
+		fputs(", \"speedup\": ", f);
+		js_num(f, x->speedup);
+	}
+	fputc('}', f);
 }
 
 int
@@ -512,6 +609,18 @@ ib_report_json(const char *path, const struct ib_run *run)
 		js_str(f, run->connect);
 	else
 		fputs("null", f);
+	fputs(", \"defs\": ", f);
+	if (ib_user != NULL)
+		js_str(f, ib_user->path);
+	else
+		fputs("null", f);
+	fputs(", \"impl\": ", f);
+	if (ib_user != NULL && ib_user->impl != NULL)
+		js_str(f, ib_user->impl);
+	else
+		fputs("null", f);
+	fprintf(f, ", \"interpreted\": %s",
+		ib_user != NULL && ib_user->interpreted ? "true" : "false");
 	fputs("},\n \"results\": [", f);
 	for (size_t i = 0; i < run->nresults; i++) {
 		const struct ib_result *r = &run->results[i];
@@ -519,12 +628,22 @@ ib_report_json(const char *path, const struct ib_run *run)
 		unsigned iters = run->iterations / r->row->iter_div;
 		int sendto = r->row->mode == IB_MODE_SENDTO;
 
+		struct js_extra x = { "compiled", r->row->req, r->row->rep, NULL, NAN };
+
 		if (s.n == 0)
 			continue;
+		if (r->col->peer) {
+			x.stubs = NULL;
+			x.version = ib_peer_version(r->col);
+			x.speedup = rp_speedup(run, r);
+		} else if (ib_user != NULL && ib_user->interpreted)
+			x.stubs = "interpreted";
+		else if (r->col->dynamic)
+			x.stubs = "interpreted server";
 		js_result(f, &first, sendto ? "udp-sendto" : r->col->name,
 			  sendto ? "notify" : r->row->name, ib_placement_name(r->placement),
 			  r->row->metric, &s, r->col->peer ? NAN : fl.median,
-			  r->col->peer ? NAN : ib_ratio_of(r), s.n, iters < 5 ? 5 : iters);
+			  r->col->peer ? NAN : ib_ratio_of(r), s.n, iters < 5 ? 5 : iters, &x);
 	}
 	if (run->marshal_idl_ns >= 0) {
 		struct ib_stat s = { run->marshal_idl_ns / 1000, run->marshal_idl_ns / 1000,
@@ -535,10 +654,10 @@ ib_report_json(const char *path, const struct ib_run *run)
 
 		js_result(f, &first, "marshal", "biginout", "inproc", IB_LATENCY, &s, NAN,
 			  run->marshal_xdr_ns > 0 ? run->marshal_idl_ns / run->marshal_xdr_ns : NAN,
-			  9, iters);
+			  9, iters, NULL);
 		if (run->marshal_xdr_ns > 0)
 			js_result(f, &first, "marshal-xdr", "biginout", "inproc", IB_LATENCY, &x,
-				  NAN, NAN, 9, iters);
+				  NAN, NAN, 9, iters, NULL);
 	}
 	fputs("\n ]}\n", f);
 	if (f != stdout && fclose(f) != 0) {

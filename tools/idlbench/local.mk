@@ -1,14 +1,21 @@
-# tools/idlbench/local.mk - idlbench: bench.defs timed over every transport, beside each
-# one's raw floor and the ONC RPC peer (docs/benchmarks.md). Installed; its tests are
-# tests/bench/.
+# tools/idlbench/local.mk - idlbench: bench.defs, or a user's own interface (--defs), timed
+# over every transport, beside each one's raw floor and the peers: ONC RPC, and the programs
+# of tools/idlbench/peers/ (sd-bus, gRPC, Cap'n Proto) (docs/benchmarks.md). Installed; its tests are tests/bench/.
 
 bin_PROGRAMS += tools/idlbench/idlbench
 
 tools_idlbench_idlbench_SOURCES = \
 	tools/idlbench/idlbench.h \
 	tools/idlbench/idlbench.c \
+	tools/idlbench/idlbench_run.c \
 	tools/idlbench/idlbench_cell.c \
 	tools/idlbench/idlbench_idl.c \
+	tools/idlbench/idlbench_defs.c \
+	tools/idlbench/idlbench_gen.c \
+	tools/idlbench/idlbench_build.c \
+	tools/idlbench/idlbench_user.c \
+	tools/idlbench/idlbench_summary.c \
+	tools/idlbench/idlbench_peers.c \
 	tools/idlbench/idlbench_marshal.c \
 	tools/idlbench/idlbench_report.c \
 	tools/idlbench/floor.c \
@@ -20,13 +27,19 @@ tools_idlbench_idlbench_SOURCES = \
 	examples/bench/bench_impl.h \
 	examples/bench/bench_types.h
 nodist_tools_idlbench_idlbench_SOURCES = tools/idlbench/idlbench_fns.h
+# The user's interface goes through the compiler's library and idlcall's (libidlcall.a),
+# and its generated code is compiled against the runtime's headers: the installed ones, or
+# this source tree's for the binary of this build tree (idlbench_build.c).
 tools_idlbench_idlbench_CPPFLAGS = $(bench_cppflags) -I$(top_srcdir)/tools/idlbench \
-	-I$(top_builddir)/tools/idlbench -DIDL_GNUPLOT='"$(GNUPLOT)"'
+	-I$(top_builddir)/tools/idlbench -I$(top_srcdir)/tools/idlcall -I$(top_srcdir)/idlc \
+	-I$(top_builddir)/idlc -DIDL_GNUPLOT='"$(GNUPLOT)"' -DIB_INCLUDEDIR='"$(includedir)"' \
+	-DIB_SRC_INCLUDEDIR='"$(abs_top_srcdir)/include"' -DIB_BUILDDIR='"$(abs_top_builddir)"'
 # The wraps: the notification ping-pong's answering notify, and the in-process marshaling
 # row's idl_call and no-op biginout (idlbench_idl.c, idlbench_marshal.c explain them).
 tools_idlbench_idlbench_LDFLAGS = -Wl,--wrap=S_bench_notify -Wl,--wrap=S_bench_biginout \
 	-Wl,--wrap=idl_call
-tools_idlbench_idlbench_LDADD = examples/bench/libbenchstubs.a runtime/libidlrt.la -lrt -lm
+tools_idlbench_idlbench_LDADD = examples/bench/libbenchstubs.a tools/idlcall/libidlcall.a \
+	idlc/libidlc.a runtime/libidlrt.la -lrt -lm
 
 # The server routines of this build's bench.defs, for the interpreted server's resolver
 # (idlbench_idl.c): taken by address in idlbench's own code, so that the --wrap'ed ones are
@@ -90,3 +103,5 @@ IDLBENCH_FLAGS = --quick
 bench: tools/idlbench/idlbench$(EXEEXT)
 	tools/idlbench/idlbench$(EXEEXT) $(IDLBENCH_FLAGS)
 .PHONY: bench
+
+include tools/idlbench/peers/local.mk

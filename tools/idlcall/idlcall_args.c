@@ -415,6 +415,42 @@ args_elements(const struct idl_arg_desc *a, const char *text, void **data, uint3
 	return 0;
 }
 
+/* Text for chars and strings: the text itself, or @FILE for a file's text; a string gets
+ * its NUL, and so may contain none. */
+static int
+args_text(const struct idl_arg_desc *a, const char *text, bool nul, void **data, uint32_t *count,
+	  char *err, size_t errlen)
+{
+	unsigned char *b;
+	size_t n;
+
+	if (text[0] != '@') {
+		if ((*data = strdup(text)) == NULL)
+			return args_fail(err, errlen, a, "out of memory");
+		*count = (uint32_t)strlen(text) + (nul ? 1 : 0);
+		return 0;
+	}
+	if (args_file(a, text + 1, &b, &n, err, errlen) != 0)
+		return -1;
+	if (nul && memchr(b, '\0', n) != NULL) {
+		free(b);
+		return args_fail(err, errlen, a, "%s: a string cannot hold a NUL byte", text + 1);
+	}
+	if (nul) {
+		unsigned char *nb = realloc(b, n + 1);
+
+		if (nb == NULL) {
+			free(b);
+			return args_fail(err, errlen, a, "out of memory");
+		}
+		b = nb;
+		b[n++] = '\0';
+	}
+	*data = b;
+	*count = (uint32_t)n;
+	return 0;
+}
+
 int
 idlcall_parse_arg(const struct idl_arg_desc *a, const char *text, void **data, uint32_t *count,
 		  char *err, size_t errlen)
@@ -438,18 +474,11 @@ idlcall_parse_arg(const struct idl_arg_desc *a, const char *text, void **data, u
 	case IDL_ARG_CSTRING_FIXED:
 	case IDL_ARG_CSTRING_VAR:
 		/* The string travels with its NUL. */
-		if ((*data = strdup(text)) == NULL)
-			return args_fail(err, errlen, a, "out of memory");
-		*count = (uint32_t)strlen(text) + 1;
-		return 0;
+		return args_text(a, text, true, data, count, err, errlen);
 	case IDL_ARG_FIXED_ARRAY:
 	case IDL_ARG_VAR_ARRAY:
-		if (a->wire_type == IDL_WT_CHAR && a->elem_size == 1) {
-			if ((*data = strdup(text)) == NULL)
-				return args_fail(err, errlen, a, "out of memory");
-			*count = (uint32_t)strlen(text);
-			return 0;
-		}
+		if (a->wire_type == IDL_WT_CHAR && a->elem_size == 1)
+			return args_text(a, text, false, data, count, err, errlen);
 		if (bytes)
 			return args_elements(a, text, data, count, err, errlen);
 		if (args_list(a, text, data, count, err, errlen) != 0)

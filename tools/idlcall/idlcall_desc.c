@@ -31,6 +31,13 @@ int
 idlcall_load(const char *path, const char *const *cpp_args, size_t ncpp_args,
 	     struct idlcall_iface *ifc)
 {
+	return idlcall_load_types(path, cpp_args, ncpp_args, NULL, ifc);
+}
+
+int
+idlcall_load_types(const char *path, const char *const *cpp_args, size_t ncpp_args,
+		   const char *types, struct idlcall_iface *ifc)
+{
 	struct idlc_options opts;
 	const struct idlc_module *m;
 	const char *env = getenv("IDLC_CPP");
@@ -41,6 +48,7 @@ idlcall_load(const char *path, const char *const *cpp_args, size_t ncpp_args,
 	opts.cpp_args = cpp_args;
 	opts.ncpp_args = ncpp_args;
 	opts.include_dir = IDLC_PKGINCLUDEDIR;
+	opts.out[IDLC_OUT_TYPES] = types;
 	opts.quiet = true; /* warnings are for whoever compiles the interface */
 	if (env != NULL && env[0] != '\0')
 		opts.cpp = env;

@@ -13,8 +13,6 @@
  */
 #include <config.h>
 
-#include <dlfcn.h>
-#include <link.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -35,31 +33,6 @@ serve_on_signal(int sig)
 {
 	(void)sig;
 	idl_server_stop(serve_srv);
-}
-
-/* The library the functions come from, and the name the dynamic linker knows it by. */
-struct serve_lib {
-	void *handle;
-	const char *name;
-};
-
-/*
- * Finds a routine's function in the library itself. dlsym() on a handle also searches the
- * libraries it depends on, so a routine called `write` in an interface without a server
- * prefix would become libc's write(): a function found elsewhere counts as missing, as a
- * missing definition in the library is what the user needs to hear about.
- */
-static void *
-serve_resolve(void *arg, const char *symbol)
-{
-	const struct serve_lib *l = arg;
-	void *fn = dlsym(l->handle, symbol);
-	Dl_info info;
-
-	if (fn == NULL || dladdr(fn, &info) == 0 || info.dli_fname == NULL ||
-	    strcmp(info.dli_fname, l->name) != 0)
-		return NULL;
-	return fn;
 }
 
 /* The line that says what is served, written at once so that it is one line even when
@@ -150,26 +123,18 @@ int
 idlcall_serve(const struct idlcall_iface *ifc, const char *address, const char *lib,
 	      const char *prefix)
 {
-	struct serve_lib l;
-	struct link_map *lm = NULL;
+	struct idlcall_lib l;
 	idl_dynamic_t *d = NULL;
+	char why[512];
 	int err, rc;
 
-	/* RTLD_NOW: a library with an unresolved symbol fails here, not at the first call;
-	 * RTLD_LOCAL: its names stay its own. */
-	if ((l.handle = dlopen(lib, RTLD_NOW | RTLD_LOCAL)) == NULL) {
-		fprintf(stderr, "idlcall: cannot load %s: %s\n", lib, dlerror());
+	if (idlcall_lib_open(lib, 0, &l, why, sizeof why) != 0) {
+		fprintf(stderr, "idlcall: %s\n", why);
 		return 1;
 	}
-	if (dlinfo(l.handle, RTLD_DI_LINKMAP, &lm) != 0 || lm == NULL || lm->l_name == NULL) {
-		fprintf(stderr, "idlcall: %s: %s\n", lib, dlerror());
-		dlclose(l.handle);
-		return 1;
-	}
-	l.name = lm->l_name;
 	if (prefix == NULL)
 		prefix = ifc->serverprefix;
-	if ((err = idl_dynamic_create(&ifc->ss, prefix, serve_resolve, &l, &d)) != 0) {
+	if ((err = idl_dynamic_create(&ifc->ss, prefix, idlcall_lib_resolve, &l, &d)) != 0) {
 		/* Most often a function the library lacks, which the detail names ("calc.add: no
 		 * function calc_add"): what a link with the generated stubs would have refused as
 		 * an undefined reference. */
@@ -182,6 +147,6 @@ idlcall_serve(const struct idlcall_iface *ifc, const char *address, const char *
 		rc = serve_run(d, address);
 	}
 	idl_dynamic_destroy(d);
-	dlclose(l.handle);
+	idlcall_lib_close(&l);
 	return rc;
 }

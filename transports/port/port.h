@@ -96,4 +96,24 @@ void idl__port_abstime(int64_t deadline, int64_t wait_ns, struct timespec *ts);
 /* Fills n random bytes. */
 void idl__port_random(void *buf, size_t n);
 
+/* A queue's send and timed receive as system calls of their own, not cancellation points
+ * (transport_kit.h, idl__sys_send(), says why): on Linux a queue descriptor is a file
+ * descriptor, and mq_send() is mq_timedsend() without a time. */
+#ifdef IDL__SYS_LIBC
+#define port_mq_send(q, buf, len) mq_send(q, buf, len, 0)
+#define port_mq_timedreceive(q, buf, len, ts) mq_timedreceive(q, buf, len, NULL, ts)
+#else
+static inline int
+port_mq_send(mqd_t q, const char *buf, size_t len)
+{
+	return (int)idl__syscall6(SYS_mq_timedsend, q, (long)buf, (long)len, 0, 0, 0);
+}
+
+static inline ssize_t
+port_mq_timedreceive(mqd_t q, char *buf, size_t len, const struct timespec *ts)
+{
+	return idl__syscall6(SYS_mq_timedreceive, q, (long)buf, (long)len, 0, (long)ts, 0);
+}
+#endif
+
 #endif /* IDL_TRANSPORT_PORT_H */

@@ -253,7 +253,7 @@ port_put(struct port_conn *c, const void *data, size_t len, struct idl_deadline 
 	for (;;) {
 		/* The send queue is O_NONBLOCK: room is the common case, and then this is the
 		 * only system call. */
-		if (mq_send(c->sq.mq, data, len, 0) == 0)
+		if (port_mq_send(c->sq.mq, data, len) == 0)
 			return 0;
 		if (errno == EINTR)
 			continue;
@@ -585,7 +585,7 @@ idl__port_recv(void *vconn, struct idl_xmsg *m, struct idl_deadline *dl)
 			least = port_first_wait(dl, &ts, &whole);
 		else
 			idl__port_abstime(idl_deadline_abs(dl), first ? PORT_SLICE_NS : 0, &ts);
-		n = mq_timedreceive(c->rq.mq, buf, msgsize, NULL, &ts);
+		n = port_mq_timedreceive(c->rq.mq, buf, msgsize, &ts);
 		if (n >= 0 && !port_is_ctl(buf, (size_t)n, c->rq.msgsize)) {
 			m->len = (size_t)n;
 			if (idl__desc_msg(buf, (size_t)n))

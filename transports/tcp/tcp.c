@@ -261,7 +261,7 @@ tcp_sendv(struct tcp_conn *c, struct iovec *iov, size_t niov, size_t total, stru
 
 		if (t < 0)
 			return t;
-		n = sendmsg(c->fd, &mh, MSG_NOSIGNAL | (t == 1 ? MSG_DONTWAIT : 0));
+		n = idl__sys_sendmsg(c->fd, &mh, MSG_NOSIGNAL | (t == 1 ? MSG_DONTWAIT : 0));
 		if (n > 0) {
 			sent += (size_t)n;
 			if (sent < total)
@@ -427,7 +427,7 @@ tcp_read_exact(struct tcp_conn *c, void *buf, size_t n, struct idl_deadline *dl)
 		if ((t = idl__sock_timeo(c->fd, SO_RCVTIMEO, &c->rcvtimeo_us, dl)) < 0)
 			return t;
 		k = buf != NULL ? n : n < sizeof sink ? n : sizeof sink;
-		r = recv(c->fd, buf != NULL ? buf : sink, k, t == 1 ? MSG_DONTWAIT : 0);
+		r = idl__sys_recv(c->fd, buf != NULL ? buf : sink, k, t == 1 ? MSG_DONTWAIT : 0);
 		if (r > 0) {
 			buf = buf != NULL ? (char *)buf + r : NULL;
 			n -= (size_t)r;
@@ -565,7 +565,8 @@ tcp_conn_recv(void *vconn, struct idl_xmsg *m, struct idl_deadline *dl)
 
 			if (t < 0)
 				return t;
-			n = recvmsg(c->fd, &mh, MSG_CMSG_CLOEXEC | (t == 1 ? MSG_DONTWAIT : 0));
+			n = idl__sys_recvmsg(c->fd, &mh,
+					     MSG_CMSG_CLOEXEC | (t == 1 ? MSG_DONTWAIT : 0));
 			if (n > 0)
 				break;
 			if (n == 0)

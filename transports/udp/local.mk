@@ -4,6 +4,7 @@ if TRANSPORT_UDP
 runtime_libidlrt_la_SOURCES += \
 	transports/udp/udp.c \
 	transports/udp/udp_cache.h \
+	transports/udp/udp_impl.h \
 	transports/udp/udp_cache.c
 tests_transport_conformance_SOURCES += tests/transport/addr_udp.c
 endif

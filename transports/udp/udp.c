@@ -44,80 +44,7 @@
 #include "sock/inet.h"
 #include "sock/sock_timeo.h"
 #include "udp_cache.h"
-
-#define MS 1000000ll
-#define UDP_RTO_INIT (20 * MS)
-#define UDP_RTO_MIN (10 * MS)
-#define UDP_RTO_MAX (1000 * MS)
-#define UDP_RETRY_WINDOW (45000 * MS)
-/* The largest UDP payload: 65535 less the IPv4 (20) or only the UDP (8) header. */
-#define UDP_LIMIT_V4 65507u
-#define UDP_LIMIT_V6 65527u
-/* The server's receive buffer, so that a burst of one-way messages is not dropped by the
- * kernel while a routine runs (SO_RCVBUFFORCE where permitted, else up to rmem_max). */
-#define UDP_SERVER_RCVBUF (4 << 20)
-/* The sequence number sits at this offset of the header (docs/wire-format.md). */
-#define UDP_SEQNO_OFF 12u
-#define UDP_KEYED_MIN 16u
-/* Room beyond the caller's buffer that a receive scatters into: a message with its
- * out-of-line data after it is larger than the buffer sized for the message alone, and a
- * datagram cannot be read twice. Any datagram fits the two together. */
-#define UDP_SPILL 65536u
-
-struct udp_ep {
-	int fd;
-	int open;
-	atomic_int closed;
-	int64_t rcvtimeo_us;
-	size_t limit;
-	struct idl__lock lock; /* the cache: ep_recv and ep_reply may be in two threads */
-	struct udp_cache cache;
-	unsigned char *spill; /* UDP_SPILL bytes: a datagram's part beyond the caller's buffer */
-	char name[80];
-};
-
-/* One request of the client awaiting its reply. Its times are 0 until they are needed: a
- * request is timed when it is sent only when its round trip is to be sampled, and the
- * others get theirs once a wait for replies ran out (udp_resend_due()), so that a call
- * answered within its retransmission timeout reads no clock. */
-struct udp_out {
-	struct udp_out *next;
-	uint32_t seqno;
-	uint32_t len;
-	size_t cap;
-	int64_t deadline; /* absolute; 0: `ms` after first_ns, once that is known */
-	int32_t ms;
-	int sampled; /* first_ns was read at the send: its reply gives a round-trip sample */
-	int64_t first_ns; /* 0: not known yet */
-	int64_t next_ns;
-	int64_t rto_ns;
-	unsigned sends;
-	unsigned char *data;
-};
-
-/* One request in this many has its round trip measured (and the first one of all): the
- * estimator needs a sample per round trip or so, not one per call, and each costs two
- * clock reads. */
-#define UDP_SAMPLE_EVERY 8u
-
-struct udp_conn {
-	int fd;
-	int open;
-	atomic_int closed;
-	int64_t rcvtimeo_us;
-	int64_t sndtimeo_us;
-	size_t limit;
-	struct idl__lock lock; /* outs and the estimator: conn_send and conn_recv overlap */
-	struct udp_out *outs;
-	struct udp_out *spare; /* one freed entry kept, so a call mallocs nothing */
-	int64_t srtt_ns; /* 0: no sample yet */
-	int64_t rttvar_ns;
-	int64_t rto_ns;
-	unsigned nsent; /* requests kept, for UDP_SAMPLE_EVERY */
-	int answered; /* something came from the server on this socket */
-	unsigned char *spill; /* UDP_SPILL bytes, as the endpoint's */
-	char name[80];
-};
+#include "udp_impl.h"
 
 static uint32_t
 udp_seqno(const void *p)
@@ -261,7 +188,7 @@ udp_ep_recv(void *vep, struct idl_xmsg *m, struct idl_peer *from, struct idl_dea
 
 		if ((t = idl__sock_timeo(ep->fd, SO_RCVTIMEO, &ep->rcvtimeo_us, dl)) < 0)
 			return t;
-		n = recvmsg(ep->fd, &mh, MSG_TRUNC | (t == 1 ? MSG_DONTWAIT : 0));
+		n = idl__sys_recvmsg(ep->fd, &mh, MSG_TRUNC | (t == 1 ? MSG_DONTWAIT : 0));
 		if (atomic_load_explicit(&ep->closed, memory_order_relaxed))
 			return IDL_ECLOSED;
 		if (n < 0) {
@@ -363,8 +290,8 @@ udp_ep_reply_bytes(struct udp_ep *ep, const struct idl_peer *to, const struct id
 		idl__lock_give(&ep->lock);
 	}
 	do
-		n = sendto(ep->fd, data, len, MSG_NOSIGNAL, (const struct sockaddr *)to->addr,
-			   to->len);
+		n = idl__sys_sendto(ep->fd, data, len, MSG_NOSIGNAL,
+				    (const struct sockaddr *)to->addr, to->len);
 	while (n < 0 && errno == EINTR);
 	/* A lost reply is what the client's retransmission and the cache are for. */
 	return n < 0 ? IDL_ESYSERR(errno) : 0;
@@ -545,7 +472,8 @@ udp_conn_send_bytes(struct udp_conn *c, const struct idl_xmsg *m, struct idl_dea
 
 		if (t < 0)
 			return t;
-		n = send(c->fd, m->data, m->len, MSG_NOSIGNAL | (t == 1 ? MSG_DONTWAIT : 0));
+		n = idl__sys_send(c->fd, m->data, m->len,
+				  MSG_NOSIGNAL | (t == 1 ? MSG_DONTWAIT : 0));
 		if (n >= 0)
 			return 0;
 		if (errno == EINTR) {
@@ -721,7 +649,7 @@ udp_conn_recv(void *vconn, struct idl_xmsg *m, struct idl_deadline *dl)
 			if ((t = idl__sock_timeo(c->fd, SO_RCVTIMEO, &c->rcvtimeo_us, &w)) < 0)
 				return t;
 		}
-		n = recvmsg(c->fd, &mh, MSG_TRUNC | (t == 1 ? MSG_DONTWAIT : 0));
+		n = idl__sys_recvmsg(c->fd, &mh, MSG_TRUNC | (t == 1 ? MSG_DONTWAIT : 0));
 		if (atomic_load_explicit(&c->closed, memory_order_relaxed))
 			return IDL_ECLOSED;
 		if (n >= 0) {

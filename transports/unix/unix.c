@@ -152,7 +152,7 @@ idl__unix_sendmsg(struct unix_conn *c, const struct msghdr *mhp, struct idl_dead
 		if (t < 0)
 			return t;
 		/* A seqpacket send is all or nothing. */
-		if (sendmsg(c->fd, &mh, MSG_NOSIGNAL | (t == 1 ? MSG_DONTWAIT : 0)) >= 0)
+		if (idl__sys_sendmsg(c->fd, &mh, MSG_NOSIGNAL | (t == 1 ? MSG_DONTWAIT : 0)) >= 0)
 			return 0;
 		if ((t = unix_send_again(c, dl, t, errno)) != 0)
 			return t;
@@ -173,7 +173,8 @@ unix_conn_send(void *vconn, const struct idl_xmsg *m, struct idl_deadline *dl)
 
 		if (t < 0)
 			return t;
-		if (send(c->fd, m->data, m->len, MSG_NOSIGNAL | (t == 1 ? MSG_DONTWAIT : 0)) >= 0)
+		if (idl__sys_send(c->fd, m->data, m->len,
+				  MSG_NOSIGNAL | (t == 1 ? MSG_DONTWAIT : 0)) >= 0)
 			return 0;
 		if ((t = unix_send_again(c, dl, t, errno)) != 0)
 			return t;
@@ -203,7 +204,8 @@ unix_conn_recv(void *vconn, struct idl_xmsg *m, struct idl_deadline *dl)
 		/* MSG_TRUNC makes recvmsg return the message's true length. */
 		mh.msg_control = cm.buf;
 		mh.msg_controllen = sizeof cm.buf;
-		n = recvmsg(c->fd, &mh, MSG_TRUNC | MSG_CMSG_CLOEXEC | (t == 1 ? MSG_DONTWAIT : 0));
+		n = idl__sys_recvmsg(c->fd, &mh,
+				     MSG_TRUNC | MSG_CMSG_CLOEXEC | (t == 1 ? MSG_DONTWAIT : 0));
 		if (n > 0) {
 			m->len = (size_t)n;
 			if (mh.msg_controllen != 0 ||
