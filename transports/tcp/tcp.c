@@ -652,8 +652,8 @@ static int
 tcp_out_nb(struct tcp_conn *c)
 {
 	while (c->out_len != 0) {
-		ssize_t n =
-			send(c->fd, c->out + c->out_off, c->out_len, MSG_NOSIGNAL | MSG_DONTWAIT);
+		ssize_t n = idl__sys_send(c->fd, c->out + c->out_off, c->out_len,
+					  MSG_NOSIGNAL | MSG_DONTWAIT);
 
 		if (n > 0) {
 			c->out_off += (size_t)n;
@@ -693,7 +693,7 @@ tcp_conn_sendv_nb(void *vconn, const struct idl_xmsg *msgs, unsigned n)
 		if (msgs[i].len > TCP_FRAME_MAX)
 			return i == 0 ? IDL_EMSGSIZE : (int)i;
 		do
-			k = sendmsg(c->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+			k = idl__sys_sendmsg(c->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
 		while (k < 0 && errno == EINTR);
 		if (k < 0 && errno == EAGAIN)
 			return (int)i;
@@ -780,8 +780,8 @@ tcp_conn_recv_nb(void *vconn, struct idl_xmsg *m)
 			}
 			c->carry_off = 0;
 		}
-		r = recv(c->fd, c->carry + c->carry_off + c->carry_len,
-			 c->carry_cap - c->carry_off - c->carry_len, MSG_DONTWAIT);
+		r = idl__sys_recv(c->fd, c->carry + c->carry_off + c->carry_len,
+				  c->carry_cap - c->carry_off - c->carry_len, MSG_DONTWAIT);
 		if (r > 0)
 			c->carry_len += (size_t)r;
 		else if (r == 0)

@@ -257,8 +257,8 @@ unix_conn_sendv_nb(void *vconn, const struct idl_xmsg *msgs, unsigned n)
 		if (idl__desc_msg(msgs[i].data, msgs[i].len))
 			return i == 0 ? IDL_ENOTSUP : (int)i;
 		for (;;) {
-			if (send(c->fd, msgs[i].data, msgs[i].len, MSG_NOSIGNAL | MSG_DONTWAIT) >=
-			    0)
+			if (idl__sys_send(c->fd, msgs[i].data, msgs[i].len,
+					  MSG_NOSIGNAL | MSG_DONTWAIT) >= 0)
 				break;
 			if (errno == EINTR)
 				continue;
