@@ -747,6 +747,45 @@ tcp_conn_recv_nb(void *vconn, struct idl_xmsg *m)
 	struct tcp_conn *c = vconn;
 	int err;
 
+	/* With nothing carried over, the frame usually comes whole: one recvmsg scatters it
+	 * into the caller's buffer as the blocking receive does, and no carry buffer is made
+	 * and freed for it. Anything else - a partial frame, one too large for the caller -
+	 * goes into the carry buffer, as if the loop below had read it. */
+	if (c->carry_len == 0) {
+		uint32_t prefix;
+		struct iovec iov[2] = { { &prefix, TCP_PREFIX }, { m->data, m->cap } };
+		struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
+		ssize_t n;
+
+		m->nfds = 0;
+		do
+			n = idl__sys_recvmsg(c->fd, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+		while (n < 0 && errno == EINTR);
+		if (n == 0)
+			return tcp_conn_err(c, EPIPE);
+		if (n < 0)
+			return errno == EAGAIN ? IDL_ESYSERR(EAGAIN) : tcp_conn_err(c, errno);
+		if ((size_t)n >= TCP_PREFIX) {
+			uint32_t len = ntohl(prefix);
+			size_t body = (size_t)n - TCP_PREFIX;
+
+			if (len <= TCP_FRAME_MAX && len <= m->cap && body >= len) {
+				if ((err = tcp_carry_put(c, (char *)m->data + len, body - len)) !=
+				    0)
+					return err;
+				m->len = len;
+				if (idl__desc_msg(m->data, len))
+					return tcp_recv_desc(c, m, len, len,
+							     &(struct idl_deadline){ 0, 0 });
+				return 0;
+			}
+		}
+		err = tcp_carry_put(c, &prefix, (size_t)n < TCP_PREFIX ? (size_t)n : TCP_PREFIX);
+		if (err == 0 && (size_t)n > TCP_PREFIX)
+			err = tcp_carry_put(c, m->data, (size_t)n - TCP_PREFIX);
+		if (err != 0)
+			return err;
+	}
 	while (!tcp_carry_whole(c)) {
 		size_t want = TCP_CARRY_MIN;
 		ssize_t r;
