@@ -676,7 +676,8 @@ static int
 tcp_conn_sendv_nb(void *vconn, const struct idl_xmsg *msgs, unsigned n)
 {
 	struct tcp_conn *c = vconn;
-	int err = tcp_out_nb(c);
+	/* Nothing left of an earlier frame, the usual case: no call to learn it. */
+	int err = c->out_len != 0 ? tcp_out_nb(c) : 0;
 	unsigned i;
 
 	if (err != 0)
@@ -770,8 +771,8 @@ tcp_conn_recv_nb(void *vconn, struct idl_xmsg *m)
 			size_t body = (size_t)n - TCP_PREFIX;
 
 			if (len <= TCP_FRAME_MAX && len <= m->cap && body >= len) {
-				if ((err = tcp_carry_put(c, (char *)m->data + len, body - len)) !=
-				    0)
+				if (body > len && (err = tcp_carry_put(c, (char *)m->data + len,
+								       body - len)) != 0)
 					return err;
 				m->len = len;
 				if (idl__desc_msg(m->data, len))
