@@ -127,6 +127,18 @@ call_lean(struct idl_port *p, struct cl_conn *c, idl_msg_header_t *req, struct i
 			w->result = h->retcode;
 			return w->result;
 		}
+		if (h->kind == IDL_KIND_GOODBYE) {
+			int gone;
+
+			pthread_mutex_lock(&p->lock);
+			gone = idl__call_goodbye(p, c, w->rep, rep.len,
+						 rep.len < w->rep_max ? rep.len : w->rep_max);
+			pthread_mutex_unlock(&p->lock);
+			if (gone) {
+				call_lean_dead(p, c, w, c->dead_err);
+				return w->result;
+			}
+		}
 		seqno = idl__call_seqno(w->rep, rep.len, &ok);
 		if (ok && seqno == w->seqno) {
 			if (idl__call_take(w, w->rep, rep.len, err) != 0)
@@ -359,6 +371,18 @@ call_general(struct idl_port *p, const struct idl_subsystem *ss, const struct id
 		call_init(&w, kind, rep, rep_max, dl);
 		err = idl__call_transact(p, c, req, &w, handed);
 		*dl = w.dl;
+		if (!retried && c->dead && idl__call_goodbye_retry(c) && !idl__msg_consumes(req)) {
+			/* The server closed an idle connection and read nothing of this request:
+			 * it goes again, once, on a new connection. */
+			idl__cl_conn_unref(p, c);
+			if ((err = call_setup(p, ss, dl, &c, &verdicts)) != 0) {
+				call_leave(p);
+				return err;
+			}
+			retried = 1;
+			stale = NULL;
+			continue;
+		}
 		if (retried || !call_may_retry(&w, req, err) || c->dead) {
 			if (kind == IDL_KIND_REQUEST)
 				err = call_report(p, ss, rt, &w, rep, err);
@@ -400,7 +424,8 @@ call_lean_run(struct idl_port *p, struct cl_conn *c, const struct idl_subsystem 
 		call_lean_leave(p, c);
 		return 0;
 	}
-	retry = call_may_retry(&w, req, err);
+	retry = call_may_retry(&w, req, err) ||
+		(w.held != NULL && idl__call_goodbye_retry(w.held) && !idl__msg_consumes(req));
 	if (!retry && kind == IDL_KIND_REQUEST)
 		err = call_report(p, ss, rt, &w, rep, err);
 	/* Leaving touches c, which the call's own reference (held, when the connection

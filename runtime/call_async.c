@@ -346,6 +346,19 @@ idl__async_deliver(struct idl__aport *ap, void *buf, size_t len, int rcv_err)
 
 	if (len < offsetof(idl_msg_header_t, retcode))
 		return;
+	if (h->kind == IDL_KIND_GOODBYE && ap->conn != NULL) {
+		/* The server ends the connection and says why: the calls in flight end with
+		 * that reason (IDL_ELIMIT for a limit), and the next call connects again. */
+		struct idl__aconn *c = ap->conn;
+		uint32_t reason = idl__goodbye_read(buf, len, rcv_err == 0 ? len : 0, c->dead_why,
+						    sizeof c->dead_why);
+
+		if (reason != 0) {
+			idl__call_drop(buf, len, rcv_err);
+			idl__aport_conn_dead(ap, c, idl__goodbye_err(reason));
+			return;
+		}
+	}
 	seqno = h->order == ASYNC_OTHER_ORDER ? __builtin_bswap32(h->seqno) : h->seqno;
 	call = async_table_find(ap, seqno);
 	if (call == NULL || atomic_load(&call->state) != IDL__ASYNC_SENT) {

@@ -172,6 +172,65 @@ idl__call_deliver(struct cl_conn *c, void *buf, size_t len, int rcv_err)
 		idl__call_drop(buf, len, rcv_err);
 }
 
+uint32_t
+idl__goodbye_read(const void *buf, size_t len, size_t have, char *why, size_t whysz)
+{
+	const idl_msg_header_t *h = buf;
+	const unsigned char *b = buf;
+	uint32_t reason, tl = 0;
+
+	/* The reason is in the header's id too: a receive with room for a header alone (a
+	 * reply buffer cut short the rest) still knows it. */
+	if (have < IDL_MSG_HEADER_SIZE || h->magic != IDL_MSG_MAGIC ||
+	    h->order != IDL_ORDER_NATIVE || h->kind != IDL_KIND_GOODBYE || h->size != len)
+		return 0;
+	reason = (uint32_t)h->id;
+	/* A reason this client does not know ends the connection as the server stopping. */
+	if (reason == 0 || reason >= IDL_GOODBYE_REASONS)
+		reason = IDL_GOODBYE_STOPPING;
+	if (have >= IDL_MSG_HEADER_SIZE + 8)
+		memcpy(&tl, b + IDL_MSG_HEADER_SIZE + 4, 4);
+	if (tl > IDL_GOODBYE_TEXT_MAX || have < IDL_MSG_HEADER_SIZE + 8 ||
+	    tl > have - IDL_MSG_HEADER_SIZE - 8)
+		tl = 0;
+	if (tl != 0)
+		snprintf(why, whysz, "%.*s", (int)tl, (const char *)b + IDL_MSG_HEADER_SIZE + 8);
+	else
+		snprintf(why, whysz, "the server closed the connection (goodbye reason %u)",
+			 (unsigned)reason);
+	return reason;
+}
+
+int
+idl__goodbye_err(uint32_t reason)
+{
+	return reason == IDL_GOODBYE_CONNECTIONS || reason == IDL_GOODBYE_PER_ADDRESS
+		       ? IDL_ELIMIT
+		       : MIG_SERVER_DIED;
+}
+
+int
+idl__call_goodbye(struct idl_port *p, struct cl_conn *c, const void *buf, size_t len, size_t have)
+{
+	char why[sizeof c->dead_why];
+	uint32_t reason = idl__goodbye_read(buf, len, have, why, sizeof why);
+
+	if (reason == 0)
+		return 0;
+	if (!c->dead) {
+		memcpy(c->dead_why, why, sizeof why);
+		c->goodbye = reason;
+		idl__cl_conn_dead(p, c, idl__goodbye_err(reason));
+	}
+	return 1;
+}
+
+int
+idl__call_goodbye_retry(const struct cl_conn *c)
+{
+	return c->goodbye == IDL_GOODBYE_IDLE || c->goodbye == IDL_GOODBYE_EVICTED;
+}
+
 void
 idl__call_dead_why(struct cl_conn *c)
 {
@@ -235,7 +294,8 @@ call_lead(struct idl_port *p, struct cl_conn *c, struct idl__call *w)
 			IDL__TRACE(IDL_TRACE_CLIENT, IDL_TRACE_RECV, p->head.address, buf, m.len);
 		pthread_mutex_lock(&p->lock);
 		if (err == 0 || err == IDL_EMSGSIZE) {
-			idl__call_deliver(c, buf, m.len, err);
+			if (!idl__call_goodbye(p, c, buf, m.len, m.len < cap ? m.len : cap))
+				idl__call_deliver(c, buf, m.len, err);
 			continue;
 		}
 		if (err == IDL_ETIMEDOUT)
@@ -255,6 +315,16 @@ idl__call_send_failed(struct idl_port *p, struct cl_conn *c, int err)
 		return c->dead_err;
 	if (err == IDL_ETIMEDOUT || err == IDL_EMSGSIZE)
 		return err;
+	if (!c->receiving) {
+		/* A server that closed the connection on purpose said why before: read it, without
+		 * waiting, when nobody else receives. */
+		uint64_t gb[(IDL_MSG_HEADER_SIZE + 8 + IDL_GOODBYE_TEXT_MAX) / 8 + 1];
+		struct idl_xmsg m = { .data = gb, .cap = sizeof gb };
+
+		if (p->tr->conn_recv(c->tr_state, &m, &(struct idl_deadline){ 0, 0 }) == 0 &&
+		    idl__call_goodbye(p, c, gb, m.len, m.len))
+			return c->dead_err;
+	}
 	idl__call_dead_why(c);
 	idl__cl_conn_dead(p, c, err == IDL_ECLOSED ? MIG_SERVER_DIED : err);
 	return c->dead_err;

@@ -72,6 +72,7 @@ struct cl_conn {
 	int dead; /* the peer went away or the port closed it: no new calls */
 	int dead_err;
 	char dead_why[192]; /* the transport's detail of the failure that ended it, or "" */
+	uint32_t goodbye; /* the reason of the server's goodbye that ended it (idl_msg.h), or 0 */
 	int receiving; /* a leader is (or is about to be) in conn_recv */
 	int calling; /* a leader is in conn_call: nobody else may send */
 	uint32_t leader_cap; /* room in the buffer the leader receives into */
@@ -165,6 +166,22 @@ void idl__call_deliver(struct cl_conn *c, void *buf, size_t len, int rcv_err);
 void idl__call_poke_all(struct cl_conn *c);
 /* Keeps the transport's detail of the failure that ends the connection. */
 void idl__call_dead_why(struct cl_conn *c);
+/* The reason of a message that is the server's goodbye (idl_msg.h), with its text (or a
+ * sentence naming the reason) in why; 0 for any other message. len: the message's size;
+ * have: its bytes in buf. Used by the synchronous and the asynchronous client. */
+uint32_t idl__goodbye_read(const void *buf, size_t len, size_t have, char *why, size_t whysz);
+/* The error a goodbye's reason gives the calls it ends: IDL_ELIMIT for a limit, else
+ * MIG_SERVER_DIED. */
+int idl__goodbye_err(uint32_t reason);
+/* A message that is the server's goodbye (idl_msg.h): ends c with the error its reason
+ * means (IDL_ELIMIT for a limit, else MIG_SERVER_DIED), the reason and text kept in c.
+ * Returns 1 for a goodbye (which the caller then drops), 0 for any other message. The
+ * lock held, or, on the lean path, taken inside. */
+int idl__call_goodbye(struct idl_port *p, struct cl_conn *c, const void *buf, size_t len,
+		      size_t have); /* len: the message's size; have: its bytes in buf */
+/* Whether c ended by a goodbye that promises its calls' requests were not read (IDLE,
+ * EVICTED): a call may then be sent again on a new connection. */
+int idl__call_goodbye_retry(const struct cl_conn *c);
 /* A transport error on send: the peer's death ends the connection. Returns the call's
  * error. */
 int idl__call_send_failed(struct idl_port *p, struct cl_conn *c, int err);

@@ -31,6 +31,8 @@ runtime_libidlrt_la_SOURCES += \
 runtime_libidlrt_la_SOURCES += \
 	runtime/server.h \
 	runtime/server.c \
+	runtime/server_event.c \
+	runtime/server_limits.c \
 	runtime/server_loop.c \
 	runtime/server_request.c \
 	runtime/server_message.c \

@@ -373,7 +373,9 @@ idl__aport_conn(struct idl__aport *ap, int64_t deadline)
 	}
 	ap->conn = c;
 	if (c->nb) {
-		c->fd = tr->conn_fd(c->tr_state);
+		unsigned events;
+
+		c->fd = tr->conn_fd(c->tr_state, &events);
 		memset(&ev, 0, sizeof ev);
 		ev.events = EPOLLIN;
 		ev.data.fd = c->fd;
@@ -436,23 +438,72 @@ poll_want_out(struct idl__aport *ap, struct idl__aconn *c, int want)
 	c->want_out = want;
 }
 
+/* Whether the transport holds the rest of a frame it could not write yet. */
+static int
+poll_held(struct idl__aport *ap, struct idl__aconn *c)
+{
+	unsigned events = 0;
+
+	(void)IDL__TR_OP(ap->port->tr, conn_fd)(c->tr_state, &events);
+	return (events & IDL_TR_EV_OUT) != 0;
+}
+
+/* Sends the head of the queue with the blocking conn_send, bounded by its call's deadline:
+ * the contract's way for a message with descriptors, which conn_sendv_nb refuses because
+ * nothing of it could be kept for later. 0, or the connection's error. Lock held. */
+static int
+poll_send_blocking(struct idl__aport *ap, struct idl__aconn *c)
+{
+	struct idl__aqent *e = poll_head(c);
+	struct idl_async *call = e->call;
+	idl_msg_header_t *msg = call != NULL ? call->req : e->ctl;
+	struct idl_deadline dl =
+		call != NULL ? idl_deadline_at(call->deadline) : idl_deadline_in(1000);
+	struct idl_xmsg m;
+	int err;
+
+	memset(&m, 0, sizeof m);
+	m.data = msg;
+	m.len = msg->size;
+	err = ap->port->tr->conn_send(c->tr_state, &m, &dl);
+	if (err != 0 && err != IDL_ETIMEDOUT && err != IDL_EMSGSIZE)
+		return err;
+	if (err != 0 && call != NULL)
+		idl__async_finish(ap, call, err,
+				  err == IDL_EMSGSIZE
+					  ? "request larger than the transport takes"
+					  : "deadline passed before the request was sent");
+	free(e->ctl);
+	poll_pop(c);
+	return 0;
+}
+
 void
 idl__aport_flush(struct idl__aport *ap)
 {
 	struct idl__aconn *c = ap->conn;
 	int (*sendv)(void *, const struct idl_xmsg *, unsigned);
+	int sent;
 
-	if (c == NULL || c->dead || c->qlen == 0)
+	if (c == NULL || c->dead)
 		return;
 	if (!c->nb) {
-		pthread_cond_signal(&c->scv);
+		if (c->qlen != 0)
+			pthread_cond_signal(&c->scv);
 		return;
 	}
 	sendv = IDL__TR_OP(ap->port->tr, conn_sendv_nb);
+	/* The rest of a frame the transport kept goes out before anything new. */
+	if (poll_held(ap, c) && (sent = sendv(c->tr_state, NULL, 0)) != 0) {
+		if (sent == IDL_EAGAIN) {
+			poll_want_out(ap, c, 1);
+			return;
+		}
+		goto dead;
+	}
 	while (poll_head(c) != NULL) {
 		struct idl_xmsg m[POLL_SEND_BATCH];
 		unsigned n = 0;
-		int sent;
 
 		memset(m, 0, sizeof m);
 		for (unsigned i = 0; i < c->qlen && n < POLL_SEND_BATCH; i++) {
@@ -465,24 +516,24 @@ idl__aport_flush(struct idl__aport *ap)
 			m[n++].len = msg->size;
 		}
 		sent = sendv(c->tr_state, m, n);
-		if (sent < 0) {
-			if (sent == IDL_EMSGSIZE) {
-				struct idl__aqent *e = poll_head(c);
-
-				if (e->call != NULL)
-					idl__async_finish(
-						ap, e->call, sent,
-						"request larger than the transport takes");
-				else
-					free(e->ctl);
-				poll_pop(c);
-				continue;
-			}
-			snprintf(c->dead_why, sizeof c->dead_why, "send failed: %s",
-				 idl_errdetail());
-			idl__aport_conn_dead(ap, c, sent == IDL_ECLOSED ? MIG_SERVER_DIED : sent);
-			return;
+		if (sent == IDL_ENOTSUP) {
+			if ((sent = poll_send_blocking(ap, c)) != 0)
+				goto dead;
+			continue;
 		}
+		if (sent == IDL_EMSGSIZE) {
+			struct idl__aqent *e = poll_head(c);
+
+			if (e->call != NULL)
+				idl__async_finish(ap, e->call, sent,
+						  "request larger than the transport takes");
+			else
+				free(e->ctl);
+			poll_pop(c);
+			continue;
+		}
+		if (sent < 0)
+			goto dead;
 		for (int i = 0; i < sent; i++) {
 			struct idl__aqent *e = poll_head(c);
 
@@ -492,7 +543,11 @@ idl__aport_flush(struct idl__aport *ap)
 		if ((unsigned)sent < n)
 			break;
 	}
-	poll_want_out(ap, c, poll_head(c) != NULL);
+	poll_want_out(ap, c, poll_head(c) != NULL || poll_held(ap, c));
+	return;
+dead:
+	snprintf(c->dead_why, sizeof c->dead_why, "send failed: %s", idl_errdetail());
+	idl__aport_conn_dead(ap, c, sent == IDL_ECLOSED ? MIG_SERVER_DIED : sent);
 }
 
 /* One pass of the machine without running done functions: receive what is ready, fire the

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -28,15 +29,37 @@
 
 /* Defaults of the limits (docs/security.md); msg_size 0 stands for "the subsystems'". */
 static const uint64_t srv_limit_default[IDL_LIMIT_COUNT] = {
-	[IDL_LIMIT_MSG_SIZE] = 0, [IDL_LIMIT_INFLIGHT] = 64,	    [IDL_LIMIT_CONNECTIONS] = 1024,
-	[IDL_LIMIT_FDS] = 16,	  [IDL_LIMIT_HANDSHAKE_MS] = 30000, [IDL_LIMIT_IDLE_MS] = 0,
+	[IDL_LIMIT_MSG_SIZE] = 0,
+	[IDL_LIMIT_INFLIGHT] = 64,
+	[IDL_LIMIT_CONNECTIONS] = IDL__LIMIT_CONN_DEFAULT,
+	[IDL_LIMIT_FDS] = 16,
+	[IDL_LIMIT_HANDSHAKE_MS] = 30000,
+	[IDL_LIMIT_IDLE_MS] = 0,
+	[IDL_LIMIT_PER_ADDRESS] = 256,
+	[IDL_LIMIT_NET_IDLE_MS] = 300000,
 };
 
 static const char *const srv_limit_names[IDL_LIMIT_COUNT] = {
 	[IDL_LIMIT_MSG_SIZE] = "msg_size",	   [IDL_LIMIT_INFLIGHT] = "inflight",
 	[IDL_LIMIT_CONNECTIONS] = "connections",   [IDL_LIMIT_FDS] = "fds",
 	[IDL_LIMIT_HANDSHAKE_MS] = "handshake_ms", [IDL_LIMIT_IDLE_MS] = "idle_ms",
+	[IDL_LIMIT_PER_ADDRESS] = "per_address",   [IDL_LIMIT_NET_IDLE_MS] = "net_idle_ms",
 };
+
+uint64_t
+idl__srv_conn_default(void)
+{
+	struct rlimit rl;
+	uint64_t n;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+		return 1024;
+	/* What the run will raise the soft limit to. */
+	n = rl.rlim_max > SRV_NOFILE_MAX ? SRV_NOFILE_MAX : rl.rlim_max;
+	if (n < rl.rlim_cur)
+		n = rl.rlim_cur > SRV_NOFILE_MAX ? SRV_NOFILE_MAX : rl.rlim_cur;
+	return n > SRV_FDS_KEPT + 16 ? n - SRV_FDS_KEPT : 16;
+}
 
 static void
 srv_log_stderr(void *ctx, const char *line)
@@ -63,7 +86,11 @@ idl_server_create(idl_server_t **srvp)
 		return idl__fail(IDL_ESYSERR(e), "idl_server_create: eventfd: %s", strerror(e));
 	}
 	pthread_mutex_init(&srv->lock, NULL);
+	pthread_mutex_init(&srv->conn_lock, NULL);
 	pthread_cond_init(&srv->idle, NULL);
+	pthread_cond_init(&srv->threads_done, NULL);
+	srv->tfd = -1;
+	srv->reserve_fd = -1;
 	atomic_init(&srv->gate.slots, 1);
 	pthread_mutex_init(&srv->log_lock, NULL);
 	srv->concurrency = 1;
@@ -89,8 +116,9 @@ idl_server_set_limit(idl_server_t *srv, enum idl_limit which, uint64_t value)
 				 (int)which);
 	if ((which == IDL_LIMIT_MSG_SIZE && value < IDL_MSG_HEADER_SIZE) ||
 	    (which == IDL_LIMIT_INFLIGHT && value < 1) ||
-	    (which == IDL_LIMIT_CONNECTIONS && value > UINT_MAX) ||
-	    ((which == IDL_LIMIT_HANDSHAKE_MS || which == IDL_LIMIT_IDLE_MS) &&
+	    (which == IDL_LIMIT_CONNECTIONS && value > SRV_NOFILE_MAX) ||
+	    ((which == IDL_LIMIT_HANDSHAKE_MS || which == IDL_LIMIT_IDLE_MS ||
+	      which == IDL_LIMIT_NET_IDLE_MS) &&
 	     value > (uint64_t)INT64_MAX / 1000000))
 		return idl__fail(IDL_EINVAL, "idl_server_set_limit: %s %llu is out of range",
 				 srv_limit_names[which], (unsigned long long)value);
@@ -113,6 +141,8 @@ idl_server_limit(idl_server_t *srv, enum idl_limit which)
 		return UINT64_MAX;
 	pthread_mutex_lock(&srv->lock);
 	v = srv->limits[which];
+	if (which == IDL_LIMIT_CONNECTIONS && (v == 0 || v == IDL__LIMIT_CONN_DEFAULT))
+		v = idl__srv_conn_default();
 	if (which == IDL_LIMIT_MSG_SIZE && v == 0) {
 		/* The default: the largest request of the subsystems added so far, or a hello. */
 		v = IDL_HELLO_MAX;
@@ -420,6 +450,8 @@ idl__srv_free(struct idl_server *srv)
 	}
 	pthread_mutex_destroy(&srv->log_lock);
 	pthread_cond_destroy(&srv->idle);
+	pthread_cond_destroy(&srv->threads_done);
+	pthread_mutex_destroy(&srv->conn_lock);
 	pthread_mutex_destroy(&srv->lock);
 	close(srv->efd);
 	for (size_t i = 0; i < srv->nsubs; i++)
@@ -427,6 +459,24 @@ idl__srv_free(struct idl_server *srv)
 	free(srv->subs);
 	free(srv->plain);
 	free(srv);
+}
+
+int
+idl_server_stats(idl_server_t *srv, struct idl_server_stats *st)
+{
+	if (srv == NULL || st == NULL)
+		return IDL_EINVAL;
+	memset(st, 0, sizeof *st);
+	pthread_mutex_lock(&srv->lock);
+	st->connections = srv->nconns;
+	pthread_mutex_unlock(&srv->lock);
+	st->accepted = atomic_load(&srv->st_accepted);
+	st->refused_connections = atomic_load(&srv->st_refused[IDL_GOODBYE_CONNECTIONS]);
+	st->refused_per_address = atomic_load(&srv->st_refused[IDL_GOODBYE_PER_ADDRESS]);
+	st->closed_idle = atomic_load(&srv->st_refused[IDL_GOODBYE_IDLE]);
+	st->evicted = atomic_load(&srv->st_refused[IDL_GOODBYE_EVICTED]);
+	st->threads = atomic_load(&srv->nthreads);
+	return 0;
 }
 
 void
@@ -460,6 +510,14 @@ idl_server_destroy(idl_server_t *srv)
 	if (srv == NULL)
 		return;
 	pthread_mutex_lock(&srv->lock);
+	if (srv->running && srv->embedded) {
+		/* Nobody else dispatches: the caller ends its own run. */
+		pthread_mutex_unlock(&srv->lock);
+		idl_server_stop(srv);
+		while (idl_server_dispatch(srv, 0) != IDL_ECLOSED)
+			;
+		pthread_mutex_lock(&srv->lock);
+	}
 	while (srv->running) {
 		idl_server_stop(srv);
 		pthread_cond_wait(&srv->idle, &srv->lock);

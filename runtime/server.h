@@ -93,8 +93,34 @@ idl__srv_gate_leave(struct srv_gate *g)
 
 struct srv_ep;
 
-/* One source of messages with its receiving thread: an accepted connection, or a message
- * endpoint (conn == NULL). */
+/* A reply that a non-blocking send could not hand to the kernel yet: a copy, queued on
+ * its source until the descriptor is writable (server_event.c). */
+struct srv_out {
+	struct srv_out *next;
+	size_t len;
+	uint64_t data[]; /* len bytes, the message */
+};
+
+/*
+ * A pooled connection's place in the event core (server_event.c): a generation and a state
+ * in one word. The epoll set names a connection by slot and generation, never by pointer,
+ * so that an event that arrives for a connection which has since ended (its slot reused) is
+ * recognised and dropped without touching freed memory. Whoever moves the state from ARMED
+ * to BUSY (a compare-and-swap) serves the connection alone until it arms it again.
+ */
+enum {
+	SRV_SLOT_FREE = 0,
+	SRV_SLOT_ARMED = 1,
+	SRV_SLOT_BUSY = 2
+};
+struct srv_slot {
+	_Atomic uint64_t word; /* generation << 8 | state */
+	struct srv_src *src;
+};
+
+/* One source of messages: an accepted connection, or a message endpoint (conn == NULL).
+ * A connection of a transport with the event operations is pooled (served by the event
+ * core's threads); others, and message endpoints, have a receiving thread of their own. */
 struct srv_src {
 	struct idl_server *srv;
 	struct srv_ep *ep;
@@ -122,6 +148,20 @@ struct srv_src {
 	 * was joined (the last reply then frees it). */
 	unsigned handles;
 	int reaped;
+	/* The event core's (pooled connections). Under srv->conn_lock: */
+	int pooled;
+	uint32_t slot; /* its index in srv->slots */
+	uint32_t gen; /* its slot's generation while it lives */
+	int tlist; /* 0: on no list; 1: srv->hs_list; 2: srv->idle_list */
+	struct idl__link tlink;
+	int64_t since; /* CLOCK_MONOTONIC ns: accepted, or last armed after a message */
+	uint64_t addr_key; /* tcp: its peer's address, hashed (0: none) */
+	/* Without a lock, by the thread that serves it: */
+	int64_t armed_at; /* when it was last armed: a source back soon after is busy */
+	unsigned quick; /* consecutive returns soon after being armed */
+	int more; /* a batch ended with messages perhaps left in the transport's read-ahead */
+	/* Under send_lock: replies waiting for the descriptor to be writable. */
+	struct srv_out *outq, *outq_tail;
 };
 
 /* The request a receiving thread is serving: what idl_request_cred(), idl_request_port()
@@ -154,6 +194,11 @@ struct srv_ep {
 	int closed;
 	struct srv_src *src; /* message endpoints: the source receiving on it */
 	struct srv_ep *next;
+	/* Its pooled connections by deadline (server_event.c), under srv->conn_lock: */
+	struct idl__list hs_list; /* not greeted yet, oldest first */
+	struct idl__list idle_list; /* greeted, least recently armed first */
+	int64_t hs_ns, idle_ns; /* their timeouts for a run (0: none) */
+	uint64_t per_address; /* the per-address limit for a run (0: none) */
 };
 
 struct idl_server {
@@ -188,9 +233,49 @@ struct idl_server {
 	unsigned handles; /* deferred replies not yet sent or discarded */
 	int destroyed; /* idl_server_destroy() ran while handles were out: the last frees */
 	struct idl__list zombies; /* joined struct srv_src that deferred replies still hold */
+	/* The event core (server_event.c): */
+	pthread_mutex_t conn_lock; /* the slots' owners, the lists below, arming, addresses */
+	struct srv_slot *slots; /* nslots: pooled connections */
+	uint32_t nslots;
+	uint32_t *free_slots; /* a stack of the free ones */
+	uint32_t nfree;
+	int tfd; /* timerfd: the earliest handshake or idle deadline, or accepts resuming */
+	int reserve_fd; /* kept open to refuse a connection with a goodbye at EMFILE */
+	int64_t accept_resume; /* accepting paused until then (0: not paused) */
+	int64_t next_due; /* what tfd is set to (IDL_DEADLINE_NONE: nothing) */
+	unsigned pool_size; /* threads waiting on the set */
+	unsigned dedicated_max; /* busy sources that may keep a thread */
+	atomic_uint nthreads; /* pool threads running, the dedicated included */
+	atomic_uint nwaiting; /* of them, in epoll_wait */
+	atomic_uint ndedicated; /* of them, holding a busy source */
+	pthread_cond_t threads_done; /* with lock: nthreads dropped to 0 */
+	int embedded; /* driven by idl_server_dispatch(), no threads */
+	struct srv_addrs *addrs; /* tcp: connections per peer address */
+	/* Statistics (idl_server_stats()), atomically updated. */
+	atomic_ullong st_accepted;
+	atomic_ullong st_refused[IDL_GOODBYE_REASONS];
 };
 
+/* The descriptors a server leaves out of its default connection limit, for its own use. */
+#define SRV_FDS_KEPT 64u
+/* The most descriptors (and connections) a run takes. */
+#define SRV_NOFILE_MAX 1048576u
+/* limits[IDL_LIMIT_CONNECTIONS] when not set: worked out from the descriptor limit. */
+#define IDL__LIMIT_CONN_DEFAULT UINT64_MAX
+/* The event core's pool: SRV_POOL_PER_CPU threads a CPU, within [MIN, MAX]; at most
+ * SRV_DEDICATED_MAX of its threads hold a busy source at once (more are started then). */
+#define SRV_POOL_PER_CPU 2u
+#define SRV_POOL_MIN 2u
+#define SRV_POOL_MAX 16u
+#define SRV_DEDICATED_MAX 16u
+/* A busy source keeps its thread while messages come within this many milliseconds. */
+#define SRV_LINGER_MS 20
+/* At the connection limit, how long an accept waits for a busy source to become idle. */
+#define SRV_EVICT_WAIT_MS (2 * SRV_LINGER_MS)
+
 /* server.c */
+/* The default connection limit (IDL_LIMIT_CONNECTIONS). */
+uint64_t idl__srv_conn_default(void);
 /* A log line, rate-limited (idl_server_set_log()). */
 void idl__srv_log(struct idl_server *srv, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -206,6 +291,12 @@ void idl__srv_free(struct idl_server *srv);
 /* Makes a running server serve ep: watched by the accept loop, or given its receiving
  * thread (a message endpoint). Lock held. */
 int idl__srv_ep_start(struct idl_server *srv, struct srv_ep *ep);
+/* Accepts connections on ep (its descriptor was readable): 1 when accepting must pause. */
+int idl__srv_accept(struct idl_server *srv, struct srv_ep *ep);
+/* Joins and frees the sources whose threads ended. Lock held. */
+void idl__srv_reap(struct idl_server *srv);
+/* Frees a source that ended and no deferred reply holds. */
+void idl__srv_src_destroy(struct srv_src *src);
 /* A receiving thread is ending; the accept loop will join and free it. */
 void idl__srv_src_ended(struct srv_src *src);
 /* Sizes the receive and reply buffers from the subsystems and the limits (run does it). */
@@ -227,6 +318,65 @@ int idl__srv_hello_alloc(const struct idl_server *srv, struct srv_hello *h);
 uint32_t idl__srv_serve_one(struct srv_src *src, struct srv_hello *hs, idl_msg_header_t *in,
 			    size_t len, int rcv_err, idl_msg_header_t *out,
 			    const struct idl_peer *from, struct srv_peer *peer);
+
+/* The epoll data of what is not a connection: the stop eventfd, the timer, listeners
+ * (whose pointer is stored with the top bit set); a connection's is slot | gen << 32. */
+#define SRV_EV_WAKE UINT64_C(0xfffffffffffffffe)
+#define SRV_EV_TIMER UINT64_C(0xfffffffffffffffd)
+#define SRV_EV_EP UINT64_C(0x8000000000000000)
+
+static inline uint64_t
+idl__slot_word(uint32_t gen, unsigned state)
+{
+	return (uint64_t)gen << 8 | state;
+}
+
+/* server_event.c */
+/* Takes an ARMED source for the caller, who then serves or ends it. conn_lock held. */
+int idl__srv_claim(struct idl_server *srv, struct srv_src *src);
+/* Takes src off its endpoint's deadline list. conn_lock held. */
+void idl__srv_tlist_remove(struct idl_server *srv, struct srv_src *src);
+/* Sets the timer to `due` when that is earlier than what it is set to. conn_lock held. */
+void idl__srv_timer_lower(struct idl_server *srv, int64_t due);
+/* Sends a goodbye on a source about to end: best effort, never blocking. */
+void idl__srv_goodbye(struct srv_src *src, enum idl_goodbye_reason why, const char *text);
+/* Ends a pooled source the caller owns: out of the set, closed, its slot free. */
+void idl__srv_end(struct idl_server *srv, struct srv_src *src);
+/* The epoll events src waits for now, and its descriptor. */
+uint32_t idl__srv_events(struct srv_src *src, int *fd);
+/* Frees the calling thread's receive and reply buffers. */
+void idl__srv_bufs_free(void);
+
+/* server_limits.c */
+/* Closes connections whose handshake or idle time is up; sets the timer to the next. */
+void idl__srv_sweep(struct idl_server *srv);
+/* Sizes and makes the event core's set for a run: the slots, the timer. Lock held. */
+int idl__srv_ev_start(struct idl_server *srv);
+/* Frees what idl__srv_ev_start made once no thread uses it. */
+void idl__srv_ev_stop(struct idl_server *srv);
+/* One pool thread's loop; returns when the server stops. */
+void idl__srv_ev_loop(struct idl_server *srv, int embedded_max, int *served);
+/* Takes a connection accepted on ep into the event core: 0, or an error (src not taken). */
+int idl__srv_ev_adopt(struct idl_server *srv, struct srv_src *src);
+/* Whether ep's connections can be pooled. */
+int idl__srv_ev_poolable(const struct srv_ep *ep);
+/* A deferred reply on a pooled source: sent now, or queued for the loop. */
+int idl__srv_ev_send(struct srv_src *src, const struct idl_xmsg *x);
+/* Ends every pooled source (the server stops). */
+void idl__srv_ev_close_all(struct idl_server *srv);
+
+/* Logs a refusal by a limit on a connection (server_request.c). */
+void idl__srv_conn_log(struct srv_src *src, int err, size_t len, int closing);
+/* Starts one more pool thread (detached). */
+void idl__srv_ev_spawn(struct idl_server *srv);
+/* At the connection limit: ends the oldest idle pooled connection with a goodbye; 1 when
+ * one went. */
+int idl__srv_ev_evict(struct idl_server *srv);
+/* Refuses a connection just accepted with a goodbye and a log line; frees it. */
+void idl__srv_refuse(struct idl_server *srv, struct srv_src *src, enum idl_goodbye_reason why,
+		     const char *limit, uint64_t value);
+/* Forgets src's peer address in the per-address counts. conn_lock held. */
+void idl__srv_addr_drop(struct idl_server *srv, struct srv_src *src);
 
 /* server_peers.c */
 /* The hello state of a message endpoint's peer, made when it first appears; NULL when

@@ -1,19 +1,23 @@
 /*
- * server_loop.c - a running server: idl_server_run()'s accept loop, the receiving threads
- * it starts, and their end.
+ * server_loop.c - a running server: idl_server_run() and the embeddable server's start,
+ * accepting connections (with the connection limit, eviction and refusals), the receiving
+ * threads of sources the event core does not pool, and their end.
  *
- * idl_server_run()'s thread blocks in epoll_wait on the listening endpoints and an eventfd.
- * It accepts connections and gives each its own receiving thread (server_request.c);
- * message endpoints get theirs when the server starts. Threads that end put themselves on a
- * list and poke the eventfd; this loop joins and frees them, so every free happens here.
+ * idl_server_run()'s thread is one of the event core's pool (server_event.c): the pool
+ * waits on one epoll set holding the listening endpoints, the pooled connections, a timer
+ * and an eventfd. A connection of a transport without the event operations (shm:) gets its
+ * own receiving thread, and a message endpoint (udp:, port:) has one. Threads that end put
+ * themselves on a list and poke the eventfd; a pool thread joins and frees them.
  * idl_server_stop() sets a flag and writes the eventfd, which is async-signal-safe.
  */
 #include <config.h>
 
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/epoll.h>
 #include <unistd.h>
 
@@ -21,8 +25,8 @@
 
 /* After accept fails for lack of descriptors or memory, stop accepting this long rather
  * than spin on a listening socket that stays readable (libtirpc CVE-2021-46828). */
-#define SRV_ACCEPT_PAUSE_MS 100
-#define SRV_EVENTS 16
+/* Connections accepted per readiness of a listener before others get their turn. */
+#define SRV_ACCEPT_BATCH 64
 /* The stack of each receiving thread. A server has one thread per connection and per
  * message endpoint, so a set of a thousand endpoints must not reserve a thousand default
  * (8 MiB) stacks; the runtime's own frames are small, and this leaves server routines
@@ -53,7 +57,9 @@ int
 idl__srv_ep_start(struct idl_server *srv, struct srv_ep *ep)
 {
 	if (IDL__TR_OP(ep->tr, ep_accept) != NULL) {
-		struct epoll_event ev = { .events = EPOLLIN, .data.ptr = ep };
+		struct epoll_event ev = { .events = EPOLLIN | EPOLLONESHOT,
+					  .data.u64 =
+						  UINT64_C(0x8000000000000000) | (uintptr_t)ep };
 
 		if (epoll_ctl(srv->epfd, EPOLL_CTL_ADD, IDL__TR_OP(ep->tr, ep_fd)(ep->state),
 			      &ev) != 0)
@@ -93,8 +99,8 @@ idl__srv_src_ended(struct srv_src *src)
 }
 
 /* Frees a joined source: its connection (message endpoints keep theirs), its buffers. */
-static void
-srv_src_destroy(struct srv_src *src)
+void
+idl__srv_src_destroy(struct srv_src *src)
 {
 	if (src->conn != NULL) {
 		src->ep->tr->conn_close(src->conn);
@@ -107,8 +113,8 @@ srv_src_destroy(struct srv_src *src)
 /* Joins and frees the sources whose threads ended. Lock held; dropped around joins. A
  * source that deferred replies still hold is closed (a late reply fails with
  * MIG_SERVER_DIED) and kept until the last of them is done. */
-static void
-srv_reap(struct idl_server *srv)
+void
+idl__srv_reap(struct idl_server *srv)
 {
 	struct idl__link *l;
 
@@ -128,70 +134,167 @@ srv_reap(struct idl_server *srv)
 			continue;
 		}
 		pthread_mutex_unlock(&srv->lock);
-		srv_src_destroy(src);
+		idl__srv_src_destroy(src);
 		pthread_mutex_lock(&srv->lock);
 	}
 }
 
-static void
-srv_pause_accepts(struct idl_server *srv, uint32_t events)
+void
+idl__srv_refuse(struct idl_server *srv, struct srv_src *src, enum idl_goodbye_reason why,
+		const char *limit, uint64_t value)
 {
-	for (struct srv_ep *ep = srv->eps; ep != NULL; ep = ep->next) {
-		struct epoll_event ev = { .events = events, .data.ptr = ep };
+	char who[IDL_CRED_ADDR_MAX + 32], text[IDL_GOODBYE_TEXT_MAX];
+	struct {
+		idl_msg_header_t h;
+		uint32_t reason, len;
+		char text[IDL_GOODBYE_TEXT_MAX];
+	} g;
+	struct idl_xmsg x;
+	size_t n;
 
-		if (IDL__TR_OP(ep->tr, ep_accept) != NULL)
-			epoll_ctl(srv->epfd, EPOLL_CTL_MOD, IDL__TR_OP(ep->tr, ep_fd)(ep->state),
-				  &ev);
-	}
-}
-
-/* Accepts one connection on ep and starts its thread. Returns nonzero when accepting must
- * pause: the process is out of descriptors or memory. */
-static int
-srv_accept(struct idl_server *srv, struct srv_ep *ep)
-{
-	struct srv_src *src = calloc(1, sizeof *src);
-	uint64_t max = srv->limits[IDL_LIMIT_CONNECTIONS];
-	unsigned n;
-	int err;
-
-	if (src == NULL || (src->conn = idl__zalloc(ep->tr->conn_size)) == NULL) {
-		free(src);
-		return 1;
-	}
-	src->ep = ep;
-	err = IDL__TR_OP(ep->tr, ep_accept)(ep->state, src->conn);
-	pthread_mutex_lock(&srv->lock);
-	n = srv->nconns;
-	pthread_mutex_unlock(&srv->lock);
-	if (err == 0 && max != 0 && n >= max) {
-		/* Over the limit: accepted and closed at once, so that the backlog does not
-		 * hold it and its client learns now (its call sees MIG_SERVER_DIED). */
-		idl__srv_log(srv, "%s: connection refused (connections %llu)", ep->head.address,
-			     (unsigned long long)max);
-		err = IDL_ELIMIT;
-	} else if (err == 0 && idl__srv_src_alloc(srv, src) == 0) {
-		pthread_mutex_lock(&srv->lock);
-		err = srv_src_start(srv, src, idl__srv_conn_main);
-		if (err == 0)
-			srv->nconns++;
-		pthread_mutex_unlock(&srv->lock);
-		if (err == 0)
-			return 0;
-	} else if (err == 0) {
-		err = IDL_ENOMEM;
-	}
-	ep->tr->conn_close(src->conn);
-	ep->tr->conn_fini(src->conn);
+	idl__srv_who(src, NULL, who, sizeof who);
+	idl__srv_log(srv, "%s: %s: connection refused (%s %llu)", src->ep->head.address, who, limit,
+		     (unsigned long long)value);
+	atomic_fetch_add(&srv->st_refused[why], 1);
+	n = (size_t)snprintf(text, sizeof text,
+			     "connection refused by the server's %s limit (%s %llu)",
+			     why == IDL_GOODBYE_PER_ADDRESS ? "per-address" : "connection", limit,
+			     (unsigned long long)value);
+	if (n >= sizeof text)
+		n = sizeof text - 1;
+	memset(&g, 0, sizeof g);
+	g.h.magic = IDL_MSG_MAGIC;
+	g.h.order = IDL_ORDER_NATIVE;
+	g.h.kind = IDL_KIND_GOODBYE;
+	g.h.retcode = IDL_ELIMIT;
+	g.h.id = (int32_t)why;
+	g.reason = (uint32_t)why;
+	g.len = (uint32_t)n;
+	memcpy(g.text, text, n);
+	g.h.size = (uint32_t)IDL_MSG_ROUND(sizeof g.h + 8 + n);
+	memset(&x, 0, sizeof x);
+	x.data = &g;
+	x.len = g.h.size;
+	/* Without blocking: a refused client that does not read loses its goodbye. */
+	if (IDL__TR_OP(src->ep->tr, conn_sendv_nb) != NULL)
+		(void)IDL__TR_OP(src->ep->tr, conn_sendv_nb)(src->conn, &x, 1);
+	else
+		(void)src->ep->tr->conn_send(src->conn, &x, &(struct idl_deadline){ 0, 0 });
+	src->ep->tr->conn_close(src->conn);
+	src->ep->tr->conn_fini(src->conn);
 	free(src->conn);
 	src->conn = NULL;
 	idl__srv_src_free(src);
-	if (err != IDL_ENOMEM && err != IDL_ESYSERR(EMFILE) && err != IDL_ESYSERR(ENFILE) &&
-	    err != IDL_ESYSERR(ENOBUFS) && err != IDL_ESYSERR(ENOMEM))
+}
+
+/* What the transport knows of the peer, asked once at accept. */
+static void
+srv_src_cred(struct srv_src *src)
+{
+	int (*cred)(void *, struct idl_cred *) = IDL__TR_OP(src->ep->tr, conn_cred);
+
+	src->cred_err = cred != NULL ? cred(src->conn, &src->cred) : IDL_ENOTSUP;
+	if (src->cred_err != 0)
+		memset(&src->cred, 0, sizeof src->cred);
+	if (src->cred_err == 0 && !src->cred.valid && src->cred.addr[0] == '\0')
+		src->cred_err = IDL_ENOTSUP;
+}
+
+/* Accepts one connection on ep and serves it: 0, 1 when none was pending, 2 when
+ * accepting must pause (out of descriptors or memory). */
+static int
+srv_accept_one(struct idl_server *srv, struct srv_ep *ep)
+{
+	struct srv_src *src = calloc(1, sizeof *src);
+	int pooled = idl__srv_ev_poolable(ep) && srv->slots != NULL, err;
+	unsigned n;
+
+	if (src == NULL || (src->conn = idl__zalloc(ep->tr->conn_size)) == NULL) {
+		free(src);
+		return 2;
+	}
+	src->ep = ep;
+	src->srv = srv;
+	src->pooled = pooled;
+	err = IDL__TR_OP(ep->tr, ep_accept)(ep->state, src->conn);
+	if ((err == IDL_ESYSERR(EMFILE) || err == IDL_ESYSERR(ENFILE)) && srv->reserve_fd >= 0) {
+		/* The descriptor kept in reserve makes room to tell this client why. */
+		ep->tr->conn_fini(src->conn);
+		memset(src->conn, 0, ep->tr->conn_size);
+		close(srv->reserve_fd);
+		srv->reserve_fd = -1;
+		if (IDL__TR_OP(ep->tr, ep_accept)(ep->state, src->conn) == 0 &&
+		    idl__srv_src_alloc(srv, src) == 0) {
+			srv_src_cred(src);
+			idl__srv_refuse(srv, src, IDL_GOODBYE_CONNECTIONS, "descriptors",
+					(unsigned long long)srv->nslots);
+			src = NULL;
+		}
+		srv->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		if (src == NULL)
+			return 2;
+	}
+	if (err == 0 && idl__srv_src_alloc(srv, src) != 0)
+		err = IDL_ENOMEM;
+	if (err != 0) {
+		ep->tr->conn_close(src->conn);
+		ep->tr->conn_fini(src->conn);
+		free(src->conn);
+		src->conn = NULL;
+		idl__srv_src_free(src);
+		if (err == IDL_ESYSERR(EAGAIN) || err == IDL_ESYSERR(EWOULDBLOCK))
+			return 1;
+		if (err != IDL_ENOMEM && err != IDL_ESYSERR(EMFILE) && err != IDL_ESYSERR(ENFILE) &&
+		    err != IDL_ESYSERR(ENOBUFS) && err != IDL_ESYSERR(ENOMEM))
+			return 0;
+		idl__srv_log(srv, "%s: accept: %s: accepting paused 100 ms", ep->head.address,
+			     idl_strerror(err));
+		return 2;
+	}
+	srv_src_cred(src);
+	pthread_mutex_lock(&srv->lock);
+	n = srv->nconns;
+	pthread_mutex_unlock(&srv->lock);
+	if (n >= srv->nslots && !idl__srv_ev_evict(srv)) {
+		idl__srv_refuse(srv, src, IDL_GOODBYE_CONNECTIONS, "connections", srv->nslots);
 		return 0;
-	idl__srv_log(srv, "%s: accept: %s: accepting paused %d ms", ep->head.address,
-		     idl_strerror(err), SRV_ACCEPT_PAUSE_MS);
-	return 1;
+	}
+	pthread_mutex_lock(&srv->lock);
+	srv->nconns++;
+	pthread_mutex_unlock(&srv->lock);
+	if (pooled) {
+		err = idl__srv_ev_adopt(srv, src);
+	} else {
+		pthread_mutex_lock(&srv->lock);
+		err = srv_src_start(srv, src, idl__srv_conn_main);
+		pthread_mutex_unlock(&srv->lock);
+	}
+	if (err == 0) {
+		atomic_fetch_add(&srv->st_accepted, 1);
+		return 0;
+	}
+	pthread_mutex_lock(&srv->lock);
+	srv->nconns--;
+	pthread_mutex_unlock(&srv->lock);
+	if (err == IDL_EBUSY)
+		idl__srv_refuse(srv, src, IDL_GOODBYE_PER_ADDRESS, "per_address", ep->per_address);
+	else
+		idl__srv_refuse(srv, src, IDL_GOODBYE_CONNECTIONS, "connections", srv->nslots);
+	return 0;
+}
+
+int
+idl__srv_accept(struct idl_server *srv, struct srv_ep *ep)
+{
+	for (int i = 0; i < SRV_ACCEPT_BATCH; i++) {
+		int r = srv_accept_one(srv, ep);
+
+		if (r == 1)
+			break;
+		if (r == 2)
+			return 1;
+	}
+	return 0;
 }
 
 static size_t
@@ -222,43 +325,6 @@ idl__srv_size_buffers(struct idl_server *srv)
 		srv->rcap = (size_t)lim & ~(size_t)(IDL_MSG_ALIGN - 1);
 }
 
-/* Serving: wait for connections, stop requests and ended threads. */
-static void
-srv_loop(struct idl_server *srv)
-{
-	int64_t paused_until = 0;
-	uint64_t v;
-
-	while (!atomic_load(&srv->stop_req)) {
-		struct epoll_event evs[SRV_EVENTS];
-		int timeout = -1, n;
-
-		if (paused_until != 0) {
-			int64_t left = paused_until - idl_now_ns();
-
-			if (left <= 0) {
-				srv_pause_accepts(srv, EPOLLIN);
-				paused_until = 0;
-			} else {
-				timeout = (int)(left / 1000000) + 1;
-			}
-		}
-		n = epoll_wait(srv->epfd, evs, SRV_EVENTS, timeout);
-		for (int i = 0; i < n; i++) {
-			if (evs[i].data.ptr == NULL) {
-				if (read(srv->efd, &v, sizeof v) < 0)
-					continue; /* EAGAIN: another poke drained it */
-			} else if (paused_until == 0 && srv_accept(srv, evs[i].data.ptr)) {
-				srv_pause_accepts(srv, 0);
-				paused_until = idl_now_ns() + SRV_ACCEPT_PAUSE_MS * 1000000ll;
-			}
-		}
-		pthread_mutex_lock(&srv->lock);
-		srv_reap(srv);
-		pthread_mutex_unlock(&srv->lock);
-	}
-}
-
 /* Wakes every receiving thread and waits until all have ended. */
 static void
 srv_drain(struct idl_server *srv)
@@ -282,7 +348,7 @@ srv_drain(struct idl_server *srv)
 				s->ep->closed = 1;
 			}
 		}
-		srv_reap(srv);
+		idl__srv_reap(srv);
 		if (idl__list_empty(&srv->live))
 			break;
 		pthread_mutex_unlock(&srv->lock);
@@ -300,40 +366,121 @@ srv_drain(struct idl_server *srv)
 	srv->epfd = -1;
 }
 
+/* Starts serving: the set, the event core, the endpoints. Lock held. */
+static int
+srv_start(struct idl_server *srv, int embedded)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = UINT64_C(0xfffffffffffffffe) };
+	int err = 0;
+
+	if (srv->running || srv->nsubs == 0 || srv->eps == NULL)
+		return idl__fail(srv->running ? IDL_EBUSY : IDL_EINVAL, "idl_server_run: %s",
+				 srv->running ? "already running" : "no subsystem or no endpoint");
+	if (embedded) {
+		for (struct srv_ep *ep = srv->eps; ep != NULL; ep = ep->next)
+			if (!idl__srv_ev_poolable(ep))
+				return idl__fail(IDL_ENOTSUP,
+						 "%s: this transport cannot be served from an "
+						 "event loop (idl_server_fd)",
+						 ep->head.address);
+	}
+	idl__srv_size_buffers(srv);
+	srv->embedded = embedded;
+	srv->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (srv->epfd < 0 || epoll_ctl(srv->epfd, EPOLL_CTL_ADD, srv->efd, &ev) != 0)
+		err = idl__fail(IDL_ESYSERR(errno), "idl_server_run: epoll: %s", strerror(errno));
+	srv->running = 1;
+	if (err == 0)
+		err = idl__srv_ev_start(srv);
+	for (struct srv_ep *ep = srv->eps; err == 0 && ep != NULL; ep = ep->next)
+		err = idl__srv_ep_start(srv, ep);
+	return err;
+}
+
+/* Ends a run once no pool thread is left: every source closed, the core freed. */
+static void
+srv_finish(struct idl_server *srv)
+{
+	idl__srv_ev_close_all(srv);
+	srv_drain(srv);
+	idl__srv_ev_stop(srv);
+	pthread_mutex_lock(&srv->lock);
+	atomic_store(&srv->stop_req, 0);
+	srv->running = 0;
+	srv->embedded = 0;
+	pthread_cond_broadcast(&srv->idle);
+	pthread_mutex_unlock(&srv->lock);
+}
+
 int
 idl_server_run(idl_server_t *srv)
 {
-	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL };
-	int err = 0;
+	int err, self = 0;
 
 	idl__clear_detail();
 	if (srv == NULL)
 		return IDL_EINVAL;
 	pthread_mutex_lock(&srv->lock);
-	if (srv->running || srv->nsubs == 0 || srv->eps == NULL) {
+	if (srv->running) {
 		pthread_mutex_unlock(&srv->lock);
-		return idl__fail(srv->running ? IDL_EBUSY : IDL_EINVAL, "idl_server_run: %s",
-				 srv->running ? "already running" : "no subsystem or no endpoint");
+		return idl__fail(IDL_EBUSY, "idl_server_run: already running");
 	}
-	idl__srv_size_buffers(srv);
-	srv->epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (srv->epfd < 0 || epoll_ctl(srv->epfd, EPOLL_CTL_ADD, srv->efd, &ev) != 0)
-		err = idl__fail(IDL_ESYSERR(errno), "idl_server_run: epoll: %s", strerror(errno));
-	srv->running = 1;
-	for (struct srv_ep *ep = srv->eps; err == 0 && ep != NULL; ep = ep->next)
-		err = idl__srv_ep_start(srv, ep);
+	err = srv_start(srv, 0);
 	pthread_mutex_unlock(&srv->lock);
+	if (err == 0) {
+		/* This thread is one of the pool. */
+		atomic_store(&srv->nthreads, 1);
+		for (unsigned i = 1; i < srv->pool_size; i++)
+			idl__srv_ev_spawn(srv);
+		idl__srv_ev_loop(srv, -1, &self);
+		pthread_mutex_lock(&srv->lock);
+		atomic_fetch_sub(&srv->nthreads, 1);
+		while (atomic_load(&srv->nthreads) != 0)
+			pthread_cond_wait(&srv->threads_done, &srv->lock);
+		pthread_mutex_unlock(&srv->lock);
+	}
+	srv_finish(srv);
+	return err;
+}
 
-	if (err == 0)
-		srv_loop(srv);
-	srv_drain(srv);
+int
+idl_server_fd(idl_server_t *srv)
+{
+	int err;
 
+	idl__clear_detail();
+	if (srv == NULL)
+		return IDL_EINVAL;
 	pthread_mutex_lock(&srv->lock);
-	atomic_store(&srv->stop_req, 0);
-	srv->running = 0;
-	pthread_cond_broadcast(&srv->idle);
+	if (srv->running && srv->embedded) {
+		err = srv->epfd;
+	} else if ((err = srv_start(srv, 1)) == 0) {
+		err = srv->epfd;
+	} else if (srv->running) {
+		pthread_mutex_unlock(&srv->lock);
+		srv_finish(srv);
+		return err;
+	}
 	pthread_mutex_unlock(&srv->lock);
 	return err;
+}
+
+int
+idl_server_dispatch(idl_server_t *srv, int max)
+{
+	int served = 0;
+
+	idl__clear_detail();
+	if (srv == NULL || max < 0)
+		return IDL_EINVAL;
+	if (!srv->running || !srv->embedded)
+		return idl__fail(IDL_EINVAL, "idl_server_dispatch: idl_server_fd() first");
+	if (atomic_load(&srv->stop_req)) {
+		srv_finish(srv);
+		return IDL_ECLOSED;
+	}
+	idl__srv_ev_loop(srv, max, &served);
+	return served;
 }
 
 void
@@ -365,7 +512,7 @@ idl__srv_handle_release(struct srv_src *src)
 	free_srv = srv->destroyed && srv->handles == 0;
 	pthread_mutex_unlock(&srv->lock);
 	if (free_src)
-		srv_src_destroy(src);
+		idl__srv_src_destroy(src);
 	if (free_srv)
 		idl__srv_free(srv);
 }

@@ -190,6 +190,10 @@ idl_reply_send(idl_reply_t r, idl_msg_header_t *msg)
 		closed = src->ep->closed;
 		pthread_mutex_unlock(&src->srv->lock);
 	}
+	if (src->pooled && !closed) {
+		err = idl__srv_ev_send(src, &x);
+		goto sent;
+	}
 	pthread_mutex_lock(&src->send_lock);
 	if (closed) {
 		/* Not sent, yet consumed, as a transport's send would have it. */
@@ -202,6 +206,7 @@ idl_reply_send(idl_reply_t r, idl_msg_header_t *msg)
 	else
 		err = IDL__TR_OP(src->ep->tr, ep_reply)(src->ep->state, &r->to, &x);
 	pthread_mutex_unlock(&src->send_lock);
+sent:
 	if (err == 0)
 		IDL__TRACE(IDL_TRACE_SERVER, IDL_TRACE_SEND, src->ep->head.address, msg, msg->size);
 	/* Once the source is closed every send fails: the client is gone as far as the
@@ -232,6 +237,9 @@ idl__srv_src_alloc(struct idl_server *srv, struct srv_src *src)
 	if (pthread_mutex_init(&src->send_lock, NULL) != 0)
 		return IDL_ENOMEM;
 	src->send_lock_ok = 1;
+	/* A pooled connection receives into its serving thread's buffers. */
+	if (src->pooled)
+		return idl__srv_hello_alloc(srv, &src->hello);
 	src->rbuf = idl__zalloc(srv->rcap);
 	src->sbuf = idl__zalloc(srv->scap);
 	if (src->rbuf == NULL || src->sbuf == NULL)
@@ -532,8 +540,8 @@ serve_send(struct srv_src *src, uint32_t n, const struct idl_peer *to)
 
 /* Logs a refusal by a limit: an oversized message, or a connection that timed out (which
  * then ends; `closing` says whether an oversized one does too). */
-static void
-serve_conn_log(struct srv_src *src, int err, size_t len, int closing)
+void
+idl__srv_conn_log(struct srv_src *src, int err, size_t len, int closing)
 {
 	struct idl_server *srv = src->srv;
 	char who[IDL_CRED_ADDR_MAX + 32];
@@ -580,14 +588,6 @@ idl__srv_conn_main(void *arg)
 	uint64_t hs_ms = srv->limits[IDL_LIMIT_HANDSHAKE_MS];
 	int64_t handshake_end =
 		hs_ms != 0 ? idl_now_ns() + (int64_t)hs_ms * SERVE_MS : IDL_DEADLINE_NONE;
-	int (*cred)(void *, struct idl_cred *) = IDL__TR_OP(tr, conn_cred);
-
-	/* What the transport knows of the peer is fixed at accept: asked once. */
-	src->cred_err = cred != NULL ? cred(src->conn, &src->cred) : IDL_ENOTSUP;
-	if (src->cred_err != 0)
-		memset(&src->cred, 0, sizeof src->cred);
-	if (src->cred_err == 0 && !src->cred.valid && src->cred.addr[0] == '\0')
-		src->cred_err = IDL_ENOTSUP;
 
 	while (!atomic_load_explicit(&srv->stop_req, memory_order_relaxed)) {
 		struct idl_xmsg m = { .data = src->rbuf, .cap = srv->rcap };
@@ -602,11 +602,11 @@ idl__srv_conn_main(void *arg)
 		/* A stream transport has closed the connection when a message did not fit:
 		 * its framing is lost. A timeout is a limit: the connection ends. */
 		if (err != 0 && (err != IDL_EMSGSIZE || (tr->flags & IDL_TRF_STREAM))) {
-			serve_conn_log(src, err, m.len, 1);
+			idl__srv_conn_log(src, err, m.len, 1);
 			break;
 		}
 		if (err == IDL_EMSGSIZE)
-			serve_conn_log(src, err, m.len, 0);
+			idl__srv_conn_log(src, err, m.len, 0);
 		n = idl__srv_serve_one(src, &src->hello, src->rbuf, m.len, err, src->sbuf, NULL,
 				       NULL);
 		if (n != 0 && serve_send(src, n, NULL) != 0)

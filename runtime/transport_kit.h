@@ -14,6 +14,7 @@
 #define IDL_RUNTIME_TRANSPORT_KIT_H
 
 #include <errno.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stddef.h>
@@ -146,6 +147,17 @@ static inline ssize_t
 idl__sys_recvmsg(int fd, struct msghdr *mh, int flags)
 {
 	return idl__syscall6(SYS_recvmsg, fd, (long)mh, flags, 0, 0, 0);
+}
+#endif
+
+/* poll(2), which newer architectures have only as ppoll. */
+#if defined(IDL__SYS_LIBC) || !defined(SYS_poll)
+#define idl__sys_poll poll
+#else
+static inline int
+idl__sys_poll(struct pollfd *fds, nfds_t n, int timeout_ms)
+{
+	return (int)idl__syscall6(SYS_poll, (long)fds, (long)n, timeout_ms, 0, 0, 0);
 }
 #endif
 

@@ -48,7 +48,7 @@ extern "C" {
 	XX(EADDRINUSE, -413, "address already in use")                                             \
 	XX(EACCES, -414, "permission denied")                                                      \
 	XX(ELIMIT, -415, "a configured limit was reached")                                         \
-	XX(EAGAIN, -416, "queue full, try again later")                                            \
+	XX(EAGAIN, -416, "no room now, try again later")                                           \
 	XX(ECANCELED, -417, "call cancelled")
 
 enum idl_err {

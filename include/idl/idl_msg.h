@@ -53,7 +53,26 @@ enum idl_msg_kind {
 	IDL_KIND_HELLO_REPLY = 5, /* server -> client: the server's hashes */
 	IDL_KIND_CANCEL = 6, /* client -> server: header only, the id and seqno of a request
 				the client no longer waits for; never answered */
+	IDL_KIND_GOODBYE = 7, /* server -> client: the connection ends now, and why */
 };
+
+/*
+ * A goodbye (docs/wire-format.md): the header (id: the reason, seqno 0, retcode IDL_ELIMIT),
+ * then the reason again (u32), the length of a text (u32) and the text (at most
+ * IDL_GOODBYE_TEXT_MAX bytes, no terminator, padded to 8). The server sends it before it closes a
+ * connection on purpose; nothing follows it. IDLE and EVICTED are sent only when no request of the
+ * client was read and left unanswered, so the client may send its request again on a new
+ * connection.
+ */
+enum idl_goodbye_reason {
+	IDL_GOODBYE_CONNECTIONS = 1, /* refused: the server's connection limit */
+	IDL_GOODBYE_PER_ADDRESS = 2, /* refused: the limit of connections from one address */
+	IDL_GOODBYE_IDLE = 3, /* closed: idle longer than the idle timeout */
+	IDL_GOODBYE_EVICTED = 4, /* closed: the oldest idle connection made room for a new one */
+	IDL_GOODBYE_STOPPING = 5, /* closed: the server stops */
+};
+#define IDL_GOODBYE_REASONS 6 /* one more than the largest reason */
+#define IDL_GOODBYE_TEXT_MAX 128u
 
 /* Header flags (the header's `flags` byte). */
 #define IDL_MSGF_DESC 0x01 /* out-of-line or port descriptors follow the arguments */

@@ -1,13 +1,15 @@
 /*
  * idl_server.h - the server side: a port set that receives, demultiplexes and replies.
  *
- * A server is a set of endpoints of any transports ("unix:/run/a.sock", later "tcp:...").
- * Every source of messages in the set - each accepted connection, or a connectionless
- * endpoint - is served by its own receiving thread that blocks in the transport's receive,
- * so receiving costs one kernel entry per message whatever the size of the set
- * (docs/runtime.md explains this choice over an epoll loop). One extra thread per server
- * blocks in epoll_wait on the listening endpoints and accepts.
- *
+ * A server is a set of endpoints of any transports ("unix:/run/a.sock", "tcp:...").
+ * Connections of transports with the event operations (unix:, tcp:) wait in one epoll set
+ * and a bounded pool of threads (twice the CPUs, 2 to 16) serves whichever is ready, so an
+ * idle connection costs no thread and no receive buffer; a busy one keeps a thread of its
+ * own while it goes on sending (at most 16 such), with one kernel entry per message. Other
+ * sources (shm: connections, udp: and port: endpoints) have a receiving thread each
+ * (docs/runtime.md). The same core runs on the caller's thread without any thread of the
+ * library's: idl_server_fd() and idl_server_dispatch().
+
  * Dispatch is serialised by default: at most one routine of the server runs at a time, as
  * with MIG's single-threaded mach_msg_server, so routines need no locking of their own.
  * idl_server_set_concurrency() allows more.
@@ -73,6 +75,22 @@ int idl_server_set_concurrency(idl_server_t *srv, unsigned n);
 /* Serves until idl_server_stop(); returns 0 then, or an error if serving could not start. */
 int idl_server_run(idl_server_t *srv);
 
+/*
+ * The embeddable server: the event core driven from the caller's event loop. The first
+ * call of idl_server_fd() starts the server without a thread (as idl_server_run() would
+ * start it, with the limits and the authorisation hook as set) and returns the epoll
+ * descriptor of its set, owned by the server: readable when idl_server_dispatch() has work.
+ * idl_server_dispatch() handles at most `max` ready events (a connection, a listener, a
+ * timer) on the calling thread and never blocks; it returns how many it handled, or an
+ * error. A reply deferred with idl_request_reply() and sent from another thread goes out
+ * at once when the socket takes it, and otherwise wakes the descriptor. Only endpoints
+ * whose transport has the event operations (unix:, tcp:) can be served so: idl_server_fd()
+ * refuses a server with others (IDL_ENOTSUP). idl_server_stop() then
+ * idl_server_destroy() end it; dispatch from one thread at a time.
+ */
+int idl_server_fd(idl_server_t *srv);
+int idl_server_dispatch(idl_server_t *srv, int max);
+
 /* Asks a running server to stop: wakes every receiving thread and makes idl_server_run()
  * return once they have ended. Safe from any thread and from a signal handler. */
 void idl_server_stop(idl_server_t *srv);
@@ -118,17 +136,30 @@ int idl_request_cred(struct idl_cred *cred);
  *                           endpoint) received and not yet answered: the one running plus
  *                           the replies deferred with MIG_NO_REPLY (default 64). Beyond it a
  *                           request gets IDL_ELIMIT and never runs. At least 1.
- *   IDL_LIMIT_CONNECTIONS   connections served at once (default 1024; 0: only the process's
- *                           descriptor limit). Beyond it a new connection is accepted and
- *                           closed at once: the client sees MIG_SERVER_DIED.
+ *   IDL_LIMIT_CONNECTIONS   connections served at once. Default: the descriptor limit
+ *                           (RLIMIT_NOFILE, whose soft value the server raises to the hard
+ *                           one when it runs; at most 1048576) less 64 kept for the
+ *                           server's own use, at least 16; 0 is that default too. At the
+ *                           limit the oldest idle connection (no request unanswered) is
+ *                           closed to make room, with an EVICTED goodbye; when none is idle
+ *                           the new one is refused with a CONNECTIONS goodbye, and its
+ *                           client's call fails with IDL_ELIMIT. One descriptor is kept in
+ *                           reserve so that a refusal can still be told at EMFILE.
  *   IDL_LIMIT_FDS           file descriptors carried by one message (default 16): a message
  *                           with more is refused (MIG_BAD_ARGUMENTS) and every descriptor
  *                           of it closed.
  *   IDL_LIMIT_HANDSHAKE_MS  a new connection that has not completed a hello within this
  *                           many milliseconds is closed (default 30000; 0: never).
  *   IDL_LIMIT_IDLE_MS       a connection on which no message arrives for this many
- *                           milliseconds is closed (default 0: never). Its client's next
- *                           call sees MIG_SERVER_DIED and the call after it reconnects.
+ *                           milliseconds, and no request waits for its reply, is closed
+ *                           with an IDLE goodbye (default 0: never, but see net_idle_ms).
+ *                           Its client's next call connects again and goes through.
+ *   IDL_LIMIT_PER_ADDRESS   connections from one network address to one endpoint (tcp:)
+ *                           at once (default 256; 0: no limit). Beyond it a new one is
+ *                           refused with a PER_ADDRESS goodbye: its client's call fails
+ *                           with IDL_ELIMIT.
+ *   IDL_LIMIT_NET_IDLE_MS   the idle timeout of network connections (tcp:) when idle_ms is
+ *                           0 (default 300000, five minutes; 0: never).
  */
 enum idl_limit {
 	IDL_LIMIT_MSG_SIZE = 0,
@@ -137,8 +168,10 @@ enum idl_limit {
 	IDL_LIMIT_FDS = 3,
 	IDL_LIMIT_HANDSHAKE_MS = 4,
 	IDL_LIMIT_IDLE_MS = 5,
+	IDL_LIMIT_PER_ADDRESS = 6,
+	IDL_LIMIT_NET_IDLE_MS = 7,
 };
-#define IDL_LIMIT_COUNT 6
+#define IDL_LIMIT_COUNT 8
 
 /* Sets a limit. Returns 0, IDL_EINVAL (unknown limit, or a value out of its range),
  * IDL_EBUSY (the server is running). */
@@ -177,6 +210,22 @@ int idl_server_set_auth(idl_server_t *srv, idl_auth_fn hook, void *ctx);
  */
 typedef void (*idl_log_fn)(void *ctx, const char *line);
 int idl_server_set_log(idl_server_t *srv, idl_log_fn fn, void *ctx);
+
+/*
+ * Counters of a server since it was created: connections served now and accepted, and the
+ * connections each goodbye reason ended or refused (docs/runtime.md). Safe from any
+ * thread, at any time; the counts are read one by one, not as one snapshot.
+ */
+struct idl_server_stats {
+	uint64_t connections; /* served now */
+	uint64_t accepted; /* accepted and served, since creation */
+	uint64_t refused_connections; /* refused at the connection limit */
+	uint64_t refused_per_address; /* refused at the per-address limit */
+	uint64_t closed_idle; /* closed by the idle timeout */
+	uint64_t evicted; /* the oldest idle, closed to make room */
+	unsigned threads; /* threads of the event core now (dedicated ones included) */
+};
+int idl_server_stats(idl_server_t *srv, struct idl_server_stats *st);
 
 /* A handle naming the endpoint the calling thread's current request arrived on, passed by
  * generated server stubs as a routine's request-port argument. It identifies; it cannot be

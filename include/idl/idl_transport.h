@@ -197,6 +197,9 @@ struct idl_listen_opts {
 #define IDL_TRF_ZEROCOPY 0x08 /* out-of-line data without a copy */
 #define IDL_TRF_CRED 0x10 /* knows the peer's credentials */
 #define IDL_TRF_DESC 0x20 /* converts descriptors: out-of-line data (ports: IDL_TRF_FDPASS) */
+/* Messages arrive whole: a conn_recv that times out has consumed nothing, so the server may
+ * wait on a busy connection with blocking receives (unix:'s seqpacket). */
+#define IDL_TRF_WHOLE 0x40
 
 /* The version of the contract this header describes (see the top of this file). */
 #define IDL_TRANSPORT_ABI 1u
@@ -248,29 +251,47 @@ struct idl_transport {
 	int (*ool_free)(void *addr, size_t size);
 
 	/*
-	 * Optional: the non-blocking operations a pollable port drives a connection with
-	 * (docs/call-core.md, "The transport contract, version 2"). A transport without all
-	 * three is driven by its blocking ops from threads of the port's own.
+	 * Event-driven use (docs/call-core.md, "The transport contract, version 2"), each
+	 * optional: the server's event core and a pollable port (idl_port_fd) drive a
+	 * connection with them (docs/runtime.md); a transport without all three keeps a thread
+	 * per connection on the server and a receiver and a sender thread per pollable port.
 	 *
-	 * conn_fd returns a descriptor that is readable when conn_recv_nb can make progress
-	 * (and writable when conn_sendv_nb can), stable for the connection's life; a
-	 * transport that needs several returns an epoll descriptor of its own holding them.
-	 * conn_sendv_nb sends as many of the n whole messages, in order, as the kernel takes
-	 * without blocking and returns how many it accepted (0 when none could go now), or an
-	 * error when the first failed; a stream transport that could write only part of a
-	 * frame keeps the rest, reports the message accepted, and writes the rest first on its
-	 * next call. Descriptors are handled as by conn_send: an accepted message is consumed.
-	 * conn_recv_nb receives one whole message as conn_recv does, or returns IDL_EAGAIN at
-	 * once; a stream transport keeps a partial frame across calls.
-	 * At most one conn_sendv_nb and one conn_recv_nb run at a time on a connection, and
-	 * never alongside its blocking conn_send or conn_recv.
+	 * conn_fd returns a descriptor that is readable when conn_recv_nb can make progress,
+	 * and sets *events to IDL_TR_EV_IN, with IDL_TR_EV_OUT added while the transport holds
+	 * output it could not write yet (the rest of a frame): the descriptor is then watched
+	 * for writability too; and IDL_TR_EV_MORE while it holds a whole message read ahead.
+	 * Stable for the connection's life.
+	 *
+	 * conn_sendv_nb sends, without blocking, as many of the n messages (in order) as the
+	 * kernel takes and returns how many it accepted (0 to n), or an error. A stream
+	 * transport that could write part of a frame keeps the rest itself and counts the
+	 * message accepted; every later send (blocking or not) writes that rest first. n == 0
+	 * only flushes such a rest: 0 once it is out, IDL_EAGAIN while some is left.
+	 * A message with descriptors is refused with IDL_ENOTSUP before anything of it is
+	 * written or released (the core sends it with conn_send).
+	 *
+	 * conn_recv_nb receives one whole message without blocking, or returns IDL_EAGAIN.
+	 * A stream transport keeps a partial frame across calls (input state), so a peer that
+	 * sends half a frame holds no thread. Otherwise as conn_recv.
+	 *
+	 * At most one conn_sendv_nb and one conn_recv_nb run at a time on a connection.
 	 */
-	int (*conn_fd)(void *conn);
+	int (*conn_fd)(void *conn, unsigned *events);
 	int (*conn_sendv_nb)(void *conn, const struct idl_xmsg *msgs, unsigned n);
 	int (*conn_recv_nb)(void *conn, struct idl_xmsg *m);
 
 	/* New ops go here, at the end, each optional. */
 };
+
+/* conn_fd's events. IN and OUT have the values of EPOLLIN and EPOLLOUT (and POLLIN,
+ * POLLOUT). MORE is none of epoll's: the transport holds a whole message it read ahead,
+ * which conn_recv_nb returns without a system call and which no readiness of the
+ * descriptor would report; a transport that reads ahead must say so, because its caller
+ * stops receiving when MORE is not set (rather than spend a receive to learn that nothing
+ * is there). */
+#define IDL_TR_EV_IN 0x001u
+#define IDL_TR_EV_OUT 0x004u
+#define IDL_TR_EV_MORE 0x10000u
 
 /*
  * Receive-size rule: when a message does not fit in m->cap, conn_recv and ep_recv set m->len

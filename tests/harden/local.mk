@@ -26,6 +26,7 @@ tests_harden_harden_SOURCES = \
 	tests/harden/t_auth.c \
 	tests/harden/t_reply.c \
 	tests/harden/t_death.c \
+	tests/harden/t_scale.c \
 	tests/harden/every_impl.c \
 	tests/harden/every_impl.h
 tests_harden_harden_CPPFLAGS = $(every_cppflags)
@@ -49,4 +50,6 @@ check-long-harden: all tests/harden/every-server$(EXEEXT)
 		$(SHELL) $(srcdir)/tests/fuzz/fuzz-run.sh reply
 	IDL_TOP_SRCDIR='$(abs_top_srcdir)' IDL_TOP_BUILDDIR='$(abs_top_builddir)' \
 		$(SHELL) $(srcdir)/tests/harden/valgrind.sh
+	IDL_TOP_BUILDDIR='$(abs_top_builddir)' HD_SCALE_UNIX=10000 HD_SCALE_TCP=3000 \
+		HD_SCALE_PER_ADDRESS=256 tests/harden/harden$(EXEEXT) scale
 .PHONY: check-long-harden

@@ -37,6 +37,7 @@ main(int argc, char **argv)
 		{ "auth", NULL, NULL, NULL, NULL, hd_auth_tests },
 		{ "reply", NULL, NULL, NULL, NULL, hd_reply_tests },
 		{ "death", NULL, NULL, NULL, NULL, hd_death_tests },
+		{ "scale", NULL, NULL, NULL, NULL, hd_scale_tests },
 		CU_SUITE_INFO_NULL,
 	};
 	unsigned failed;

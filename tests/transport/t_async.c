@@ -307,6 +307,42 @@ ta_cancel(void)
 	idl_port_close(run.port);
 }
 
+/* The done function of a call of sum on TA_SUM_N ints 0, 1, 2...: the sum is known. */
+#define TA_SUM_N 1024
+
+static void
+ta_sum_done(void *ctx, kern_return_t kr, int64_t total)
+{
+	struct ta_call *c = ctx;
+
+	atomic_fetch_add(&c->ran, 1);
+	c->kr = kr;
+	if (kr == KERN_SUCCESS && total != (int64_t)TA_SUM_N * (TA_SUM_N - 1) / 2)
+		atomic_fetch_add(&c->run->wrong, 1);
+	atomic_fetch_sub(&c->run->outstanding, 1);
+}
+
+/* Starts one call: add on a datagram transport, else sum of 4 KiB, so that the kernel's
+ * socket buffers (megabytes on a stream) fill after a few thousand calls. */
+static int
+ta_start_fill(struct ta_run *run, struct ta_call *c, int n, int dgram)
+{
+	static int data[TA_SUM_N];
+	int kr;
+
+	if (dgram)
+		return ta_start(run, c, n, 1, NULL);
+	for (int i = 0; i < TA_SUM_N; i++)
+		data[i] = i;
+	c->run = run;
+	atomic_init(&c->ran, 0);
+	atomic_fetch_add(&run->outstanding, 1);
+	kr = bench_sum_async(run->port, data, TA_SUM_N, ta_sum_done, c, NULL);
+	if (kr != 0)
+		atomic_fetch_sub(&run->outstanding, 1);
+	return kr;
+}
+
 /* A frozen server stops taking requests: the send queue fills and refuses with IDL_EAGAIN,
  * then every accepted call completes once the server goes on. A datagram transport never
  * pushes back (the kernel drops what does not fit), so there the case checks only that
@@ -331,7 +367,7 @@ ta_full_queue(void)
 	CU_ASSERT_EQUAL(ta_drain(&run, 10000), 0);
 	CU_ASSERT_EQUAL_FATAL(tt_server_signal_wait(SIGSTOP), 0);
 	while (n < (dgram ? 200 : MAX)) {
-		kr = ta_start(&run, &calls[n], n, 1, NULL);
+		kr = ta_start_fill(&run, &calls[n], n, dgram);
 		if (kr != 0)
 			break;
 		n++;

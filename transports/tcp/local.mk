@@ -1,6 +1,7 @@
 # transports/tcp/local.mk - the tcp: transport (docs/transports/tcp.md) and its conformance
 # row; its network tests are tests/net/.
 if TRANSPORT_TCP
-runtime_libidlrt_la_SOURCES += transports/tcp/tcp.c
+runtime_libidlrt_la_SOURCES += transports/tcp/tcp.c transports/tcp/tcp_nb.c \
+	transports/tcp/tcp_impl.h
 tests_transport_conformance_SOURCES += tests/transport/addr_tcp.c
 endif

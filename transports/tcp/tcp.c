@@ -42,12 +42,8 @@
 
 #include "sock/inet.h"
 #include "sock/sock_timeo.h"
+#include "tcp_impl.h"
 
-/* The largest frame either side accepts: a length beyond it is not this protocol. */
-#define TCP_FRAME_MAX (64u << 20)
-#define TCP_PREFIX 4u
-/* Room the carry buffer starts with; it grows to the largest receive buffer seen. */
-#define TCP_CARRY_MIN 4096u
 /* A server drops a client that stays silent and unreachable this long: keepalive after
  * TCP_KEEPIDLE_S idle seconds, every TCP_KEEPINTVL_S, TCP_KEEPCNT probes. */
 #define TCP_KEEPIDLE_S 60
@@ -58,19 +54,6 @@ struct tcp_ep {
 	int fd;
 	int open;
 	char name[80]; /* the bound address, for details */
-};
-
-struct tcp_conn {
-	int fd;
-	int open;
-	atomic_int closed;
-	int64_t rcvtimeo_us;
-	int64_t sndtimeo_us;
-	unsigned char *carry; /* bytes received beyond the last frame returned */
-	size_t carry_off;
-	size_t carry_len;
-	size_t carry_cap;
-	char name[80];
 };
 
 static int
@@ -231,8 +214,8 @@ tcp_conn_connect(void *vconn, const char *rest, struct idl_deadline *dl)
 }
 
 /* Maps an errno from a send or receive on a connection. */
-static int
-tcp_conn_err(struct tcp_conn *c, int e)
+int
+idl__tcp_conn_err(struct tcp_conn *c, int e)
 {
 	if (atomic_load_explicit(&c->closed, memory_order_relaxed))
 		return IDL_ECLOSED;
@@ -289,7 +272,7 @@ tcp_sendv(struct tcp_conn *c, struct iovec *iov, size_t niov, size_t total, stru
 				shutdown(c->fd, SHUT_RDWR);
 			return IDL_ETIMEDOUT;
 		}
-		return tcp_conn_err(c, n < 0 ? errno : EPIPE);
+		return idl__tcp_conn_err(c, n < 0 ? errno : EPIPE);
 	}
 	return 0;
 }
@@ -331,6 +314,20 @@ tcp_send_desc(struct tcp_conn *c, const struct idl_xmsg *m, struct idl_deadline 
 	return err;
 }
 
+/* Writes the rest of a frame a non-blocking send left, before another frame may go. Only a
+ * server's connection ever has such a rest: kept out of line, off the client's send path. */
+static __attribute__((noinline, cold)) int
+tcp_flush_out(struct tcp_conn *c, struct idl_deadline *dl)
+{
+	struct iovec iov = { c->out + c->out_off, c->out_len };
+	int err = tcp_sendv(c, &iov, 1, c->out_len, dl);
+
+	free(c->out);
+	c->out = NULL;
+	c->out_off = c->out_len = 0;
+	return err;
+}
+
 static int
 tcp_conn_send(void *vconn, const struct idl_xmsg *m, struct idl_deadline *dl)
 {
@@ -340,7 +337,13 @@ tcp_conn_send(void *vconn, const struct idl_xmsg *m, struct idl_deadline *dl)
 		{ .iov_base = &prefix, .iov_len = TCP_PREFIX },
 		{ .iov_base = m->data, .iov_len = m->len },
 	};
+	int err;
 
+	if (c->out_len != 0 && (err = tcp_flush_out(c, dl)) != 0) {
+		if (idl__desc_msg(m->data, m->len))
+			idl__msg_release_sent(m->data);
+		return err;
+	}
 	if (idl__desc_msg(m->data, m->len))
 		return tcp_send_desc(c, m, dl);
 	if (m->len > TCP_FRAME_MAX)
@@ -352,8 +355,8 @@ tcp_conn_send(void *vconn, const struct idl_xmsg *m, struct idl_deadline *dl)
 }
 
 /* Keeps bytes received beyond the current frame for the next receive. */
-static int
-tcp_carry_put(struct tcp_conn *c, const void *p, size_t n)
+int
+idl__tcp_carry_put(struct tcp_conn *c, const void *p, size_t n)
 {
 	if (n == 0)
 		return 0;
@@ -410,14 +413,14 @@ tcp_read_exact(struct tcp_conn *c, void *buf, size_t n, struct idl_deadline *dl)
 			if (n > 0)
 				idl__sock_again(dl);
 		} else if (r == 0) {
-			return tcp_conn_err(c, EPIPE);
+			return idl__tcp_conn_err(c, EPIPE);
 		} else if (errno == EAGAIN) {
 			if (t == 1 || idl__sock_late(dl))
 				return IDL_ETIMEDOUT;
 		} else if (errno == EINTR) {
 			idl__sock_again(dl);
 		} else {
-			return tcp_conn_err(c, errno);
+			return idl__tcp_conn_err(c, errno);
 		}
 	}
 	return 0;
@@ -468,9 +471,9 @@ tcp_ool_read(void *arg, size_t off, void *dst, size_t n)
  * memory of the receiver's own. A malformed one is skipped whole (the framing stays) and
  * refused; a read that fails midway has lost the framing, and the connection ends.
  */
-static int
-tcp_recv_desc(struct tcp_conn *c, struct idl_xmsg *m, uint32_t len, size_t body,
-	      struct idl_deadline *dl)
+int
+idl__tcp_recv_desc(struct tcp_conn *c, struct idl_xmsg *m, uint32_t len, size_t body,
+		   struct idl_deadline *dl)
 {
 	idl_msg_header_t h;
 	struct tcp_ool_rd r = { c, m->data, body, 0, dl };
@@ -519,8 +522,8 @@ tcp_recv_desc(struct tcp_conn *c, struct idl_xmsg *m, uint32_t len, size_t body,
  * brought the whole frame, that is the only system call. Everything else - a frame split
  * across segments, bytes of the next frames, an oversized frame - takes the slow path.
  */
-static int
-tcp_conn_recv(void *vconn, struct idl_xmsg *m, struct idl_deadline *dl)
+int
+idl__tcp_conn_recv(void *vconn, struct idl_xmsg *m, struct idl_deadline *dl)
 {
 	struct tcp_conn *c = vconn;
 	uint32_t prefix = 0, len;
@@ -546,14 +549,14 @@ tcp_conn_recv(void *vconn, struct idl_xmsg *m, struct idl_deadline *dl)
 			if (n > 0)
 				break;
 			if (n == 0)
-				return tcp_conn_err(c, EPIPE);
+				return idl__tcp_conn_err(c, EPIPE);
 			if (errno == EAGAIN) {
 				if (t == 1 || idl__sock_late(dl))
 					return IDL_ETIMEDOUT;
 			} else if (errno == EINTR) {
 				idl__sock_again(dl);
 			} else {
-				return tcp_conn_err(c, errno);
+				return idl__tcp_conn_err(c, errno);
 			}
 		}
 		if ((size_t)n < TCP_PREFIX) {
@@ -569,7 +572,7 @@ tcp_conn_recv(void *vconn, struct idl_xmsg *m, struct idl_deadline *dl)
 			goto bad_frame;
 		if (body > len) {
 			/* The next frames came along: keep them for the next receives. */
-			if ((err = tcp_carry_put(c, (char *)m->data + len, body - len)) != 0)
+			if ((err = idl__tcp_carry_put(c, (char *)m->data + len, body - len)) != 0)
 				return err;
 			body = len;
 		}
@@ -593,7 +596,7 @@ tcp_conn_recv(void *vconn, struct idl_xmsg *m, struct idl_deadline *dl)
 			have = body = hb;
 		}
 		if (idl__desc_msg(m->data, have))
-			return tcp_recv_desc(c, m, len, body, dl);
+			return idl__tcp_recv_desc(c, m, len, body, dl);
 		if ((err = tcp_read_exact(c, NULL, len - have, dl)) != 0)
 			return err;
 		m->len = len;
@@ -603,7 +606,7 @@ tcp_conn_recv(void *vconn, struct idl_xmsg *m, struct idl_deadline *dl)
 		return err;
 	m->len = len;
 	if (idl__desc_msg(m->data, len))
-		return tcp_recv_desc(c, m, len, len, dl);
+		return idl__tcp_recv_desc(c, m, len, len, dl);
 	return 0;
 
 bad_frame:
@@ -635,6 +638,9 @@ tcp_conn_fini(void *vconn)
 	c->open = 0;
 	free(c->carry);
 	c->carry = NULL;
+	free(c->out);
+	c->out = NULL;
+	c->out_len = 0;
 }
 
 /* What TCP can tell of the peer: its address, never its identity (docs/security.md). The
@@ -670,10 +676,13 @@ static const struct idl_transport tcp_transport = {
 	.ep_fini = tcp_ep_fini,
 	.conn_connect = tcp_conn_connect,
 	.conn_send = tcp_conn_send,
-	.conn_recv = tcp_conn_recv,
+	.conn_recv = idl__tcp_conn_recv,
 	.conn_close = tcp_conn_close,
 	.conn_fini = tcp_conn_fini,
 	.conn_cred = tcp_conn_cred,
+	.conn_fd = idl__tcp_conn_fd,
+	.conn_sendv_nb = idl__tcp_conn_sendv_nb,
+	.conn_recv_nb = idl__tcp_conn_recv_nb,
 };
 
 void

@@ -264,7 +264,7 @@ unix_conn_fini(void *vconn)
 static const struct idl_transport unix_transport = {
 	IDL_TRANSPORT_INIT,
 	.scheme = "unix",
-	.flags = IDL_TRF_FDPASS | IDL_TRF_CRED | IDL_TRF_DESC,
+	.flags = IDL_TRF_FDPASS | IDL_TRF_CRED | IDL_TRF_DESC | IDL_TRF_WHOLE,
 	.ep_size = sizeof(struct unix_ep),
 	.conn_size = sizeof(struct unix_conn),
 	.ep_listen = unix_ep_listen,

@@ -41,7 +41,7 @@ int idl__unix_conn_err(struct unix_conn *c, int e);
 int idl__unix_adopt(int fd, idl_port_t *portp);
 
 /* unix_nb.c: the non-blocking operations of a pollable port. */
-int idl__unix_fd(void *conn);
+int idl__unix_fd(void *conn, unsigned *events);
 int idl__unix_sendv_nb(void *conn, const struct idl_xmsg *msgs, unsigned n);
 int idl__unix_recv_nb(void *conn, struct idl_xmsg *m);
 

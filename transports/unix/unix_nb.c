@@ -3,9 +3,10 @@
  * (docs/call-core.md, "The transport contract, version 2").
  *
  * A SOCK_SEQPACKET send is all or nothing and a receive takes one whole message, so there
- * is no partial frame to keep: a run of messages without descriptors goes out in one
- * sendmmsg(), a message with descriptors in its own sendmsg() (unix_desc.c), and a receive
- * is the blocking one with a zero timeout (MSG_DONTWAIT, no clock read).
+ * is no partial frame to keep: one message goes out with one send(), a run of them in one
+ * sendmmsg(); a message with descriptors is refused with IDL_ENOTSUP, as the contract has
+ * it, for its caller to send with the blocking conn_send (unix_desc.c); and a receive is
+ * the blocking one with a zero timeout (MSG_DONTWAIT, no clock read).
  */
 #include <config.h>
 
@@ -18,10 +19,12 @@
 #define UNIX_NB_BATCH 64
 
 int
-idl__unix_fd(void *vconn)
+idl__unix_fd(void *vconn, unsigned *events)
 {
 	struct unix_conn *c = vconn;
 
+	/* A seqpacket send is all or nothing: there is never output of our own to flush. */
+	*events = IDL_TR_EV_IN;
 	return c->open ? c->fd : -1;
 }
 
@@ -33,21 +36,28 @@ idl__unix_sendv_nb(void *vconn, const struct idl_xmsg *msgs, unsigned n)
 	struct iovec iov[UNIX_NB_BATCH];
 	unsigned done = 0;
 
+	/* One message, the server's reply: a plain send, made in line as the blocking send is
+	 * (transport_kit.h says why), costs less than a sendmmsg of one. */
+	if (n == 1 && !idl__desc_msg(msgs[0].data, msgs[0].len)) {
+		while (idl__sys_send(c->fd, msgs[0].data, msgs[0].len,
+				     MSG_NOSIGNAL | MSG_DONTWAIT) < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN)
+				return 0;
+			return errno == EMSGSIZE ? IDL_EMSGSIZE : idl__unix_conn_err(c, errno);
+		}
+		return 1;
+	}
 	while (done < n) {
 		unsigned k = 0;
 		int r;
 
-		if (idl__desc_msg(msgs[done].data, msgs[done].len)) {
-			struct idl_deadline now = idl_deadline_in(0);
-
-			r = idl__unix_send_desc(c, &msgs[done], &now);
-			if (r == IDL_ETIMEDOUT)
-				return (int)done;
-			if (r != 0)
-				return done > 0 ? (int)done : r;
-			done++;
-			continue;
-		}
+		/* A message with descriptors cannot be kept for later (the caller would have to
+		 * copy descriptors it no longer owns once sent): the contract has the caller send
+		 * it with the blocking conn_send. */
+		if (idl__desc_msg(msgs[done].data, msgs[done].len))
+			return done > 0 ? (int)done : IDL_ENOTSUP;
 		memset(mm, 0, sizeof mm);
 		while (done + k < n && k < UNIX_NB_BATCH &&
 		       !idl__desc_msg(msgs[done + k].data, msgs[done + k].len)) {

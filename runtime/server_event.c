@@ -1,0 +1,642 @@
+/*
+ * server_event.c - the server's event core (docs/call-core.md, "The server's event core"):
+ * pooled connections wait in one epoll set and a bounded pool of threads serves whichever
+ * becomes ready, so an idle connection costs no thread.
+ *
+ * Every pooled connection is registered with EPOLLONESHOT: exactly one thread serves it at
+ * a time, in order. The thread receives without blocking until the connection has nothing
+ * more (or a batch is done, for fairness), answers each request, and arms it again. A
+ * reply the kernel does not take at once is queued on the connection, and the connection
+ * is then watched for writability only: it sends no more replies than the socket takes,
+ * and it is not read until they are out (the output limit, docs/runtime.md). A connection
+ * that comes back soon after being armed, several times in a row, is busy: its thread keeps
+ * it (a dedicated thread, up to dedicated_max of them) and waits on it with blocking
+ * receives, one kernel entry per message, until it is quiet for SRV_LINGER_MS.
+ *
+ * Handshake and idle deadlines are kept by two lists ordered by deadline (not greeted
+ * yet, by accept time; greeted, by the time they were last armed) and one timerfd; the
+ * head of the idle list is also the connection evicted when a new one needs its place.
+ * Receive and reply buffers belong to the threads, so an idle connection holds no buffer.
+ */
+#include <config.h>
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <poll.h>
+#include <sys/epoll.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include "server.h"
+#include "trace.h"
+
+/* Messages served from one connection before it is armed again: others get their turn. */
+#define SRV_BATCH 16
+/* A source armed and back within this long is "quick"; two in a row make it busy. */
+#define SRV_QUICK_NS 2000000
+#define SRV_QUICK_RUN 2
+/* A blocking send of a reply with descriptors (which cannot be queued) or of queued
+ * replies before it: bounded as the threaded server's sends are. */
+#define SRV_SEND_TIMEOUT_MS 30000
+
+int
+idl__srv_ev_poolable(const struct srv_ep *ep)
+{
+	return IDL__TR_OP(ep->tr, conn_fd) != NULL && IDL__TR_OP(ep->tr, conn_recv_nb) != NULL &&
+	       IDL__TR_OP(ep->tr, conn_sendv_nb) != NULL;
+}
+
+/* The thread's receive and reply buffers, made on its first message. */
+struct srv_bufs {
+	void *rbuf;
+	void *sbuf;
+	size_t rcap, scap;
+};
+static _Thread_local struct srv_bufs srv_tbufs;
+
+static int
+srv_bufs_get(struct idl_server *srv)
+{
+	struct srv_bufs *b = &srv_tbufs;
+
+	if (b->rbuf != NULL && b->rcap >= srv->rcap && b->scap >= srv->scap)
+		return 0;
+	free(b->rbuf);
+	free(b->sbuf);
+	b->rbuf = idl__zalloc(srv->rcap);
+	b->sbuf = idl__zalloc(srv->scap);
+	b->rcap = srv->rcap;
+	b->scap = srv->scap;
+	if (b->rbuf != NULL && b->sbuf != NULL)
+		return 0;
+	free(b->rbuf);
+	free(b->sbuf);
+	b->rbuf = b->sbuf = NULL;
+	return IDL_ENOMEM;
+}
+
+void
+idl__srv_bufs_free(void)
+{
+	free(srv_tbufs.rbuf);
+	free(srv_tbufs.sbuf);
+	memset(&srv_tbufs, 0, sizeof srv_tbufs);
+}
+
+/* Sets the timer to `due` when that is earlier than what it is set to. conn_lock held. */
+void
+idl__srv_timer_lower(struct idl_server *srv, int64_t due)
+{
+	struct itimerspec its = { { 0, 0 }, { 0, 0 } };
+
+	if (due >= srv->next_due || srv->tfd < 0)
+		return;
+	srv->next_due = due;
+	if (due <= 0)
+		due = 1;
+	its.it_value.tv_sec = due / 1000000000;
+	its.it_value.tv_nsec = due % 1000000000;
+	timerfd_settime(srv->tfd, TFD_TIMER_ABSTIME, &its, NULL);
+}
+
+/* Takes src off its deadline list. conn_lock held. */
+void
+idl__srv_tlist_remove(struct idl_server *srv, struct srv_src *src)
+{
+	if (src->tlist == 1)
+		idl__list_remove(&src->ep->hs_list, &src->tlink);
+	else if (src->tlist == 2)
+		idl__list_remove(&src->ep->idle_list, &src->tlink);
+	src->tlist = 0;
+}
+
+/* The events to wait for on src: writability while replies wait (and nothing is read
+ * meanwhile), else readability. */
+uint32_t
+idl__srv_events(struct srv_src *src, int *fd)
+{
+	unsigned want = 0;
+
+	*fd = IDL__TR_OP(src->ep->tr, conn_fd)(src->conn, &want);
+	pthread_mutex_lock(&src->send_lock);
+	if (src->outq != NULL || src->more)
+		want |= IDL_TR_EV_OUT;
+	pthread_mutex_unlock(&src->send_lock);
+	return EPOLLONESHOT | ((want & IDL_TR_EV_OUT) ? EPOLLOUT : EPOLLIN);
+}
+
+/* Arms a source the calling thread serves (BUSY): it waits in the set again, and its
+ * idle time starts now. */
+static void
+srv_arm(struct idl_server *srv, struct srv_src *src, int64_t now)
+{
+	struct epoll_event ev;
+	int fd;
+
+	ev.data.u64 = (uint64_t)src->gen << 32 | src->slot;
+	src->armed_at = now;
+	pthread_mutex_lock(&srv->conn_lock);
+	ev.events = idl__srv_events(src, &fd);
+	if (src->greeted) {
+		idl__srv_tlist_remove(srv, src);
+		src->since = now;
+		idl__list_push_back(&src->ep->idle_list, &src->tlink);
+		src->tlist = 2;
+		if (src->ep->idle_ns != 0)
+			idl__srv_timer_lower(srv, now + src->ep->idle_ns);
+	}
+	/* Under conn_lock, with the state ARMED before the set can report it: a sweep or an
+	 * eviction takes an ARMED source only under this lock, so the registration below is
+	 * never made for a descriptor someone else closed meanwhile. */
+	atomic_store(&srv->slots[src->slot].word, idl__slot_word(src->gen, SRV_SLOT_ARMED));
+	if (epoll_ctl(srv->epfd, EPOLL_CTL_MOD, fd, &ev) != 0)
+		epoll_ctl(srv->epfd, EPOLL_CTL_ADD, fd, &ev);
+	pthread_mutex_unlock(&srv->conn_lock);
+}
+
+/* Takes an ARMED source for the caller (it then serves or ends it). conn_lock held. */
+int
+idl__srv_claim(struct idl_server *srv, struct srv_src *src)
+{
+	uint64_t want = idl__slot_word(src->gen, SRV_SLOT_ARMED);
+
+	return atomic_compare_exchange_strong(&srv->slots[src->slot].word, &want,
+					      idl__slot_word(src->gen, SRV_SLOT_BUSY));
+}
+
+/* Sends a goodbye on a source that is about to end: best effort, never blocking. */
+void
+idl__srv_goodbye(struct srv_src *src, enum idl_goodbye_reason why, const char *text)
+{
+	struct {
+		idl_msg_header_t h;
+		uint32_t reason, len;
+		char text[IDL_GOODBYE_TEXT_MAX];
+	} g;
+	struct idl_xmsg x;
+	size_t n = strlen(text);
+
+	if (n > IDL_GOODBYE_TEXT_MAX)
+		n = IDL_GOODBYE_TEXT_MAX;
+	memset(&g, 0, sizeof g);
+	g.h.magic = IDL_MSG_MAGIC;
+	g.h.order = IDL_ORDER_NATIVE;
+	g.h.kind = IDL_KIND_GOODBYE;
+	g.h.retcode = IDL_ELIMIT;
+	g.h.id = (int32_t)why;
+	g.reason = (uint32_t)why;
+	g.len = (uint32_t)n;
+	memcpy(g.text, text, n);
+	g.h.size = (uint32_t)IDL_MSG_ROUND(sizeof g.h + 8 + n);
+	memset(&x, 0, sizeof x);
+	x.data = &g;
+	x.len = g.h.size;
+	pthread_mutex_lock(&src->send_lock);
+	if (src->outq == NULL) {
+		if (src->pooled)
+			(void)IDL__TR_OP(src->ep->tr, conn_sendv_nb)(src->conn, &x, 1);
+		else
+			(void)src->ep->tr->conn_send(src->conn, &x, &(struct idl_deadline){ 0, 0 });
+	}
+	pthread_mutex_unlock(&src->send_lock);
+}
+
+/* Frees src's queued replies. */
+static void
+srv_outq_free(struct srv_src *src)
+{
+	while (src->outq != NULL) {
+		struct srv_out *o = src->outq;
+
+		src->outq = o->next;
+		free(o);
+	}
+	src->outq_tail = NULL;
+}
+
+/* Ends a pooled source the caller owns (BUSY, or just taken): out of the set, closed, its
+ * slot free; freed now or, while deferred replies hold it, by the last of them. */
+void
+idl__srv_end(struct idl_server *srv, struct srv_src *src)
+{
+	unsigned ev;
+	int fd = IDL__TR_OP(src->ep->tr, conn_fd)(src->conn, &ev), free_it;
+
+	pthread_mutex_lock(&srv->conn_lock);
+	idl__srv_tlist_remove(srv, src);
+	epoll_ctl(srv->epfd, EPOLL_CTL_DEL, fd, NULL);
+	atomic_store(&srv->slots[src->slot].word, idl__slot_word(src->gen + 1, SRV_SLOT_FREE));
+	srv->slots[src->slot].src = NULL;
+	srv->free_slots[srv->nfree++] = src->slot;
+	idl__srv_addr_drop(srv, src);
+	pthread_mutex_unlock(&srv->conn_lock);
+	src->ep->tr->conn_close(src->conn);
+	pthread_mutex_lock(&src->send_lock);
+	srv_outq_free(src);
+	pthread_mutex_unlock(&src->send_lock);
+	pthread_mutex_lock(&srv->lock);
+	srv->nconns--;
+	free_it = src->handles == 0;
+	if (!free_it) {
+		src->reaped = 1;
+		idl__list_push_front(&srv->zombies, &src->link);
+	}
+	pthread_mutex_unlock(&srv->lock);
+	if (free_it)
+		idl__srv_src_destroy(src);
+}
+
+/* Hands queued replies to the kernel: 0 when none is left, 1 while some wait, or an error.
+ * send_lock held. */
+static int
+srv_flush(struct srv_src *src)
+{
+	int (*sendv)(void *, const struct idl_xmsg *, unsigned) =
+		IDL__TR_OP(src->ep->tr, conn_sendv_nb);
+	int n = sendv(src->conn, NULL, 0);
+
+	if (n == IDL_EAGAIN)
+		return 1;
+	if (n < 0)
+		return n;
+	while (src->outq != NULL) {
+		struct srv_out *o = src->outq;
+		struct idl_xmsg x = { .data = o->data, .len = o->len };
+
+		if ((n = sendv(src->conn, &x, 1)) < 0)
+			return n;
+		if (n == 0)
+			return 1;
+		src->outq = o->next;
+		free(o);
+	}
+	src->outq_tail = NULL;
+	return 0;
+}
+
+/* Queues a copy of a reply. send_lock held. */
+static int
+srv_queue(struct srv_src *src, const struct idl_xmsg *x)
+{
+	struct srv_out *o = malloc(sizeof *o + x->len);
+
+	if (o == NULL)
+		return IDL_ENOMEM;
+	o->next = NULL;
+	o->len = x->len;
+	memcpy(o->data, x->data, x->len);
+	if (src->outq_tail != NULL)
+		src->outq_tail->next = o;
+	else
+		src->outq = o;
+	src->outq_tail = o;
+	return 0;
+}
+
+/* Sends a reply without blocking: 0 sent, 1 queued, or an error. A reply with descriptors
+ * cannot be copied: it goes with a blocking send, after what waits. send_lock held. */
+static int
+srv_send_locked(struct srv_src *src, const struct idl_xmsg *x)
+{
+	int n;
+
+	if (src->outq == NULL) {
+		n = IDL__TR_OP(src->ep->tr, conn_sendv_nb)(src->conn, x, 1);
+		if (n == 1)
+			return 0;
+		if (n != 0 && n != IDL_ENOTSUP)
+			return n;
+		if (n == 0)
+			return srv_queue(src, x) == 0 ? 1 : IDL_ENOMEM;
+	}
+	if (!idl__desc_msg(x->data, x->len))
+		return srv_queue(src, x) == 0 ? 1 : IDL_ENOMEM;
+	while (src->outq != NULL) {
+		struct srv_out *o = src->outq;
+		struct idl_xmsg q = { .data = o->data, .len = o->len };
+
+		if ((n = src->ep->tr->conn_send(
+			     src->conn, &q, &(struct idl_deadline){ 0, SRV_SEND_TIMEOUT_MS })) !=
+		    0) {
+			idl__msg_release_sent(x->data);
+			return n;
+		}
+		src->outq = o->next;
+		free(o);
+	}
+	src->outq_tail = NULL;
+	return src->ep->tr->conn_send(src->conn, x,
+				      &(struct idl_deadline){ 0, SRV_SEND_TIMEOUT_MS });
+}
+
+int
+idl__srv_ev_send(struct srv_src *src, const struct idl_xmsg *x)
+{
+	struct idl_server *srv = src->srv;
+	int r;
+
+	pthread_mutex_lock(&src->send_lock);
+	r = srv_send_locked(src, x);
+	pthread_mutex_unlock(&src->send_lock);
+	if (r != 1)
+		return r;
+	/* Queued: a source waiting in the set only for readability must now be watched for
+	 * writability. The thread serving a BUSY one sees the queue when it arms it. */
+	pthread_mutex_lock(&srv->conn_lock);
+	r = srv->slots != NULL && src->slot < srv->nslots && srv->slots[src->slot].src == src &&
+	    idl__srv_claim(srv, src);
+	pthread_mutex_unlock(&srv->conn_lock);
+	if (r)
+		srv_arm(srv, src, src->armed_at);
+	return 0;
+}
+
+/* A busy source's dedicated wait: the next message within SRV_LINGER_MS. 0 and a message,
+ * IDL_EAGAIN when it stayed quiet, or the receive's error. */
+static int
+srv_linger_recv(struct srv_src *src, struct idl_xmsg *m)
+{
+	const struct idl_transport *tr = src->ep->tr;
+	int err;
+
+	if (tr->flags & IDL_TRF_WHOLE) {
+		err = tr->conn_recv(src->conn, m, &(struct idl_deadline){ 0, SRV_LINGER_MS });
+		return err == IDL_ETIMEDOUT ? IDL_EAGAIN : err;
+	}
+	/* A stream keeps partial frames across receives only without blocking: wait for
+	 * readability, then take what came; a whole frame read ahead is taken at once. */
+	unsigned ev = 0;
+	struct pollfd p = { .fd = IDL__TR_OP(tr, conn_fd)(src->conn, &ev), .events = POLLIN };
+
+	if (!(ev & IDL_TR_EV_MORE) && idl__sys_poll(&p, 1, SRV_LINGER_MS) <= 0)
+		return IDL_EAGAIN;
+	return IDL__TR_OP(tr, conn_recv_nb)(src->conn, m);
+}
+
+/* Whether the calling thread may keep a busy source: a dedicated place is free. The set
+ * must keep a thread waiting on it meanwhile: one is started when none waits. */
+static int
+srv_dedicate_take(struct idl_server *srv)
+{
+	if (srv->embedded)
+		return 0;
+	if (atomic_fetch_add(&srv->ndedicated, 1) >= srv->dedicated_max) {
+		atomic_fetch_sub(&srv->ndedicated, 1);
+		return 0;
+	}
+	if (atomic_load(&srv->nwaiting) == 0 &&
+	    atomic_load(&srv->nthreads) < srv->pool_size + srv->dedicated_max)
+		idl__srv_ev_spawn(srv);
+	return 1;
+}
+
+/* Serves one message received on src: 0 to go on, 1 when a reply waits in the queue (the
+ * source must wait for writability), or an error that ends the source. */
+static int
+srv_serve_msg(struct srv_src *src, struct idl_xmsg *m, int err, void *sbuf)
+{
+	uint32_t n;
+
+	if (__builtin_expect(err != 0, 0)) {
+		/* A stream transport has closed the connection when a message did not fit. */
+		if (err != IDL_EMSGSIZE || (src->ep->tr->flags & IDL_TRF_STREAM)) {
+			idl__srv_conn_log(src, err, m->len, 1);
+			return err;
+		}
+		idl__srv_conn_log(src, err, m->len, 0);
+	} else {
+		IDL__TRACE(IDL_TRACE_SERVER, IDL_TRACE_RECV, src->ep->head.address, m->data,
+			   m->len);
+	}
+	n = idl__srv_serve_one(src, &src->hello, m->data, m->len, err, sbuf, NULL, NULL);
+	if (n != 0) {
+		struct idl_xmsg x = { .data = sbuf, .len = n };
+		int r;
+
+		IDL__TRACE(IDL_TRACE_SERVER, IDL_TRACE_SEND, src->ep->head.address, x.data, n);
+		/* While no deferred reply is out - a handle is made only by this thread, in a
+		 * routine, and counted before it can be sent - nobody else sends on the source
+		 * (a goodbye goes only to an armed one): no lock. */
+		if (atomic_load_explicit(&src->deferred, memory_order_acquire) == 0) {
+			if (src->outq == NULL &&
+			    IDL__TR_OP(src->ep->tr, conn_sendv_nb)(src->conn, &x, 1) == 1)
+				return 0;
+			return srv_send_locked(src, &x);
+		}
+		pthread_mutex_lock(&src->send_lock);
+		r = srv_send_locked(src, &x);
+		pthread_mutex_unlock(&src->send_lock);
+		return r;
+	}
+	return 0;
+}
+
+/* Whether src's transport holds a whole message read ahead. */
+static int
+srv_read_ahead(struct srv_src *src)
+{
+	unsigned events = 0;
+
+	(void)IDL__TR_OP(src->ep->tr, conn_fd)(src->conn, &events);
+	return (events & IDL_TR_EV_MORE) != 0;
+}
+
+/* Serves a source the calling thread has taken (BUSY), then arms or ends it. `max` bounds
+ * the messages (embedded dispatch); *served counts them. */
+static void
+srv_serve(struct idl_server *srv, struct srv_src *src, uint32_t events, int dedicate)
+{
+	int (*recv_nb)(void *, struct idl_xmsg *) = IDL__TR_OP(src->ep->tr, conn_recv_nb);
+	int whole = (src->ep->tr->flags & IDL_TRF_WHOLE) != 0;
+	int64_t now = idl_now_ns();
+	int got = 0, r = 0, i;
+
+	if (now - src->armed_at < SRV_QUICK_NS)
+		src->quick++;
+	else
+		src->quick = 0;
+	src->more = 0;
+	if (srv_bufs_get(srv) != 0) {
+		idl__srv_end(srv, src);
+		return;
+	}
+	if (events & (EPOLLOUT | EPOLLERR | EPOLLHUP)) {
+		pthread_mutex_lock(&src->send_lock);
+		r = srv_flush(src);
+		pthread_mutex_unlock(&src->send_lock);
+		if (r < 0) {
+			idl__srv_end(srv, src);
+			return;
+		}
+	}
+	/* Messages are taken one per readiness: the set reports the next at once when it is
+	 * there, so no receive is spent learning that nothing is. A stream's receive may hold
+	 * whole frames read ahead, which no readiness would report: while the transport says
+	 * so (IDL_TR_EV_MORE) they are taken too, at most SRV_BATCH before others' turn; then
+	 * the source is armed for writability, which reports at once, so that the rest is
+	 * served next. */
+	for (i = 0; r == 0 && i < SRV_BATCH; i++) {
+		struct idl_xmsg m = { .data = srv_tbufs.rbuf, .cap = srv->rcap };
+		int err = recv_nb(src->conn, &m);
+
+		if (err == IDL_EAGAIN)
+			break;
+		got++;
+		if ((r = srv_serve_msg(src, &m, err, srv_tbufs.sbuf)) < 0) {
+			idl__srv_end(srv, src);
+			return;
+		}
+		if (whole || !srv_read_ahead(src))
+			break;
+	}
+	if (i == SRV_BATCH && !whole)
+		src->more = 1;
+	/* A busy source keeps this thread while it goes on sending: one blocking receive per
+	 * message, as a thread of its own would. */
+	if (r == 0 && got != 0 && !src->more && dedicate && src->quick >= SRV_QUICK_RUN &&
+	    srv_dedicate_take(srv)) {
+		void *rbuf = srv_tbufs.rbuf, *sbuf = srv_tbufs.sbuf;
+		size_t rcap = srv->rcap;
+
+		while (!atomic_load_explicit(&srv->stop_req, memory_order_relaxed)) {
+			struct idl_xmsg m = { .data = rbuf, .cap = rcap };
+			int err = srv_linger_recv(src, &m);
+
+			if (err == IDL_EAGAIN)
+				break;
+			if ((r = srv_serve_msg(src, &m, err, sbuf)) != 0)
+				break;
+		}
+		atomic_fetch_sub(&srv->ndedicated, 1);
+		if (r < 0) {
+			idl__srv_end(srv, src);
+			return;
+		}
+		now = idl_now_ns();
+	}
+	srv_arm(srv, src, got != 0 ? now : src->armed_at);
+}
+
+/* An event on the set: a connection, a listener, the timer or the wake descriptor. Returns
+ * 1 when the thread must leave the loop (the server stops). */
+static int
+srv_event(struct idl_server *srv, const struct epoll_event *e, int dedicate)
+{
+	uint64_t d = e->data.u64, v;
+
+	if (d == SRV_EV_WAKE) {
+		if (atomic_load(&srv->stop_req))
+			return 1;
+		if (read(srv->efd, &v, sizeof v) > 0) {
+			pthread_mutex_lock(&srv->lock);
+			idl__srv_reap(srv);
+			pthread_mutex_unlock(&srv->lock);
+		}
+		return 0;
+	}
+	if (d == SRV_EV_TIMER) {
+		struct epoll_event ev = { .events = EPOLLIN | EPOLLONESHOT,
+					  .data.u64 = SRV_EV_TIMER };
+
+		if (read(srv->tfd, &v, sizeof v) < 0)
+			v = 0;
+		idl__srv_sweep(srv);
+		epoll_ctl(srv->epfd, EPOLL_CTL_MOD, srv->tfd, &ev);
+		return 0;
+	}
+	if (d & SRV_EV_EP) {
+		struct srv_ep *ep = (struct srv_ep *)(uintptr_t)(d & ~SRV_EV_EP);
+		struct epoll_event ev = { .events = EPOLLIN | EPOLLONESHOT, .data.u64 = d };
+
+		if (idl__srv_accept(srv, ep)) {
+			pthread_mutex_lock(&srv->conn_lock);
+			srv->accept_resume = idl_now_ns() + 100 * 1000000ll;
+			idl__srv_timer_lower(srv, srv->accept_resume);
+			pthread_mutex_unlock(&srv->conn_lock);
+			return 0;
+		}
+		pthread_mutex_lock(&srv->conn_lock);
+		if (srv->accept_resume == 0)
+			epoll_ctl(srv->epfd, EPOLL_CTL_MOD, IDL__TR_OP(ep->tr, ep_fd)(ep->state),
+				  &ev);
+		pthread_mutex_unlock(&srv->conn_lock);
+		return 0;
+	}
+	{
+		uint32_t slot = (uint32_t)d, gen = (uint32_t)(d >> 32);
+		uint64_t want = idl__slot_word(gen, SRV_SLOT_ARMED);
+
+		if (slot < srv->nslots &&
+		    atomic_compare_exchange_strong(&srv->slots[slot].word, &want,
+						   idl__slot_word(gen, SRV_SLOT_BUSY)))
+			srv_serve(srv, srv->slots[slot].src, e->events, dedicate);
+	}
+	return 0;
+}
+
+void
+idl__srv_ev_loop(struct idl_server *srv, int max, int *served)
+{
+	struct epoll_event e;
+	int n;
+
+	if (max >= 0) {
+		/* Embedded: what is ready now, without blocking. */
+		*served = 0;
+		while (*served < max && !atomic_load(&srv->stop_req) &&
+		       (n = epoll_wait(srv->epfd, &e, 1, 0)) == 1) {
+			(*served)++;
+			if (srv_event(srv, &e, 0))
+				break;
+		}
+		return;
+	}
+	for (;;) {
+		atomic_fetch_add(&srv->nwaiting, 1);
+		n = epoll_wait(srv->epfd, &e, 1, -1);
+		atomic_fetch_sub(&srv->nwaiting, 1);
+		if (atomic_load(&srv->stop_req))
+			break;
+		if (n == 1 && srv_event(srv, &e, 1))
+			break;
+		/* A thread started for a busy source leaves when enough others wait. */
+		if (served == NULL && atomic_load(&srv->nthreads) > srv->pool_size &&
+		    atomic_load(&srv->nwaiting) >= 1)
+			break;
+	}
+}
+
+static void *
+srv_pool_main(void *arg)
+{
+	struct idl_server *srv = arg;
+
+	idl__srv_ev_loop(srv, -1, NULL);
+	idl__srv_bufs_free();
+	pthread_mutex_lock(&srv->lock);
+	if (atomic_fetch_sub(&srv->nthreads, 1) == 1)
+		pthread_cond_broadcast(&srv->threads_done);
+	pthread_mutex_unlock(&srv->lock);
+	return NULL;
+}
+
+void
+idl__srv_ev_spawn(struct idl_server *srv)
+{
+	pthread_attr_t attr;
+	pthread_t t;
+
+	atomic_fetch_add(&srv->nthreads, 1);
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	(void)pthread_attr_setstacksize(&attr, 256u << 10);
+	if (pthread_create(&t, &attr, srv_pool_main, srv) != 0) {
+		pthread_mutex_lock(&srv->lock);
+		if (atomic_fetch_sub(&srv->nthreads, 1) == 1)
+			pthread_cond_broadcast(&srv->threads_done);
+		pthread_mutex_unlock(&srv->lock);
+	}
+	pthread_attr_destroy(&attr);
+}

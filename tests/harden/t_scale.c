@@ -1,0 +1,367 @@
+/*
+ * t_scale.c - many clients on one server (docs/runtime.md, "The event core" and "Limits"):
+ * idle clients cost no thread, slow and never-reading tcp: clients starve nobody, the
+ * per-address limit and the idle timeout of tcp: answer with goodbyes, and the embeddable
+ * server serves from the caller's thread alone.
+ *
+ * The counts are small for make check; make check-long sets HD_SCALE_UNIX and HD_SCALE_TCP
+ * (10000 and 3000) and the tests raise their descriptor limit to fit.
+ */
+#include <config.h>
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <idl/idl_server.h>
+
+#include "everyServer.h"
+#include "harden.h"
+
+/* A count from the environment, or the default. */
+static int
+sc_count(const char *name, int dflt)
+{
+	const char *v = getenv(name);
+
+	return v != NULL && atoi(v) > 0 ? atoi(v) : dflt;
+}
+
+/* Raises the descriptor limit to fit n more descriptors; 0 or -1. */
+static int
+sc_nofile(int n)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+		return -1;
+	if (rl.rlim_cur >= (rlim_t)n + 64)
+		return 0;
+	rl.rlim_cur = (rlim_t)n + 64 <= rl.rlim_max ? (rlim_t)n + 64 : rl.rlim_max;
+	return setrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur >= (rlim_t)n + 64 ? 0 : -1;
+}
+
+/* A field of /proc/PID/status ("Threads", "VmRSS" in kB); -1 if unknown. */
+static long
+sc_status(pid_t pid, const char *field)
+{
+	char path[64], line[256];
+	size_t fl = strlen(field);
+	long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof path, "/proc/%ld/status", (long)pid);
+	if ((f = fopen(path, "r")) == NULL)
+		return -1;
+	while (fgets(line, sizeof line, f) != NULL)
+		if (strncmp(line, field, fl) == 0 && line[fl] == ':')
+			v = strtol(line + fl + 1, NULL, 10);
+	fclose(f);
+	return v;
+}
+
+/* A tcp socket from `from` (an IPv4 address of the loopback) to addr "tcp:HOST:PORT". */
+static int
+sc_tcp_from(const char *from, const char *addr)
+{
+	struct sockaddr_in src = { .sin_family = AF_INET }, dst = { .sin_family = AF_INET };
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	inet_pton(AF_INET, from, &src.sin_addr);
+	dst.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	dst.sin_port = htons((uint16_t)atoi(strrchr(addr, ':') + 1));
+	if (fd >= 0 && bind(fd, (struct sockaddr *)&src, sizeof src) == 0 &&
+	    connect(fd, (struct sockaddr *)&dst, sizeof dst) == 0)
+		return fd;
+	if (fd >= 0)
+		close(fd);
+	return -1;
+}
+
+/* Reads a goodbye from a tcp socket within ms: its reason, 0 for none (closed without),
+ * -1 for nothing at all in time. */
+static int
+sc_tcp_goodbye(int fd, int ms)
+{
+	unsigned char buf[256];
+	size_t got = 0;
+	int64_t t0 = hd_now_ms();
+
+	while (hd_now_ms() - t0 < ms) {
+		struct pollfd p = { fd, POLLIN, 0 };
+		ssize_t n;
+
+		if (poll(&p, 1, 50) <= 0)
+			continue;
+		n = recv(fd, buf + got, sizeof buf - got, MSG_DONTWAIT);
+		if (n > 0)
+			got += (size_t)n;
+		else if (n == 0 || (errno != EAGAIN && errno != EINTR))
+			break;
+		if (got >= 4 + IDL_MSG_HEADER_SIZE + 8) {
+			uint32_t reason;
+
+			memcpy(&reason, buf + 4 + IDL_MSG_HEADER_SIZE, 4);
+			return buf[4 + 2] == IDL_KIND_GOODBYE ? (int)reason : 0;
+		}
+	}
+	return got == 0 && hd_now_ms() - t0 >= ms ? -1 : 0;
+}
+
+/* Idle unix: clients past their hello hold no thread: the server's threads stay within
+ * its pool, and a new client is answered at once. */
+static void
+test_idle_unix(void)
+{
+	int n = sc_count("HD_SCALE_UNIX", 300), opened = 0;
+	idl_port_t *ps = calloc((size_t)n, sizeof *ps), p;
+	struct hd_srv s;
+	char addr[256];
+	long threads, rss;
+	int64_t t0;
+
+	CU_ASSERT_FATAL(ps != NULL);
+	CU_ASSERT_FATAL(sc_nofile(n + 16) == 0);
+	CU_ASSERT_FATAL(hd_address("unix", addr, sizeof addr) == 0);
+	CU_ASSERT_FATAL(hd_start(&s, addr, NULL, 0) == 0);
+	for (int i = 0; i < n; i++) {
+		if ((ps[i] = hd_open(addr, 10000)) == NULL)
+			break;
+		if (every_null(ps[i]) != 0) {
+			idl_port_close(ps[i]);
+			break;
+		}
+		opened++;
+	}
+	CU_ASSERT_EQUAL(opened, n);
+	hd_sleep_ms(200); /* busy sources give their threads back */
+	threads = sc_status(s.pid, "Threads");
+	rss = sc_status(s.pid, "VmRSS");
+	t0 = hd_now_ms();
+	p = hd_open(addr, 5000);
+	CU_ASSERT_FATAL(p != NULL);
+	HD_CHECK_KR(every_null(p), 0);
+	fprintf(stderr,
+		"harden: scale: %d idle unix: clients: server threads %ld, resident %ld kB; "
+		"a new client answered in %lld ms\n",
+		opened, threads, rss, (long long)(hd_now_ms() - t0));
+	CU_ASSERT(threads > 0 && threads <= 40);
+	CU_ASSERT(hd_now_ms() - t0 < 2000);
+	idl_port_close(p);
+	for (int i = 0; i < opened; i++)
+		idl_port_close(ps[i]);
+	free(ps);
+	CU_ASSERT_EQUAL(hd_stop(&s), 0);
+}
+
+/* tcp: clients that send half a frame, and clients that send requests and never read the
+ * replies, hold no thread and starve nobody: another client's calls go through. */
+static void
+test_slow_tcp(void)
+{
+	enum {
+		NHALF = 40,
+		NDEAF = 4
+	};
+	int half[NHALF], deaf[NDEAF];
+	struct hd_srv s;
+	char addr[256];
+	idl_port_t p;
+	int64_t t0;
+
+	CU_ASSERT_FATAL(hd_address("tcp", addr, sizeof addr) == 0);
+	CU_ASSERT_FATAL(hd_start(&s, addr, NULL, 0) == 0);
+	for (int i = 0; i < NHALF; i++) {
+		unsigned char frame[4 + 12] = { 0, 0, 0x10, 0 }; /* 4096 bytes announced */
+
+		memset(frame + 4, 0x49, 12);
+		half[i] = sc_tcp_from("127.0.0.1", addr);
+		CU_ASSERT(half[i] >= 0 && send(half[i], frame, sizeof frame, 0) == sizeof frame);
+	}
+	for (int i = 0; i < NDEAF; i++) {
+		/* Well-framed requests before any hello: each earns an error reply, which this
+		 * client never reads. */
+		idl_msg_header_t h = { .magic = IDL_MSG_MAGIC,
+				       .order = IDL_ORDER_NATIVE,
+				       .kind = IDL_KIND_REQUEST,
+				       .size = IDL_MSG_HEADER_SIZE,
+				       .id = 4242 };
+		unsigned char frame[4 + IDL_MSG_HEADER_SIZE];
+		uint32_t len = htonl(IDL_MSG_HEADER_SIZE);
+
+		memcpy(frame, &len, 4);
+		memcpy(frame + 4, &h, sizeof h);
+		deaf[i] = sc_tcp_from("127.0.0.1", addr);
+		CU_ASSERT(deaf[i] >= 0);
+		for (int k = 0; k < 20000; k++)
+			if (send(deaf[i], frame, sizeof frame, MSG_DONTWAIT) != sizeof frame)
+				break;
+	}
+	hd_sleep_ms(300);
+	t0 = hd_now_ms();
+	p = hd_open(addr, 3000);
+	CU_ASSERT_FATAL(p != NULL);
+	for (int i = 0; i < 100; i++)
+		HD_CHECK_KR(every_null(p), 0);
+	fprintf(stderr,
+		"harden: scale: %d half-frame and %d never-reading tcp: clients; 100 calls of "
+		"another in %lld ms; server threads %ld\n",
+		NHALF, NDEAF, (long long)(hd_now_ms() - t0), sc_status(s.pid, "Threads"));
+	CU_ASSERT(hd_now_ms() - t0 < 3000);
+	CU_ASSERT(sc_status(s.pid, "Threads") <= 40);
+	idl_port_close(p);
+	for (int i = 0; i < NHALF; i++)
+		close(half[i]);
+	for (int i = 0; i < NDEAF; i++)
+		close(deaf[i]);
+	CU_ASSERT_EQUAL(hd_stop(&s), 0);
+}
+
+/* per_address: connections from 127.0.0.2 beyond the limit get a PER_ADDRESS goodbye; a
+ * client from 127.0.0.1 is not affected; a library client beyond it sees IDL_ELIMIT
+ * naming the limit. Every 127/8 address is the loopback's, so no namespace is needed. */
+static void
+test_per_address(void)
+{
+	int limit = sc_count("HD_SCALE_PER_ADDRESS", 5), n = sc_count("HD_SCALE_TCP", 20);
+	const char *opts[] = { "-l", NULL, NULL };
+	char lim[64], addr[256];
+	int *fds = calloc((size_t)n, sizeof *fds), *mine = calloc((size_t)limit, sizeof *mine);
+	int refused = 0, opened = 0;
+	struct hd_srv s;
+	idl_port_t p;
+
+	CU_ASSERT_FATAL(fds != NULL && mine != NULL && n > limit);
+	CU_ASSERT_FATAL(sc_nofile(n + limit + 16) == 0);
+	snprintf(lim, sizeof lim, "per_address=%d", limit);
+	opts[1] = lim;
+	CU_ASSERT_FATAL(hd_address("tcp", addr, sizeof addr) == 0);
+	CU_ASSERT_FATAL(hd_start(&s, addr, opts, 0) == 0);
+	for (int i = 0; i < n; i++) {
+		if ((fds[i] = sc_tcp_from("127.0.0.2", addr)) < 0) {
+			fprintf(stderr,
+				"harden: scale: no source address 127.0.0.2 (%s): skipped\n",
+				strerror(errno));
+			break;
+		}
+		opened++;
+	}
+	/* The ones beyond the limit were told why. */
+	for (int i = limit; i < opened; i++)
+		if (sc_tcp_goodbye(fds[i], 2000) == IDL_GOODBYE_PER_ADDRESS)
+			refused++;
+	CU_ASSERT_EQUAL(refused, opened - limit);
+	p = hd_open(addr, 3000);
+	CU_ASSERT_FATAL(p != NULL);
+	HD_CHECK_KR(every_null(p), 0);
+	idl_port_close(p);
+	/* From 127.0.0.1 too, the limit holds, and the library names it. */
+	for (int i = 0; i < limit; i++)
+		mine[i] = sc_tcp_from("127.0.0.1", addr);
+	hd_sleep_ms(100);
+	p = hd_open(addr, 3000);
+	CU_ASSERT_FATAL(p != NULL);
+	HD_CHECK_KR(every_null(p), IDL_ELIMIT);
+	CU_ASSERT(strstr(idl_errdetail(), "per-address limit (per_address") != NULL);
+	CU_ASSERT(hd_log_has(&s, "connection refused (per_address", 1000));
+	fprintf(stderr,
+		"harden: scale: %d tcp: connections from 127.0.0.2, %d refused (per_address %d); "
+		"127.0.0.1 answered\n",
+		opened, refused, limit);
+	idl_port_close(p);
+	for (int i = 0; i < opened; i++)
+		close(fds[i]);
+	for (int i = 0; i < limit; i++)
+		if (mine[i] >= 0)
+			close(mine[i]);
+	free(fds);
+	free(mine);
+	CU_ASSERT_EQUAL(hd_stop(&s), 0);
+}
+
+/* net_idle_ms: a tcp: connection idle past it is closed with an IDLE goodbye, and its
+ * client's next call reconnects and goes through. */
+static void
+test_idle_tcp(void)
+{
+	const char *opts[] = { "-l", "net_idle_ms=300", NULL };
+	struct hd_srv s;
+	char addr[256];
+	idl_port_t p;
+
+	CU_ASSERT_FATAL(hd_address("tcp", addr, sizeof addr) == 0);
+	CU_ASSERT_FATAL(hd_start(&s, addr, opts, 0) == 0);
+	p = hd_open(addr, 3000);
+	CU_ASSERT_FATAL(p != NULL);
+	HD_CHECK_KR(every_null(p), 0);
+	hd_sleep_ms(800);
+	HD_CHECK_KR(every_null(p), 0);
+	CU_ASSERT(hd_log_has(&s, "idle, connection closed (idle_ms 300)", 1000));
+	idl_port_close(p);
+	CU_ASSERT_EQUAL(hd_stop(&s), 0);
+}
+
+/* The embeddable server: served from this thread alone, no thread created by the library
+ * (counted in /proc/self/status), a client in another process. */
+static void
+test_embedded(void)
+{
+	char addr[256];
+	idl_server_t *srv;
+	long before, during = -1;
+	pid_t child;
+	int fd, status = -1, served = 0;
+
+	CU_ASSERT_FATAL(hd_address("unix", addr, sizeof addr) == 0);
+	CU_ASSERT_FATAL(idl_server_create(&srv) == 0);
+	CU_ASSERT_FATAL(idl_server_add_subsystem(srv, &every_subsystem, every_server) == 0);
+	CU_ASSERT_FATAL(idl_server_listen(srv, addr) == 0);
+	before = sc_status(getpid(), "Threads");
+	fd = idl_server_fd(srv);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_EQUAL(idl_server_fd(srv), fd);
+	if ((child = fork()) == 0) {
+		idl_port_t p = NULL;
+		int ok = idl_port_open(addr, &p) == 0;
+
+		for (int i = 0; ok && i < 200; i++)
+			ok = every_null(p) == 0;
+		idl_port_close(p);
+		_exit(ok ? 0 : 1);
+	}
+	CU_ASSERT_FATAL(child > 0);
+	while (waitpid(child, &status, WNOHANG) == 0) {
+		struct pollfd pf = { fd, POLLIN, 0 };
+		int r;
+
+		if (poll(&pf, 1, 100) <= 0)
+			continue;
+		r = idl_server_dispatch(srv, 16);
+		CU_ASSERT(r >= 0);
+		served += r > 0 ? r : 0;
+		if (during < 0)
+			during = sc_status(getpid(), "Threads");
+	}
+	fprintf(stderr,
+		"harden: scale: embedded: threads %ld before, %ld while serving; %d events\n",
+		before, during, served);
+	CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	CU_ASSERT_EQUAL(during, before);
+	CU_ASSERT(served > 0);
+	idl_server_destroy(srv);
+}
+
+CU_TestInfo hd_scale_tests[] = {
+	{ "idle_unix", test_idle_unix },     { "slow_tcp", test_slow_tcp },
+	{ "per_address", test_per_address }, { "idle_tcp", test_idle_tcp },
+	{ "embedded", test_embedded },	     CU_TEST_INFO_NULL,
+};

@@ -1,0 +1,55 @@
+/*
+ * tcp_impl.h - what tcp.c and tcp_nb.c share: the frame's constants, a connection's state
+ * and the operations one file makes for the other. Internal to the tcp: transport.
+ */
+#ifndef IDL_TRANSPORTS_TCP_IMPL_H
+#define IDL_TRANSPORTS_TCP_IMPL_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "transport_kit.h"
+
+/* The largest frame either side accepts: a length beyond it is not this protocol. */
+#define TCP_FRAME_MAX (64u << 20)
+#define TCP_PREFIX 4u
+/* Room the carry buffer starts with; it grows to the largest receive buffer seen. */
+#define TCP_CARRY_MIN 4096u
+
+struct tcp_conn {
+	int fd;
+	int open;
+	atomic_int closed;
+	int64_t rcvtimeo_us;
+	int64_t sndtimeo_us;
+	unsigned char *carry; /* bytes received beyond the last frame returned */
+	size_t carry_off;
+	size_t carry_len;
+	size_t carry_cap;
+	/* Output a non-blocking send could not write: the rest of one frame, written before
+	 * anything else goes (conn_sendv_nb). */
+	unsigned char *out;
+	size_t out_off;
+	size_t out_len;
+	char name[80];
+};
+
+/* tcp.c */
+/* The error for errno e on c: the peer's death (IDL_ECLOSED) or a system error. */
+int idl__tcp_conn_err(struct tcp_conn *c, int e);
+/* Appends n bytes to c's carry buffer (grown as needed): 0 or IDL_ENOMEM. */
+int idl__tcp_carry_put(struct tcp_conn *c, const void *p, size_t n);
+/* The blocking receive: one whole frame, from the carry buffer first. */
+int idl__tcp_conn_recv(void *conn, struct idl_xmsg *m, struct idl_deadline *dl);
+/* The rest of a frame with descriptors (out-of-line data after the arguments), of which
+ * body bytes are in m already. */
+int idl__tcp_recv_desc(struct tcp_conn *c, struct idl_xmsg *m, uint32_t len, size_t body,
+		       struct idl_deadline *dl);
+
+/* tcp_nb.c: the non-blocking operations (idl_transport.h has their contract). */
+int idl__tcp_conn_fd(void *conn, unsigned *events);
+int idl__tcp_conn_sendv_nb(void *conn, const struct idl_xmsg *msgs, unsigned n);
+int idl__tcp_conn_recv_nb(void *conn, struct idl_xmsg *m);
+
+#endif /* IDL_TRANSPORTS_TCP_IMPL_H */

@@ -1,0 +1,227 @@
+/*
+ * tcp_nb.c - the non-blocking operations of the tcp: transport, which the server's event
+ * core and a pollable port drive a connection with (idl_transport.h has the contract).
+ *
+ * A stream has no message boundaries, so both directions keep state across calls: the rest
+ * of a frame the kernel took only part of (written first by every later send, blocking or
+ * not), and a partial frame received (in the carry buffer the blocking receive also serves
+ * from). A peer that sends half a frame, or reads nothing, therefore holds no thread.
+ */
+#include <config.h>
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+
+#include <arpa/inet.h>
+
+#include "tcp_impl.h"
+
+/* Whether the carry buffer holds a whole frame (or a frame length over the limit, which
+ * the receive refuses at once). */
+static int
+tcp_carry_whole(const struct tcp_conn *c)
+{
+	uint32_t prefix;
+
+	if (c->carry_len < TCP_PREFIX)
+		return 0;
+	memcpy(&prefix, c->carry + c->carry_off, TCP_PREFIX);
+	prefix = ntohl(prefix);
+	return prefix > TCP_FRAME_MAX || c->carry_len - TCP_PREFIX >= prefix;
+}
+
+int
+idl__tcp_conn_fd(void *vconn, unsigned *events)
+{
+	struct tcp_conn *c = vconn;
+
+	*events = IDL_TR_EV_IN | (c->out_len != 0 ? IDL_TR_EV_OUT : 0) |
+		  (tcp_carry_whole(c) ? IDL_TR_EV_MORE : 0);
+	return c->fd;
+}
+
+/* Writes what it can of the rest a non-blocking send left: 0 once all is out,
+ * IDL_EAGAIN while some is left, or an error. */
+static int
+tcp_out_nb(struct tcp_conn *c)
+{
+	while (c->out_len != 0) {
+		ssize_t n = idl__sys_send(c->fd, c->out + c->out_off, c->out_len,
+					  MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (n > 0) {
+			c->out_off += (size_t)n;
+			c->out_len -= (size_t)n;
+		} else if (n < 0 && errno == EINTR) {
+			continue;
+		} else if (n < 0 && errno == EAGAIN) {
+			return IDL_EAGAIN;
+		} else {
+			return idl__tcp_conn_err(c, n < 0 ? errno : EPIPE);
+		}
+	}
+	free(c->out);
+	c->out = NULL;
+	c->out_off = 0;
+	return 0;
+}
+
+int
+idl__tcp_conn_sendv_nb(void *vconn, const struct idl_xmsg *msgs, unsigned n)
+{
+	struct tcp_conn *c = vconn;
+	/* Nothing left of an earlier frame, the usual case: no call to learn it. */
+	int err = c->out_len != 0 ? tcp_out_nb(c) : 0;
+	unsigned i;
+
+	if (err != 0)
+		return err == IDL_EAGAIN ? (n == 0 ? err : 0) : err;
+	for (i = 0; i < n; i++) {
+		uint32_t prefix = htonl((uint32_t)msgs[i].len);
+		struct iovec iov[2] = { { &prefix, TCP_PREFIX }, { msgs[i].data, msgs[i].len } };
+		struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
+		size_t total = TCP_PREFIX + msgs[i].len, rest;
+		ssize_t k;
+
+		if (idl__desc_msg(msgs[i].data, msgs[i].len))
+			return i == 0 ? IDL_ENOTSUP : (int)i;
+		if (msgs[i].len > TCP_FRAME_MAX)
+			return i == 0 ? IDL_EMSGSIZE : (int)i;
+		do
+			k = idl__sys_sendmsg(c->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+		while (k < 0 && errno == EINTR);
+		if (k < 0 && errno == EAGAIN)
+			return (int)i;
+		if (k <= 0)
+			return i == 0 ? idl__tcp_conn_err(c, k < 0 ? errno : EPIPE) : (int)i;
+		if ((size_t)k == total)
+			continue;
+		/* Part of the frame went: the rest is ours to write before anything else. */
+		rest = total - (size_t)k;
+		if ((c->out = malloc(rest)) == NULL) {
+			shutdown(c->fd, SHUT_RDWR); /* the framing is lost */
+			return IDL_ENOMEM;
+		}
+		if ((size_t)k < TCP_PREFIX) {
+			memcpy(c->out, (unsigned char *)&prefix + k, TCP_PREFIX - (size_t)k);
+			memcpy(c->out + TCP_PREFIX - (size_t)k, msgs[i].data, msgs[i].len);
+		} else {
+			memcpy(c->out, (unsigned char *)msgs[i].data + ((size_t)k - TCP_PREFIX),
+			       rest);
+		}
+		c->out_off = 0;
+		c->out_len = rest;
+		return (int)i + 1;
+	}
+	return (int)n;
+}
+
+/*
+ * The non-blocking receive reads what the socket has into the carry buffer until it holds
+ * a whole frame, which the blocking receive then takes from there without a system call.
+ * A partial frame stays in the carry buffer across calls: its memory is what the peer
+ * actually sent, never more than one frame and the read-ahead.
+ */
+int
+idl__tcp_conn_recv_nb(void *vconn, struct idl_xmsg *m)
+{
+	struct tcp_conn *c = vconn;
+	int err;
+
+	/* With nothing carried over, the frame usually comes whole: one recvmsg scatters it
+	 * into the caller's buffer as the blocking receive does, and no carry buffer is made
+	 * and freed for it. Anything else - a partial frame, one too large for the caller -
+	 * goes into the carry buffer, as if the loop below had read it. */
+	if (c->carry_len == 0) {
+		uint32_t prefix;
+		struct iovec iov[2] = { { &prefix, TCP_PREFIX }, { m->data, m->cap } };
+		struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
+		ssize_t n;
+
+		m->nfds = 0;
+		do
+			n = idl__sys_recvmsg(c->fd, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+		while (n < 0 && errno == EINTR);
+		if (n == 0)
+			return idl__tcp_conn_err(c, EPIPE);
+		if (n < 0)
+			return errno == EAGAIN ? IDL_EAGAIN : idl__tcp_conn_err(c, errno);
+		if ((size_t)n >= TCP_PREFIX) {
+			uint32_t len = ntohl(prefix);
+			size_t body = (size_t)n - TCP_PREFIX;
+
+			if (len <= TCP_FRAME_MAX && len <= m->cap && body >= len) {
+				if (body > len &&
+				    (err = idl__tcp_carry_put(c, (char *)m->data + len,
+							      body - len)) != 0)
+					return err;
+				m->len = len;
+				if (idl__desc_msg(m->data, len))
+					return idl__tcp_recv_desc(c, m, len, len,
+								  &(struct idl_deadline){ 0, 0 });
+				return 0;
+			}
+		}
+		err = idl__tcp_carry_put(c, &prefix,
+					 (size_t)n < TCP_PREFIX ? (size_t)n : TCP_PREFIX);
+		if (err == 0 && (size_t)n > TCP_PREFIX)
+			err = idl__tcp_carry_put(c, m->data, (size_t)n - TCP_PREFIX);
+		if (err != 0)
+			return err;
+	}
+	while (!tcp_carry_whole(c)) {
+		size_t want = TCP_CARRY_MIN;
+		ssize_t r;
+
+		if (c->carry_len >= TCP_PREFIX) {
+			uint32_t prefix;
+
+			memcpy(&prefix, c->carry + c->carry_off, TCP_PREFIX);
+			want = TCP_PREFIX + ntohl(prefix) - c->carry_len;
+			if (want < TCP_CARRY_MIN)
+				want = TCP_CARRY_MIN;
+		}
+		if (c->carry_len == 0)
+			c->carry_off = 0;
+		if (c->carry_off + c->carry_len + want > c->carry_cap) {
+			size_t cap = c->carry_cap ? c->carry_cap : TCP_CARRY_MIN;
+			unsigned char *nb;
+
+			while (cap < c->carry_len + want)
+				cap *= 2;
+			if (cap == c->carry_cap) {
+				memmove(c->carry, c->carry + c->carry_off, c->carry_len);
+			} else {
+				if ((nb = malloc(cap)) == NULL)
+					return IDL_ENOMEM;
+				if (c->carry_len != 0)
+					memcpy(nb, c->carry + c->carry_off, c->carry_len);
+				free(c->carry);
+				c->carry = nb;
+				c->carry_cap = cap;
+			}
+			c->carry_off = 0;
+		}
+		r = idl__sys_recv(c->fd, c->carry + c->carry_off + c->carry_len,
+				  c->carry_cap - c->carry_off - c->carry_len, MSG_DONTWAIT);
+		if (r > 0)
+			c->carry_len += (size_t)r;
+		else if (r == 0)
+			return idl__tcp_conn_err(c, EPIPE);
+		else if (errno == EAGAIN)
+			return IDL_EAGAIN;
+		else if (errno != EINTR)
+			return idl__tcp_conn_err(c, errno);
+	}
+	err = idl__tcp_conn_recv(c, m, &(struct idl_deadline){ 0, 0 });
+	if (c->carry_len == 0) {
+		/* An idle connection holds no receive buffer. */
+		free(c->carry);
+		c->carry = NULL;
+		c->carry_cap = c->carry_off = 0;
+	}
+	return err;
+}
