@@ -16,7 +16,7 @@ packages="
 	flex bison libffi-dev
 	libtirpc-dev rpcsvc-proto
 	libsystemd-dev
-	libgrpc++-dev protobuf-compiler-grpc
+	libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
 	libcapnp-dev capnproto
 "
 test_packages="

@@ -156,7 +156,8 @@ call_lean(struct idl_port *p, struct cl_conn *c, idl_msg_header_t *req, struct i
 
 /* The lean call leaves the port: the calls that came meanwhile (each counted itself, then
  * waits for IDL__PORT_LEAN to clear, under the lock) are woken. Either one counted itself
- * before this, and is woken here, or after, and finds the flag clear. */
+ * before this, and is woken here, or after, and finds the flag clear. A call that sent
+ * beside it may have come and gone: its proxy role and its reference end here too. */
 static void
 call_lean_leave(struct idl_port *p, struct cl_conn *c)
 {
@@ -164,8 +165,11 @@ call_lean_leave(struct idl_port *p, struct cl_conn *c)
 
 	if (c != NULL)
 		atomic_store_explicit(&c->lean, 0, memory_order_relaxed);
-	if (atomic_fetch_sub_explicit(&p->calls, IDL__PORT_LEAN | 1, memory_order_release) !=
-	    (IDL__PORT_LEAN | 1)) {
+	/* A call that sent beside this one and has already left set lean_proxy (and took a
+	 * reference for it) before its own count went; the acquire here sees that. */
+	if (atomic_fetch_sub_explicit(&p->calls, IDL__PORT_LEAN | 1, memory_order_acq_rel) !=
+		    (IDL__PORT_LEAN | 1) ||
+	    (c != NULL && atomic_load_explicit(&c->lean_proxy, memory_order_acquire) != 0)) {
 		pthread_mutex_lock(&p->lock);
 		/* The calls that sent while this one received wait for a leader: one of them
 		 * takes the role now. */

@@ -90,7 +90,11 @@ struct cl_conn {
 	 * lean call alone; read under the port's lock. */
 	atomic_uint lean;
 	uint32_t lean_cap; /* the lean call's reply room, while lean is 1 */
-	int lean_proxy; /* receiving and leader_cap stand for the lean call's receive */
+	/* 1 while receiving and leader_cap stand for the lean call's receive: set under the
+	 * port's lock by the first general-path call that sends beside it (with a reference
+	 * for it), cleared by the lean call as it leaves. Atomic, because the lean call reads
+	 * it without the lock to see whether it must take the slow way out. */
+	atomic_int lean_proxy;
 	void *scratch; /* the leader's buffer when its own reply buffer is too small */
 	size_t scratch_cap;
 };

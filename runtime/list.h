@@ -2,7 +2,8 @@
  * list.h - the one doubly-linked list of the runtime and the transports: a client
  * connection's waiting calls, a server's receiving threads (live, ended, kept for deferred
  * replies), a message endpoint's peers by recency, the udp: reply cache by age, the shm:
- * regions that out-of-line memory may belong to.
+ * regions that out-of-line memory may belong to, the out-of-line block cache by age and by
+ * size class.
  *
  * The list is intrusive: an object that can be on a list holds a `struct idl__link`, and
  * the list holds its first and last links. Everything is O(1) but the walks, nothing

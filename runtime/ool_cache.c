@@ -50,6 +50,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "list.h"
 #include "ool_cache.h"
 
 #if defined(__has_feature)
@@ -82,8 +83,8 @@ struct oc_block {
 	unsigned cls;
 	int cached;
 	struct oc_block *hnext; /* the table's chain */
-	struct oc_block *older, *newer; /* cached: every cached block, by when it was cached */
-	struct oc_block *cnext, *cprev; /* cached: its class's blocks, newest first */
+	struct idl__link age; /* cached: on oc_age, every cached block, oldest first */
+	struct idl__link in_cls; /* cached: on its class's list, newest first */
 };
 
 static pthread_once_t oc_once = PTHREAD_ONCE_INIT;
@@ -93,8 +94,8 @@ static size_t oc_page;
 static size_t oc_limit;
 static size_t oc_bytes, oc_ncached, oc_live;
 static uint64_t oc_hits, oc_misses, oc_evictions;
-static struct oc_block *oc_oldest, *oc_newest;
-static struct oc_block *oc_class_head[OC_NCLASS];
+static struct idl__list oc_age;
+static struct idl__list oc_by_class[OC_NCLASS];
 static struct oc_block **oc_table;
 static size_t oc_nbuckets, oc_count;
 
@@ -277,18 +278,8 @@ static void
 oc_push(struct oc_block *b)
 {
 	b->cached = 1;
-	b->older = oc_newest;
-	b->newer = NULL;
-	if (oc_newest != NULL)
-		oc_newest->newer = b;
-	else
-		oc_oldest = b;
-	oc_newest = b;
-	b->cprev = NULL;
-	b->cnext = oc_class_head[b->cls];
-	if (b->cnext != NULL)
-		b->cnext->cprev = b;
-	oc_class_head[b->cls] = b;
+	idl__list_push_back(&oc_age, &b->age);
+	idl__list_push_front(&oc_by_class[b->cls], &b->in_cls);
 	oc_bytes += b->len;
 	oc_ncached++;
 }
@@ -296,20 +287,8 @@ oc_push(struct oc_block *b)
 static void
 oc_unlink(struct oc_block *b)
 {
-	if (b->older != NULL)
-		b->older->newer = b->newer;
-	else
-		oc_oldest = b->newer;
-	if (b->newer != NULL)
-		b->newer->older = b->older;
-	else
-		oc_newest = b->older;
-	if (b->cprev != NULL)
-		b->cprev->cnext = b->cnext;
-	else
-		oc_class_head[b->cls] = b->cnext;
-	if (b->cnext != NULL)
-		b->cnext->cprev = b->cprev;
+	idl__list_remove(&oc_age, &b->age);
+	idl__list_remove(&oc_by_class[b->cls], &b->in_cls);
 	b->cached = 0;
 	oc_bytes -= b->len;
 	oc_ncached--;
@@ -379,7 +358,7 @@ idl__ool_cache_get(size_t size, int zero)
 		pthread_mutex_unlock(&oc_lock);
 		return oc_map_plain(size);
 	}
-	if ((b = oc_class_head[cls]) != NULL) {
+	if ((b = IDL__LIST_FIRST(&oc_by_class[cls], struct oc_block, in_cls)) != NULL) {
 		oc_unlink(b);
 		oc_hits++;
 		oc_live++;
@@ -446,8 +425,8 @@ idl__ool_cache_put(void *addr, size_t size)
 	if (size > b->dirty)
 		b->dirty = size < b->len ? size : b->len;
 	if (b->len <= oc_limit) {
-		while (oc_bytes + b->len > oc_limit && oc_oldest != NULL)
-			oc_evict(oc_oldest, &gone);
+		while (oc_bytes + b->len > oc_limit && !idl__list_empty(&oc_age))
+			oc_evict(IDL__LIST_FIRST(&oc_age, struct oc_block, age), &gone);
 		oc_hide(b->addr, b->len);
 		oc_push(b);
 	} else {
@@ -497,8 +476,8 @@ idl__ool_cache_reset(void)
 
 	pthread_once(&oc_once, oc_init);
 	pthread_mutex_lock(&oc_lock);
-	while (oc_oldest != NULL)
-		oc_evict(oc_oldest, &gone);
+	while (!idl__list_empty(&oc_age))
+		oc_evict(IDL__LIST_FIRST(&oc_age, struct oc_block, age), &gone);
 	oc_limit = oc_env_limit();
 	oc_hits = oc_misses = oc_evictions = 0;
 	pthread_mutex_unlock(&oc_lock);

@@ -216,7 +216,8 @@ row nocc deposit unix | grep -q '"stubs": "interpreted", "request_bytes": 72' ||
 
 # Mistakes, each a clear error.
 "$bench" --defs "$tmp/ledger.defs" --call "get 1" --quick >"$tmp/e1" 2>&1
-[ $? -eq 2 ] || fail "an unknown routine did not exit 2"
+rc=$?
+[ $rc -eq 2 ] || fail "an unknown routine exited $rc, not 2: $(cat "$tmp/e1")"
 grep -q "subsystem ledger has no routine 'get'; its routines: deposit, balances, audit, hand" \
 	"$tmp/e1" || fail "an unknown routine: $(cat "$tmp/e1")"
 "$bench" --defs "$tmp/ledger.defs" --call "deposit 1" --quick >"$tmp/e2" 2>&1

@@ -90,7 +90,7 @@ grep -q "\"transport\": \"$name-unix\", \"routine\": \"null\"," "$tmp/wrong.json
 
 # No peer programs where idlbench looks: said, and the run goes on.
 IDLBENCH_PEERDIR=$tmp/nowhere run gone unix,tcp,sdbus,grpc,capnp add
-grep -q "^note: peers: $tmp/nowhere/$first: No such file or directory" "$tmp/gone.txt" ||
+grep -q "^note: peers: .*$tmp/nowhere/$first: No such file or directory" "$tmp/gone.txt" ||
 	fail "missing peer programs are not said"
 grep -q '"transport": "unix", "routine": "add"' "$tmp/gone.json" ||
 	fail "without the peers, idlkit's rows were not timed"

@@ -87,7 +87,9 @@ for p in $naps; do
 done
 ms=$(( ($(date +%s%N) - t0) / 1000000 ))
 say "four 400 ms naps on a -c 4 server took $ms ms"
-[ "$ms" -lt 1200 ] || fail "naps from a mixed set ran one at a time ($ms ms)"
+# One at a time they take 1,600 ms at least; overlapping, 400 ms and the start of four
+# client processes, which a sanitizer build on a loaded machine makes slow.
+[ "$ms" -lt 1600 ] || fail "naps from a mixed set ran one at a time ($ms ms)"
 stop_server "$pid"
 
 # Addresses that cannot work fail at once, saying why.

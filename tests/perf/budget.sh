@@ -17,15 +17,23 @@
 : "${IDL_TOP_BUILDDIR:?run me through make check}"
 set -u
 
-# transport  client-budget  server-budget: instructions per null call. The issue's goal
-# is 400 a side on unix, tcp and port and 600 on udp; a budget above it is the count this
-# tree has (docs/benchmarks.md says where the rest goes), so that any growth fails.
+# transport  client-budget  server-budget: instructions per null call. The goal is 400 a
+# side on unix, tcp and port and 600 on udp; a budget above it is the count this tree has
+# (docs/benchmarks.md says where the rest goes), so that any growth fails.
+#
+# What a wait costs depends on timing, not only on the code: shm:'s spin runs for a span of
+# time, and a receive that finds its message not yet there is entered a second time. So
+# shm: waits without spinning here (IDL_SHM_SPIN_NS=0), and a transport over its budget is
+# measured twice more, keeping each side's smallest count: a loaded machine only ever adds
+# to a count, never takes from it.
 budgets='unix 440 440
 tcp 520 520
 port 500 480
 udp 620 1000
 shm 820 820'
 n=${IDL_BUDGET_CALLS:-1000}
+IDL_SHM_SPIN_NS=0
+export IDL_SHM_SPIN_NS
 
 b=$IDL_TOP_BUILDDIR
 lib=$b/runtime/.libs/libidlrt.so
@@ -96,16 +104,23 @@ while read -r t cbudget sbudget; do
 		a=$t:127.0.0.1:$p
 		;;
 	esac
-	count "$a" "$n"
-	count "$a" $((2 * n))
-	c=$((($(cat "$tmp/cli.$((2 * n))") - $(cat "$tmp/cli.$n")) / n))
-	s=$((($(cat "$tmp/srv.$((2 * n))") - $(cat "$tmp/srv.$n")) / n))
-	verdict=ok
-	if [ "$c" -gt "$cbudget" ] || [ "$s" -gt "$sbudget" ]; then
-		verdict=OVER
-	fi
-	printf '%-5s client %5d (budget %d)  server %5d (budget %d)  %s\n' "$t" "$c" "$cbudget" \
-		"$s" "$sbudget" "$verdict"
+	c= s= try=0
+	verdict=OVER
+	while [ "$verdict" = OVER ] && [ $try -lt 3 ]; do
+		try=$((try + 1))
+		count "$a" "$n"
+		count "$a" $((2 * n))
+		c1=$((($(cat "$tmp/cli.$((2 * n))") - $(cat "$tmp/cli.$n")) / n))
+		s1=$((($(cat "$tmp/srv.$((2 * n))") - $(cat "$tmp/srv.$n")) / n))
+		[ -z "$c" ] || [ "$c1" -lt "$c" ] && c=$c1
+		[ -z "$s" ] || [ "$s1" -lt "$s" ] && s=$s1
+		verdict=ok
+		if [ "$c" -gt "$cbudget" ] || [ "$s" -gt "$sbudget" ]; then
+			verdict=OVER
+		fi
+	done
+	printf '%-5s client %5d (budget %d)  server %5d (budget %d)  %s (%d run%s)\n' "$t" "$c" \
+		"$cbudget" "$s" "$sbudget" "$verdict" "$try" "$([ $try = 1 ] || echo s)"
 	[ "$verdict" = ok ] || echo "$t" >>"$tmp/over"
 done <"$tmp/budgets"
 [ -f "$tmp/over" ] && fail "a null call costs more instructions than its budget on:" $(cat "$tmp/over")

@@ -46,6 +46,7 @@ static char pt_mqdir[64]; /* the mqueue filesystem, or "" when it could not be m
 static char pt_address[128];
 static pid_t pt_server;
 static int pt_server_out = -1;
+static int pt_server_stopped; /* pt_server was sent SIGSTOP and not continued since */
 static unsigned pt_seq;
 
 /* ---- helpers ---- */
@@ -236,12 +237,24 @@ pt_server_kill(int sig)
 
 	if (pt_server <= 0)
 		return;
+	/*
+	 * A stopped server is continued before the signal, never after: a SIGCONT discards
+	 * any pending stop, and LeakSanitizer stops the exiting server's threads with
+	 * ptrace, so a late SIGCONT could leave its tracer waiting for a stop that never
+	 * comes.
+	 */
+	if (sig != SIGSTOP && pt_server_stopped) {
+		kill(pt_server, SIGCONT);
+		pt_server_stopped = 0;
+	}
+	if (sig == SIGCONT)
+		return;
 	kill(pt_server, sig);
 	if (sig == SIGSTOP) {
 		waitpid(pt_server, &status, WUNTRACED);
+		pt_server_stopped = 1;
 		return;
 	}
-	kill(pt_server, SIGCONT);
 	waitpid(pt_server, &status, 0);
 	pt_server = 0;
 	close(pt_server_out);
@@ -425,7 +438,7 @@ pt_kill_client(void)
 	pt_sleep_ms(100); /* the child's request is queued by now */
 	kill(child, SIGKILL);
 	waitpid(child, &status, 0);
-	kill(pt_server, SIGCONT);
+	pt_server_kill(SIGCONT);
 	/* The server's receive sees the pid gone and ends the connection. */
 	for (int64_t t0 = idl_now_ns(); pt_nfds(pt_server) > nfds && pt_ms_since(t0) < 3000;)
 		pt_sleep_ms(20);

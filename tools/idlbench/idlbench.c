@@ -575,7 +575,9 @@ main(int argc, char **argv)
 		"null",	    "add",    "intrpc", "bigin",  "bigout",
 		"biginout", "ool64k", "ool1m",	"notify", "notifypp"
 	};
-	struct ib_opts o;
+	/* Static: the options (the --call list among them) live as long as the program, on
+	 * every way out of it. */
+	static struct ib_opts o;
 	struct ib_run run;
 	struct ib_loop lp;
 	struct ib_iface user;
