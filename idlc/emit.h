@@ -189,5 +189,8 @@ bool emit_types_c_defined(const char *name);
 /* emit_fuzz.c: the -fuzz output, a libFuzzer harness that serves its inputs to the
  * interface's server through idl_server_serve_message(). */
 void emit_fuzz(struct emit_out *o);
+/* emit_fuzz_client.c: the -fuzz-client output, a libFuzzer harness that feeds its inputs
+ * as replies to the client stubs through idl_port_open_memory(). */
+void emit_fuzz_client(struct emit_out *o);
 
 #endif /* IDLC_EMIT_H */

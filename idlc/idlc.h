@@ -42,6 +42,7 @@ enum idlc_output {
 	IDLC_OUT_LIST, /* -list: only when asked */
 	IDLC_OUT_TYPES, /* -types: only when asked (the C typedefs of the declared types) */
 	IDLC_OUT_FUZZ, /* -fuzz: only when asked (a libFuzzer harness for the server) */
+	IDLC_OUT_FUZZ_CLIENT, /* -fuzz-client: only when asked (one for the client stubs) */
 	IDLC_OUT_COUNT
 };
 

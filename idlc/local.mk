@@ -12,7 +12,7 @@ idlc_libidlc_a_SOURCES = \
 	idlc/middle.h idlc/facts.c idlc/layout.c idlc/desc.c wire/sighash.c \
 	idlc/emit.h idlc/emit.c idlc/emit_struct.c idlc/emit_header.c idlc/emit_desc.c \
 	idlc/emit_ool.c idlc/emit_user.h idlc/emit_user.c idlc/emit_user_reply.c idlc/emit_async.c \
-	idlc/emit_server.c idlc/emit_types.c idlc/emit_fuzz.c \
+	idlc/emit_server.c idlc/emit_types.c idlc/emit_fuzz.c idlc/emit_fuzz_client.c \
 	idlc/output.c idlc/deps.c idlc/compat.c idlc/compat_out.c
 # The lexer and parser are generated code: they include the parser header and use flex's
 # and bison's own idioms, so they get a few warnings relaxed (never -Werror relaxed).

@@ -40,6 +40,9 @@ static const char usage_text[] =
 	"  -fuzz FILE        a libFuzzer harness for the server: it serves each input as a\n"
 	"                    request through idl_server_serve_message() and seeds an empty\n"
 	"                    corpus directory (only when asked; idlc's own)\n"
+	"  -fuzz-client FILE a libFuzzer harness for the client stubs: the first byte\n"
+	"                    of each input picks the routine, the rest is its reply,\n"
+	"                    through idl_port_open_memory() (only when asked; idlc's own)\n"
 	"  -n                write only the outputs named\n"
 	"  -prefix P         prefix for user and server function names\n"
 	"  -subrprefix P     prefix of MIG's runtime calls (accepted; idlkit's have none)\n"
@@ -132,10 +135,15 @@ cli_parse(struct cli *c, int argc, char **argv)
 		const char *name;
 		enum idlc_output out;
 	} outs[] = {
-		{ "-header", IDLC_OUT_HEADER },	  { "-user", IDLC_OUT_USER },
-		{ "-server", IDLC_OUT_SERVER },	  { "-sheader", IDLC_OUT_SHEADER },
-		{ "-iheader", IDLC_OUT_IHEADER }, { "-list", IDLC_OUT_LIST },
-		{ "-types", IDLC_OUT_TYPES },	  { "-fuzz", IDLC_OUT_FUZZ },
+		{ "-header", IDLC_OUT_HEADER },
+		{ "-user", IDLC_OUT_USER },
+		{ "-server", IDLC_OUT_SERVER },
+		{ "-sheader", IDLC_OUT_SHEADER },
+		{ "-iheader", IDLC_OUT_IHEADER },
+		{ "-list", IDLC_OUT_LIST },
+		{ "-types", IDLC_OUT_TYPES },
+		{ "-fuzz", IDLC_OUT_FUZZ },
+		{ "-fuzz-client", IDLC_OUT_FUZZ_CLIENT },
 	};
 	const char *a;
 	size_t k;

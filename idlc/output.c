@@ -26,10 +26,15 @@ static const char *const out_suffix[IDLC_OUT_COUNT] = {
 };
 
 static const char *const out_option[IDLC_OUT_COUNT] = {
-	[IDLC_OUT_HEADER] = "-header",	 [IDLC_OUT_USER] = "-user",
-	[IDLC_OUT_SERVER] = "-server",	 [IDLC_OUT_SHEADER] = "-sheader",
-	[IDLC_OUT_IHEADER] = "-iheader", [IDLC_OUT_LIST] = "-list",
-	[IDLC_OUT_TYPES] = "-types",	 [IDLC_OUT_FUZZ] = "-fuzz",
+	[IDLC_OUT_HEADER] = "-header",
+	[IDLC_OUT_USER] = "-user",
+	[IDLC_OUT_SERVER] = "-server",
+	[IDLC_OUT_SHEADER] = "-sheader",
+	[IDLC_OUT_IHEADER] = "-iheader",
+	[IDLC_OUT_LIST] = "-list",
+	[IDLC_OUT_TYPES] = "-types",
+	[IDLC_OUT_FUZZ] = "-fuzz",
+	[IDLC_OUT_FUZZ_CLIENT] = "-fuzz-client",
 };
 
 /* Errors about files have no place in the interface: they name the file instead. */
@@ -90,6 +95,9 @@ idlc_emit(struct idlc_ctx *ctx, const struct idlc_module *m, enum idlc_output wh
 		break;
 	case IDLC_OUT_FUZZ:
 		emit_fuzz(&o);
+		break;
+	case IDLC_OUT_FUZZ_CLIENT:
+		emit_fuzz_client(&o);
 		break;
 	default:
 		idlc_error(ctx, out_loc(), "unknown output %d", (int)which);

@@ -52,6 +52,28 @@ int idl_port_timeout(idl_port_t port);
 const char *idl_port_address(idl_port_t port);
 
 /*
+ * A port whose replies come from memory, for fuzzing harnesses (idlc -fuzz-client) and
+ * tests. Its requests go nowhere (what they give away is released, as a send does); the
+ * hello is answered as a server of `ss` generated from the same .defs answers it; and the
+ * reply to the next call is the `len` bytes at `data` (the message, then the data of its
+ * out-of-line descriptors padded to 8, as tcp: carries them), with the request's sequence
+ * number written into its header so that the call takes it as its reply. The bytes then go
+ * through what a transport and idl_call() check on a received reply. One reply per call:
+ * `data` is cleared when taken, and a call that finds it NULL times out.
+ *
+ * The caller owns the source, fills ss, and sets data and len before each call; the source
+ * must outlive the port. The port is an ordinary one: close it with idl_port_close().
+ */
+struct idl_reply_source {
+	const struct idl_subsystem *ss;
+	const void *data; /* the next reply, or NULL */
+	size_t len;
+};
+
+/* Opens a port whose replies come from `src` (above). Errors: IDL_EINVAL, IDL_ENOMEM. */
+int idl_port_open_memory(struct idl_reply_source *src, idl_port_t *portp);
+
+/*
  * Used by generated stubs.
  *
  * idl_call() sends the request `req` (req->size bytes, the arguments filled in by the stub)

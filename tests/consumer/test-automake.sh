@@ -61,6 +61,18 @@ else
 	echo "note: this idlc writes no dependency files (no -MD): included .defs not followed"
 fi
 
+# The harness rules of idlc.mk, pulled in by @idlc_rules@: adder-fuzz.c and
+# adder-fuzz-client.c on request.
+"$CONSUMER_MAKE" "$@" adder-fuzz.c adder-fuzz-client.c >"$consumer_tmp/fuzz.log" 2>&1 || {
+	cat "$consumer_tmp/fuzz.log" >&2
+	fail "make adder-fuzz.c adder-fuzz-client.c"
+}
+grep -q 'idl_server_serve_message' adder-fuzz.c || fail "adder-fuzz.c serves no message"
+grep -q 'idl_port_open_memory' adder-fuzz-client.c ||
+	fail "adder-fuzz-client.c opens no memory port"
+rm -f adder-fuzz.c adder-fuzz-client.c
+echo "ok: the harness rules wrote adder-fuzz.c and adder-fuzz-client.c"
+
 "$CONSUMER_MAKE" clean >/dev/null 2>&1 || fail "make clean"
 for f in adder.h adderUser.c adderServer.c adderServer.h adder.defs.d; do
 	[ ! -f "$f" ] || fail "make clean left $f"

@@ -54,3 +54,14 @@ if idlc_has_depfiles; then
 else
 	echo "note: this idlc writes no dependency files (no -MD): included .defs not followed"
 fi
+
+# idl_generate(... FUZZ FUZZ_CLIENT): the harnesses come with the target that asks for them.
+cmake --build "$build" --target counter-fuzz >"$consumer_tmp/fuzz.log" 2>&1 || {
+	cat "$consumer_tmp/fuzz.log" >&2
+	fail "cmake --build --target counter-fuzz"
+}
+grep -q 'idl_server_serve_message' "$build/fuzz/counter-fuzz.c" ||
+	fail "FUZZ generated no counter-fuzz.c"
+grep -q 'idl_port_open_memory' "$build/fuzz/counter-fuzz-client.c" ||
+	fail "FUZZ_CLIENT generated no counter-fuzz-client.c"
+echo "ok: idl_generate(FUZZ FUZZ_CLIENT) wrote counter-fuzz.c and counter-fuzz-client.c"

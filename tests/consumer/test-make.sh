@@ -84,3 +84,16 @@ grep -q "pkg-config finds no idlrt" "$consumer_tmp/nopc.log" || {
 grep -q 'typedef char line_t\[LINE_T_MAX\];' echoTypes.h || fail "echoTypes.h has no line_t"
 grep -q '#include "echoTypes.h"' echo.h || fail "echo.h does not include echoTypes.h"
 run_call ./echo-server ./echo-client "HELLO!"
+
+# The harness rules: echo-fuzz.c (idlc -fuzz) and echo-fuzz-client.c (idlc -fuzz-client) are
+# generated on request from echo.defs, in the build directory.
+"$CONSUMER_MAKE" "$@" echo-fuzz.c echo-fuzz-client.c >"$consumer_tmp/make5.log" 2>&1 || {
+	cat "$consumer_tmp/make5.log" >&2
+	fail "make echo-fuzz.c echo-fuzz-client.c"
+}
+grep -q 'LLVMFuzzerTestOneInput' echo-fuzz.c || fail "echo-fuzz.c is no libFuzzer harness"
+grep -q 'idl_server_serve_message' echo-fuzz.c || fail "echo-fuzz.c serves no message"
+grep -q 'idl_port_open_memory' echo-fuzz-client.c ||
+	fail "echo-fuzz-client.c opens no memory port"
+[ ! -f "$src/echo-fuzz.c" ] || fail "echo-fuzz.c was generated in the source directory"
+echo "ok: the harness rules wrote echo-fuzz.c and echo-fuzz-client.c"

@@ -75,13 +75,28 @@ tests/fuzz/bench_fuzz$(EXEEXT): $(runtime_libidlrt_la_SOURCES) tests/fuzz/benchF
 		$(CLANG) $(FUZZ_RT_CFLAGS) -I$(top_srcdir)/examples/bench \
 		-I$(top_builddir)/examples/bench -o $@ $$srcs $(runtime_libidlrt_la_LIBADD)
 
+# idlc -fuzz-client's harness for the same interface, linked with the client stubs.
+tests/fuzz/benchFuzzClient.c: $(srcdir)/examples/bench/bench.defs $(idlc_built)
+	@$(MKDIR_P) tests/fuzz
+	$(AM_V_GEN)(cd $(srcdir)/examples/bench && \
+		IDLC_INCLUDE_DIR='$(abs_top_srcdir)/data/include' \
+		'$(abs_top_builddir)/$(idlc_built)' -n -fuzz-client '$(abs_builddir)/$@' bench.defs)
+
+tests/fuzz/bench_fuzz_client$(EXEEXT): $(runtime_libidlrt_la_SOURCES) \
+		tests/fuzz/benchFuzzClient.c examples/bench/benchUser.c
+	@$(MKDIR_P) tests/fuzz
+	$(AM_V_CCLD)srcs=; for f in $^; do case $$f in *.c) srcs="$$srcs $$f";; esac; done; \
+		$(CLANG) $(FUZZ_RT_CFLAGS) -I$(top_srcdir)/examples/bench \
+		-I$(top_builddir)/examples/bench -o $@ $$srcs $(runtime_libidlrt_la_LIBADD)
+
 fuzz_programs = tests/fuzz/fuzz_defs$(EXEEXT) tests/fuzz/fuzz_demux$(EXEEXT) \
-	tests/fuzz/fuzz_reply$(EXEEXT) tests/fuzz/bench_fuzz$(EXEEXT)
+	tests/fuzz/fuzz_reply$(EXEEXT) tests/fuzz/bench_fuzz$(EXEEXT) \
+	tests/fuzz/bench_fuzz_client$(EXEEXT)
 check_SCRIPTS += $(fuzz_programs)
 CLEANFILES += $(fuzz_programs)
 TESTS += tests/fuzz/smoke.sh tests/fuzz/fuzz-demux.sh tests/fuzz/fuzz-reply.sh \
 	tests/fuzz/idlc-fuzz.sh
-CLEANFILES += tests/fuzz/benchFuzz.c
+CLEANFILES += tests/fuzz/benchFuzz.c tests/fuzz/benchFuzzClient.c
 
 check-long-fuzz: tests/fuzz/fuzz_defs$(EXEEXT)
 	IDL_TOP_SRCDIR='$(abs_top_srcdir)' IDL_TOP_BUILDDIR='$(abs_top_builddir)' \

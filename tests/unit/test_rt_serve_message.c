@@ -1,7 +1,8 @@
 /*
  * test_rt_serve_message.c - idl_server_serve_message(): one message given as bytes reaches
  * the demux only through the checks a receiving thread makes, and its reply comes back.
- * The server is the fixture's (rt_fixture.h); requests are packed from its table.
+ * The server is the fixture's (rt_fixture.h); requests are packed from its table. Its
+ * replies then reach idl_call() through idl_port_open_memory().
  */
 #include <string.h>
 
@@ -160,12 +161,58 @@ test_sm_args(void)
 	CU_ASSERT_EQUAL(n, 0);
 }
 
+/* A port of idl_port_open_memory() takes a server's reply from memory as the reply to its
+ * call, whatever sequence number it carried; a second wait times out; bytes that are no
+ * reply are refused by the client's checks; the caller's mistakes. */
+static void
+test_sm_memory_port(void)
+{
+	const struct idl_routine_desc *rt = &rtt_subsystem.routines[RTT_ADD];
+	struct idl_reply_source src = { &rtt_subsystem, NULL, 0 };
+	struct idl_arg_span spans[8];
+	union sm_buf req, rep, got;
+	int ab[2] = { 20, 22 }, sum = 0;
+	idl_port_t port = NULL;
+	size_t n = 0, len = sm_request(&rtt_subsystem, RTT_ADD, ab, &req);
+
+	CU_ASSERT_EQUAL_FATAL(idl_server_serve_message(sm_srv, &req, len, &rep, sizeof rep, &n), 0);
+	CU_ASSERT_EQUAL(idl_port_open_memory(NULL, &port), IDL_EINVAL);
+	CU_ASSERT_EQUAL_FATAL(idl_port_open_memory(&src, &port), 0);
+	CU_ASSERT_EQUAL(strncmp(idl_port_address(port), "memory:", 7), 0);
+
+	src.data = &rep;
+	src.len = n;
+	sm_request(&rtt_subsystem, RTT_ADD, ab, &req);
+	memset(&got, 0, sizeof got);
+	CU_ASSERT_EQUAL_FATAL(
+		idl_call(port, &rtt_subsystem, RTT_ADD, &req.h, &got.h, sizeof got, 1000), 0);
+	CU_ASSERT_PTR_NULL(src.data);
+	CU_ASSERT_EQUAL_FATAL(idl_msg_check(rt, &got.h, got.h.size, 1, spans), 0);
+	memcpy(&sum, got.b + spans[3].off, sizeof sum);
+	CU_ASSERT_EQUAL(sum, 42);
+
+	/* No reply given: the call times out. */
+	sm_request(&rtt_subsystem, RTT_ADD, ab, &req);
+	CU_ASSERT_EQUAL(idl_call(port, &rtt_subsystem, RTT_ADD, &req.h, &got.h, sizeof got, 1000),
+			IDL_ETIMEDOUT);
+
+	/* A reply with a wrong magic is no reply: the call fails and says why. */
+	rep.h.magic ^= 0xffu;
+	src.data = &rep;
+	src.len = n;
+	sm_request(&rtt_subsystem, RTT_ADD, ab, &req);
+	CU_ASSERT_NOT_EQUAL(
+		idl_call(port, &rtt_subsystem, RTT_ADD, &req.h, &got.h, sizeof got, 1000), 0);
+	idl_port_close(port);
+}
+
 static CU_TestInfo sm_tests[] = {
 	{ "a request runs and its reply comes back", test_sm_add },
 	{ "refused before the demux, with a reply", test_sm_refused },
 	{ "malformed descriptors: dropped", test_sm_dropped },
 	{ "a one-way message", test_sm_oneway },
 	{ "the caller's mistakes", test_sm_args },
+	{ "a port whose replies come from memory", test_sm_memory_port },
 	CU_TEST_INFO_NULL,
 };
 
