@@ -218,7 +218,7 @@ hd_hold_main(void *arg)
  * reconnects and goes through); when every connection has a request unanswered, a new one
  * is refused with a goodbye and its call fails with IDL_ELIMIT naming the limit. */
 static void
-test_connections(void)
+limits_connections(const char *scheme)
 {
 	const char *opts[] = { "-c", "4", "-l", "connections=2", NULL };
 	struct hd_srv s;
@@ -228,7 +228,7 @@ test_connections(void)
 	idl_port_t p[3], r;
 	int kr;
 
-	CU_ASSERT_FATAL(hd_address("unix", addr, sizeof addr) == 0);
+	CU_ASSERT_FATAL(hd_address(scheme, addr, sizeof addr) == 0);
 	CU_ASSERT_FATAL(hd_start(&s, addr, opts, 0) == 0);
 	for (int i = 0; i < 2; i++) {
 		p[i] = hd_open(addr, 1500);
@@ -258,6 +258,60 @@ test_connections(void)
 	for (int i = 0; i < 3; i++)
 		idl_port_close(p[i]);
 	CU_ASSERT_EQUAL(hd_stop(&s), 0);
+}
+
+static void
+test_connections(void)
+{
+	limits_connections("unix");
+}
+
+/* On the transports whose connections keep a thread each (shm:, port:), an idle one is not
+ * evicted: at the limit a new connection is refused with a goodbye through the transport's
+ * own rendezvous, and its call fails with IDL_ELIMIT naming the limit; once a place is free,
+ * a new connection is served. */
+static void
+limits_refused(const char *scheme)
+{
+	const char *opts[] = { "-c", "4", "-l", "connections=2", NULL };
+	struct hd_srv s;
+	char addr[256];
+	idl_port_t p[3];
+
+	CU_ASSERT_FATAL(hd_address(scheme, addr, sizeof addr) == 0);
+	CU_ASSERT_FATAL(hd_start(&s, addr, opts, 0) == 0);
+	for (int i = 0; i < 2; i++) {
+		p[i] = hd_open(addr, 1500);
+		CU_ASSERT_FATAL(p[i] != NULL);
+		HD_CHECK_KR(every_null(p[i]), 0);
+	}
+	p[2] = hd_open(addr, 1500);
+	if (p[2] != NULL) {
+		HD_CHECK_KR(every_null(p[2]), IDL_ELIMIT);
+		CU_ASSERT(strstr(idl_errdetail(), "connection limit (connections 2)") != NULL);
+		idl_port_close(p[2]);
+	}
+	CU_ASSERT(hd_log_has(&s, "connection refused (connections 2)", 2000));
+	idl_port_close(p[0]);
+	hd_sleep_ms(200); /* the server sees the close and frees the place */
+	p[2] = hd_open(addr, 1500);
+	CU_ASSERT_FATAL(p[2] != NULL);
+	HD_CHECK_KR(every_null(p[2]), 0);
+	idl_port_close(p[2]);
+	idl_port_close(p[1]);
+	CU_ASSERT_EQUAL(hd_stop(&s), 0);
+}
+
+static void
+test_connections_shm(void)
+{
+	limits_refused("shm");
+}
+
+static void
+test_connections_port(void)
+{
+	limits_refused("port");
 }
 
 /* handshake_ms: a silent connection and a slow-loris one (a byte every 300 ms) are closed
@@ -462,6 +516,8 @@ CU_TestInfo hd_limit_tests[] = {
 	{ "msg_size", test_msg_size },
 	{ "inflight", test_inflight },
 	{ "connections", test_connections },
+	{ "connections on shm", test_connections_shm },
+	{ "connections on port", test_connections_port },
 	{ "handshake", test_handshake },
 	{ "idle", test_idle },
 	{ "fds", test_fds },

@@ -480,11 +480,13 @@ shm_conn_recv(void *vconn, struct idl_xmsg *m, struct idl_deadline *dl)
 	m->nfds = 0;
 	if (atomic_load_explicit(&c->closed, memory_order_relaxed))
 		return IDL_ECLOSED;
-	if ((err = atomic_load_explicit(&c->broken, memory_order_relaxed)) != 0)
+	/* A record the peer published before it closed is still read, even after a send
+	 * found the peer gone: a server that refuses or ends a connection says why first. */
+	if ((err = shm_ready(c, &word)) == 0 &&
+	    (err = atomic_load_explicit(&c->broken, memory_order_relaxed)) != 0)
 		return err;
-	while ((err = shm_ready(c, &word)) == 0)
-		if ((err = shm_wait(c, 0, 1, dl)) != 0)
-			return err;
+	while (err == 0 && (err = shm_wait(c, 0, 1, dl)) == 0)
+		err = shm_ready(c, &word);
 	return err < 0 ? err : shm_take(c, m, word);
 }
 
