@@ -239,7 +239,7 @@ poll_sender(void *arg)
 
 	pthread_mutex_lock(&ap->lock);
 	for (;;) {
-		struct idl__aqent *e;
+		struct idl__aqent *e = NULL;
 		struct idl_async *call;
 		idl_msg_header_t *msg;
 		struct idl_deadline dl;
