@@ -130,14 +130,20 @@ call_lean(struct idl_port *p, struct cl_conn *c, idl_msg_header_t *req, struct i
 		if (h->kind == IDL_KIND_GOODBYE) {
 			int gone;
 
+			/* The goodbye ends the connection, which may drop the port's reference
+			 * to it: the call holds one of its own until it has reported. */
+			atomic_fetch_add_explicit(&c->refs, 1, memory_order_relaxed);
 			pthread_mutex_lock(&p->lock);
 			gone = idl__call_goodbye(p, c, w->rep, rep.len,
 						 rep.len < w->rep_max ? rep.len : w->rep_max);
+			if (gone)
+				idl__call_finish(w, c->dead_err, c->dead_why);
 			pthread_mutex_unlock(&p->lock);
 			if (gone) {
-				call_lean_dead(p, c, w, c->dead_err);
+				w->held = c;
 				return w->result;
 			}
+			idl__cl_conn_unref(p, c);
 		}
 		seqno = idl__call_seqno(w->rep, rep.len, &ok);
 		if (ok && seqno == w->seqno) {
