@@ -27,7 +27,7 @@ benchdir=$IDL_TOP_BUILDDIR/examples/bench
 for p in "$uvdir/uv-server" "$uvdir/uv-client" "$benchdir/bench-client"; do
 	[ -x "$p" ] || fail "$p is not built although configure found libuv"
 done
-calls=100000
+calls=50000
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/idlkit-libuv.XXXXXX") || exit 1
 pids=
