@@ -2,8 +2,9 @@
 # mk/deps.sh - installs the Debian 12 packages idlkit needs (as root).
 #
 #   mk/deps.sh          what the build and the main job need: the toolchain, autotools,
-#                       flex, bison, libffi, pkg-config, and the peers the transport
-#                       comparison shows beside idlkit (ONC RPC, sd-bus, gRPC, Cap'n Proto)
+#                       flex, bison, libffi, pkg-config, libuv for the event-loop examples,
+#                       and the peers the transport comparison shows beside idlkit (ONC
+#                       RPC, sd-bus, gRPC, Cap'n Proto)
 #   mk/deps.sh --test   that, and what only the test suite needs: CUnit, the sanitizers'
 #                       clang, clang-format, valgrind, GNU MIG for the compatibility tests,
 #                       nftables and iproute2 for the network tests, CMake for the consumer
@@ -14,6 +15,7 @@ set -eu
 packages="
 	build-essential autoconf automake libtool pkg-config
 	flex bison libffi-dev
+	libuv1-dev
 	libtirpc-dev rpcsvc-proto
 	libsystemd-dev
 	libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc

@@ -20,16 +20,18 @@ AM_TESTS_ENVIRONMENT = \
 	IDL_BENCH_SERVER='$(abs_top_builddir)/examples/bench/bench-server$(EXEEXT)'; \
 	export IDL_BENCH_SERVER; \
 	IDLC_INCLUDE_DIR='$(abs_top_srcdir)/data/include'; export IDLC_INCLUDE_DIR; \
-	IDLC_TREE_FLAGS='$(IDLC_TREE_FLAGS)'; export IDLC_TREE_FLAGS;
+	IDLC_TREE_FLAGS='$(IDLC_TREE_FLAGS)'; export IDLC_TREE_FLAGS; \
+	IDL_HAVE_LIBUV='$(have_libuv)'; export IDL_HAVE_LIBUV;
 
-# Shell-level tests: golden outputs, diagnostics of bad interfaces, the example end to end,
-# the formatting of every source, the transports' use of the runtime (the kit only), which
-# part includes which, and an interface with no header of its own built as a user builds it
-# (idlc -types).
+# Shell-level tests: golden outputs, diagnostics of bad interfaces, the examples end to end
+# (the libuv ones skip when configure did not find libuv), the formatting of every source,
+# the transports' use of the runtime (the kit only), which part includes which, and an
+# interface with no header of its own built as a user builds it (idlc -types).
 dist_check_SCRIPTS += \
 	tests/golden.sh \
 	tests/bad.sh \
 	tests/e2e/example.sh \
+	tests/e2e/libuv.sh \
 	tests/lint/format.sh \
 	tests/lint/kit.sh \
 	tests/lint/layers.sh \
@@ -38,6 +40,7 @@ TESTS += \
 	tests/golden.sh \
 	tests/bad.sh \
 	tests/e2e/example.sh \
+	tests/e2e/libuv.sh \
 	tests/lint/format.sh \
 	tests/lint/kit.sh \
 	tests/lint/layers.sh \

@@ -5,7 +5,8 @@
 # tool's header; idlcall of the compiler only its library's public header idlc.h; idlbench
 # of the compiler idlc.h (and emit.h in idlbench_gen.c alone), of idlcall its library's
 # idlcall.h, and none of the runtime's or transports' headers; the examples (examples/bench,
-# examples/async) none of the compiler's, runtime's, transports' or tools' headers. A header is known by its
+# examples/async, examples/libuv) none of the compiler's, runtime's, transports' or tools'
+# headers. A header is known by its
 # name in the folder that holds it, so an include that names another part's header fails
 # here however it is spelled. The transports' own rule (the transport kit only) is tests/lint/kit.sh's.
 set -u
