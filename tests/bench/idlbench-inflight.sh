@@ -2,10 +2,11 @@
 # idlbench-inflight.sh - idlbench --inflight N: a bad N is a usage error (status 2) that
 # says the range; --inflight 16 over every transport this build has times null and add in
 # calls per second with 16 calls in flight, every result checked by the client (a wrong sum
-# is an n/a and exit status 1), beside each transport's pipelined floor: the table has a
-# figure, a floor and a ratio for each, and the JSON says "inflight": 16 and has the
-# documented shape (idlbench_jsoncheck: a throughput row with a positive rate, floor and
-# ratio per transport). Last, --inflight against `idlbench serve` with --connect.
+# or a failed call makes its cell n/a, which fails this test), beside each transport's
+# pipelined floor: the table has a figure, a floor and a ratio for each, and the JSON says
+# "inflight": 16 and has the documented shape (idlbench_jsoncheck: a throughput row with a
+# positive rate, floor and ratio per transport). Last, --inflight against `idlbench serve`
+# with --connect.
 : "${IDL_TOP_BUILDDIR:?run me through make check}"
 set -u
 fail() {

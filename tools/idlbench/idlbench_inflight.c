@@ -7,8 +7,10 @@
  *
  * The loop is the one docs/api.md describes, "Calls in flight": start calls while fewer than
  * N are outstanding (a full send queue, IDL_EAGAIN, says to let the port work first), then
- * idl_port_wait() until at least one completes, and again. A call's context is a slot of a
- * table of N; a done function gives its slot back, so completions may come in any order.
+ * idl_port_wait() until at least one completes, and again. Each done function starts the
+ * next call itself, so that a dispatch's new requests go out in one batch. A call's context
+ * is a slot of a table of N; a done function gives its slot back, so completions may come
+ * in any order.
  */
 #include <config.h>
 
@@ -41,11 +43,35 @@ struct ib_flight {
 	struct ib_slot *slots; /* N */
 	unsigned *free; /* the slots not in flight: a stack of nfree */
 	unsigned nfree;
+	unsigned started, total; /* calls started in this run, and its calls */
 	unsigned done; /* calls completed in this run */
 	int kr; /* the first failure: an error, or -1 for a wrong result */
 	char why[64]; /* idl_errdetail() of that failure */
 	big_t in, inout; /* bigin's and biginout's arguments, as the synchronous rows send */
 };
+
+/* Starts calls while the run has calls to make and slots are free. A full send queue
+ * (IDL_EAGAIN) leaves the rest to the next dispatch. */
+static void
+ib_refill(struct ib_flight *f)
+{
+	while (f->kr == 0 && f->started < f->total && f->nfree > 0) {
+		unsigned k = f->free[--f->nfree];
+		int err;
+
+		f->slots[k].i = (int)(f->started & 0xffffffu);
+		if ((err = f->start(f, &f->slots[k])) != 0) {
+			/* Refused: its done function never runs. */
+			f->free[f->nfree++] = k;
+			if (err != IDL_EAGAIN) {
+				f->kr = err;
+				snprintf(f->why, sizeof f->why, "%s", idl_errdetail());
+			}
+			return;
+		}
+		f->started++;
+	}
+}
 
 /* Every done function ends here: the outcome is kept if it is the first failure, and the
  * slot is free again. */
@@ -60,6 +86,10 @@ ib_finish(struct ib_slot *s, int kr)
 	}
 	f->free[f->nfree++] = (unsigned)(s - f->slots);
 	f->done++;
+	/* The next call starts here, inside the dispatch: the requests started by one
+	 * dispatch's done functions leave together at its end, in one batch
+	 * (docs/runtime.md, "Driving the connection"). */
+	ib_refill(f);
 }
 
 static void
@@ -161,27 +191,11 @@ ib_inflight_row(const struct ib_row *row)
 static int
 ib_flight_run(struct ib_flight *f, unsigned total)
 {
-	unsigned started = 0;
-
-	f->done = 0;
+	f->started = f->done = 0;
+	f->total = total;
 	while (f->done < total && f->kr == 0) {
-		while (started < total && f->nfree > 0) {
-			unsigned k = f->free[--f->nfree];
-			int err;
-
-			f->slots[k].i = (int)(started & 0xffffffu);
-			if ((err = f->start(f, &f->slots[k])) != 0) {
-				/* Refused: its done function never runs. */
-				f->free[f->nfree++] = k;
-				if (err == IDL_EAGAIN)
-					break;
-				f->kr = err;
-				snprintf(f->why, sizeof f->why, "%s", idl_errdetail());
-				return -1;
-			}
-			started++;
-		}
-		if ((f->kr == 0) && (f->kr = idl_port_wait(f->port, IB_WAIT_MS)) > 0)
+		ib_refill(f);
+		if (f->kr == 0 && (f->kr = idl_port_wait(f->port, IB_WAIT_MS)) > 0)
 			f->kr = 0;
 	}
 	return f->kr == 0 ? 0 : -1;
