@@ -499,8 +499,8 @@ ib_report_text(FILE *f, const struct ib_run *run)
 
 /* ---- Plot ---- */
 
-/* One data file per placement: a line per latency routine, three columns (median, min,
- * max) per transport. */
+/* One data file per placement: a line per latency routine (with calls in flight, the time
+ * per call), three columns (median, min, max) per transport. */
 static int
 pl_data(const char *path, const struct ib_run *run, enum ib_placement p)
 {
@@ -511,7 +511,9 @@ pl_data(const char *path, const struct ib_run *run, enum ib_placement p)
 	for (size_t i = 0; i < ib_nrows; i++) {
 		const struct ib_row *row = &ib_rows[i];
 
-		if (row->metric != IB_LATENCY || row->present <= 0)
+		int rate = row->metric == IB_THROUGHPUT;
+
+		if ((row->metric != IB_LATENCY && !rate) || row->present <= 0)
 			continue;
 		fprintf(f, "%s", row->name);
 		for (size_t c = 0; c < run->ncols; c++) {
@@ -522,6 +524,9 @@ pl_data(const char *path, const struct ib_run *run, enum ib_placement p)
 				s = ib_stat_of(r, 0);
 			if (s.n == 0)
 				fprintf(f, " ? ? ?");
+			else if (rate) /* calls in flight: the time per call, 1 / rate */
+				fprintf(f, " %.4g %.4g %.4g", 1e6 / s.median, 1e6 / s.max,
+					1e6 / s.min);
 			else
 				fprintf(f, " %.4g %.4g %.4g", s.median, s.min, s.max);
 		}
@@ -554,10 +559,12 @@ ib_report_plot(const char *path, const struct ib_run *run)
 		return -1;
 	fprintf(f, "set terminal %s size 1100,%zu\nset output '%s'\n",
 		svg ? "svg dynamic" : "pngcairo", 360 * run->nplacements, path);
-	fprintf(f,
-		"set multiplot layout %zu,1 title 'idlbench %s: latency per call (us), median "
-		"and min-max of rounds'\n",
-		run->nplacements, run->date);
+	fprintf(f, "set multiplot layout %zu,1 title 'idlbench %s: ", run->nplacements, run->date);
+	if (run->inflight > 1)
+		fprintf(f, "time per call (us) with %u calls in flight", run->inflight);
+	else
+		fputs("latency per call (us)", f);
+	fputs(", median and min-max of rounds'\n", f);
 	fputs("set datafile missing '?'\nset style data histogram\n"
 	      "set style histogram errorbars gap 2 lw 1\nset style fill solid 0.7 border -1\n"
 	      "set ylabel 'us per call'\nset yrange [0:*]\nset key outside right\n"
