@@ -13,10 +13,11 @@
  * batching idlkit's asynchronous calls may use (docs/call-core.md), so the ratio compares
  * like with like.
  *
- * The client's sends do not wait while calls are in flight: where a socket's buffer or a
- * ring is full it reads replies first, so that neither side can end up waiting for the
- * other to read. A message queue holds few messages (10) and has no non-blocking batch:
- * its loop keeps at most that many calls in flight (fl_pipe_depth()), and the output says so.
+ * A send never waits once one of its messages went, and the client waits to send only when
+ * no call is in flight: where a socket's buffer or a ring is full it reads replies first,
+ * so that the two sides can never both wait to send. A message queue holds few messages (10) and
+ * has no non-blocking batch: its loop keeps at most that many calls in flight (fl_pipe_depth()),
+ * and the output says so.
  */
 #include <config.h>
 
@@ -72,8 +73,11 @@ fl_pipe_serve(const struct fl_ops *o, struct fl_chan *c, size_t req, size_t rep,
 
 		if (n <= 0)
 			break;
-		if (o->send_batch(c, out, rep, (unsigned)n, 1) != n)
-			r = -1;
+		/* The client never waits to send while it has calls in flight, so it reads
+		 * these replies and the server may wait for room. */
+		for (long sent = 0, k; r == 0 && sent < n; sent += k)
+			if ((k = o->send_batch(c, out, rep, (unsigned)(n - sent), 1)) <= 0)
+				r = -1;
 	}
 	free(in);
 	free(out);
@@ -146,7 +150,7 @@ fl_pipe_calls(const struct ib_cell *cell, const struct fl_ops *o, struct fl_chan
 	r = 0;
 done:
 	if (r != 0)
-		snprintf(out->why, sizeof out->why, "floor in flight: %s",
+		snprintf(out->why, sizeof out->why, "in flight: %s",
 			 o == &fl_udp_ops && (errno == EAGAIN || errno == EWOULDBLOCK)
 				 ? "a datagram was lost (no reply in 2 s)"
 				 : strerror(errno));

@@ -221,8 +221,8 @@ fs_recv(struct fl_chan *c, void *buf, size_t len, size_t cap)
 /*
  * The batches of --inflight (floor_pipe.c): records are written (or read) one after the
  * other with the private index, and the shared one is published once per batch, with at
- * most one wake of a sleeping peer. A send that is not to wait stops where the ring is
- * full; one that is publishes what it wrote before it waits for room.
+ * most one wake of a sleeping peer. A send stops where the ring is full, publishing what
+ * it wrote; it waits for room only when asked to and nothing went yet.
  */
 static void
 fs_publish(struct fl_chan *c, int d, int prod)
@@ -248,8 +248,7 @@ fs_send_batch(struct fl_chan *c, const void *buf, size_t len, unsigned count, in
 		return -1;
 	for (i = 0; i < count; i++) {
 		if (fs_have(c, d, 1) < rec) {
-			fs_publish(c, d, 1);
-			if (!wait)
+			if (!wait || i > 0)
 				break;
 			fs_wait(c, d, 1, rec);
 		}

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,11 +156,26 @@ fl_unix_connect(struct fl_chan *c, const char *rest, size_t msgmax)
 	return connect(c->fd, (struct sockaddr *)&sa, sizeof sa);
 }
 
+/* Waits until the socket has room to write. */
+static int
+fl_wait_out(int fd)
+{
+	struct pollfd p = { fd, POLLOUT, 0 };
+	int n;
+
+	do
+		n = poll(&p, 1, -1);
+	while (n < 0 && errno == EINTR);
+	return n > 0 ? 0 : -1;
+}
+
 /*
  * The batches of --inflight (floor_pipe.c) on a socket of messages (unix, udp): one
  * sendmmsg() for the messages to send, one recvmmsg() that waits for the first message and
- * takes those already queued behind it. A send that is not to wait stops where the socket's
- * buffer is full.
+ * takes those already queued behind it. A send never blocks once a message went: it stops
+ * where the socket's buffer is full (and waits for room first only when asked to and
+ * nothing went yet), so that a side waiting to send never waits for a peer that is itself
+ * waiting to send.
  */
 static long
 fl_send_mmsg(struct fl_chan *c, const void *buf, size_t len, unsigned count, int wait)
@@ -178,13 +194,17 @@ fl_send_mmsg(struct fl_chan *c, const void *buf, size_t len, unsigned count, int
 		mm[i].msg_hdr.msg_iovlen = 1;
 	}
 	while (sent < count) {
-		int n = sendmmsg(c->fd, mm + sent, count - sent,
-				 MSG_NOSIGNAL | (wait ? 0 : MSG_DONTWAIT));
+		int n = sendmmsg(c->fd, mm + sent, count - sent, MSG_NOSIGNAL | MSG_DONTWAIT);
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0 && !wait && (errno == EAGAIN || errno == EWOULDBLOCK))
-			break;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			if (!wait || sent > 0)
+				break;
+			if (fl_wait_out(c->fd) != 0)
+				return -1;
+			continue;
+		}
 		if (n < 0)
 			return -1;
 		sent += (unsigned)n;
@@ -306,9 +326,11 @@ fl_tcp_recv(struct fl_chan *c, void *buf, size_t len, size_t cap)
 
 /*
  * tcp's batches: the frames to send go in one send() (they lie back to back in buf), and
- * one recv() takes what has arrived, up to max frames. A non-blocking send may stop inside
- * a frame and a read may end inside one: head and tail keep how far, so that the next
- * send goes on from there and the next read completes it.
+ * one recv() takes what has arrived, up to max frames. A send stops where the socket's
+ * buffer is full, as a socket of messages does (it waits for room only when asked to and
+ * no frame went yet), so it may stop inside a frame, and a read may end inside one: head
+ * and tail keep how far, so that the next send goes on from there and the next read
+ * completes it.
  */
 static long
 fl_tcp_send_batch(struct fl_chan *c, const void *buf, size_t len, unsigned count, int wait)
@@ -317,12 +339,17 @@ fl_tcp_send_batch(struct fl_chan *c, const void *buf, size_t len, unsigned count
 
 	while (done < total) {
 		ssize_t n = send(c->fd, (const char *)buf + done, total - done,
-				 MSG_NOSIGNAL | (wait ? 0 : MSG_DONTWAIT));
+				 MSG_NOSIGNAL | MSG_DONTWAIT);
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0 && !wait && (errno == EAGAIN || errno == EWOULDBLOCK))
-			break;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			if (!wait || done >= len)
+				break;
+			if (fl_wait_out(c->fd) != 0)
+				return -1;
+			continue;
+		}
 		if (n < 0)
 			return -1;
 		done += (size_t)n;

@@ -110,9 +110,9 @@ struct fl_ops {
 	void (*unlisten)(struct fl_listener *l);
 	/* The pipelined loop of --inflight (floor_pipe.c). send_batch sends up to count
 	 * messages of len bytes from buf, which holds count of them back to back, in as few
-	 * system calls as the kernel allows; with wait it blocks until all went, without it
-	 * sends what goes without blocking. Returns the messages sent (a stream's message cut
-	 * by a short send counts when its last byte goes), or -1. recv_batch waits for one
+	 * system calls as the kernel allows, what goes without blocking; with wait it blocks
+	 * until the first one can go. Returns the messages sent (a stream's message cut by a
+	 * short send counts when its last byte goes), or -1. recv_batch waits for one
 	 * message and takes those already there besides, up to max, into buf: max slots of
 	 * cap bytes (a stream: len bytes each, back to back). Returns how many, 0 at end, -1. */
 	long (*send_batch)(struct fl_chan *c, const void *buf, size_t len, unsigned count,
