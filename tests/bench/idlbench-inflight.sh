@@ -5,8 +5,9 @@
 # or a failed call makes its cell n/a, which fails this test), beside each transport's
 # pipelined floor: the table has a figure, a floor and a ratio for each, and the JSON says
 # "inflight": 16 and has the documented shape (idlbench_jsoncheck: a throughput row with a
-# positive rate, floor and ratio per transport). Last, --inflight against `idlbench serve`
-# with --connect.
+# positive rate, floor and ratio per transport). Then a window of 1024 large messages, which
+# fills the floors' buffers both ways; last, --inflight against `idlbench serve` with
+# --connect.
 : "${IDL_TOP_BUILDDIR:?run me through make check}"
 set -u
 fail() {
@@ -74,6 +75,26 @@ for row in null add; do
 	done
 done
 "$check" "$tmp/out.json" $transports || fail "the JSON does not have the documented shape"
+
+# A window of 1024 of biginout's messages fills the unix socket's send buffer and shm's ring
+# in both directions at once: the floors must go on (the client reads replies rather than
+# wait to send). udp is left out: without retransmission its floor loses replies there.
+big=
+for t in $transports; do
+	[ "$t" = udp ] || big="$big,$t"
+done
+if [ -n "$big" ]; then
+	timeout 120 "$bench" --inflight 1024 --placement same --rounds 1 --reps 1 --iterations 2500 \
+		--routines biginout --transports "${big#,}" >"$tmp/big.txt" 2>&1
+	status=$?
+	cat "$tmp/big.txt"
+	[ $status -eq 0 ] || fail "--inflight 1024 exited with status $status (124: it hung)"
+	! grep -q "^n/a" "$tmp/big.txt" || fail "--inflight 1024: a cell is n/a"
+	for t in $(echo "${big#,}" | tr , ' '); do
+		sed -n "/^$t /,/ratio/p" "$tmp/big.txt" | grep -Eq "^ +floor +[0-9.]+\$" ||
+			fail "--inflight 1024: no floor for $t"
+	done
+fi
 
 # --connect: the client alone, against idlbench serve.
 addr=unix:$tmp/bench.sock
