@@ -6,10 +6,12 @@
  * The file must parse as JSON and be {"idlbench": string, "machine": {"kernel", "cpu",
  * "cores", "date"}, "config": {...}, "results": [...]}, every result carrying exactly the
  * documented keys with the documented types: a metric of latency, oneway or bandwidth with
- * its unit (us, msgs/s, MB/s), min <= median <= max, positive figures, a numeric floor and
+ * its unit (us, msgs/s, MB/s), or throughput (calls/s) when config.inflight (a number from
+ * 1 to 1024) is above 1, min <= median <= max, positive figures, a numeric floor and
  * ratio except on the peers' rows (oncrpc-*, sdbus-*, grpc-*, capnp-*), where both are
  * null and the row names the peer's library (peer) and idlkit's speedup over it. Each
- * TRANSPORT named must have a latency row and a one-way row with a floor. Exit 0 when all holds, 1
+ * TRANSPORT named must have a latency row (with calls in flight: a throughput row) and a
+ * one-way row with a floor. Exit 0 when all holds, 1
  * with a message otherwise. C, not a script: python is not guaranteed where `make check` runs.
  */
 #include <config.h>
@@ -250,6 +252,8 @@ jv_get(const struct jv *o, const char *key)
 static int failures;
 /* From config: whether the run timed a user's interface (--defs), interpreted or not. */
 static int config_defs, interpreted = -1;
+/* config.inflight: the calls in flight of the latency rows (--inflight). */
+static double config_inflight = 1;
 
 static void
 fail(const char *what, size_t i)
@@ -275,7 +279,8 @@ check_result(const struct jv *r, size_t i)
 					    "floor",	 "ratio",   "rounds",	 "iterations" };
 	static const char *const metrics[][2] = { { "latency", "us" },
 						  { "oneway", "msgs/s" },
-						  { "bandwidth", "MB/s" } };
+						  { "bandwidth", "MB/s" },
+						  { "throughput", "calls/s" } };
 	const struct jv *metric = jv_get(r, "metric"), *unit = jv_get(r, "unit");
 	const struct jv *md = jv_get(r, "median"), *mn = jv_get(r, "min"), *mx = jv_get(r, "max");
 	const struct jv *tr = jv_get(r, "transport");
@@ -315,11 +320,20 @@ check_result(const struct jv *r, size_t i)
 		fail("transport, routine, placement, metric and unit must be strings", i);
 		return;
 	}
-	for (size_t k = 0; k < 3; k++)
+	for (size_t k = 0; k < 4; k++)
 		ok |= strcmp(metric->str, metrics[k][0]) == 0 &&
 		      strcmp(unit->str, metrics[k][1]) == 0;
 	if (!ok)
-		fail("metric and unit are not one of latency/us, oneway/msgs/s, bandwidth/MB/s", i);
+		fail("metric and unit are not one of latency/us, oneway/msgs/s, bandwidth/MB/s, "
+		     "throughput/calls/s",
+		     i);
+	/* With calls in flight every call row over a transport is timed in calls per second;
+	 * the marshaling rows stay in process, one call at a time. */
+	if (ok && strncmp(tr->str, "marshal", 7) != 0 &&
+	    ((strcmp(metric->str, "throughput") == 0 && !(config_inflight > 1)) ||
+	     (strcmp(metric->str, "latency") == 0 && config_inflight > 1)))
+		fail("a call row's metric is throughput exactly when config.inflight is above 1",
+		     i);
 	if (!is(md, J_NUM) || !is(mn, J_NUM) || !is(mx, J_NUM) || !(mn->num > 0) ||
 	    !(mn->num <= md->num) || !(md->num <= mx->num))
 		fail("median, min and max must be positive numbers, min <= median <= max", i);
@@ -340,7 +354,8 @@ check_result(const struct jv *r, size_t i)
 		fail("a row of idlkit's lacks stubs, request_bytes and reply_bytes", i);
 	if (stubs != NULL &&
 	    (jv_get(r, "request_bytes")->num < 24 ||
-	     (strcmp(metric->str, "latency") == 0 && jv_get(r, "reply_bytes")->num < 24)))
+	     ((strcmp(metric->str, "latency") == 0 || strcmp(metric->str, "throughput") == 0) &&
+	      jv_get(r, "reply_bytes")->num < 24)))
 		fail("a request, and a call's reply, have at least the 24-byte header", i);
 	if (peer && (!is(jv_get(r, "floor"), J_NULL) || !is(jv_get(r, "ratio"), J_NULL)))
 		fail("a peer row must have a null floor and ratio", i);
@@ -350,11 +365,12 @@ check_result(const struct jv *r, size_t i)
 		fail("ratio must be a number or null", i);
 }
 
-/* The transport must have a latency row and a one-way row, each with a floor and ratio. */
+/* The transport must have a latency row (with calls in flight: a throughput row) and a one-way
+ * row, each with a floor and ratio. */
 static void
 check_transport(const struct jv *results, const char *name)
 {
-	static const char *const need[] = { "latency", "oneway" };
+	const char *const need[] = { config_inflight > 1 ? "throughput" : "latency", "oneway" };
 	char msg[160];
 
 	for (size_t k = 0; k < 2; k++) {
@@ -424,6 +440,7 @@ main(int argc, char **argv)
 	{
 		const struct jv *c = jv_get(top, "config"), *d = jv_get(c, "defs");
 		const struct jv *im = jv_get(c, "impl"), *in = jv_get(c, "interpreted");
+		const struct jv *fl = jv_get(c, "inflight");
 
 		if (!(is(d, J_STR) || is(d, J_NULL)) || !(is(im, J_STR) || is(im, J_NULL)) ||
 		    !is(in, J_BOOL))
@@ -434,6 +451,10 @@ main(int argc, char **argv)
 			config_defs = is(d, J_STR);
 			interpreted = (int)in->num;
 		}
+		if (!is(fl, J_NUM) || !(fl->num >= 1 && fl->num <= 1024))
+			fail("config lacks inflight, a number from 1 to 1024", (size_t)-1);
+		else
+			config_inflight = fl->num;
 	}
 	results = jv_get(top, "results");
 	if (failures == 0 && results->n == 0)

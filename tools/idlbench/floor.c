@@ -13,7 +13,9 @@
  *             other's, pass a counter back and forth (seed 002);
  *   sendto    one-way over UDP with the client's socket unconnected (seed 003);
  *   bandwidth the call loop with the payload carried as the transport carries out-of-line
- *             data (floor_ool.c).
+ *             data (floor_ool.c);
+ *   in flight the call loop with --inflight N requests sent before their replies are read,
+ *             in batches (floor_pipe.c).
  */
 #include <config.h>
 
@@ -196,8 +198,12 @@ ib_floor_serve(const struct ib_cell *cell, int ready_fd)
 		goto out;
 	switch (cell->row->mode) {
 	case IB_MODE_CALL:
-		r = cell->row->payload != 0 ? fl_ool_serve(o, &c, z.req, z.rep, cell->row->payload)
-					    : fl_serve_calls(o, &c, &z);
+		if (cell->inflight > 1)
+			r = fl_pipe_serve(o, &c, z.req + z.frame, z.rep + z.frame, z.cap);
+		else if (cell->row->payload != 0)
+			r = fl_ool_serve(o, &c, z.req, z.rep, cell->row->payload);
+		else
+			r = fl_serve_calls(o, &c, &z);
 		break;
 	case IB_MODE_ONEWAY:
 	case IB_MODE_SENDTO:
@@ -394,7 +400,9 @@ ib_floor_client(const struct ib_cell *cell, struct ib_reps *out)
 		o->close(&c);
 		return -1;
 	}
-	if (cell->row->mode == IB_MODE_CALL && cell->row->payload != 0)
+	if (cell->row->mode == IB_MODE_CALL && cell->inflight > 1)
+		r = fl_pipe_calls(cell, o, &c, z.req + z.frame, z.rep + z.frame, z.cap, out);
+	else if (cell->row->mode == IB_MODE_CALL && cell->row->payload != 0)
 		r = fl_ool_calls(cell, o, &c, out);
 	else if (cell->row->mode == IB_MODE_CALL)
 		r = fl_calls(cell, o, &c, &z, out);

@@ -152,6 +152,26 @@ fl_mq_cleanup(const char *rest)
 	mq_unlink(r);
 }
 
+/* A message queue has no call that moves several messages: the batches are one mq_send()
+ * and one mq_receive() per message, and the loop keeps no more calls in flight than the
+ * queues hold (fl_pipe_depth()), so that neither side ever blocks on a full queue. */
+static long
+fl_mq_send_batch(struct fl_chan *c, const void *buf, size_t len, unsigned count, int wait)
+{
+	(void)wait;
+	for (unsigned i = 0; i < count; i++)
+		if (fl_mq_send(c, (const char *)buf + (size_t)i * len, len) != 0)
+			return -1;
+	return (long)count;
+}
+
+static long
+fl_mq_recv_batch(struct fl_chan *c, void *buf, size_t len, size_t cap, unsigned max)
+{
+	(void)max;
+	return fl_mq_recv(c, buf, len, cap) < 0 ? -1 : 1;
+}
+
 const struct fl_ops fl_port_ops = {
 	.scheme = "port",
 	.max_msg = FL_MQ_MAX,
@@ -162,4 +182,8 @@ const struct fl_ops fl_port_ops = {
 	.recv = fl_mq_recv,
 	.close = fl_mq_close,
 	.unlisten = fl_mq_unlisten,
+	.send_batch = fl_mq_send_batch,
+	.recv_batch = fl_mq_recv_batch,
+	.depth = FL_MQ_DEPTH,
+	.batching = "none: one mq_send() and one mq_receive() per message",
 };

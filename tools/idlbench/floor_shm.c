@@ -218,6 +218,72 @@ fs_recv(struct fl_chan *c, void *buf, size_t len, size_t cap)
 	return (long)n;
 }
 
+/*
+ * The batches of --inflight (floor_pipe.c): records are written (or read) one after the
+ * other with the private index, and the shared one is published once per batch, with at
+ * most one wake of a sleeping peer. A send stops where the ring is full, publishing what
+ * it wrote; it waits for room only when asked to and nothing went yet.
+ */
+static void
+fs_publish(struct fl_chan *c, int d, int prod)
+{
+	struct fs_dir *dir = &fs_ctl(c)->dir[d];
+
+	if (prod)
+		__atomic_store_n(&dir->head, c->head, __ATOMIC_RELEASE);
+	else
+		__atomic_store_n(&dir->tail, c->tail, __ATOMIC_RELEASE);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	fs_kick(prod ? &dir->cons_sleep : &dir->prod_sleep);
+}
+
+static long
+fs_send_batch(struct fl_chan *c, const void *buf, size_t len, unsigned count, int wait)
+{
+	int d = c->side;
+	uint64_t rec = FS_HDR + ((len + 7) & ~(size_t)7), word = (uint64_t)len | 0x52ull << 32;
+	unsigned i;
+
+	if (rec > FS_RING)
+		return -1;
+	for (i = 0; i < count; i++) {
+		if (fs_have(c, d, 1) < rec) {
+			if (!wait || i > 0)
+				break;
+			fs_wait(c, d, 1, rec);
+		}
+		fs_copy(fs_ring(c, d), c->head + FS_HDR, (char *)buf + (size_t)i * len, len, 0);
+		__atomic_store_n((uint64_t *)(fs_ring(c, d) + (c->head & (FS_RING - 1))), word,
+				 __ATOMIC_RELAXED);
+		c->head += rec;
+	}
+	fs_publish(c, d, 1);
+	return (long)i;
+}
+
+static long
+fs_recv_batch(struct fl_chan *c, void *buf, size_t len, size_t cap, unsigned max)
+{
+	int d = 1 - c->side;
+	unsigned k = 0;
+
+	(void)len;
+	if (fs_have(c, d, 0) < FS_HDR)
+		fs_wait(c, d, 0, FS_HDR);
+	while (k < max && fs_have(c, d, 0) >= FS_HDR) {
+		uint64_t word = __atomic_load_n(
+			(uint64_t *)(fs_ring(c, d) + (c->tail & (FS_RING - 1))), __ATOMIC_RELAXED);
+		uint32_t n = (uint32_t)word;
+
+		fs_copy(fs_ring(c, d), c->tail + FS_HDR, (char *)buf + (size_t)k * cap,
+			n < cap ? n : cap, 1);
+		c->tail += FS_HDR + ((n + 7u) & ~7u);
+		k++;
+	}
+	fs_publish(c, d, 0);
+	return (long)k;
+}
+
 static int
 fs_listen(struct fl_listener *l, const char *rest, size_t msgmax)
 {
@@ -373,4 +439,7 @@ const struct fl_ops fl_shm_ops = {
 	.recv = fs_recv,
 	.close = fs_close,
 	.unlisten = fs_unlisten,
+	.send_batch = fs_send_batch,
+	.recv_batch = fs_recv_batch,
+	.batching = "ring batches: one publish and at most one wake per batch",
 };

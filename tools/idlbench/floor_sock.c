@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,9 @@
 #include <unistd.h>
 
 #include "idlbench.h"
+
+/* The most messages one sendmmsg() or recvmmsg() takes (UIO_MAXIOV), and --inflight's bound. */
+#define FL_BATCH_MAX 1024u
 
 /* The largest message one SEQPACKET send carries here (perf-notes: ~212 KB fails). */
 #define FL_UNIX_MAX (200u * 1024u)
@@ -152,6 +156,88 @@ fl_unix_connect(struct fl_chan *c, const char *rest, size_t msgmax)
 	return connect(c->fd, (struct sockaddr *)&sa, sizeof sa);
 }
 
+/* Waits until the socket has room to write. */
+static int
+fl_wait_out(int fd)
+{
+	struct pollfd p = { fd, POLLOUT, 0 };
+	int n;
+
+	do
+		n = poll(&p, 1, -1);
+	while (n < 0 && errno == EINTR);
+	return n > 0 ? 0 : -1;
+}
+
+/*
+ * The batches of --inflight (floor_pipe.c) on a socket of messages (unix, udp): one
+ * sendmmsg() for the messages to send, one recvmmsg() that waits for the first message and
+ * takes those already queued behind it. A send never blocks once a message went: it stops
+ * where the socket's buffer is full (and waits for room first only when asked to and
+ * nothing went yet), so that a side waiting to send never waits for a peer that is itself
+ * waiting to send.
+ */
+static long
+fl_send_mmsg(struct fl_chan *c, const void *buf, size_t len, unsigned count, int wait)
+{
+	struct mmsghdr mm[FL_BATCH_MAX];
+	struct iovec iov[FL_BATCH_MAX];
+	unsigned sent = 0;
+
+	if (count > FL_BATCH_MAX)
+		count = FL_BATCH_MAX;
+	for (unsigned i = 0; i < count; i++) {
+		iov[i].iov_base = (char *)buf + (size_t)i * len;
+		iov[i].iov_len = len;
+		memset(&mm[i], 0, sizeof mm[i]);
+		mm[i].msg_hdr.msg_iov = &iov[i];
+		mm[i].msg_hdr.msg_iovlen = 1;
+	}
+	while (sent < count) {
+		int n = sendmmsg(c->fd, mm + sent, count - sent, MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			if (!wait || sent > 0)
+				break;
+			if (fl_wait_out(c->fd) != 0)
+				return -1;
+			continue;
+		}
+		if (n < 0)
+			return -1;
+		sent += (unsigned)n;
+	}
+	return (long)sent;
+}
+
+static long
+fl_recv_mmsg(struct fl_chan *c, void *buf, size_t len, size_t cap, unsigned max)
+{
+	struct mmsghdr mm[FL_BATCH_MAX];
+	struct iovec iov[FL_BATCH_MAX];
+	int n;
+
+	(void)len;
+	if (max > FL_BATCH_MAX)
+		max = FL_BATCH_MAX;
+	for (unsigned i = 0; i < max; i++) {
+		iov[i].iov_base = (char *)buf + (size_t)i * cap;
+		iov[i].iov_len = cap;
+		memset(&mm[i], 0, sizeof mm[i]);
+		mm[i].msg_hdr.msg_iov = &iov[i];
+		mm[i].msg_hdr.msg_iovlen = 1;
+	}
+	do
+		n = recvmmsg(c->fd, mm, max, MSG_WAITFORONE, NULL);
+	while (n < 0 && errno == EINTR);
+	/* A SEQPACKET socket whose peer closed gives one empty message: the end. */
+	if (n > 0 && mm[0].msg_len == 0)
+		return 0;
+	return n;
+}
+
 const struct fl_ops fl_unix_ops = {
 	.scheme = "unix",
 	.max_msg = FL_UNIX_MAX,
@@ -162,6 +248,9 @@ const struct fl_ops fl_unix_ops = {
 	.recv = fl_recv_msg,
 	.close = fl_close,
 	.unlisten = fl_unlisten,
+	.send_batch = fl_send_mmsg,
+	.recv_batch = fl_recv_mmsg,
+	.batching = "sendmmsg() and recvmmsg()",
 };
 
 /* tcp: a stream with TCP_NODELAY on both ends; a message is read whole with MSG_WAITALL. */
@@ -235,6 +324,59 @@ fl_tcp_recv(struct fl_chan *c, void *buf, size_t len, size_t cap)
 	return (long)got;
 }
 
+/*
+ * tcp's batches: the frames to send go in one send() (they lie back to back in buf), and
+ * one recv() takes what has arrived, up to max frames. A send stops where the socket's
+ * buffer is full, as a socket of messages does (it waits for room only when asked to and
+ * no frame went yet), so it may stop inside a frame, and a read may end inside one: head
+ * and tail keep how far, so that the next send goes on from there and the next read
+ * completes it.
+ */
+static long
+fl_tcp_send_batch(struct fl_chan *c, const void *buf, size_t len, unsigned count, int wait)
+{
+	size_t total = (size_t)count * len, done = (size_t)c->head;
+
+	while (done < total) {
+		ssize_t n = send(c->fd, (const char *)buf + done, total - done,
+				 MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			if (!wait || done >= len)
+				break;
+			if (fl_wait_out(c->fd) != 0)
+				return -1;
+			continue;
+		}
+		if (n < 0)
+			return -1;
+		done += (size_t)n;
+	}
+	c->head = done % len;
+	return (long)(done / len);
+}
+
+static long
+fl_tcp_recv_batch(struct fl_chan *c, void *buf, size_t len, size_t cap, unsigned max)
+{
+	size_t have = (size_t)c->tail, want = (size_t)max * len;
+
+	(void)cap;
+	while (have < len) {
+		ssize_t n = recv(c->fd, (char *)buf + have, want - have, 0);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -1 : 0;
+		have += (size_t)n;
+	}
+	c->tail = have % len;
+	return (long)(have / len);
+}
+
 /* The tcp: transport frames each message with a 4-byte length (transports/tcp/tcp.c): the floor
  * sends the same bytes, prefix included, in one send. */
 const struct fl_ops fl_tcp_ops = {
@@ -248,6 +390,9 @@ const struct fl_ops fl_tcp_ops = {
 	.recv = fl_tcp_recv,
 	.close = fl_close,
 	.unlisten = fl_unlisten,
+	.send_batch = fl_tcp_send_batch,
+	.recv_batch = fl_tcp_recv_batch,
+	.batching = "one send() of many frames, one recv() of what has arrived",
 };
 
 /*
@@ -336,6 +481,9 @@ const struct fl_ops fl_udp_ops = {
 	.recv = fl_recv_msg,
 	.close = fl_close,
 	.unlisten = fl_unlisten,
+	.send_batch = fl_send_mmsg,
+	.recv_batch = fl_recv_mmsg,
+	.batching = "sendmmsg() and recvmmsg()",
 };
 
 /* Seed 003's other case: the same socket disconnected, every datagram sent with sendto()

@@ -5,7 +5,7 @@
  *
  *     idlbench [--placement same|split|free|all] [--transports LIST] [--routines LIST]
  *              [--rounds N] [--iterations N] [--reps N] [--json FILE] [--plot FILE]
- *              [--quick] [--marshal] [--connect ADDRESS]
+ *              [--quick] [--marshal] [--connect ADDRESS] [--inflight N]
  *              [--defs FILE.defs [-I DIR] [-D NAME[=VALUE]] [-U NAME]
  *               --call '[NAME=]ROUTINE ARG...'... [--impl LIB.so] [--interpreted]]
  *     idlbench serve [--dynamic] ADDRESS
@@ -47,6 +47,7 @@ struct ib_opts {
 	const char *transports; /* comma list, or NULL for all */
 	const char *routines;
 	long rounds, iterations, reps;
+	long inflight; /* 0: not given */
 	const char *json;
 	const char *plot;
 	int quick;
@@ -98,6 +99,9 @@ ib_usage(FILE *f)
 		"  --quick              a run of under a minute\n"
 		"  --marshal            only the in-process marshaling row (stubs vs XDR)\n"
 		"  --connect ADDRESS    time the calls against a running `idlbench serve`\n"
+		"  --inflight N         keep N calls in flight (1-1024) from one thread on the\n"
+		"                       latency rows: calls per second, beside the floor's\n"
+		"                       pipelined loop (default 1: one call at a time)\n"
 		"Your own interface:\n"
 		"  --defs FILE.defs     time its routines, with stubs generated and compiled "
 		"($CC)\n"
@@ -334,6 +338,13 @@ ib_columns(struct ib_run *run, const struct ib_opts *o)
 	if (ib_user == NULL)
 		ib_prog_cols(run, o);
 	ib_twins(run);
+	for (size_t i = 0; run->inflight > 1 && i < run->ncols; i++)
+		if (run->cols[i].peer) {
+			ib_note(run, "%s",
+				"--inflight: the peers are timed one call at a time, so they are "
+				"left out of the rows with calls in flight");
+			break;
+		}
 	return 0;
 }
 
@@ -371,6 +382,7 @@ ib_parse(int argc, char **argv, struct ib_opts *o, struct ib_run *run)
 		{ "quick", no_argument, NULL, 'q' },
 		{ "marshal", no_argument, NULL, 'm' },
 		{ "connect", required_argument, NULL, 'c' },
+		{ "inflight", required_argument, NULL, 'F' },
 		{ "defs", required_argument, NULL, 'd' },
 		{ "call", required_argument, NULL, 'C' },
 		{ "impl", required_argument, NULL, 'L' },
@@ -429,6 +441,9 @@ ib_parse(int argc, char **argv, struct ib_opts *o, struct ib_run *run)
 		case 'c':
 			run->connect = optarg;
 			break;
+		case 'F':
+			o->inflight = ib_number("--inflight", optarg, 1, 1024);
+			break;
 		case 'd':
 			o->defs = optarg;
 			break;
@@ -484,6 +499,9 @@ ib_check_opts(const struct ib_opts *o, int operands)
 		      "are the --call options and --interpreted the interpreted server";
 	else if (o->serve && o->ncalls > 0)
 		bad = "serve takes no --call";
+	else if (o->inflight > 1 && (o->defs != NULL || o->marshal_only || o->serve))
+		bad = "--inflight times bench.defs's latency rows through their asynchronous "
+		      "stubs: not with --defs, --marshal or serve";
 	else if (!o->serve && o->dynamic)
 		bad = "--dynamic goes with serve";
 	else if (o->defs != NULL && !o->serve && o->ncalls == 0)
@@ -507,6 +525,7 @@ ib_setup(struct ib_run *run, const struct ib_opts *o)
 	run->iterations = (unsigned)(o->iterations > 0 ? o->iterations : o->quick ? 300 : 2000);
 	run->reps = (unsigned)(o->reps > 0 ? o->reps : 3);
 	run->warmup = run->iterations / 5;
+	run->inflight = (unsigned)(o->inflight > 0 ? o->inflight : 1);
 	run->marshal_idl_ns = run->marshal_xdr_ns = -1;
 	gmtime_r(&now, &tm);
 	strftime(run->date, sizeof run->date, "%Y-%m-%dT%H:%M:%SZ", &tm);
@@ -617,6 +636,11 @@ main(int argc, char **argv)
 	ib_setup(&run, &o);
 	if (o.defs == NULL)
 		ib_rows_init();
+	/* With calls in flight, the latency rows that have an asynchronous call are timed in
+	 * calls per second (idlbench_inflight.c); the other rows run as they do without it. */
+	for (size_t i = 0; run.inflight > 1 && i < ib_nrows; i++)
+		if (ib_rows[i].metric == IB_LATENCY && ib_inflight_row(&ib_rows[i]))
+			ib_rows[i].metric = IB_THROUGHPUT;
 	if (o.routines != NULL) {
 		if (ib_check_list("routine", o.routines, rownames,
 				  sizeof rownames / sizeof rownames[0]))

@@ -29,6 +29,9 @@ enum ib_metric {
 	IB_LATENCY = 0, /* microseconds per call, smaller is better */
 	IB_ONEWAY = 1, /* messages per second, bigger is better */
 	IB_BANDWIDTH = 2, /* MB/s (10^6 bytes), bigger is better */
+	/* Calls per second with --inflight N calls in flight from one thread, bigger is
+	 * better: what the latency rows measure when N > 1 (idlbench_inflight.c). */
+	IB_THROUGHPUT = 3,
 };
 
 enum ib_kind {
@@ -79,7 +82,10 @@ struct fl_chan {
 	void *map; /* shm: the mapped region */
 	size_t maplen;
 	int side; /* shm: 0 client, 1 server */
-	uint64_t head, tail; /* shm: private ring indices */
+	/* shm: private ring indices. tcp's batches (floor_pipe.c): the bytes of a frame
+	 * already sent (head) and already received (tail), where a non-blocking send or a
+	 * read stopped inside one. */
+	uint64_t head, tail;
 };
 
 struct fl_listener {
@@ -102,6 +108,18 @@ struct fl_ops {
 	long (*recv)(struct fl_chan *c, void *buf, size_t len, size_t cap);
 	void (*close)(struct fl_chan *c);
 	void (*unlisten)(struct fl_listener *l);
+	/* The pipelined loop of --inflight (floor_pipe.c). send_batch sends up to count
+	 * messages of len bytes from buf, which holds count of them back to back, in as few
+	 * system calls as the kernel allows, what goes without blocking; with wait it blocks
+	 * until the first one can go. Returns the messages sent (a stream's message cut by a
+	 * short send counts when its last byte goes), or -1. recv_batch waits for one
+	 * message and takes those already there besides, up to max, into buf: max slots of
+	 * cap bytes (a stream: len bytes each, back to back). Returns how many, 0 at end, -1. */
+	long (*send_batch)(struct fl_chan *c, const void *buf, size_t len, unsigned count,
+			   int wait);
+	long (*recv_batch)(struct fl_chan *c, void *buf, size_t len, size_t cap, unsigned max);
+	unsigned depth; /* 0, or the most messages the kernel object holds in one direction */
+	const char *batching; /* how the batches go, in the output's words */
 };
 
 /* The floors of every kernel object idlbench knows (floor.c, floor_shm.c). */
@@ -118,6 +136,14 @@ struct ib_cell;
 struct ib_reps;
 int fl_ool_calls(const struct ib_cell *cell, const struct fl_ops *o, struct fl_chan *c,
 		 struct ib_reps *out);
+/* The pipelined floor of --inflight N (floor_pipe.c): the server answers every request
+ * of a batch with one batch of replies; the client keeps N calls in flight. len: a
+ * message with its frame; cap: a datagram slot. */
+int fl_pipe_serve(const struct fl_ops *o, struct fl_chan *c, size_t req, size_t rep, size_t cap);
+int fl_pipe_calls(const struct ib_cell *cell, const struct fl_ops *o, struct fl_chan *c, size_t req,
+		  size_t rep, size_t cap, struct ib_reps *out);
+/* How many calls the floor of o keeps in flight when asked for n. */
+unsigned fl_pipe_depth(const struct fl_ops *o, unsigned n);
 /* Removes the queues of a port floor whose server died before removing them. */
 void fl_mq_cleanup(const char *rest);
 
@@ -164,6 +190,7 @@ struct ib_cell {
 	char addr[160]; /* the server's address, "scheme:rest" */
 	char addr2[160]; /* ping-pong: the client process's own address */
 	int no_server; /* --connect: the server is someone else's, at addr */
+	unsigned inflight; /* calls in flight: 1, or --inflight N on an IB_THROUGHPUT row */
 };
 
 /* Results of one cell: one figure per repetition (us per call, msgs/s or MB/s). */
@@ -182,6 +209,10 @@ int ib_set_cpu(int cpu);
 int ib_idl_serve(const struct ib_cell *cell, int ready_fd);
 int ib_idl_client(const struct ib_cell *cell, struct ib_reps *out);
 int ib_serve_forever(const char *address, int print_ready, int dynamic);
+/* idlbench_inflight.c: an IB_THROUGHPUT row's client, cell->inflight calls in flight
+ * through the asynchronous stubs, every result checked; whether the row has them. */
+int ib_inflight_client(const struct ib_cell *cell, struct ib_reps *out);
+int ib_inflight_row(const struct ib_row *row);
 /* floor.c: the floor side (children). */
 int ib_floor_serve(const struct ib_cell *cell, int ready_fd);
 int ib_floor_client(const struct ib_cell *cell, struct ib_reps *out);
@@ -327,6 +358,7 @@ struct ib_run {
 	enum ib_placement placements[3];
 	size_t nplacements;
 	unsigned rounds, iterations, reps, warmup;
+	unsigned inflight; /* --inflight N: calls in flight on the latency rows (1: one) */
 	int quick;
 	const char *connect; /* --connect ADDRESS, or NULL */
 	int cpu0, cpu1; /* the CPUs of `same` and `split` */
@@ -371,6 +403,8 @@ const char *ib_placement_name(enum ib_placement p);
  * side 0 / side 1 (NAN when either side is missing). */
 struct ib_stat ib_stat_of(const struct ib_result *r, int side);
 double ib_ratio_of(const struct ib_result *r);
+/* A peer's speedup over idlkit on the same transport, round by round (NAN: none). */
+double ib_speedup_of(const struct ib_run *run, const struct ib_result *peer);
 void ib_report_text(FILE *f, const struct ib_run *run);
 int ib_report_json(const char *path, const struct ib_run *run);
 int ib_report_plot(const char *path, const struct ib_run *run);

@@ -485,6 +485,8 @@ ib_idl_client(const struct ib_cell *cell, struct ib_reps *out)
 		return ib_user_client(cell, out);
 	if (cell->row->mode == IB_MODE_PINGPONG)
 		return ib_pingpong(cell, out);
+	if (cell->inflight > 1)
+		return ib_inflight_client(cell, out);
 	if ((kr = idl_port_open(cell->addr, &port)) != 0) {
 		snprintf(out->why, sizeof out->why, "%.60s: %s", cell->addr, idl_errname(kr));
 		return -1;

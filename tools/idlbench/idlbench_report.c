@@ -1,7 +1,8 @@
 /*
  * idlbench_report.c - what a run prints: seed 004's tables on stdout (one per metric and
  * placement: transports down, routines across, the floor and the ratio under each
- * transport), the JSON of --json, and the chart of --plot (through gnuplot).
+ * transport), and the chart of --plot (through gnuplot); the JSON of --json is
+ * idlbench_json.c's.
  *
  * A dynamic column (unix-dyn: the interpreted server) prints its figures, its ratio to the
  * floor it shares with the compiled column, and its cost: interpreted / compiled, round by
@@ -102,8 +103,8 @@ rp_twin(const struct ib_run *run, const struct ib_result *peer)
 
 /* How many times faster idlkit is than the peer, round by round: the peer's time ÷ idlkit's,
  * or for a rate idlkit's ÷ the peer's. */
-static double
-rp_speedup(const struct ib_run *run, const struct ib_result *peer)
+double
+ib_speedup_of(const struct ib_run *run, const struct ib_result *peer)
 {
 	const struct ib_result *t = rp_twin(run, peer);
 
@@ -141,7 +142,7 @@ rp_cost(const struct ib_run *run, const struct ib_result *dyn)
 static double
 rp_scale(enum ib_metric m, double v)
 {
-	return m == IB_ONEWAY ? v / 1000.0 : v;
+	return m == IB_ONEWAY || m == IB_THROUGHPUT ? v / 1000.0 : v;
 }
 
 static void
@@ -175,6 +176,7 @@ static const char *const rp_titles[] = {
 	"*Local* communication latencies in microseconds - smaller is better",
 	"*Local* one-way messages in thousands per second - bigger is better",
 	"*Local* communication bandwidths in MB/s - bigger is better",
+	"*Local* calls in flight, thousands of calls per second - bigger is better",
 };
 
 static const char *
@@ -195,8 +197,9 @@ static void
 rp_line(FILE *f, const struct ib_run *run, enum ib_placement p, const struct ib_row **cols,
 	size_t ncols, const struct ib_col *col, int what)
 {
-	static const char *const side[] = { "idlkit", "", "floor",   "",    "ratio",
-					    "oncrpc", "", "speedup", "cost" };
+	static const char *const side[] = { "idlkit", "",	 "floor",  "",
+					    "ratio",  "oncrpc",	 "",	   "speedup",
+					    "cost",   "us/call", "us/call" };
 
 	fprintf(f, "%-12s %-7s", what == 0 || what == 5 ? col->name : "",
 		what == 5 && col->prog != NULL ? col->prog->name : side[what]);
@@ -218,8 +221,11 @@ rp_line(FILE *f, const struct ib_run *run, enum ib_placement p, const struct ib_
 			rp_fmt(buf, sizeof buf, ib_ratio_of(r));
 		} else if (what == 8) {
 			rp_fmt(buf, sizeof buf, rp_cost(run, r));
+		} else if (what == 9 || what == 10) {
+			/* A rate's time per call: 1 / rate, in microseconds. */
+			rp_fmt(buf, sizeof buf, 1e6 / ib_stat_of(r, what == 10).median);
 		} else {
-			rp_fmt(buf, sizeof buf, rp_speedup(run, r));
+			rp_fmt(buf, sizeof buf, ib_speedup_of(run, r));
 		}
 		fprintf(f, " %10s", buf);
 	}
@@ -282,7 +288,11 @@ rp_table(FILE *f, const struct ib_run *run, enum ib_placement p, enum ib_metric 
 	if (ncols == 0)
 		return;
 	width = 20 + 11 * ncols;
-	fprintf(f, "\n%s\nplacement %s\n", rp_titles[m], rp_where(run, p, where, sizeof where));
+	fprintf(f, "\n%s\n", rp_titles[m]);
+	if (m == IB_THROUGHPUT)
+		fprintf(f, "%u calls in flight from one client thread (--inflight)\n",
+			run->inflight);
+	fprintf(f, "placement %s\n", rp_where(run, p, where, sizeof where));
 	if (!rp_any(run, p, m)) {
 		rp_na(f, run, p, m);
 		return;
@@ -311,6 +321,8 @@ rp_table(FILE *f, const struct ib_run *run, enum ib_placement p, enum ib_metric 
 		rp_line(f, run, p, cols, ncols, col, 0);
 		if (run->rounds > 1)
 			rp_line(f, run, p, cols, ncols, col, 1);
+		if (m == IB_THROUGHPUT)
+			rp_line(f, run, p, cols, ncols, col, 9);
 		if (run->connect != NULL)
 			continue;
 		/* A dynamic column's floor is printed under its twin, a line or two above. */
@@ -318,6 +330,8 @@ rp_table(FILE *f, const struct ib_run *run, enum ib_placement p, enum ib_metric 
 			rp_line(f, run, p, cols, ncols, col, 2);
 			if (run->rounds > 1)
 				rp_line(f, run, p, cols, ncols, col, 3);
+			if (m == IB_THROUGHPUT)
+				rp_line(f, run, p, cols, ncols, col, 10);
 		}
 		rp_line(f, run, p, cols, ncols, col, 4);
 		if (col->twin != NULL)
@@ -390,9 +404,35 @@ rp_peers(FILE *f, const struct ib_run *run)
 			   "the message.\n");
 }
 
+/* With calls in flight, what each floor's pipelined loop batches (floor_pipe.c). */
+static void
+rp_inflight(FILE *f, const struct ib_run *run)
+{
+	if (run->inflight <= 1 || run->connect != NULL)
+		return;
+	fprintf(f,
+		"in flight: the latency rows keep %u calls in flight from one thread (the "
+		"asynchronous stubs),\n       their floor the raw pipelined loop; it batches:\n",
+		run->inflight);
+	for (size_t c = 0; c < run->ncols; c++) {
+		const struct ib_col *col = &run->cols[c];
+		unsigned n = col->floor != NULL ? fl_pipe_depth(col->floor, run->inflight) : 0;
+
+		if (col->floor == NULL || col->peer)
+			continue;
+		fprintf(f, "       %s: %s", col->name, col->floor->batching);
+		if (n < run->inflight)
+			fprintf(f, "; at most %u in flight (the queues' depth)", n);
+		fputc('\n', f);
+	}
+}
+
 void
 ib_report_text(FILE *f, const struct ib_run *run)
 {
+	/* Calls in flight stand where the latencies stand without them. */
+	static const enum ib_metric order[] = { IB_LATENCY, IB_THROUGHPUT, IB_ONEWAY,
+						IB_BANDWIDTH };
 	struct utsname u;
 	int peers = 0, dyn = 0;
 
@@ -422,6 +462,7 @@ ib_report_text(FILE *f, const struct ib_run *run)
 				   "of 1.25 is 25%% slower than the\n       floor; a rate of 0.80 "
 				   "is 80%% "
 				   "of the floor's rate).\n");
+		rp_inflight(f, run);
 		if (peers)
 			fprintf(f, "speedup: the peer's time divided by idlkit's over the same "
 				   "transport, round by round (for a rate\n         idlkit's "
@@ -439,8 +480,8 @@ ib_report_text(FILE *f, const struct ib_run *run)
 				run->cols[c].name, run->cols[c].scheme, run->cols[c].twin->name);
 		}
 	for (size_t p = 0; p < run->nplacements; p++)
-		for (int m = IB_LATENCY; m <= IB_BANDWIDTH; m++)
-			rp_table(f, run, run->placements[p], (enum ib_metric)m);
+		for (size_t m = 0; m < sizeof order / sizeof order[0]; m++)
+			rp_table(f, run, run->placements[p], order[m]);
 	if (run->marshal_idl_ns >= 0) {
 		fprintf(f,
 			"\nMarshaling a whole biginout call in process (pack + unpack, request "
@@ -456,221 +497,10 @@ ib_report_text(FILE *f, const struct ib_run *run)
 		fprintf(f, "note: %s\n", run->notes[i]);
 }
 
-/* ---- JSON ---- */
-
-static void
-js_num(FILE *f, double v)
-{
-	if (isnan(v) || isinf(v))
-		fputs("null", f);
-	else
-		fprintf(f, "%.6g", v);
-}
-
-static void
-js_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s != '\0'; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(f, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(f, "\\u%04x", (unsigned char)*s);
-		else
-			fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
-static void
-js_cpu(char *buf, size_t len)
-{
-	FILE *f = fopen("/proc/cpuinfo", "r");
-	char line[256];
-
-	snprintf(buf, len, "unknown");
-	if (f == NULL)
-		return;
-	while (fgets(line, sizeof line, f) != NULL) {
-		char *colon = strchr(line, ':');
-
-		if (strncmp(line, "model name", 10) == 0 && colon != NULL) {
-			colon += 1 + strspn(colon + 1, " \t");
-			colon[strcspn(colon, "\n")] = '\0';
-			snprintf(buf, len, "%s", colon);
-			break;
-		}
-	}
-	fclose(f);
-}
-
-static void
-js_list(FILE *f, const char *key, const char *const *v, size_t n)
-{
-	fprintf(f, "\"%s\": [", key);
-	for (size_t i = 0; i < n; i++) {
-		fputs(i ? ", " : "", f);
-		js_str(f, v[i]);
-	}
-	fputc(']', f);
-}
-
-static const char *const js_metric[] = { "latency", "oneway", "bandwidth" };
-static const char *const js_unit[] = { "us", "msgs/s", "MB/s" };
-
-/* What one JSON result says beyond its figures: which stubs ran, and the bytes of the
- * request and reply that the floor moved too (0 for none). */
-struct js_extra {
-	const char *stubs; /* NULL: a peer's row */
-	uint32_t req, rep;
-	const char *version; /* a peer's row: its library and version */
-	double speedup; /* a peer's row: how many times faster idlkit is */
-};
-
-static void
-js_result(FILE *f, int *first, const char *transport, const char *routine, const char *place,
-	  enum ib_metric m, const struct ib_stat *s, double floor, double ratio, unsigned rounds,
-	  unsigned iterations, const struct js_extra *x)
-{
-	fprintf(f, "%s\n    {\"transport\": ", *first ? "" : ",");
-	*first = 0;
-	js_str(f, transport);
-	fputs(", \"routine\": ", f);
-	js_str(f, routine);
-	fprintf(f, ", \"placement\": \"%s\", \"metric\": \"%s\", \"unit\": \"%s\", \"median\": ",
-		place, js_metric[m], js_unit[m]);
-	js_num(f, s->median);
-	fputs(", \"min\": ", f);
-	js_num(f, s->min);
-	fputs(", \"max\": ", f);
-	js_num(f, s->max);
-	fputs(", \"floor\": ", f);
-	js_num(f, floor);
-	fputs(", \"ratio\": ", f);
-	js_num(f, ratio);
-	fprintf(f, ", \"rounds\": %u, \"iterations\": %u", rounds, iterations);
-	if (x != NULL && x->stubs != NULL)
-		fprintf(f, ", \"stubs\": \"%s\", \"request_bytes\": %u, \"reply_bytes\": %u",
-			x->stubs, x->req, x->rep);
-	if (x != NULL && x->version != NULL) {
-		fputs(", \"peer\": ", f);
-		js_str(f, x->version);
-		fputs(", \"speedup\": ", f);
-		js_num(f, x->speedup);
-	}
-	fputc('}', f);
-}
-
-int
-ib_report_json(const char *path, const struct ib_run *run)
-{
-	FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
-	const char *names[IB_MAX_COLS + 32];
-	struct utsname u;
-	char cpu[128], kernel[160];
-	size_t n;
-	int first = 1;
-
-	if (f == NULL) {
-		fprintf(stderr, "idlbench: %s: %s\n", path, strerror(errno));
-		return -1;
-	}
-	uname(&u);
-	snprintf(kernel, sizeof kernel, "%s %s", u.sysname, u.release);
-	js_cpu(cpu, sizeof cpu);
-	fputs("{\"idlbench\": ", f);
-	js_str(f, idl_version());
-	fputs(",\n \"machine\": {\"kernel\": ", f);
-	js_str(f, kernel);
-	fputs(", \"cpu\": ", f);
-	js_str(f, cpu);
-	fprintf(f, ", \"cores\": %ld, \"date\": ", sysconf(_SC_NPROCESSORS_ONLN));
-	js_str(f, run->date);
-	fputs("},\n \"config\": {", f);
-	for (n = 0; n < run->nplacements; n++)
-		names[n] = ib_placement_name(run->placements[n]);
-	js_list(f, "placements", names, n);
-	for (n = 0; n < run->ncols; n++)
-		names[n] = run->cols[n].name;
-	fputs(", ", f);
-	js_list(f, "transports", names, n);
-	n = 0;
-	for (size_t i = 0; i < ib_nrows; i++)
-		if (ib_rows[i].present >= 0 && ib_rows[i].mode != IB_MODE_SENDTO)
-			names[n++] = ib_rows[i].name;
-	fputs(", ", f);
-	js_list(f, "routines", names, n);
-	fprintf(f,
-		", \"rounds\": %u, \"iterations\": %u, \"reps\": %u, \"quick\": %s, "
-		"\"cpus\": [%d, %d], \"connect\": ",
-		run->rounds, run->iterations, run->reps, run->quick ? "true" : "false", run->cpu0,
-		run->cpu1);
-	if (run->connect != NULL)
-		js_str(f, run->connect);
-	else
-		fputs("null", f);
-	fputs(", \"defs\": ", f);
-	if (ib_user != NULL)
-		js_str(f, ib_user->path);
-	else
-		fputs("null", f);
-	fputs(", \"impl\": ", f);
-	if (ib_user != NULL && ib_user->impl != NULL)
-		js_str(f, ib_user->impl);
-	else
-		fputs("null", f);
-	fprintf(f, ", \"interpreted\": %s",
-		ib_user != NULL && ib_user->interpreted ? "true" : "false");
-	fputs("},\n \"results\": [", f);
-	for (size_t i = 0; i < run->nresults; i++) {
-		const struct ib_result *r = &run->results[i];
-		struct ib_stat s = ib_stat_of(r, 0), fl = ib_stat_of(r, 1);
-		unsigned iters = run->iterations / r->row->iter_div;
-		int sendto = r->row->mode == IB_MODE_SENDTO;
-
-		struct js_extra x = { "compiled", r->row->req, r->row->rep, NULL, NAN };
-
-		if (s.n == 0)
-			continue;
-		if (r->col->peer) {
-			x.stubs = NULL;
-			x.version = ib_peer_version(r->col);
-			x.speedup = rp_speedup(run, r);
-		} else if (ib_user != NULL && ib_user->interpreted)
-			x.stubs = "interpreted";
-		else if (r->col->dynamic)
-			x.stubs = "interpreted server";
-		js_result(f, &first, sendto ? "udp-sendto" : r->col->name,
-			  sendto ? "notify" : r->row->name, ib_placement_name(r->placement),
-			  r->row->metric, &s, r->col->peer ? NAN : fl.median,
-			  r->col->peer ? NAN : ib_ratio_of(r), s.n, iters < 5 ? 5 : iters, &x);
-	}
-	if (run->marshal_idl_ns >= 0) {
-		struct ib_stat s = { run->marshal_idl_ns / 1000, run->marshal_idl_ns / 1000,
-				     run->marshal_idl_ns / 1000, 1 };
-		struct ib_stat x = { run->marshal_xdr_ns / 1000, run->marshal_xdr_ns / 1000,
-				     run->marshal_xdr_ns / 1000, 1 };
-		unsigned iters = run->quick ? 20000 : 200000;
-
-		js_result(f, &first, "marshal", "biginout", "inproc", IB_LATENCY, &s, NAN,
-			  run->marshal_xdr_ns > 0 ? run->marshal_idl_ns / run->marshal_xdr_ns : NAN,
-			  9, iters, NULL);
-		if (run->marshal_xdr_ns > 0)
-			js_result(f, &first, "marshal-xdr", "biginout", "inproc", IB_LATENCY, &x,
-				  NAN, NAN, 9, iters, NULL);
-	}
-	fputs("\n ]}\n", f);
-	if (f != stdout && fclose(f) != 0) {
-		fprintf(stderr, "idlbench: %s: %s\n", path, strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
 /* ---- Plot ---- */
 
-/* One data file per placement: a line per latency routine, three columns (median, min,
- * max) per transport. */
+/* One data file per placement: a line per latency routine (with calls in flight, the time
+ * per call), three columns (median, min, max) per transport. */
 static int
 pl_data(const char *path, const struct ib_run *run, enum ib_placement p)
 {
@@ -681,7 +511,9 @@ pl_data(const char *path, const struct ib_run *run, enum ib_placement p)
 	for (size_t i = 0; i < ib_nrows; i++) {
 		const struct ib_row *row = &ib_rows[i];
 
-		if (row->metric != IB_LATENCY || row->present <= 0)
+		int rate = row->metric == IB_THROUGHPUT;
+
+		if ((row->metric != IB_LATENCY && !rate) || row->present <= 0)
 			continue;
 		fprintf(f, "%s", row->name);
 		for (size_t c = 0; c < run->ncols; c++) {
@@ -692,6 +524,9 @@ pl_data(const char *path, const struct ib_run *run, enum ib_placement p)
 				s = ib_stat_of(r, 0);
 			if (s.n == 0)
 				fprintf(f, " ? ? ?");
+			else if (rate) /* calls in flight: the time per call, 1 / rate */
+				fprintf(f, " %.4g %.4g %.4g", 1e6 / s.median, 1e6 / s.max,
+					1e6 / s.min);
 			else
 				fprintf(f, " %.4g %.4g %.4g", s.median, s.min, s.max);
 		}
@@ -724,10 +559,12 @@ ib_report_plot(const char *path, const struct ib_run *run)
 		return -1;
 	fprintf(f, "set terminal %s size 1100,%zu\nset output '%s'\n",
 		svg ? "svg dynamic" : "pngcairo", 360 * run->nplacements, path);
-	fprintf(f,
-		"set multiplot layout %zu,1 title 'idlbench %s: latency per call (us), median "
-		"and min-max of rounds'\n",
-		run->nplacements, run->date);
+	fprintf(f, "set multiplot layout %zu,1 title 'idlbench %s: ", run->nplacements, run->date);
+	if (run->inflight > 1)
+		fprintf(f, "time per call (us) with %u calls in flight", run->inflight);
+	else
+		fputs("latency per call (us)", f);
+	fputs(", median and min-max of rounds'\n", f);
 	fputs("set datafile missing '?'\nset style data histogram\n"
 	      "set style histogram errorbars gap 2 lw 1\nset style fill solid 0.7 border -1\n"
 	      "set ylabel 'us per call'\nset yrange [0:*]\nset key outside right\n"

@@ -28,6 +28,8 @@ ib_skip(const struct ib_run *run, const struct ib_row *row, const struct ib_col 
 {
 	if (col->peer && row->u != NULL)
 		return ""; /* the peer's programs call bench.defs's routines only */
+	if (col->peer && row->metric == IB_THROUGHPUT)
+		return ""; /* the peers make one call at a time (a note says so) */
 	if (col->prog != NULL)
 		return side == 0 && row->present > 0 && row->mode == IB_MODE_CALL &&
 				       ib_prog_serves(col->prog, row->name, col->prog->rows)
@@ -117,6 +119,7 @@ ib_one(struct ib_loop *lp, struct ib_result *r, int side, unsigned round)
 			cell.row = ib_row_named("notify");
 	}
 	cell.placement = r->placement;
+	cell.inflight = r->row->metric == IB_THROUGHPUT ? run->inflight : 1;
 	cell.reps = run->reps;
 	cell.iterations = run->iterations / r->row->iter_div;
 	if (cell.iterations < 5)

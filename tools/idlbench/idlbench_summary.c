@@ -40,7 +40,7 @@ sm_median(const struct ib_run *run, enum ib_placement p, const struct ib_row *ro
 static void
 sm_fmt(char *buf, size_t len, const struct ib_row *row, double v)
 {
-	if (row->metric == IB_ONEWAY)
+	if (row->metric == IB_ONEWAY || row->metric == IB_THROUGHPUT)
 		v /= 1000;
 	if (v < 10)
 		snprintf(buf, len, "%.2f", v);
@@ -50,7 +50,8 @@ sm_fmt(char *buf, size_t len, const struct ib_row *row, double v)
 		snprintf(buf, len, "%.0f", v);
 }
 
-static const char *const sm_units[] = { "us per call", "thousand messages/s", "MB/s" };
+static const char *const sm_units[] = { "us per call", "thousand messages/s", "MB/s",
+					"thousand calls/s" };
 
 /* How many times slower than the best: times grow, rates shrink. */
 static double

@@ -10,6 +10,7 @@ tools_idlbench_idlbench_SOURCES = \
 	tools/idlbench/idlbench_run.c \
 	tools/idlbench/idlbench_cell.c \
 	tools/idlbench/idlbench_idl.c \
+	tools/idlbench/idlbench_inflight.c \
 	tools/idlbench/idlbench_defs.c \
 	tools/idlbench/idlbench_gen.c \
 	tools/idlbench/idlbench_build.c \
@@ -18,11 +19,13 @@ tools_idlbench_idlbench_SOURCES = \
 	tools/idlbench/idlbench_peers.c \
 	tools/idlbench/idlbench_marshal.c \
 	tools/idlbench/idlbench_report.c \
+	tools/idlbench/idlbench_json.c \
 	tools/idlbench/floor.c \
 	tools/idlbench/floor_sock.c \
 	tools/idlbench/floor_mq.c \
 	tools/idlbench/floor_shm.c \
 	tools/idlbench/floor_ool.c \
+	tools/idlbench/floor_pipe.c \
 	examples/bench/bench_impl.c \
 	examples/bench/bench_impl.h \
 	examples/bench/bench_types.h
