@@ -181,6 +181,34 @@ unix_conn_send(void *vconn, const struct idl_xmsg *m, struct idl_deadline *dl)
 	}
 }
 
+/* A message received whole (n bytes, mh's control data): its descriptors converted, or
+ * IDL_EMSGSIZE when it did not fit. */
+static inline int
+unix_received(struct unix_conn *c, struct idl_xmsg *m, const struct msghdr *mh, size_t n)
+{
+	m->len = n;
+	if (mh->msg_controllen != 0 || idl__desc_msg(m->data, n < m->cap ? n : m->cap))
+		return idl__unix_recv_desc(c, m, mh, n);
+	return n > m->cap ? IDL_EMSGSIZE : 0;
+}
+
+/*
+ * After ECONNRESET: a peer that closed with a message of ours unread makes the kernel
+ * report that once, ahead of what the peer sent before it closed - a server's goodbye
+ * saying why is still there, and is read without waiting. Off the receive's common path.
+ */
+static __attribute__((noinline, cold)) int
+unix_recv_after_reset(struct unix_conn *c, struct idl_xmsg *m, struct msghdr *mh, size_t controllen)
+{
+	ssize_t n;
+
+	mh->msg_controllen = controllen;
+	n = idl__sys_recvmsg(c->fd, mh, MSG_TRUNC | MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+	if (n > 0)
+		return unix_received(c, m, mh, (size_t)n);
+	return idl__unix_conn_err(c, ECONNRESET);
+}
+
 int
 idl__unix_recv(void *vconn, struct idl_xmsg *m, struct idl_deadline *dl)
 {
@@ -206,13 +234,8 @@ idl__unix_recv(void *vconn, struct idl_xmsg *m, struct idl_deadline *dl)
 		mh.msg_controllen = sizeof cm.buf;
 		n = idl__sys_recvmsg(c->fd, &mh,
 				     MSG_TRUNC | MSG_CMSG_CLOEXEC | (t == 1 ? MSG_DONTWAIT : 0));
-		if (n > 0) {
-			m->len = (size_t)n;
-			if (mh.msg_controllen != 0 ||
-			    idl__desc_msg(m->data, (size_t)n < m->cap ? (size_t)n : m->cap))
-				return idl__unix_recv_desc(c, m, &mh, (size_t)n);
-			return (size_t)n > m->cap ? IDL_EMSGSIZE : 0;
-		}
+		if (n > 0)
+			return unix_received(c, m, &mh, (size_t)n);
 		if (n == 0) /* end of file: the peer closed (or we shut the socket down) */
 			return idl__unix_conn_err(c, EPIPE);
 		if (errno == EINTR) {
@@ -224,6 +247,8 @@ idl__unix_recv(void *vconn, struct idl_xmsg *m, struct idl_deadline *dl)
 				return IDL_ETIMEDOUT;
 			continue;
 		}
+		if (errno == ECONNRESET)
+			return unix_recv_after_reset(c, m, &mh, sizeof cm.buf);
 		return idl__unix_conn_err(c, errno);
 	}
 }
