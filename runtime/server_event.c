@@ -146,6 +146,10 @@ srv_arm(struct idl_server *srv, struct srv_src *src, int64_t now)
 		src->tlist = 2;
 		if (src->ep->idle_ns != 0)
 			idl__srv_timer_lower(srv, now + src->ep->idle_ns);
+	} else if (src->tlist == 1 && src->ep->hs_ns != 0) {
+		/* A sweep skips a source it finds busy: its handshake deadline, perhaps
+		 * passed meanwhile, is due again once it waits in the set. */
+		idl__srv_timer_lower(srv, src->since + src->ep->hs_ns);
 	}
 	/* Under conn_lock, with the state ARMED before the set can report it: a sweep or an
 	 * eviction takes an ARMED source only under this lock, so the registration below is
