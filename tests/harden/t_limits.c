@@ -266,10 +266,10 @@ test_connections(void)
 	limits_connections("unix");
 }
 
-/* On the transports whose connections keep a thread each (shm:, port:), an idle one is not
- * evicted: at the limit a new connection is refused with a goodbye through the transport's
- * own rendezvous, and its call fails with IDL_ELIMIT naming the limit; once a place is free,
- * a new connection is served. */
+/* On a transport whose connections keep a thread each (port:), an idle one is not evicted:
+ * at the limit a new connection is refused with a goodbye through the connection its
+ * rendezvous made, and its call fails with IDL_ELIMIT naming the limit; once a place is
+ * free, a new connection is served. */
 static void
 limits_refused(const char *scheme)
 {
@@ -300,12 +300,6 @@ limits_refused(const char *scheme)
 	idl_port_close(p[2]);
 	idl_port_close(p[1]);
 	CU_ASSERT_EQUAL(hd_stop(&s), 0);
-}
-
-static void
-test_connections_shm(void)
-{
-	limits_refused("shm");
 }
 
 static void
@@ -516,7 +510,6 @@ CU_TestInfo hd_limit_tests[] = {
 	{ "msg_size", test_msg_size },
 	{ "inflight", test_inflight },
 	{ "connections", test_connections },
-	{ "connections on shm", test_connections_shm },
 	{ "connections on port", test_connections_port },
 	{ "handshake", test_handshake },
 	{ "idle", test_idle },
