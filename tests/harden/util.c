@@ -138,10 +138,18 @@ hd_stop(struct hd_srv *s)
 
 		if (r == s->pid) {
 			s->pid = 0;
+			if (status != 0) {
+				fprintf(stderr,
+					"harden: the server ended with status %#x; its log:\n",
+					(unsigned)status);
+				hd_cat(s->log);
+			}
 			return status;
 		}
 		hd_sleep_ms(10);
 	}
+	fprintf(stderr, "harden: the server did not stop within 10 s of SIGTERM; its log:\n");
+	hd_cat(s->log);
 	hd_kill(s);
 	return -1;
 }
