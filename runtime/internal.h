@@ -124,6 +124,15 @@ int idl__transport_ool_free(void *addr, size_t size);
 #define IDL__TR_OP(t, op)                                                                          \
 	(offsetof(struct idl_transport, op) + sizeof((t)->op) <= (t)->size ? (t)->op : NULL)
 
+/*
+ * What a transport with IDL_TRF_DESC does before the core sees a message (server_message.c):
+ * the message (its header's size) is followed by the data of its out-of-line descriptors in
+ * order, each padded to 8, as tcp: carries them; each datum becomes memory of its own (at
+ * most 1 MiB), each port a port whose operations do nothing, each array of ports (at most
+ * 64) both. Returns 0, or IDL_EPROTO when a transport would refuse the message (nothing then
+ * stays allocated). A message without descriptors is left as it is.
+ */
+int idl__msg_convert(void *buf, size_t len);
 /* The transport and connection state of the request the calling thread serves; 0, or
  * IDL_EINVAL outside a request or on a message endpoint (server_request.c). */
 int idl__request_conn(const struct idl_transport **tr, void **conn);

@@ -129,15 +129,9 @@ msg_undo(idl_msg_header_t *msg, uint32_t n)
 	msg->ndesc = ndesc;
 }
 
-/*
- * What a transport with IDL_TRF_DESC does before the core sees a message: the message (its
- * header's size) is followed by the data of its out-of-line descriptors in order, each
- * padded to 8, as tcp: carries them; each datum becomes memory of its own, each port a
- * port, each array of ports both. Returns 0, or IDL_EPROTO when a transport would refuse
- * the message (nothing then stays allocated).
- */
-static int
-msg_convert(void *buf, size_t len)
+/* internal.h says what it does; the fuzzers use it too. */
+int
+idl__msg_convert(void *buf, size_t len)
 {
 	idl_msg_header_t *h = buf;
 	idl_desc_t *d = (idl_desc_t *)(void *)(h + 1);
@@ -287,7 +281,7 @@ idl_server_serve_message(idl_server_t *srv, const void *msg, size_t len, void *r
 	}
 	if (cap > 0)
 		memcpy(wire, msg, cap);
-	if ((err = msg_convert(wire, cap)) != 0) {
+	if ((err = idl__msg_convert(wire, cap)) != 0) {
 		/* A transport drops such a message: nothing is served, nothing answered. */
 		err = idl__fail(err, "idl_server_serve_message: malformed descriptors");
 		msg_conn_done(srv, src);
@@ -398,7 +392,7 @@ mem_recv(void *conn, struct idl_xmsg *m, struct idl_deadline *deadline)
 		((idl_msg_header_t *)(void *)wire)->seqno = c->req.seqno;
 	/* What a transport does: descriptors converted where the message came (a malformed
 	 * one refused), then the message handed over. */
-	if (msg_convert(wire, n) != 0) {
+	if (idl__msg_convert(wire, n) != 0) {
 		free(wire);
 		return IDL_EPROTO;
 	}

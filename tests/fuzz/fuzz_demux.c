@@ -114,7 +114,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (len > sizeof fd_wire)
 		len = sizeof fd_wire;
 	memcpy(fd_wire.b, data, len);
-	if (fz_convert(fd_wire.b, len) != 0)
+	if (idl__msg_convert(fd_wire.b, len) != 0)
 		return 0;
 	if (idl__desc_msg(fd_wire.b, len))
 		len = fd_wire.h.size;

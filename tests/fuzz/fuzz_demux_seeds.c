@@ -98,7 +98,7 @@ sd_send(void *conn, const struct idl_xmsg *m, struct idl_deadline *dl)
 	sd_write(sd_demux, name, "", 0, wire.b, n);
 	/* Served as a server would: converted, checked, dispatched. */
 	memcpy(in.b, wire.b, n);
-	if (fz_convert(in.b, n) != 0)
+	if (idl__msg_convert(in.b, n) != 0)
 		abort();
 	idl__msg_release_sent(h);
 	every_server(&in.h, &sd_rep.h);
@@ -138,7 +138,7 @@ sd_recv(void *conn, struct idl_xmsg *m, struct idl_deadline *dl)
 		return IDL_ETIMEDOUT; /* one reply per request */
 	/* Converted where it came, then the message (not its out-of-line data) handed
 	 * over, as a transport does. */
-	if (fz_convert(sd_rep.b, sd_rep_len) != 0 || sd_rep.h.size > m->cap)
+	if (idl__msg_convert(sd_rep.b, sd_rep_len) != 0 || sd_rep.h.size > m->cap)
 		abort();
 	memcpy(m->data, sd_rep.b, sd_rep.h.size);
 	m->len = sd_rep.h.size;

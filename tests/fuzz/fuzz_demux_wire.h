@@ -17,15 +17,9 @@
 /* The transport: connections whose ops do nothing; received ports are adopted with it. */
 extern const struct idl_transport fz_transport;
 
-/*
- * Converts the descriptors of the message in buf (len bytes, of which the header's size
- * are the message and the rest the out-of-line data, each padded to 8, as tcp: carries
- * them): an out-of-line datum becomes memory of its own (at most 1 MiB), a port a port of
- * fz_transport, an array of ports (at most 64) both. Returns 0, or -1 when a transport
- * would refuse the message (nothing then stays allocated). A message without descriptors
- * is left as it is.
- */
-int fz_convert(void *buf, size_t len);
+/* A received message's descriptors are converted by the runtime's own idl__msg_convert()
+ * (internal.h), the conversion idl_server_serve_message() makes: the fuzzers call it on
+ * every input, so that what they feed the demux is what a transport would hand it. */
 
 /* Calls routine `which` (modulo FZ_NCALLS: the routines with a reply) of every.defs on
  * port with valid arguments, frees what a successful call hands back, and returns the

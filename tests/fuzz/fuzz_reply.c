@@ -103,7 +103,7 @@ fr_recv(void *conn, struct idl_xmsg *m, struct idl_deadline *dl)
 	/* What a transport does: descriptors converted where the message came (a malformed
 	 * one refused), then the message handed over; what followed it on the wire was the
 	 * transport's. */
-	if (fz_convert(fr_wire.b, n) != 0)
+	if (idl__msg_convert(fr_wire.b, n) != 0)
 		return IDL_EPROTO;
 	if (idl__desc_msg(fr_wire.b, n))
 		n = fr_wire.h.size;
