@@ -356,9 +356,13 @@ call_combined(struct idl_port *p, struct cl_conn *c, struct idl__call *w,
 	pthread_mutex_lock(&p->lock);
 	c->calling = 0;
 	c->receiving = 0;
-	if (err == 0 || err == IDL_EMSGSIZE)
-		idl__call_deliver(c, w->rep, rep.len, err);
-	else if (err == IDL_ETIMEDOUT && w->state != IDL__CALL_DONE)
+	if (err == 0 || err == IDL_EMSGSIZE) {
+		/* What came may be the server's goodbye (it refused the connection, or ended
+		 * it): then the call fails with the server's reason. */
+		if (!idl__call_goodbye(p, c, w->rep, rep.len,
+				       rep.len < rep.cap ? rep.len : rep.cap))
+			idl__call_deliver(c, w->rep, rep.len, err);
+	} else if (err == IDL_ETIMEDOUT && w->state != IDL__CALL_DONE)
 		idl__call_finish(w, IDL_ETIMEDOUT, call_late);
 	else if (w->state != IDL__CALL_DONE && (err = idl__call_send_failed(p, c, err)) != 0 &&
 		 w->state != IDL__CALL_DONE)

@@ -266,7 +266,7 @@ test_connections(void)
 	limits_connections("unix");
 }
 
-/* On a transport whose connections keep a thread each (port:), an idle one is not evicted:
+/* On a transport whose connections keep a thread each (port:, shm:), an idle one is not evicted:
  * at the limit a new connection is refused with a goodbye through the connection its
  * rendezvous made, and its call fails with IDL_ELIMIT naming the limit; once a place is
  * free, a new connection is served. */
@@ -306,6 +306,12 @@ static void
 test_connections_port(void)
 {
 	limits_refused("port");
+}
+
+static void
+test_connections_shm(void)
+{
+	limits_refused("shm");
 }
 
 /* handshake_ms: a silent connection and a slow-loris one (a byte every 300 ms) are closed
@@ -511,6 +517,7 @@ CU_TestInfo hd_limit_tests[] = {
 	{ "inflight", test_inflight },
 	{ "connections", test_connections },
 	{ "connections on port", test_connections_port },
+	{ "connections on shm", test_connections_shm },
 	{ "handshake", test_handshake },
 	{ "idle", test_idle },
 	{ "fds", test_fds },

@@ -241,6 +241,23 @@ shm_have(struct shm_conn *c, int room, uint64_t need, uint64_t *have)
 }
 
 /*
+ * A wait that found the peer gone (its flag, or end of file on the rendezvous socket) looks
+ * at the ring once more before it says so: a peer publishes its last record before it
+ * marks itself gone or closes, so a record that arrived between the wait's look at the
+ * ring and its look at the peer is read, not lost. A server that refuses or ends a
+ * connection says why in that record.
+ */
+static int
+shm_wait_gone(struct shm_conn *c, int room, int err)
+{
+	uint64_t word;
+
+	if (!room && err != IDL_ECLOSED && shm_ready(c, &word) == 1)
+		return 0;
+	return err;
+}
+
+/*
  * Waits until a record is there to read (room == 0, need 1) or `need` bytes are free to
  * write (room == 1): spin, then sleep on the futex word in slices, checking liveness after
  * each slice that times out.
@@ -266,7 +283,7 @@ shm_wait(struct shm_conn *c, int room, uint64_t need, struct idl_deadline *dl)
 			shm_pause();
 			if (i % 64 == 0) {
 				if ((err = shm_state(c)) != 0)
-					return err;
+					return shm_wait_gone(c, room, err);
 				if ((now = idl_now_ns()) >= end || now >= deadline)
 					break;
 			}
@@ -275,8 +292,9 @@ shm_wait(struct shm_conn *c, int room, uint64_t need, struct idl_deadline *dl)
 	for (;;) {
 		__atomic_store_n(word, 1, __ATOMIC_SEQ_CST);
 		err = shm_have(c, room, need, &have);
-		if (err == 0 && have < need)
-			err = shm_state(c);
+		if (err == 0 && have < need && (err = shm_state(c)) != 0 &&
+		    (err = shm_wait_gone(c, room, err)) == 0)
+			have = need;
 		if (err == 0 && have < need && (now = idl_now_ns()) >= deadline)
 			err = IDL_ETIMEDOUT;
 		if (err != 0 || have >= need) {
@@ -288,7 +306,7 @@ shm_wait(struct shm_conn *c, int room, uint64_t need, struct idl_deadline *dl)
 		if (shm_futex_wait(word, 1, slice) == ETIMEDOUT) {
 			__atomic_store_n(word, 0, __ATOMIC_RELAXED);
 			if ((err = shm_alive(c)) != 0)
-				return err;
+				return shm_wait_gone(c, room, err);
 			slice = 2 * slice < idl__shm_cfg.slice_max_ms * 1000000ll
 					? 2 * slice
 					: idl__shm_cfg.slice_max_ms * 1000000ll;
