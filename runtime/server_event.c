@@ -300,7 +300,9 @@ srv_queue(struct srv_src *src, const struct idl_xmsg *x)
 }
 
 /* Sends a reply without blocking: 0 sent, 1 queued, or an error. A reply with descriptors
- * cannot be copied: it goes with a blocking send, after what waits. send_lock held. */
+ * cannot be copied: when the transport does not take it without blocking (unix: passes
+ * descriptors; tcp: takes it unless the rest of an earlier frame still waits), it goes with
+ * a blocking send, after what waits. send_lock held. */
 static int
 srv_send_locked(struct srv_src *src, const struct idl_xmsg *x)
 {
@@ -312,7 +314,7 @@ srv_send_locked(struct srv_src *src, const struct idl_xmsg *x)
 			return 0;
 		if (n != 0 && n != IDL_ENOTSUP)
 			return n;
-		if (n == 0)
+		if (n == 0 && !idl__desc_msg(x->data, x->len))
 			return srv_queue(src, x) == 0 ? 1 : IDL_ENOMEM;
 	}
 	if (!idl__desc_msg(x->data, x->len))
@@ -370,10 +372,14 @@ srv_linger_recv(struct srv_src *src, struct idl_xmsg *m)
 		return err == IDL_ETIMEDOUT ? IDL_EAGAIN : err;
 	}
 	/* A stream keeps partial frames across receives only without blocking: wait for
-	 * readability, then take what came; a whole frame read ahead is taken at once. */
+	 * readability, then take what came; a whole frame read ahead is taken at once. While
+	 * the stream holds the rest of a reply the kernel did not take, nothing more is read:
+	 * the source goes back to the set to wait for writability. */
 	unsigned ev = 0;
 	struct pollfd p = { .fd = IDL__TR_OP(tr, conn_fd)(src->conn, &ev), .events = POLLIN };
 
+	if (ev & IDL_TR_EV_OUT)
+		return IDL_EAGAIN;
 	if (!(ev & IDL_TR_EV_MORE) && idl__sys_poll(&p, 1, SRV_LINGER_MS) <= 0)
 		return IDL_EAGAIN;
 	return IDL__TR_OP(tr, conn_recv_nb)(src->conn, m);
@@ -437,14 +443,15 @@ srv_serve_msg(struct srv_src *src, struct idl_xmsg *m, int err, void *sbuf)
 	return 0;
 }
 
-/* Whether src's transport holds a whole message read ahead. */
+/* Whether src's transport holds a whole message read ahead, and no rest of a reply that
+ * waits for writability (then nothing more is read until it is out). */
 static int
 srv_read_ahead(struct srv_src *src)
 {
 	unsigned events = 0;
 
 	(void)IDL__TR_OP(src->ep->tr, conn_fd)(src->conn, &events);
-	return (events & IDL_TR_EV_MORE) != 0;
+	return (events & (IDL_TR_EV_MORE | IDL_TR_EV_OUT)) == IDL_TR_EV_MORE;
 }
 
 /* Serves a source the calling thread has taken (BUSY), then arms or ends it. `max` bounds

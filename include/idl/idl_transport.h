@@ -267,8 +267,9 @@ struct idl_transport {
 	 * transport that could write part of a frame keeps the rest itself and counts the
 	 * message accepted; every later send (blocking or not) writes that rest first. n == 0
 	 * only flushes such a rest: 0 once it is out, IDL_EAGAIN while some is left.
-	 * A message with descriptors is refused with IDL_ENOTSUP before anything of it is
-	 * written or released (the core sends it with conn_send).
+	 * A message with descriptors may be refused with IDL_ENOTSUP before anything of it is
+	 * written or released (the core sends it with conn_send); a transport that takes it
+	 * releases what it gave away (idl__msg_release_sent) once it is written or kept.
 	 *
 	 * conn_recv_nb receives one whole message without blocking, or returns IDL_EAGAIN.
 	 * A stream transport keeps a partial frame across calls (input state), so a peer that

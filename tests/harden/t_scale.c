@@ -1,8 +1,8 @@
 /*
  * t_scale.c - many clients on one server (docs/runtime.md, "The event core" and "Limits"):
- * idle clients cost no thread, slow and never-reading tcp: clients starve nobody, the
- * per-address limit and the idle timeout of tcp: answer with goodbyes, and the embeddable
- * server serves from the caller's thread alone.
+ * idle clients cost no thread, slow and never-reading tcp: clients (of small replies and of
+ * large out-of-line ones) starve nobody, the per-address limit and the idle timeout of tcp:
+ * answer with goodbyes, and the embeddable server serves from the caller's thread alone.
  *
  * The counts are small for make check; make check-long sets HD_SCALE_UNIX and HD_SCALE_TCP
  * (10000 and 3000) and the tests raise their descriptor limit to fit.
@@ -10,10 +10,12 @@
 #include <config.h>
 
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -260,6 +262,138 @@ test_slow_tcp(void)
 	CU_ASSERT_EQUAL(hd_stop(&s), 0);
 }
 
+/* How many threads of process pid wait for room in a socket's send buffer (the kernel's
+ * wait of a blocking stream send is wait_woken, or sk_stream_wait_memory); -1 when the
+ * kernel does not name the waits (then nothing is checked). A tcp: server's pool waits in
+ * epoll_wait and its dedicated threads in poll, never there. */
+static int
+sc_blocked_in_send(pid_t pid)
+{
+	char path[96], w[64];
+	int n = 0, named = 0;
+	DIR *d;
+	struct dirent *e;
+
+	snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+	if ((d = opendir(path)) == NULL)
+		return -1;
+	while ((e = readdir(d)) != NULL) {
+		FILE *f;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof path, "/proc/%d/task/%.16s/wchan", (int)pid, e->d_name);
+		if ((f = fopen(path, "re")) == NULL)
+			continue;
+		if (fgets(w, sizeof w, f) != NULL && strcmp(w, "0") != 0) {
+			named = 1;
+			n += strcmp(w, "wait_woken") == 0 ||
+			     strcmp(w, "sk_stream_wait_memory") == 0;
+		}
+		fclose(f);
+	}
+	closedir(d);
+	return named ? n : -1;
+}
+
+/* A deaf client's done function: every reply read asks for another, so that NCALLS stay
+ * in flight until the client stops. */
+struct sc_deaf {
+	idl_port_t port;
+	int size;
+};
+
+static void
+sc_ool_done(void *ctx, kern_return_t kr, ev_ool_t data, mach_msg_type_number_t n)
+{
+	struct sc_deaf *d = ctx;
+
+	if (data != NULL)
+		idl_ool_free(data, n);
+	if (kr == KERN_SUCCESS)
+		(void)every_ool_out_async(d->port, d->size, sc_ool_done, d, NULL);
+}
+
+/* A child process that keeps `calls` out-of-line replies of `size` bytes in flight, until
+ * it is stopped or killed. */
+static pid_t
+sc_deaf_start(const char *addr, int calls, int size)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		struct sc_deaf d = { NULL, size };
+
+		if (idl_port_open(addr, &d.port) != 0)
+			_exit(1);
+		for (int k = 0; k < calls; k++)
+			if (every_ool_out_async(d.port, size, sc_ool_done, &d, NULL) != 0)
+				_exit(1);
+		for (;;) {
+			struct pollfd pf = { .fd = idl_port_fd(d.port), .events = POLLIN };
+
+			(void)poll(&pf, 1, 100);
+			if (idl_port_dispatch(d.port, 1024) < 0)
+				_exit(1);
+		}
+	}
+	return pid;
+}
+
+/* tcp: clients that stop reading while large out-of-line replies are on their way hold no
+ * thread either: what the kernel does not take of such a reply is kept as a copy (nothing
+ * more is read from the connection meanwhile), where it was once sent with a blocking
+ * send that held a pool thread up to 30 s. Another client's calls go through, and the
+ * server keeps about one reply per stopped client. */
+static void
+test_deaf_ool_tcp(void)
+{
+	enum {
+		NDEAF = 8,
+		NCALLS = 16,
+		SIZE = 1 << 20 /* the most every.defs's server gives */
+	};
+	pid_t deaf[NDEAF];
+	struct hd_srv s;
+	char addr[256];
+	long rss0, rss;
+	idl_port_t p;
+	int64_t t0;
+	int blocked;
+
+	CU_ASSERT_FATAL(hd_address("tcp", addr, sizeof addr) == 0);
+	CU_ASSERT_FATAL(hd_start(&s, addr, NULL, 0) == 0);
+	rss0 = sc_status(s.pid, "VmRSS");
+	for (int i = 0; i < NDEAF; i++)
+		CU_ASSERT_FATAL((deaf[i] = sc_deaf_start(addr, NCALLS, SIZE)) > 0);
+	hd_sleep_ms(500);
+	for (int i = 0; i < NDEAF; i++)
+		kill(deaf[i], SIGSTOP);
+	hd_sleep_ms(500); /* the replies on their way fill the sockets */
+	blocked = sc_blocked_in_send(s.pid);
+	t0 = hd_now_ms();
+	p = hd_open(addr, 3000);
+	CU_ASSERT_FATAL(p != NULL);
+	for (int i = 0; i < 100; i++)
+		HD_CHECK_KR(every_null(p), 0);
+	rss = sc_status(s.pid, "VmRSS");
+	fprintf(stderr,
+		"harden: scale: %d stopped tcp: clients with %d MiB replies in flight; server "
+		"threads blocked sending %d; 100 calls of another in %lld ms; server threads "
+		"%ld, resident %ld -> %ld kB\n",
+		NDEAF, NCALLS * (SIZE >> 20), blocked, (long long)(hd_now_ms() - t0),
+		sc_status(s.pid, "Threads"), rss0, rss);
+	CU_ASSERT(hd_now_ms() - t0 < 3000);
+	CU_ASSERT(blocked <= 0);
+	CU_ASSERT(rss - rss0 < (long)NDEAF * 4 * (SIZE >> 10));
+	idl_port_close(p);
+	for (int i = 0; i < NDEAF; i++) {
+		kill(deaf[i], SIGKILL);
+		waitpid(deaf[i], NULL, 0);
+	}
+	CU_ASSERT_EQUAL(hd_stop(&s), 0);
+}
+
 /* per_address: connections from 127.0.0.2 beyond the limit get a PER_ADDRESS goodbye; a
  * client from 127.0.0.1 is not affected; a library client beyond it sees IDL_ELIMIT
  * naming the limit. Every 127/8 address is the loopback's, so no namespace is needed. */
@@ -404,7 +538,11 @@ test_embedded(void)
 }
 
 CU_TestInfo hd_scale_tests[] = {
-	{ "idle_unix", test_idle_unix },     { "slow_tcp", test_slow_tcp },
-	{ "per_address", test_per_address }, { "idle_tcp", test_idle_tcp },
-	{ "embedded", test_embedded },	     CU_TEST_INFO_NULL,
+	{ "idle_unix", test_idle_unix },
+	{ "slow_tcp", test_slow_tcp },
+	{ "deaf_ool_tcp", test_deaf_ool_tcp },
+	{ "per_address", test_per_address },
+	{ "idle_tcp", test_idle_tcp },
+	{ "embedded", test_embedded },
+	CU_TEST_INFO_NULL,
 };

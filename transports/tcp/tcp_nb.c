@@ -69,6 +69,67 @@ tcp_out_nb(struct tcp_conn *c)
 	return 0;
 }
 
+/* Keeps the `rest` bytes of a frame that follow the first `sent` ones of its pieces, to be
+ * written before anything else. */
+static int
+tcp_keep_rest(struct tcp_conn *c, const struct iovec *iov, unsigned niov, size_t sent, size_t rest)
+{
+	unsigned char *p;
+
+	if ((c->out = malloc(rest)) == NULL) {
+		shutdown(c->fd, SHUT_RDWR); /* the framing is lost */
+		return IDL_ENOMEM;
+	}
+	p = c->out;
+	for (unsigned i = 0; i < niov; i++) {
+		size_t skip = sent < iov[i].iov_len ? sent : iov[i].iov_len;
+
+		memcpy(p, (const unsigned char *)iov[i].iov_base + skip, iov[i].iov_len - skip);
+		p += iov[i].iov_len - skip;
+		sent -= skip;
+	}
+	c->out_off = 0;
+	c->out_len = rest;
+	return 0;
+}
+
+/*
+ * A message with descriptors, whose data goes in the frame after it: what the kernel does
+ * not take at once is kept as a copy (the frame's pieces may be the sender's memory, which
+ * it may reuse once the send returns), so a peer that reads nothing holds no thread but at
+ * most one frame of memory. A message that cannot go as it is (a port, a frame over the
+ * limit) is left to the blocking send, which tells the peer why.
+ */
+static int
+tcp_sendv_desc_nb(struct tcp_conn *c, const struct idl_xmsg *m)
+{
+	struct iovec iov[1 + IDL__OOL_IOV_MAX];
+	struct msghdr mh = { .msg_iov = iov };
+	struct idl__ool_out o;
+	uint32_t prefix;
+	size_t total;
+	ssize_t k;
+	int err = 0;
+
+	o.iov = iov + 1;
+	if (idl__ool_inline_out(m, "tcp", &o) != 0 || o.total > TCP_FRAME_MAX)
+		return IDL_ENOTSUP;
+	prefix = htonl((uint32_t)o.total);
+	iov[0] = (struct iovec){ &prefix, TCP_PREFIX };
+	mh.msg_iovlen = 1 + o.niov;
+	total = TCP_PREFIX + o.total;
+	do
+		k = idl__sys_sendmsg(c->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+	while (k < 0 && errno == EINTR);
+	if (k < 0 && errno != EAGAIN)
+		err = idl__tcp_conn_err(c, errno);
+	else if (k < 0 || (size_t)k < total)
+		err = tcp_keep_rest(c, iov, 1 + o.niov, k < 0 ? 0 : (size_t)k,
+				    total - (k < 0 ? 0 : (size_t)k));
+	idl__msg_release_sent(m->data);
+	return err != 0 ? err : 1;
+}
+
 int
 idl__tcp_conn_sendv_nb(void *vconn, const struct idl_xmsg *msgs, unsigned n)
 {
@@ -87,7 +148,7 @@ idl__tcp_conn_sendv_nb(void *vconn, const struct idl_xmsg *msgs, unsigned n)
 		ssize_t k;
 
 		if (idl__desc_msg(msgs[i].data, msgs[i].len))
-			return i == 0 ? IDL_ENOTSUP : (int)i;
+			return i == 0 ? tcp_sendv_desc_nb(c, &msgs[0]) : (int)i;
 		if (msgs[i].len > TCP_FRAME_MAX)
 			return i == 0 ? IDL_EMSGSIZE : (int)i;
 		do
@@ -101,19 +162,8 @@ idl__tcp_conn_sendv_nb(void *vconn, const struct idl_xmsg *msgs, unsigned n)
 			continue;
 		/* Part of the frame went: the rest is ours to write before anything else. */
 		rest = total - (size_t)k;
-		if ((c->out = malloc(rest)) == NULL) {
-			shutdown(c->fd, SHUT_RDWR); /* the framing is lost */
-			return IDL_ENOMEM;
-		}
-		if ((size_t)k < TCP_PREFIX) {
-			memcpy(c->out, (unsigned char *)&prefix + k, TCP_PREFIX - (size_t)k);
-			memcpy(c->out + TCP_PREFIX - (size_t)k, msgs[i].data, msgs[i].len);
-		} else {
-			memcpy(c->out, (unsigned char *)msgs[i].data + ((size_t)k - TCP_PREFIX),
-			       rest);
-		}
-		c->out_off = 0;
-		c->out_len = rest;
+		if ((err = tcp_keep_rest(c, iov, 2, (size_t)k, rest)) != 0)
+			return err;
 		return (int)i + 1;
 	}
 	return (int)n;
