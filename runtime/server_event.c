@@ -402,6 +402,17 @@ srv_dedicate_take(struct idl_server *srv)
 	return 1;
 }
 
+/* After a reply with descriptors went without blocking: 1 when the transport kept it for
+ * want of room (the source then waits for writability, reading nothing more), else 0. */
+static int
+srv_kept(struct srv_src *src)
+{
+	unsigned events = 0;
+
+	(void)IDL__TR_OP(src->ep->tr, conn_fd)(src->conn, &events);
+	return (events & IDL_TR_EV_OUT) != 0;
+}
+
 /* Serves one message received on src: 0 to go on, 1 when a reply waits in the queue (the
  * source must wait for writability), or an error that ends the source. */
 static int
@@ -432,7 +443,7 @@ srv_serve_msg(struct srv_src *src, struct idl_xmsg *m, int err, void *sbuf)
 		if (atomic_load_explicit(&src->deferred, memory_order_acquire) == 0) {
 			if (src->outq == NULL &&
 			    IDL__TR_OP(src->ep->tr, conn_sendv_nb)(src->conn, &x, 1) == 1)
-				return 0;
+				return idl__desc_msg(x.data, x.len) ? srv_kept(src) : 0;
 			return srv_send_locked(src, &x);
 		}
 		pthread_mutex_lock(&src->send_lock);

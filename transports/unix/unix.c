@@ -165,9 +165,13 @@ static int
 unix_conn_send(void *vconn, const struct idl_xmsg *m, struct idl_deadline *dl)
 {
 	struct unix_conn *c = vconn;
+	int err;
 
 	if (idl__desc_msg(m->data, m->len))
 		return idl__unix_send_desc(c, m, dl);
+	/* A message with descriptors a non-blocking send kept goes first. */
+	if (__builtin_expect(c->pend != NULL, 0) && (err = idl__unix_pend_flush(c, dl)) != 0)
+		return err;
 	for (;;) {
 		int t = idl__sock_timeo(c->fd, SO_SNDTIMEO, &c->sndtimeo_us, dl);
 
@@ -284,6 +288,7 @@ unix_conn_fini(void *vconn)
 	c->open = 0;
 	free(c->spill);
 	c->spill = NULL;
+	idl__unix_pend_free(c);
 }
 
 static const struct idl_transport unix_transport = {

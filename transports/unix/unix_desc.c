@@ -220,55 +220,103 @@ unix_desc_put(struct unix_out *o, uint32_t i, struct idl_deadline *dl)
 	return 0;
 }
 
-int
-idl__unix_send_desc(struct unix_conn *c, const struct idl_xmsg *m, struct idl_deadline *dl)
+/* Lays out m, a message with descriptors, in o: its pieces, and the file descriptors made
+ * for its data and ports, which the caller closes (also on failure). */
+static int
+unix_desc_build(const struct idl_xmsg *m, struct unix_out *o, struct idl_deadline *dl)
 {
 	const unsigned char *msg = m->data;
-	struct unix_out o;
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int) * IDL_DESC_MAX)];
-	} cm;
-	struct msghdr mh;
 	size_t hlen;
 	uint32_t nd;
 	int err;
 
-	o.niov = o.nfds = o.nlist = 0;
-	o.inl = 0;
-	if ((err = idl__desc_out_check(msg, m->len, "unix", &nd)) == 0) {
-		hlen = IDL_MSG_HEADER_SIZE + (size_t)nd * IDL_DESC_SIZE;
-		memcpy(o.head, msg, hlen);
-		o.iov[o.niov++] = (struct iovec){ o.head, hlen };
-		if (m->len > hlen)
-			o.iov[o.niov++] = (struct iovec){ (void *)(msg + hlen), m->len - hlen };
-		o.off = m->len;
-		for (uint32_t i = 0; i < nd && err == 0; i++)
-			err = unix_desc_put(&o, i, dl);
+	o->niov = o->nfds = o->nlist = 0;
+	o->inl = o->off = 0;
+	if ((err = idl__desc_out_check(msg, m->len, "unix", &nd)) != 0)
+		return err;
+	hlen = IDL_MSG_HEADER_SIZE + (size_t)nd * IDL_DESC_SIZE;
+	memcpy(o->head, msg, hlen);
+	o->iov[o->niov++] = (struct iovec){ o->head, hlen };
+	if (m->len > hlen)
+		o->iov[o->niov++] = (struct iovec){ (void *)(msg + hlen), m->len - hlen };
+	o->off = m->len;
+	for (uint32_t i = 0; i < nd && err == 0; i++)
+		err = unix_desc_put(o, i, dl);
+	return err;
+}
+
+/* Control data passing nfds file descriptors. */
+union unix_cm {
+	struct cmsghdr h;
+	char buf[CMSG_SPACE(sizeof(int) * IDL_DESC_MAX)];
+};
+
+static void
+unix_put_fds(struct msghdr *mh, union unix_cm *cm, const int *fds, unsigned nfds)
+{
+	struct cmsghdr *ch;
+
+	if (nfds == 0)
+		return;
+	memset(cm, 0, sizeof *cm);
+	mh->msg_control = cm->buf;
+	mh->msg_controllen = CMSG_SPACE(sizeof(int) * nfds);
+	ch = CMSG_FIRSTHDR(mh);
+	ch->cmsg_level = SOL_SOCKET;
+	ch->cmsg_type = SCM_RIGHTS;
+	ch->cmsg_len = CMSG_LEN(sizeof(int) * nfds);
+	memcpy(CMSG_DATA(ch), fds, sizeof(int) * nfds);
+}
+
+static void
+unix_fds_close(const int *fds, unsigned nfds)
+{
+	for (unsigned i = 0; i < nfds; i++)
+		close(fds[i]);
+}
+
+/* One sendmsg without waiting: 0, IDL_EAGAIN when the socket has no room, or an error. */
+static int
+unix_sendmsg_nb(struct unix_conn *c, const struct msghdr *mh)
+{
+	while (idl__sys_sendmsg(c->fd, mh, MSG_NOSIGNAL | MSG_DONTWAIT) < 0) {
+		if (errno == EINTR)
+			continue;
+		if (errno == EAGAIN)
+			return IDL_EAGAIN;
+		return errno == EMSGSIZE ? IDL_EMSGSIZE : idl__unix_conn_err(c, errno);
+	}
+	return 0;
+}
+
+int
+idl__unix_send_desc(struct unix_conn *c, const struct idl_xmsg *m, struct idl_deadline *dl)
+{
+	struct unix_out o;
+	union unix_cm cm;
+	struct msghdr mh;
+	int err = 0, built = 0;
+
+	/* A message kept by a non-blocking send goes first. */
+	o.nfds = 0;
+	if (c->pend != NULL)
+		err = idl__unix_pend_flush(c, dl);
+	if (err == 0) {
+		built = 1;
+		err = unix_desc_build(m, &o, dl);
 	}
 	memset(&mh, 0, sizeof mh);
 	if (err == 0) {
 		mh.msg_iov = o.iov;
 		mh.msg_iovlen = o.niov;
-		if (o.nfds != 0) {
-			struct cmsghdr *ch;
-
-			memset(&cm, 0, sizeof cm);
-			mh.msg_control = cm.buf;
-			mh.msg_controllen = CMSG_SPACE(sizeof(int) * o.nfds);
-			ch = CMSG_FIRSTHDR(&mh);
-			ch->cmsg_level = SOL_SOCKET;
-			ch->cmsg_type = SCM_RIGHTS;
-			ch->cmsg_len = CMSG_LEN(sizeof(int) * o.nfds);
-			memcpy(CMSG_DATA(ch), o.fds, sizeof(int) * o.nfds);
-		}
+		unix_put_fds(&mh, &cm, o.fds, o.nfds);
 		err = idl__unix_sendmsg(c, &mh, dl);
 		if (err == IDL_EMSGSIZE)
 			idl__fail(err,
 				  "unix: a %zu-byte message (%zu bytes of data inline after "
 				  "it) is too large for one packet",
 				  o.off, o.inl);
-	} else {
+	} else if (built) {
 		idl_msg_header_t bare;
 		struct idl_xmsg b;
 		struct iovec iov;
@@ -281,10 +329,92 @@ idl__unix_send_desc(struct unix_conn *c, const struct idl_xmsg *m, struct idl_de
 		}
 	}
 	/* The receiver has its own copies of the descriptors now (or nothing went). */
-	for (unsigned i = 0; i < o.nfds; i++)
-		close(o.fds[i]);
+	unix_fds_close(o.fds, o.nfds);
 	idl__msg_release_sent(m->data);
 	return err;
+}
+
+/* Keeps o's wire form and descriptors as the connection's pending message. */
+static int
+unix_pend_keep(struct unix_conn *c, struct unix_out *o)
+{
+	struct unix_pend *p = malloc(sizeof *p + o->off);
+	size_t at = 0;
+
+	if (p == NULL)
+		return idl__fail(IDL_ENOMEM, "unix: out of memory keeping a message to send");
+	for (unsigned i = 0; i < o->niov; i++) {
+		memcpy(p->data + at, o->iov[i].iov_base, o->iov[i].iov_len);
+		at += o->iov[i].iov_len;
+	}
+	p->len = at;
+	p->nfds = o->nfds;
+	memcpy(p->fds, o->fds, sizeof(int) * o->nfds);
+	o->nfds = 0;
+	c->pend = p;
+	return 0;
+}
+
+int
+idl__unix_send_desc_nb(struct unix_conn *c, const struct idl_xmsg *m)
+{
+	struct unix_out o;
+	union unix_cm cm;
+	struct msghdr mh;
+	int err;
+
+	if (c->pend != NULL)
+		return 0;
+	/* A port passed on is a new connection, made here without waiting; what cannot be
+	 * made so, or cannot go in one packet, is left to the blocking send, which says why. */
+	if ((err = unix_desc_build(m, &o, &(struct idl_deadline){ 0, 0 })) != 0) {
+		unix_fds_close(o.fds, o.nfds);
+		return IDL_ENOTSUP;
+	}
+	memset(&mh, 0, sizeof mh);
+	mh.msg_iov = o.iov;
+	mh.msg_iovlen = o.niov;
+	unix_put_fds(&mh, &cm, o.fds, o.nfds);
+	err = unix_sendmsg_nb(c, &mh);
+	if (err == IDL_EMSGSIZE) {
+		unix_fds_close(o.fds, o.nfds);
+		return IDL_ENOTSUP;
+	}
+	/* The socket has no room: the wire form is copied (the message's memory is the
+	 * sender's again once this returns) and the descriptors kept with it. */
+	if (err == IDL_EAGAIN)
+		err = unix_pend_keep(c, &o);
+	unix_fds_close(o.fds, o.nfds);
+	idl__msg_release_sent(m->data);
+	return err != 0 ? err : 1;
+}
+
+int
+idl__unix_pend_flush(struct unix_conn *c, struct idl_deadline *dl)
+{
+	struct unix_pend *p = c->pend;
+	struct iovec iov = { p->data, p->len };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	union unix_cm cm;
+	int err;
+
+	unix_put_fds(&mh, &cm, p->fds, p->nfds);
+	err = dl != NULL ? idl__unix_sendmsg(c, &mh, dl) : unix_sendmsg_nb(c, &mh);
+	if (err == IDL_EAGAIN || err == IDL_ETIMEDOUT)
+		return err;
+	/* Sent, or the connection failed: either way it is done with. */
+	idl__unix_pend_free(c);
+	return err;
+}
+
+void
+idl__unix_pend_free(struct unix_conn *c)
+{
+	if (c->pend == NULL)
+		return;
+	unix_fds_close(c->pend->fds, c->pend->nfds);
+	free(c->pend);
+	c->pend = NULL;
 }
 
 /*

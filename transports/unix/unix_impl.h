@@ -26,6 +26,16 @@ struct unix_conn {
 	int64_t sndtimeo_us;
 	struct idl_cred cred; /* the peer's, from SO_PEERCRED at connect or accept */
 	unsigned char *spill; /* UNIX_SPILL bytes: what a receive brings beyond m->cap */
+	struct unix_pend *pend; /* a message with descriptors the kernel did not take yet */
+};
+
+/* A message with descriptors that a non-blocking send could not hand over: its wire form
+ * and the descriptors it owns, sent before anything else. */
+struct unix_pend {
+	unsigned nfds;
+	int fds[IDL_DESC_MAX];
+	size_t len;
+	unsigned char data[]; /* len bytes: the message and its inline data */
 };
 
 /* unix.c */
@@ -47,6 +57,15 @@ int idl__unix_recv_nb(void *conn, struct idl_xmsg *m);
 
 /* unix_desc.c */
 int idl__unix_send_desc(struct unix_conn *c, const struct idl_xmsg *m, struct idl_deadline *dl);
+/* Hands the message with descriptors m to the kernel without blocking: 1 when it went or
+ * is kept as c->pend (m's data released either way), 0 when an earlier one is still kept,
+ * IDL_ENOTSUP (nothing written or released) when it cannot go as it is, or an error. */
+int idl__unix_send_desc_nb(struct unix_conn *c, const struct idl_xmsg *m);
+/* Sends the kept message, waiting at most until the deadline (NULL: not at all): 0 once it
+ * is out, IDL_EAGAIN while it waits for room, or an error. */
+int idl__unix_pend_flush(struct unix_conn *c, struct idl_deadline *dl);
+/* Drops the kept message and closes its descriptors. */
+void idl__unix_pend_free(struct unix_conn *c);
 /* A message of n bytes arrived with mh's control data: its descriptors are converted (or
  * stray file descriptors closed). */
 int idl__unix_recv_desc(struct unix_conn *c, struct idl_xmsg *m, const struct msghdr *mh, size_t n);

@@ -4,9 +4,10 @@
  *
  * A SOCK_SEQPACKET send is all or nothing and a receive takes one whole message, so there
  * is no partial frame to keep: one message goes out with one send(), a run of them in one
- * sendmmsg(); a message with descriptors is refused with IDL_ENOTSUP, as the contract has
- * it, for its caller to send with the blocking conn_send (unix_desc.c); and a receive is
- * the blocking one with a zero timeout (MSG_DONTWAIT, no clock read).
+ * sendmmsg(); a message with descriptors goes alone, and when the socket has no room its
+ * wire form and descriptors are kept (unix_desc.c) and sent before anything else, so that
+ * a peer that reads nothing holds no thread of ours; and a receive is the blocking one with
+ * a zero timeout (MSG_DONTWAIT, no clock read).
  */
 #include <config.h>
 
@@ -23,8 +24,9 @@ idl__unix_fd(void *vconn, unsigned *events)
 {
 	struct unix_conn *c = vconn;
 
-	/* A seqpacket send is all or nothing: there is never output of our own to flush. */
-	*events = IDL_TR_EV_IN;
+	/* A seqpacket send is all or nothing: the only output of our own to flush is a
+	 * message with descriptors kept for want of room. */
+	*events = IDL_TR_EV_IN | (c->pend != NULL ? IDL_TR_EV_OUT : 0);
 	return c->open ? c->fd : -1;
 }
 
@@ -38,7 +40,7 @@ idl__unix_sendv_nb(void *vconn, const struct idl_xmsg *msgs, unsigned n)
 
 	/* One message, the server's reply: a plain send, made in line as the blocking send is
 	 * (transport_kit.h says why), costs less than a sendmmsg of one. */
-	if (n == 1 && !idl__desc_msg(msgs[0].data, msgs[0].len)) {
+	if (n == 1 && c->pend == NULL && !idl__desc_msg(msgs[0].data, msgs[0].len)) {
 		while (idl__sys_send(c->fd, msgs[0].data, msgs[0].len,
 				     MSG_NOSIGNAL | MSG_DONTWAIT) < 0) {
 			if (errno == EINTR)
@@ -49,15 +51,20 @@ idl__unix_sendv_nb(void *vconn, const struct idl_xmsg *msgs, unsigned n)
 		}
 		return 1;
 	}
+	if (c->pend != NULL) {
+		int err = idl__unix_pend_flush(c, NULL);
+
+		if (err == IDL_EAGAIN)
+			return n == 0 ? err : 0;
+		if (err != 0)
+			return err;
+	}
 	while (done < n) {
 		unsigned k = 0;
 		int r;
 
-		/* A message with descriptors cannot be kept for later (the caller would have to
-		 * copy descriptors it no longer owns once sent): the contract has the caller send
-		 * it with the blocking conn_send. */
 		if (idl__desc_msg(msgs[done].data, msgs[done].len))
-			return done > 0 ? (int)done : IDL_ENOTSUP;
+			return done > 0 ? (int)done : idl__unix_send_desc_nb(c, &msgs[done]);
 		memset(mm, 0, sizeof mm);
 		while (done + k < n && k < UNIX_NB_BATCH &&
 		       !idl__desc_msg(msgs[done + k].data, msgs[done + k].len)) {
