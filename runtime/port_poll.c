@@ -449,8 +449,8 @@ poll_held(struct idl__aport *ap, struct idl__aconn *c)
 }
 
 /* Sends the head of the queue with the blocking conn_send, bounded by its call's deadline:
- * the contract's way for a message with descriptors, which conn_sendv_nb refuses because
- * nothing of it could be kept for later. 0, or the connection's error. Lock held. */
+ * the contract's way for a message with descriptors that conn_sendv_nb refused (it cannot go
+ * as it is, and conn_send says why). 0, or the connection's error. Lock held. */
 static int
 poll_send_blocking(struct idl__aport *ap, struct idl__aconn *c)
 {
