@@ -4,6 +4,10 @@
 # `make regen-golden`. Each folder under tests/ has its own local.mk; docs/testing.md says
 # what each layer checks and how to run one part.
 
+# What a test prints about a server that did not stop when told (tests/lib/procdump.h).
+tests_procdump_sources = tests/lib/procdump.c tests/lib/procdump.h
+tests_procdump_cppflags = -I$(top_srcdir)/tests/lib
+
 # Every test runs under a timeout, so that a hang fails instead of stalling the run.
 TEST_TIMEOUT = timeout -k 10 300
 LOG_COMPILER = $(TEST_TIMEOUT)

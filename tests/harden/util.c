@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "harden.h"
+#include "procdump.h"
 
 char hd_dir[200];
 
@@ -148,7 +149,9 @@ hd_stop(struct hd_srv *s)
 		}
 		hd_sleep_ms(10);
 	}
-	fprintf(stderr, "harden: the server did not stop within 10 s of SIGTERM; its log:\n");
+	fprintf(stderr, "harden: the server did not stop within 10 s of SIGTERM; its threads:\n");
+	procdump_threads(s->pid, stderr);
+	fprintf(stderr, "harden: its log:\n");
 	hd_cat(s->log);
 	hd_kill(s);
 	return -1;

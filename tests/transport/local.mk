@@ -12,12 +12,13 @@ tests_transport_conformance_SOURCES = \
 	tests/transport/t_faults.c \
 	tests/transport/t_malformed.c \
 	tests/transport/t_ool.c \
-	tests/transport/t_oolt.c
+	tests/transport/t_oolt.c \
+	$(tests_procdump_sources)
 
 if HAVE_CUNIT
 check_PROGRAMS += tests/transport/conformance
 TESTS += tests/transport/conformance
-tests_transport_conformance_CPPFLAGS = $(test_cppflags) -I$(top_srcdir)/tests/ool \
+tests_transport_conformance_CPPFLAGS = $(test_cppflags) $(tests_procdump_cppflags) -I$(top_srcdir)/tests/ool \
 	-I$(top_srcdir)/examples/bench -I$(top_builddir)/examples/bench \
 	-DIDL_BENCH_SERVER_DEFAULT='"$(abs_top_builddir)/examples/bench/bench-server$(EXEEXT)"'
 tests_transport_conformance_LDADD = examples/bench/libbenchstubs.a \

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "conformance.h"
+#include "procdump.h"
 
 #define TT_READY_MS 10000
 #define TT_STOP_MS 10000
@@ -181,8 +182,11 @@ tt_server_stop(int *status)
 	if (tt.server <= 0 || kill(tt.server, SIGTERM) != 0)
 		return -1;
 	if (tt_reap_within(TT_STOP_MS, status) != 1) {
-		fprintf(stderr, "conformance: bench-server did not stop within %d ms of SIGTERM\n",
+		fprintf(stderr,
+			"conformance: bench-server did not stop within %d ms of SIGTERM; its "
+			"threads:\n",
 			TT_STOP_MS);
+		procdump_threads(tt.server, stderr);
 		tt_server_reap();
 		return -1;
 	}
