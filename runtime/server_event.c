@@ -556,6 +556,13 @@ srv_event(struct idl_server *srv, const struct epoll_event *e, int dedicate)
 			idl__srv_reap(srv);
 			pthread_mutex_unlock(&srv->lock);
 		}
+		/* A stop that came between the look above and the read was read here with the
+		 * poke: it is made again, so that every thread waiting in the set still wakes to
+		 * it (nothing reads the eventfd once the stop is seen, so it stays readable). */
+		if (atomic_load(&srv->stop_req)) {
+			idl_server_stop(srv);
+			return 1;
+		}
 		return 0;
 	}
 	if (d == SRV_EV_TIMER) {
