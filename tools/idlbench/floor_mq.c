@@ -1,7 +1,8 @@
 /*
  * floor_mq.c - the raw floor of the port: transport: two POSIX message queues, one for
- * requests and one for replies, mq_send() and mq_receive() (the mq_timedreceive system
- * call), blocking, nothing else. The queues are created 0600 and removed by the server when
+ * requests and one for replies, mq_send() and mq_timedreceive() with a deadline (read from
+ * the clock for each receive, as the transport's receive does; one that passes is waited
+ * again), blocking, nothing else. The queues are created 0600 and removed by the server when
  * the cell ends (and by idlbench itself if a process died first).
  */
 #include <config.h>
@@ -11,6 +12,7 @@
 #include <mqueue.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "idlbench.h"
@@ -109,9 +111,13 @@ fl_mq_recv(struct fl_chan *c, void *buf, size_t len, size_t cap)
 	ssize_t n;
 
 	(void)len;
-	do
-		n = mq_receive(c->rfd, buf, cap, NULL);
-	while (n < 0 && errno == EINTR);
+	do {
+		struct timespec dl;
+
+		clock_gettime(CLOCK_REALTIME, &dl);
+		dl.tv_sec += FL_DEADLINE_S;
+		n = mq_timedreceive(c->rfd, buf, cap, NULL, &dl);
+	} while (n < 0 && (errno == EINTR || errno == ETIMEDOUT));
 	return (long)n;
 }
 

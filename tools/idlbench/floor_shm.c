@@ -10,9 +10,10 @@
  *   - a publisher wakes the peer only when that flag is up, so a round trip between two
  *     running CPUs makes no system call at all.
  *
- * What the floor leaves out is what the transport needs and a floor does not: liveness
- * checks (the transport's futex sleeps are cut into timed slices), deadlines, validation of
- * the peer's indices, out-of-line data. Records are the transport's: an 8-byte header
+ * A sleep is a timed futex wait, as the transport's are (its sleeps are cut into timed
+ * slices); one that times out looks again. What the floor leaves out is what the transport
+ * needs and a floor does not: the liveness check after a slice, the call's deadline,
+ * validation of the peer's indices, out-of-line data. Records are the transport's: an 8-byte header
  * (length and tag) and the message padded to 8, copied in and copied out.
  */
 #include <config.h>
@@ -39,6 +40,8 @@
 #define FS_LINE 64
 #define FS_HDR 8u
 #define FS_SPIN_NS 20000
+/* A sleep's timeout: the transport's first slice (SHM_SLICE_FIRST_MS in shm.c). */
+static const struct timespec fs_slice = { 0, 2000000 };
 
 struct fs_dir {
 	_Alignas(FS_LINE) uint64_t head; /* written by the producer */
@@ -156,7 +159,7 @@ fs_wait(struct fl_chan *c, int d, int room, uint64_t need)
 			__atomic_store_n(word, 0, __ATOMIC_RELAXED);
 			return;
 		}
-		syscall(SYS_futex, word, FUTEX_WAIT, 1, NULL, NULL, 0);
+		syscall(SYS_futex, word, FUTEX_WAIT, 1, &fs_slice, NULL, 0);
 	}
 }
 

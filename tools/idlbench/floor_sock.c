@@ -1,7 +1,10 @@
 /*
  * floor_sock.c - the raw floors of the socket transports: AF_UNIX SOCK_SEQPACKET, TCP with
  * TCP_NODELAY, and connected UDP. Ours, no runtime: a message is one send() and one recv()
- * (TCP reads with MSG_WAITALL, so a message is one recv() as well), blocking, no deadline.
+ * (TCP reads with MSG_WAITALL, so a message is one recv() as well), blocking. The client's
+ * socket carries a call's deadline, SO_RCVTIMEO and SO_SNDTIMEO set once, as a port's
+ * socket keeps them set while its deadline does not change; the server's waits have none,
+ * as the runtime's server waits have none.
  * They are what a row's stub overhead is measured against (DESIGN.md, "The floor").
  */
 #include <config.h>
@@ -28,6 +31,18 @@
 #define FL_UNIX_MAX (200u * 1024u)
 /* UDP over IPv4: 65,535 - 8 (UDP) - 20 (IP). */
 #define FL_UDP_MAX 65507u
+
+/* Gives a client's connected socket the deadline of its calls; 0 or -1. */
+static int
+fl_deadline(int fd)
+{
+	struct timeval tv = { FL_DEADLINE_S, 0 };
+
+	return setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) == 0 &&
+			       setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv) == 0
+		       ? 0
+		       : -1;
+}
 
 static void
 fl_chan_init(struct fl_chan *c)
@@ -151,9 +166,9 @@ fl_unix_connect(struct fl_chan *c, const char *rest, size_t msgmax)
 	if (fl_unix_addr(rest, &sa) != 0)
 		return -1;
 	c->fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	if (c->fd < 0)
+	if (c->fd < 0 || connect(c->fd, (struct sockaddr *)&sa, sizeof sa) != 0)
 		return -1;
-	return connect(c->fd, (struct sockaddr *)&sa, sizeof sa);
+	return fl_deadline(c->fd);
 }
 
 /* Waits until the socket has room to write. */
@@ -303,7 +318,9 @@ fl_tcp_connect(struct fl_chan *c, const char *rest, size_t msgmax)
 	if (c->fd < 0)
 		return -1;
 	fl_nodelay(c->fd);
-	return connect(c->fd, (struct sockaddr *)&sa, sizeof sa);
+	if (connect(c->fd, (struct sockaddr *)&sa, sizeof sa) != 0)
+		return -1;
+	return fl_deadline(c->fd);
 }
 
 static long
@@ -466,7 +483,7 @@ fl_udp_connect(struct fl_chan *c, const char *rest, size_t msgmax)
 		    getsockname(c->fd, (struct sockaddr *)&local, &len) != 0)
 			return -1;
 	}
-	if (connect(c->fd, (struct sockaddr *)&sa, sizeof sa) != 0)
+	if (connect(c->fd, (struct sockaddr *)&sa, sizeof sa) != 0 || fl_deadline(c->fd) != 0)
 		return -1;
 	return send(c->fd, &hello, 1, 0) == 1 ? 0 : -1;
 }

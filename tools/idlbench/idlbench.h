@@ -76,6 +76,11 @@ struct ib_row {
 
 /* The raw channel of a floor (tools/idlbench/floor*.c). Ours, no runtime: one send and one receive
  * system call per message where the kernel object allows it. */
+/* The deadline a floor's waits carry, as a call's do: the library's default call timeout
+ * (IDL_PORT_DEFAULT_TIMEOUT_MS), never reached in a cell, so what is timed is the cost of
+ * waiting with a deadline (docs/benchmarks.md, "The floors"). */
+#define FL_DEADLINE_S 30
+
 struct fl_chan {
 	int fd; /* the socket, or the queue we send to */
 	int rfd; /* the queue we receive from (port), or -1 */
