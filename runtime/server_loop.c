@@ -504,15 +504,20 @@ idl__srv_handle_release(struct srv_src *src)
 
 	pthread_mutex_lock(&srv->lock);
 	src->handles--;
-	srv->handles--;
 	if (src->handles == 0 && src->reaped) {
 		idl__list_remove(&srv->zombies, &src->link);
 		free_src = 1;
 	}
-	free_srv = srv->destroyed && srv->handles == 0;
 	pthread_mutex_unlock(&srv->lock);
+	/* The source's connection is closed through its endpoint: the server (and its
+	 * endpoints) stay counted by this handle until that is done, so that a destroy in
+	 * another thread leaves their freeing to the last handle. */
 	if (free_src)
 		idl__srv_src_destroy(src);
+	pthread_mutex_lock(&srv->lock);
+	srv->handles--;
+	free_srv = srv->destroyed && srv->handles == 0;
+	pthread_mutex_unlock(&srv->lock);
 	if (free_srv)
 		idl__srv_free(srv);
 }
