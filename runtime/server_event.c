@@ -402,15 +402,23 @@ srv_dedicate_take(struct idl_server *srv)
 	return 1;
 }
 
+/* What src's transport says it holds (conn_fd's events): IDL_TR_EV_OUT, the rest of a
+ * reply the kernel did not take; IDL_TR_EV_MORE, a whole message read ahead. */
+static unsigned
+srv_tr_events(struct srv_src *src)
+{
+	unsigned events = 0;
+
+	(void)IDL__TR_OP(src->ep->tr, conn_fd)(src->conn, &events);
+	return events;
+}
+
 /* After a reply with descriptors went without blocking: 1 when the transport kept it for
  * want of room (the source then waits for writability, reading nothing more), else 0. */
 static int
 srv_kept(struct srv_src *src)
 {
-	unsigned events = 0;
-
-	(void)IDL__TR_OP(src->ep->tr, conn_fd)(src->conn, &events);
-	return (events & IDL_TR_EV_OUT) != 0;
+	return (srv_tr_events(src) & IDL_TR_EV_OUT) != 0;
 }
 
 /* Serves one message received on src: 0 to go on, 1 when a reply waits in the queue (the
@@ -459,10 +467,7 @@ srv_serve_msg(struct srv_src *src, struct idl_xmsg *m, int err, void *sbuf)
 static int
 srv_read_ahead(struct srv_src *src)
 {
-	unsigned events = 0;
-
-	(void)IDL__TR_OP(src->ep->tr, conn_fd)(src->conn, &events);
-	return (events & (IDL_TR_EV_MORE | IDL_TR_EV_OUT)) == IDL_TR_EV_MORE;
+	return (srv_tr_events(src) & (IDL_TR_EV_MORE | IDL_TR_EV_OUT)) == IDL_TR_EV_MORE;
 }
 
 /* Serves a source the calling thread has taken (BUSY), then arms or ends it. `max` bounds
