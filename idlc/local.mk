@@ -5,7 +5,7 @@ noinst_LIBRARIES += idlc/libidlc.a
 # (middle.h: facts, layout, the descriptor table, and wire/'s signature hash), the emitters,
 # the output files.
 idlc_libidlc_a_SOURCES = \
-	idlc/idlc.h idlc/ast.h idlc/front.h idlc/strbuf.h idlc/strbuf.c \
+	$(base_sources) idlc/idlc.h idlc/ast.h idlc/front.h \
 	idlc/context.c idlc/diag.c idlc/cpp.c idlc/lexer.l idlc/parser.y \
 	idlc/parser_actions.c idlc/types.c \
 	idlc/sema.h idlc/sema.c idlc/sema_type.c idlc/sema_arg.c idlc/sema_names.c \

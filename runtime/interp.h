@@ -12,6 +12,8 @@
 
 #include <idl/idl_dynamic.h>
 
+#include "strbuf.h"
+
 /* Whether argument `a` is carried in the request (reply = 0) or in the reply (reply = 1). */
 static inline bool
 idl__dyn_travels(const struct idl_arg_desc *a, int reply)
@@ -75,22 +77,8 @@ int idl__dyn_supported(const struct idl_routine_desc *rt);
 int idl__dyn_check(const struct idl_routine_desc *rt, const idl_msg_header_t *msg, size_t len,
 		   int reply, struct idl_arg_span *spans);
 
-/* A growable string; `oom` sticks once an allocation failed. */
-struct idl__sb {
-	char *s;
-	size_t len;
-	size_t cap;
-	bool oom;
-};
-
-void idl__sb_putn(struct idl__sb *sb, const char *s, size_t n);
-void idl__sb_puts(struct idl__sb *sb, const char *s);
-void idl__sb_printf(struct idl__sb *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* The string, owned by the caller now (NULL after an allocation failure). */
-char *idl__sb_take(struct idl__sb *sb);
-
 /* Appends the description idl_msg_describe() gives of a message. */
-void idl__dyn_describe(struct idl__sb *sb, const struct idl_routine_desc *rt,
+void idl__dyn_describe(struct strbuf *sb, const struct idl_routine_desc *rt,
 		       const idl_msg_header_t *msg, size_t len, unsigned flags);
 
 #endif /* IDL_RUNTIME_INTERP_H */

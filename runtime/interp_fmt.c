@@ -26,162 +26,81 @@
 #define FMT_BRIEF_CHARS 64u
 #define FMT_BRIEF_BYTES 32u
 
-void
-idl__sb_putn(struct idl__sb *sb, const char *s, size_t n)
-{
-	if (sb->oom)
-		return;
-	if (n >= sb->cap - sb->len || sb->s == NULL) {
-		size_t cap = sb->cap ? sb->cap : 64;
-		char *ns;
-
-		while (n >= cap - sb->len) {
-			if (cap > SIZE_MAX / 2) {
-				sb->oom = true;
-				return;
-			}
-			cap *= 2;
-		}
-		if ((ns = realloc(sb->s, cap)) == NULL) {
-			sb->oom = true;
-			return;
-		}
-		sb->s = ns;
-		sb->cap = cap;
-	}
-	memcpy(sb->s + sb->len, s, n);
-	sb->len += n;
-	sb->s[sb->len] = '\0';
-}
-
-void
-idl__sb_puts(struct idl__sb *sb, const char *s)
-{
-	idl__sb_putn(sb, s, strlen(s));
-}
-
-void
-idl__sb_printf(struct idl__sb *sb, const char *fmt, ...)
-{
-	char buf[256];
-	char *big;
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	if ((size_t)n < sizeof buf) {
-		idl__sb_putn(sb, buf, (size_t)n);
-		return;
-	}
-	/* Longer than a number or a name: format again into a buffer of the right size. */
-	big = malloc((size_t)n + 1);
-	if (big == NULL) {
-		sb->oom = true;
-		return;
-	}
-	va_start(ap, fmt);
-	vsnprintf(big, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	idl__sb_putn(sb, big, (size_t)n);
-	free(big);
-}
-
-char *
-idl__sb_take(struct idl__sb *sb)
-{
-	char *s;
-
-	if (sb->s == NULL && !sb->oom)
-		idl__sb_putn(sb, "", 0);
-	if (sb->oom) {
-		free(sb->s);
-		s = NULL;
-	} else {
-		s = sb->s;
-	}
-	memset(sb, 0, sizeof *sb);
-	return s;
-}
-
 /* One character inside a quoted string, escaped for C or for JSON. */
 static void
-fmt_char(struct idl__sb *sb, unsigned char c, bool json)
+fmt_char(struct strbuf *sb, unsigned char c, bool json)
 {
 	switch (c) {
 	case '"':
-		idl__sb_puts(sb, "\\\"");
+		strbuf_puts(sb, "\\\"");
 		return;
 	case '\\':
-		idl__sb_puts(sb, "\\\\");
+		strbuf_puts(sb, "\\\\");
 		return;
 	case '\n':
-		idl__sb_puts(sb, "\\n");
+		strbuf_puts(sb, "\\n");
 		return;
 	case '\t':
-		idl__sb_puts(sb, "\\t");
+		strbuf_puts(sb, "\\t");
 		return;
 	case '\r':
-		idl__sb_puts(sb, "\\r");
+		strbuf_puts(sb, "\\r");
 		return;
 	default:
 		break;
 	}
 	if (c >= 0x20 && c < 0x7f)
-		idl__sb_putn(sb, (const char *)&c, 1);
+		strbuf_append(sb, (const char *)&c, 1);
 	else if (json)
-		idl__sb_printf(sb, "\\u%04x", c); /* bytes above 0x7f read as Latin-1 */
+		strbuf_printf(sb, "\\u%04x", c); /* bytes above 0x7f read as Latin-1 */
 	else
-		idl__sb_printf(sb, "\\%03o", c);
+		strbuf_printf(sb, "\\%03o", c);
 }
 
 static void
-fmt_string(struct idl__sb *sb, const unsigned char *s, size_t n, unsigned flags)
+fmt_string(struct strbuf *sb, const unsigned char *s, size_t n, unsigned flags)
 {
 	bool json = flags & IDL_DESCRIBE_JSON;
 	bool cut = (flags & IDL_DESCRIBE_BRIEF) && n > FMT_BRIEF_CHARS;
 
-	idl__sb_puts(sb, "\"");
+	strbuf_puts(sb, "\"");
 	for (size_t i = 0; i < (cut ? FMT_BRIEF_CHARS : n); i++)
 		fmt_char(sb, s[i], json);
-	idl__sb_puts(sb, "\"");
+	strbuf_puts(sb, "\"");
 	if (cut && !json)
-		idl__sb_puts(sb, "..."); /* JSON stays valid: a cut string just ends */
+		strbuf_puts(sb, "..."); /* JSON stays valid: a cut string just ends */
 }
 
 /* Bytes in hex: "0x0a0b" as text (empty: "0x"), which idlcall reads back as it is; a JSON
  * string of the digits; inside "<ool N bytes: ...>" the digits alone, the label saying what
  * they are. */
 static void
-fmt_hex(struct idl__sb *sb, const unsigned char *p, size_t n, unsigned flags, bool bare)
+fmt_hex(struct strbuf *sb, const unsigned char *p, size_t n, unsigned flags, bool bare)
 {
 	bool cut = (flags & IDL_DESCRIBE_BRIEF) && n > FMT_BRIEF_BYTES;
 
 	if (flags & IDL_DESCRIBE_JSON)
-		idl__sb_puts(sb, "\"");
+		strbuf_puts(sb, "\"");
 	else if (!bare)
-		idl__sb_puts(sb, "0x");
+		strbuf_puts(sb, "0x");
 	for (size_t i = 0; i < (cut ? FMT_BRIEF_BYTES : n); i++)
-		idl__sb_printf(sb, "%02x", p[i]);
+		strbuf_printf(sb, "%02x", p[i]);
 	if (cut && !(flags & IDL_DESCRIBE_JSON))
-		idl__sb_puts(sb, "...");
+		strbuf_puts(sb, "...");
 	if (flags & IDL_DESCRIBE_JSON)
-		idl__sb_puts(sb, "\"");
+		strbuf_puts(sb, "\"");
 }
 
 /* A real in the shortest form that reads back as the same value. */
 static void
-fmt_real(struct idl__sb *sb, double d, bool single, bool json)
+fmt_real(struct strbuf *sb, double d, bool single, bool json)
 {
 	char buf[48];
 
 	if (!isfinite(d)) {
 		const char *w = isnan(d) ? "nan" : d > 0 ? "inf" : "-inf";
 
-		idl__sb_printf(sb, json ? "\"%s\"" : "%s", w);
+		strbuf_printf(sb, json ? "\"%s\"" : "%s", w);
 		return;
 	}
 	for (int prec = single ? 6 : 15; prec <= 17; prec++) {
@@ -192,12 +111,12 @@ fmt_real(struct idl__sb *sb, double d, bool single, bool json)
 	/* JSON and readers alike see a real: 2 prints as 2.0. */
 	if (strpbrk(buf, ".eE") == NULL)
 		snprintf(buf + strlen(buf), sizeof buf - strlen(buf), ".0");
-	idl__sb_puts(sb, buf);
+	strbuf_puts(sb, buf);
 }
 
 /* One element that is a number, a boolean or a character. */
 static void
-fmt_elem(struct idl__sb *sb, const struct idl_arg_desc *a, const unsigned char *p, unsigned flags)
+fmt_elem(struct strbuf *sb, const struct idl_arg_desc *a, const unsigned char *p, unsigned flags)
 {
 	bool sgn = a->flags & IDL_ARGF_SIGNED;
 	bool json = flags & IDL_DESCRIBE_JSON;
@@ -218,39 +137,39 @@ fmt_elem(struct idl__sb *sb, const struct idl_arg_desc *a, const unsigned char *
 	switch (a->wire_type) {
 	case IDL_WT_INT8:
 		if (sgn)
-			idl__sb_printf(sb, "%d", v.i8);
+			strbuf_printf(sb, "%d", v.i8);
 		else
-			idl__sb_printf(sb, "%u", v.u8);
+			strbuf_printf(sb, "%u", v.u8);
 		return;
 	case IDL_WT_INT16:
 		if (sgn)
-			idl__sb_printf(sb, "%d", v.i16);
+			strbuf_printf(sb, "%d", v.i16);
 		else
-			idl__sb_printf(sb, "%u", v.u16);
+			strbuf_printf(sb, "%u", v.u16);
 		return;
 	case IDL_WT_INT32:
 		if (sgn)
-			idl__sb_printf(sb, "%" PRId32, v.i32);
+			strbuf_printf(sb, "%" PRId32, v.i32);
 		else
-			idl__sb_printf(sb, "%" PRIu32, v.u32);
+			strbuf_printf(sb, "%" PRIu32, v.u32);
 		return;
 	case IDL_WT_INT64:
 		if (sgn)
-			idl__sb_printf(sb, "%" PRId64, v.i64);
+			strbuf_printf(sb, "%" PRId64, v.i64);
 		else
-			idl__sb_printf(sb, "%" PRIu64, v.u64);
+			strbuf_printf(sb, "%" PRIu64, v.u64);
 		return;
 	case IDL_WT_BOOLEAN:
 		if (v.i32 == 0 || v.i32 == 1)
-			idl__sb_puts(sb, v.i32 ? "true" : "false");
+			strbuf_puts(sb, v.i32 ? "true" : "false");
 		else
-			idl__sb_printf(sb, "%" PRId32, v.i32);
+			strbuf_printf(sb, "%" PRId32, v.i32);
 		return;
 	case IDL_WT_CHAR:
 		fmt_string(sb, p, 1, flags);
 		return;
 	case IDL_WT_BYTE:
-		idl__sb_printf(sb, "%u", v.u8);
+		strbuf_printf(sb, "%u", v.u8);
 		return;
 	case IDL_WT_REAL32:
 		fmt_real(sb, v.f, true, json);
@@ -266,7 +185,7 @@ fmt_elem(struct idl__sb *sb, const struct idl_arg_desc *a, const unsigned char *
 
 /* One argument's value, `count` elements at p (checked by idl_msg_check()). */
 static void
-fmt_value(struct idl__sb *sb, const struct idl_arg_desc *a, const unsigned char *p, uint32_t count,
+fmt_value(struct strbuf *sb, const struct idl_arg_desc *a, const unsigned char *p, uint32_t count,
 	  unsigned flags)
 {
 	size_t n;
@@ -293,48 +212,48 @@ fmt_value(struct idl__sb *sb, const struct idl_arg_desc *a, const unsigned char 
 		fmt_hex(sb, p, (size_t)count * a->elem_size, flags, false);
 		return;
 	}
-	idl__sb_puts(sb, "[");
+	strbuf_puts(sb, "[");
 	for (uint32_t i = 0; i < count; i++) {
 		if ((flags & IDL_DESCRIBE_BRIEF) && i == FMT_BRIEF_ELEMS) {
-			idl__sb_puts(sb, (flags & IDL_DESCRIBE_JSON) ? "" : ",...");
+			strbuf_puts(sb, (flags & IDL_DESCRIBE_JSON) ? "" : ",...");
 			break;
 		}
 		if (i > 0)
-			idl__sb_puts(sb, (flags & IDL_DESCRIBE_JSON) ? ", " : ",");
+			strbuf_puts(sb, (flags & IDL_DESCRIBE_JSON) ? ", " : ",");
 		fmt_elem(sb, a, p + (size_t)i * a->elem_size, flags);
 	}
-	idl__sb_puts(sb, "]");
+	strbuf_puts(sb, "]");
 }
 
 /* One port: its address, or only that it is one (brief: it may be closed by now). */
 static void
-fmt_port(struct idl__sb *sb, uint64_t addr, unsigned flags)
+fmt_port(struct strbuf *sb, uint64_t addr, unsigned flags)
 {
 	idl_port_t port = (idl_port_t)(uintptr_t)addr;
 	const char *where;
 	bool json = flags & IDL_DESCRIBE_JSON;
 
 	if (json)
-		idl__sb_puts(sb, "\"");
+		strbuf_puts(sb, "\"");
 	if (port == IDL_PORT_NULL)
-		idl__sb_puts(sb, "<port null>");
+		strbuf_puts(sb, "<port null>");
 	else if (flags & IDL_DESCRIBE_BRIEF)
-		idl__sb_puts(sb, "<port>");
+		strbuf_puts(sb, "<port>");
 	else if ((where = idl_port_address(port)) != NULL) {
-		idl__sb_puts(sb, "<port ");
+		strbuf_puts(sb, "<port ");
 		for (const char *c = where; *c != '\0'; c++)
 			fmt_char(sb, (unsigned char)*c, json);
-		idl__sb_puts(sb, ">");
+		strbuf_puts(sb, ">");
 	} else
-		idl__sb_puts(sb, "<port>");
+		strbuf_puts(sb, "<port>");
 	if (json)
-		idl__sb_puts(sb, "\"");
+		strbuf_puts(sb, "\"");
 }
 
 /* A descriptor argument: data as its elements would be shown inline (bytes, chars and
  * records as hex), a port, or a list of ports. */
 static void
-fmt_desc(struct idl__sb *sb, const struct idl_arg_desc *a, const unsigned char *p, uint32_t count,
+fmt_desc(struct strbuf *sb, const struct idl_arg_desc *a, const unsigned char *p, uint32_t count,
 	 unsigned flags)
 {
 	bool brief = flags & IDL_DESCRIBE_BRIEF, json = flags & IDL_DESCRIBE_JSON;
@@ -348,42 +267,42 @@ fmt_desc(struct idl__sb *sb, const struct idl_arg_desc *a, const unsigned char *
 		return;
 	}
 	if (brief && ((d.flags & IDL_DESCF_DEALLOC) || (data == NULL && count > 0))) {
-		idl__sb_printf(sb, json ? "\"<%s %" PRIu32 " %s>\"" : "<%s %" PRIu32 " %s>",
-			       idl__dyn_is_ports(a) ? "ports" : "ool", d.size,
-			       idl__dyn_is_ports(a) ? "ports" : "bytes");
+		strbuf_printf(sb, json ? "\"<%s %" PRIu32 " %s>\"" : "<%s %" PRIu32 " %s>",
+			      idl__dyn_is_ports(a) ? "ports" : "ool", d.size,
+			      idl__dyn_is_ports(a) ? "ports" : "bytes");
 		return;
 	}
 	if (idl__dyn_is_ports(a)) {
-		idl__sb_puts(sb, "[");
+		strbuf_puts(sb, "[");
 		for (uint32_t i = 0; i < count; i++) {
 			idl_port_t port;
 
 			if (brief && i == FMT_BRIEF_ELEMS) {
-				idl__sb_puts(sb, json ? "" : ",...");
+				strbuf_puts(sb, json ? "" : ",...");
 				break;
 			}
 			memcpy(&port, data + (size_t)i * sizeof port, sizeof port);
 			if (i > 0)
-				idl__sb_puts(sb, json ? ", " : ",");
+				strbuf_puts(sb, json ? ", " : ",");
 			fmt_port(sb, (uint64_t)(uintptr_t)port, flags);
 		}
-		idl__sb_puts(sb, "]");
+		strbuf_puts(sb, "]");
 		return;
 	}
 	if (brief && !json)
-		idl__sb_printf(sb, "<ool %" PRIu32 " bytes: ", d.size);
+		strbuf_printf(sb, "<ool %" PRIu32 " bytes: ", d.size);
 	if (a->wire_type == IDL_WT_CHAR || a->wire_type == IDL_WT_BYTE ||
 	    a->wire_type == IDL_WT_STRUCT || a->elem_size == 0)
 		fmt_hex(sb, data, d.size, flags, brief);
 	else
 		fmt_value(sb, a, data, count, flags);
 	if (brief && !json)
-		idl__sb_puts(sb, ">");
+		strbuf_puts(sb, ">");
 }
 
 void
-idl__dyn_describe(struct idl__sb *sb, const struct idl_routine_desc *rt,
-		  const idl_msg_header_t *msg, size_t len, unsigned flags)
+idl__dyn_describe(struct strbuf *sb, const struct idl_routine_desc *rt, const idl_msg_header_t *msg,
+		  size_t len, unsigned flags)
 {
 	struct idl_arg_span spans[UINT8_MAX + 1]; /* nargs is a uint8_t */
 	int reply = (flags & IDL_DESCRIBE_REPLY) ? 1 : 0;
@@ -394,9 +313,9 @@ idl__dyn_describe(struct idl__sb *sb, const struct idl_routine_desc *rt,
 		bool nd = rt != NULL && msg != NULL && err == IDL_ENOTSUP;
 
 		if (flags & IDL_DESCRIBE_JSON)
-			idl__sb_puts(sb, nd ? "\"<not decoded>\": true" : "\"<malformed>\": true");
+			strbuf_puts(sb, nd ? "\"<not decoded>\": true" : "\"<malformed>\": true");
 		else
-			idl__sb_puts(sb, nd ? "<not decoded>" : "<malformed>");
+			strbuf_puts(sb, nd ? "<not decoded>" : "<malformed>");
 		return;
 	}
 	for (unsigned i = 0; i < rt->nargs; i++) {
@@ -405,11 +324,11 @@ idl__dyn_describe(struct idl__sb *sb, const struct idl_routine_desc *rt,
 		if (!idl__dyn_travels(a, reply))
 			continue;
 		if (flags & IDL_DESCRIBE_JSON)
-			idl__sb_printf(sb, "%s\"%s\": ", first ? "" : ", ", a->name);
+			strbuf_printf(sb, "%s\"%s\": ", first ? "" : ", ", a->name);
 		else if (flags & IDL_DESCRIBE_LINES)
-			idl__sb_printf(sb, "%s = ", a->name);
+			strbuf_printf(sb, "%s = ", a->name);
 		else
-			idl__sb_printf(sb, "%s%s=", first ? "" : " ", a->name);
+			strbuf_printf(sb, "%s%s=", first ? "" : " ", a->name);
 		if (idl__dyn_is_desc(a))
 			fmt_desc(sb, a, (const unsigned char *)msg + spans[i].off, spans[i].count,
 				 flags);
@@ -417,7 +336,7 @@ idl__dyn_describe(struct idl__sb *sb, const struct idl_routine_desc *rt,
 			fmt_value(sb, a, (const unsigned char *)msg + spans[i].off, spans[i].count,
 				  flags);
 		if ((flags & IDL_DESCRIBE_LINES) && !(flags & IDL_DESCRIBE_JSON))
-			idl__sb_puts(sb, "\n");
+			strbuf_puts(sb, "\n");
 		first = false;
 	}
 }
@@ -426,8 +345,8 @@ char *
 idl_msg_describe(const struct idl_routine_desc *rt, const idl_msg_header_t *msg, size_t len,
 		 unsigned flags)
 {
-	struct idl__sb sb = { 0 };
+	struct strbuf sb = STRBUF_INIT;
 
 	idl__dyn_describe(&sb, rt, msg, len, flags);
-	return idl__sb_take(&sb);
+	return strbuf_detach(&sb);
 }

@@ -37,8 +37,9 @@ runtime_libidlrt_la_SOURCES += \
 	runtime/server_request.c \
 	runtime/server_message.c \
 	runtime/server_peers.c
-# The signature hash's one implementation, shared with the compiler (wire/).
-runtime_libidlrt_la_SOURCES += wire/sighash.c
+# The signature hash's one implementation, shared with the compiler (wire/), and the string
+# builder (base/).
+runtime_libidlrt_la_SOURCES += wire/sighash.c $(base_sources)
 # The descriptor interpreter (checks, packing, printing), the libffi-driven server and
 # tracing live in libidlrt too, so that every program can be traced and any server can
 # serve without stubs.

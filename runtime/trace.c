@@ -210,65 +210,65 @@ trace_kind(uint8_t kind)
 char *
 idl_trace_format(const struct idl_trace_event *ev)
 {
-	struct idl__sb sb = { 0 };
+	struct strbuf sb = STRBUF_INIT;
 	idl_msg_header_t h;
 	int64_t t = ev->time_ns - trace_t0;
 
 	memset(&h, 0, sizeof h);
 	if (ev->msg != NULL)
 		memcpy(&h, ev->msg, ev->len < sizeof h ? ev->len : sizeof h);
-	idl__sb_printf(&sb, "idl-trace +%" PRId64 ".%06" PRId64 " %s %s %s ", t / 1000000000,
-		       (t % 1000000000) / 1000, ev->side == IDL_TRACE_SERVER ? "server" : "client",
-		       ev->dir == IDL_TRACE_SEND ? "send" : "recv",
-		       ev->address != NULL ? ev->address : "-");
+	strbuf_printf(&sb, "idl-trace +%" PRId64 ".%06" PRId64 " %s %s %s ", t / 1000000000,
+		      (t % 1000000000) / 1000, ev->side == IDL_TRACE_SERVER ? "server" : "client",
+		      ev->dir == IDL_TRACE_SEND ? "send" : "recv",
+		      ev->address != NULL ? ev->address : "-");
 	if (ev->msg == NULL || ev->len < IDL_MSG_HEADER_SIZE || h.magic != IDL_MSG_MAGIC) {
-		idl__sb_printf(&sb, "malformed (%zu bytes)", ev->len);
-		return idl__sb_take(&sb);
+		strbuf_printf(&sb, "malformed (%zu bytes)", ev->len);
+		return strbuf_detach(&sb);
 	}
 	if (h.order != IDL_ORDER_NATIVE) {
-		idl__sb_printf(&sb, "%zu bytes in the other byte order", ev->len);
-		return idl__sb_take(&sb);
+		strbuf_printf(&sb, "%zu bytes in the other byte order", ev->len);
+		return strbuf_detach(&sb);
 	}
-	idl__sb_printf(&sb, "%s ", trace_kind(h.kind));
+	strbuf_printf(&sb, "%s ", trace_kind(h.kind));
 	if (ev->ss != NULL && ev->rt != NULL)
-		idl__sb_printf(&sb, "%s.%s", ev->ss->name, ev->rt->name);
+		strbuf_printf(&sb, "%s.%s", ev->ss->name, ev->rt->name);
 	else if (ev->ss != NULL)
-		idl__sb_printf(&sb, "%s", ev->ss->name);
+		strbuf_printf(&sb, "%s", ev->ss->name);
 	else
-		idl__sb_printf(&sb, "id=%" PRId32, h.id);
+		strbuf_printf(&sb, "id=%" PRId32, h.id);
 	/* The header's fields start with '#', which no argument's name can: an argument
 	 * called seq or size stays apart from them. */
-	idl__sb_printf(&sb, " #seq=%" PRIu32 " #size=%" PRIu32, h.seqno, h.size);
+	strbuf_printf(&sb, " #seq=%" PRIu32 " #size=%" PRIu32, h.seqno, h.size);
 	if (trace_is_answer(h.kind)) {
 		if (h.retcode == 0)
-			idl__sb_puts(&sb, " KERN_SUCCESS");
+			strbuf_puts(&sb, " KERN_SUCCESS");
 		else if (h.retcode > 0)
-			idl__sb_printf(&sb, " #retcode=%" PRId32, h.retcode);
+			strbuf_printf(&sb, " #retcode=%" PRId32, h.retcode);
 		else
-			idl__sb_printf(&sb, " %s", idl_errname(h.retcode));
+			strbuf_printf(&sb, " %s", idl_errname(h.retcode));
 	}
 	if (ev->rt != NULL && h.size == ev->len &&
 	    (h.kind == IDL_KIND_REQUEST || h.kind == IDL_KIND_ONEWAY ||
 	     (h.kind == IDL_KIND_REPLY && h.retcode == 0))) {
 		size_t before = sb.len;
 
-		idl__sb_puts(&sb, " ");
+		strbuf_puts(&sb, " ");
 		idl__dyn_describe(&sb, ev->rt, ev->msg, ev->len,
 				  IDL_DESCRIBE_BRIEF |
 					  (h.kind == IDL_KIND_REPLY ? IDL_DESCRIBE_REPLY : 0));
-		if (!sb.oom && sb.len == before + 1)
-			sb.s[--sb.len] = '\0'; /* no arguments: no trailing space */
+		if (!sb.failed && sb.len == before + 1)
+			sb.data[--sb.len] = '\0'; /* no arguments: no trailing space */
 	} else if (h.kind == IDL_KIND_HELLO || h.kind == IDL_KIND_HELLO_REPLY) {
 		uint32_t n = 0;
 
 		if (ev->len >= 32)
 			memcpy(&n, (const char *)ev->msg + 28, sizeof n);
-		idl__sb_printf(&sb, " #routines=%" PRIu32, n);
+		strbuf_printf(&sb, " #routines=%" PRIu32, n);
 	}
 	if (ev->elapsed_ns >= 0)
-		idl__sb_printf(&sb, " (%" PRId64 ".%01" PRId64 "us)", ev->elapsed_ns / 1000,
-			       (ev->elapsed_ns % 1000) / 100);
-	return idl__sb_take(&sb);
+		strbuf_printf(&sb, " (%" PRId64 ".%01" PRId64 "us)", ev->elapsed_ns / 1000,
+			      (ev->elapsed_ns % 1000) / 100);
+	return strbuf_detach(&sb);
 }
 
 /* Completes an event and hands it to the hook and the printer. */

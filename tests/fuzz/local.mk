@@ -40,13 +40,13 @@ if HAVE_LIBFUZZER
 FUZZ_CFLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer
 FUZZ_RT_CFLAGS = $(FUZZ_CFLAGS) -pthread -I$(top_builddir) -I$(top_srcdir)/include \
-	-I$(top_srcdir)/runtime -I$(top_srcdir)/transports -I$(top_srcdir)/tests/fuzz \
+	-I$(top_srcdir)/base -I$(top_srcdir)/runtime -I$(top_srcdir)/transports -I$(top_srcdir)/tests/fuzz \
 	-I$(top_builddir)/tests/fuzz -I$(top_srcdir)/tests/harden
 
 tests/fuzz/fuzz_defs$(EXEEXT): $(idlc_fuzz_sources) idlc/parser.h
 	@$(MKDIR_P) tests/fuzz
 	$(AM_V_CCLD)$(CLANG) $(FUZZ_CFLAGS) -I$(top_builddir) -I$(top_srcdir)/include \
-		-I$(top_srcdir)/idlc -I$(top_builddir)/idlc -o $@ $(filter %.c,$^)
+		-I$(top_srcdir)/base -I$(top_srcdir)/idlc -I$(top_builddir)/idlc -o $@ $(filter %.c,$^)
 
 tests/fuzz/fuzz_demux$(EXEEXT): $(runtime_libidlrt_la_SOURCES) tests/fuzz/fuzz_demux.c \
 		tests/fuzz/fuzz_demux_wire.c tests/harden/every_impl.c tests/fuzz/everyServer.c

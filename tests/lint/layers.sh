@@ -1,7 +1,7 @@
 #!/bin/sh
 # tests/lint/layers.sh - which part of the tree may include which (docs/architecture.md,
 # "Which part may include which"): the compiler never includes a header of the runtime, a
-# transport or a tool; wire/ includes only public headers; the runtime no transport's or
+# transport or a tool; wire/ and base/ include only public headers and their own; the runtime no transport's or
 # tool's header; idlcall of the compiler only its library's public header idlc.h; idlbench
 # of the compiler idlc.h (and emit.h in idlbench_gen.c alone), of idlcall its library's
 # idlcall.h, and none of the runtime's or transports' headers; the examples (examples/bench,
@@ -47,6 +47,7 @@ check() {
 
 check idlc "" "$h_runtime" "$h_transports" "$h_tools"
 check wire "" "$h_idlc" "$h_runtime" "$h_transports" "$h_tools"
+check base "" "$h_idlc" "$h_runtime" "$h_transports" "$h_tools"
 check runtime "" "$h_idlc" "$h_transports" "$h_tools"
 # The examples are what a user writes: public headers and their own generated stubs only
 # (whose names, bench.h, another part's generated headers may share).

@@ -6,6 +6,7 @@ TESTS += tests/unit/unit
 tests_unit_unit_SOURCES = \
 	tests/unit/main.c \
 	tests/unit/suites.h \
+	tests/unit/test_base_strbuf.c \
 	tests/unit/test_idlc_front.c \
 	tests/unit/test_idlc_names.c \
 	tests/unit/test_idlc_middle.c \

@@ -5,6 +5,7 @@
  * the declarations and the table it registers. Adding a suite is one line here and one
  * source in tests/unit/local.mk. The suites run in this order.
  */
+IDL_SUITE(base_strbuf)
 IDL_SUITE(idlc_front)
 IDL_SUITE(idlc_names)
 IDL_SUITE(idlc_middle)

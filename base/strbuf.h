@@ -1,13 +1,17 @@
 /*
- * strbuf.h - the compiler's one string builder.
+ * strbuf.h - the one string builder of the compiler, the runtime and the tools.
  *
  * A strbuf owns a heap buffer that is always NUL-terminated. Appending never fails for the
  * caller: on allocation failure the buffer enters a sticky failed state (sb->failed), further
- * appends are ignored, and the owner checks it once at the end. This keeps the emitters free
- * of error plumbing on every line while still never writing a truncated file silently.
+ * appends are ignored, and the owner checks it once at the end. This keeps the emitters and
+ * the message printer free of error plumbing on every line while still never writing a
+ * truncated file, or returning a truncated description, silently.
+ *
+ * It lives in base/, which belongs to no part: libidlc and libidlrt each compile it into
+ * themselves (libidlrt exports only idl_ names, so its copy stays inside the library).
  */
-#ifndef IDLC_STRBUF_H
-#define IDLC_STRBUF_H
+#ifndef IDL_BASE_STRBUF_H
+#define IDL_BASE_STRBUF_H
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -39,4 +43,4 @@ const char *strbuf_str(const struct strbuf *sb);
 /* Hands the buffer to the caller (free() it) and resets sb; NULL if the buffer failed. */
 char *strbuf_detach(struct strbuf *sb);
 
-#endif /* IDLC_STRBUF_H */
+#endif /* IDL_BASE_STRBUF_H */

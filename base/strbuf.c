@@ -1,4 +1,4 @@
-/* strbuf.c - the compiler's one string builder (see strbuf.h). */
+/* strbuf.c - the one string builder (see strbuf.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,22 +82,33 @@ strbuf_putc(struct strbuf *sb, char c)
 	strbuf_append(sb, &c, 1);
 }
 
+/* Formats into the room the buffer already has, and only when the text does not fit there
+ * grows it and formats again: a number or a name, what the emitters and the message printer
+ * append most, costs one vsnprintf. */
 void
 strbuf_vprintf(struct strbuf *sb, const char *fmt, va_list ap)
 {
+	size_t room = sb->data != NULL && !sb->failed ? sb->cap - sb->len : 0;
 	va_list ap2;
 	int n;
 
+	if (sb->failed)
+		return;
 	va_copy(ap2, ap);
-	n = vsnprintf(NULL, 0, fmt, ap2);
+	n = vsnprintf(room != 0 ? sb->data + sb->len : NULL, room, fmt, ap2);
 	va_end(ap2);
 	if (n < 0) {
 		sb->failed = true;
 		return;
 	}
-	if (!strbuf_grow(sb, (size_t)n))
-		return;
-	vsnprintf(sb->data + sb->len, (size_t)n + 1, fmt, ap);
+	if ((size_t)n >= room) {
+		if (!strbuf_grow(sb, (size_t)n)) {
+			if (room != 0)
+				sb->data[sb->len] = '\0'; /* what did not fit is not kept */
+			return;
+		}
+		vsnprintf(sb->data + sb->len, (size_t)n + 1, fmt, ap);
+	}
 	sb->len += (size_t)n;
 }
 
