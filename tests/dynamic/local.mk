@@ -35,7 +35,9 @@ dyn_test_cppflags = $(AM_CPPFLAGS) -I$(top_srcdir)/idlc -I$(top_builddir)/idlc \
 check_PROGRAMS += tests/dynamic/xdemux
 TESTS += tests/dynamic/xdemux
 tests_dynamic_xdemux_SOURCES = \
+	tests/dynamic/xdemux.h \
 	tests/dynamic/xdemux.c \
+	tests/dynamic/xdemux_odd.c \
 	tests/dynamic/xdemux_impl.c \
 	tests/dynamic/xool_impl.c \
 	tools/idlcall/idlcall_desc.c \
