@@ -160,6 +160,7 @@ struct srv_src {
 	int64_t armed_at; /* when it was last armed: a source back soon after is busy */
 	unsigned quick; /* consecutive returns soon after being armed */
 	int more; /* a batch ended with messages perhaps left in the transport's read-ahead */
+	int batched; /* replies wait in the serving thread's batch (server_event.c) */
 	/* Under send_lock: replies waiting for the descriptor to be writable. */
 	struct srv_out *outq, *outq_tail;
 };

@@ -48,11 +48,24 @@ idl__srv_ev_poolable(const struct srv_ep *ep)
 	       IDL__TR_OP(ep->tr, conn_sendv_nb) != NULL;
 }
 
-/* The thread's receive and reply buffers, made on its first message. */
+/* Replies to frames a stream read ahead wait in the serving thread's batch and go out in
+ * one send with the reply to the last of them: a pipelining client's requests then cost the
+ * server one receive and one send per batch, not per call (the kernel wakes the client once
+ * per send, and on one CPU each wake-up makes the pipeline a ping-pong). Up to SRV_BATCH
+ * replies, of SRV_BATCH_BYTES in all; a larger reply, or one with descriptors, is sent as
+ * it comes, after the batch. */
+#define SRV_BATCH_BYTES 16384
+
+/* The thread's receive and reply buffers, made on its first message, and its batch of
+ * replies, which is empty whenever the thread does not hold a source. */
 struct srv_bufs {
 	void *rbuf;
 	void *sbuf;
 	size_t rcap, scap;
+	unsigned char *batch;
+	struct idl_xmsg bm[SRV_BATCH];
+	unsigned bn;
+	size_t bused;
 };
 static _Thread_local struct srv_bufs srv_tbufs;
 
@@ -69,11 +82,15 @@ srv_bufs_get(struct idl_server *srv)
 	b->sbuf = idl__zalloc(srv->scap);
 	b->rcap = srv->rcap;
 	b->scap = srv->scap;
-	if (b->rbuf != NULL && b->sbuf != NULL)
+	if (b->batch == NULL)
+		b->batch = malloc(SRV_BATCH_BYTES);
+	if (b->rbuf != NULL && b->sbuf != NULL && b->batch != NULL)
 		return 0;
 	free(b->rbuf);
 	free(b->sbuf);
+	free(b->batch);
 	b->rbuf = b->sbuf = NULL;
+	b->batch = NULL;
 	return IDL_ENOMEM;
 }
 
@@ -82,6 +99,7 @@ idl__srv_bufs_free(void)
 {
 	free(srv_tbufs.rbuf);
 	free(srv_tbufs.sbuf);
+	free(srv_tbufs.batch);
 	memset(&srv_tbufs, 0, sizeof srv_tbufs);
 }
 
@@ -360,9 +378,10 @@ idl__srv_ev_send(struct srv_src *src, const struct idl_xmsg *x)
 }
 
 /* A busy source's dedicated wait: the next message within SRV_LINGER_MS. 0 and a message,
- * IDL_EAGAIN when it stayed quiet, or the receive's error. */
+ * IDL_EAGAIN when it stayed quiet, or the receive's error. `ev`: what a stream's transport
+ * said it holds after the last message (srv_tr_events()); `fd`, its descriptor. */
 static int
-srv_linger_recv(struct srv_src *src, struct idl_xmsg *m)
+srv_linger_recv(struct srv_src *src, struct idl_xmsg *m, unsigned ev, int fd)
 {
 	const struct idl_transport *tr = src->ep->tr;
 	int err;
@@ -375,13 +394,14 @@ srv_linger_recv(struct srv_src *src, struct idl_xmsg *m)
 	 * readability, then take what came; a whole frame read ahead is taken at once. While
 	 * the stream holds the rest of a reply the kernel did not take, nothing more is read:
 	 * the source goes back to the set to wait for writability. */
-	unsigned ev = 0;
-	struct pollfd p = { .fd = IDL__TR_OP(tr, conn_fd)(src->conn, &ev), .events = POLLIN };
-
 	if (ev & IDL_TR_EV_OUT)
 		return IDL_EAGAIN;
-	if (!(ev & IDL_TR_EV_MORE) && idl__sys_poll(&p, 1, SRV_LINGER_MS) <= 0)
-		return IDL_EAGAIN;
+	if (!(ev & IDL_TR_EV_MORE)) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+
+		if (idl__sys_poll(&p, 1, SRV_LINGER_MS) <= 0)
+			return IDL_EAGAIN;
+	}
 	return IDL__TR_OP(tr, conn_recv_nb)(src->conn, m);
 }
 
@@ -421,16 +441,95 @@ srv_kept(struct srv_src *src)
 	return (srv_tr_events(src) & IDL_TR_EV_OUT) != 0;
 }
 
-/* Serves one message received on src: 0 to go on, 1 when a reply waits in the queue (the
- * source must wait for writability), or an error that ends the source. */
+/* Adds a copy of reply x to the thread's batch: 1, or 0 when it does not fit. */
 static int
-srv_serve_msg(struct srv_src *src, struct idl_xmsg *m, int err, void *sbuf)
+srv_batch_add(struct srv_src *src, const struct idl_xmsg *x)
+{
+	struct srv_bufs *b = &srv_tbufs;
+	size_t at = (b->bused + IDL_MSG_ALIGN - 1) & ~(size_t)(IDL_MSG_ALIGN - 1);
+
+	if (b->bn == SRV_BATCH || x->len > SRV_BATCH_BYTES - at || idl__desc_msg(x->data, x->len))
+		return 0;
+	memcpy(b->batch + at, x->data, x->len);
+	b->bm[b->bn++] = (struct idl_xmsg){ .data = b->batch + at, .len = x->len };
+	b->bused = at + x->len;
+	src->batched = 1;
+	return 1;
+}
+
+/* Sends the thread's batch of replies in one send, queueing what the transport does not take
+ * now: 0, 1 when replies wait in the queue (the source must wait for writability), or an
+ * error. Nothing else may be sent on src meanwhile: send_lock held, or no deferred reply
+ * out. */
+static int
+srv_batch_flush(struct srv_src *src)
+{
+	struct srv_bufs *b = &srv_tbufs;
+	int n = 0, r = 0;
+
+	if (b->bn == 0)
+		return 0;
+	if (src->outq == NULL)
+		n = IDL__TR_OP(src->ep->tr, conn_sendv_nb)(src->conn, b->bm, b->bn);
+	if (n < 0)
+		r = n;
+	for (unsigned i = n < 0 ? b->bn : (unsigned)n; i < b->bn && r == 0; i++)
+		r = srv_queue(src, &b->bm[i]) == 0 ? 1 : IDL_ENOMEM;
+	if (r == 0 && n >= 0 && (unsigned)n < b->bn)
+		r = 1;
+	b->bn = 0;
+	b->bused = 0;
+	src->batched = 0;
+	return r;
+}
+
+/* Sends reply x (NULL: the message had none) after what the batch holds, or adds it to the
+ * batch while the stream has more frames read ahead (`more`): 0, 1 when a reply waits in
+ * the queue, or an error. The usual case, a reply alone, is srv_serve_msg()'s. */
+static int
+srv_reply(struct srv_src *src, const struct idl_xmsg *x, int more)
+{
+	int r = 0, r2;
+
+	if (atomic_load_explicit(&src->deferred, memory_order_acquire) != 0) {
+		pthread_mutex_lock(&src->send_lock);
+		r = srv_batch_flush(src);
+		r2 = r >= 0 && x != NULL ? srv_send_locked(src, x) : 0;
+		pthread_mutex_unlock(&src->send_lock);
+		return r < 0 || r2 < 0 ? (r < 0 ? r : r2) : r | r2;
+	}
+	if (x != NULL && src->outq == NULL && srv_batch_add(src, x)) {
+		if (more)
+			return 0;
+		x = NULL; /* the last reply goes with the batch */
+	}
+	if (more && x == NULL)
+		return 0;
+	if ((r = srv_batch_flush(src)) < 0 || x == NULL)
+		return r;
+	r2 = srv_send_locked(src, x);
+	return r2 < 0 ? r2 : r | r2;
+}
+
+/* Serves one message received on src: 0 to go on, 1 when a reply waits in the queue (the
+ * source must wait for writability), or an error that ends the source. `whole`: the
+ * transport's messages come whole (no read-ahead); *tev is what a stream's transport holds
+ * after it (srv_tr_events(): a whole frame read ahead, the rest of a reply). In line in the
+ * two receive loops: a call would cost more than its work. */
+static inline __attribute__((always_inline)) int
+srv_serve_msg(struct srv_src *src, struct idl_xmsg *m, int err, void *sbuf, int whole,
+	      unsigned *tev)
 {
 	uint32_t n;
+	int more;
 
 	if (__builtin_expect(err != 0, 0)) {
 		/* A stream transport has closed the connection when a message did not fit. */
 		if (err != IDL_EMSGSIZE || (src->ep->tr->flags & IDL_TRF_STREAM)) {
+			/* The replies to the frames before it still go. */
+			pthread_mutex_lock(&src->send_lock);
+			srv_batch_flush(src);
+			pthread_mutex_unlock(&src->send_lock);
 			idl__srv_conn_log(src, err, m->len, 1);
 			return err;
 		}
@@ -440,34 +539,49 @@ srv_serve_msg(struct srv_src *src, struct idl_xmsg *m, int err, void *sbuf)
 			   m->len);
 	}
 	n = idl__srv_serve_one(src, &src->hello, m->data, m->len, err, sbuf, NULL, NULL);
+	*tev = whole ? 0 : srv_tr_events(src);
+	more = (*tev & (IDL_TR_EV_MORE | IDL_TR_EV_OUT)) == IDL_TR_EV_MORE;
 	if (n != 0) {
 		struct idl_xmsg x = { .data = sbuf, .len = n };
-		int r;
 
 		IDL__TRACE(IDL_TRACE_SERVER, IDL_TRACE_SEND, src->ep->head.address, x.data, n);
 		/* While no deferred reply is out - a handle is made only by this thread, in a
 		 * routine, and counted before it can be sent - nobody else sends on the source
 		 * (a goodbye goes only to an armed one): no lock. */
-		if (atomic_load_explicit(&src->deferred, memory_order_acquire) == 0) {
+		if (!more && !src->batched &&
+		    atomic_load_explicit(&src->deferred, memory_order_acquire) == 0) {
 			if (src->outq == NULL &&
 			    IDL__TR_OP(src->ep->tr, conn_sendv_nb)(src->conn, &x, 1) == 1)
 				return idl__desc_msg(x.data, x.len) ? srv_kept(src) : 0;
 			return srv_send_locked(src, &x);
 		}
-		pthread_mutex_lock(&src->send_lock);
-		r = srv_send_locked(src, &x);
-		pthread_mutex_unlock(&src->send_lock);
-		return r;
+		return srv_reply(src, &x, more);
 	}
-	return 0;
+	return src->batched ? srv_reply(src, NULL, more) : 0;
 }
 
-/* Whether src's transport holds a whole message read ahead, and no rest of a reply that
- * waits for writability (then nothing more is read until it is out). */
+/* Sends what the thread's batch still holds before the thread lets src go or waits on it
+ * (a run of frames read ahead was cut short by the bound or a stop): 0, with *r set to 1
+ * when replies wait in the queue and *tev to what the transport holds now; or 1 when the
+ * source ended. */
 static int
-srv_read_ahead(struct srv_src *src)
+srv_serve_batch_out(struct idl_server *srv, struct srv_src *src, int *r, unsigned *tev)
 {
-	return (srv_tr_events(src) & (IDL_TR_EV_MORE | IDL_TR_EV_OUT)) == IDL_TR_EV_MORE;
+	int f = 0;
+
+	if (src->batched) {
+		pthread_mutex_lock(&src->send_lock);
+		f = srv_batch_flush(src);
+		pthread_mutex_unlock(&src->send_lock);
+		*tev = srv_tr_events(src);
+	}
+	if (f < 0) {
+		idl__srv_end(srv, src);
+		return 1;
+	}
+	if (f == 1)
+		*r = 1;
+	return 0;
 }
 
 /* Serves a source the calling thread has taken (BUSY), then arms or ends it. `max` bounds
@@ -478,6 +592,7 @@ srv_serve(struct idl_server *srv, struct srv_src *src, uint32_t events, int dedi
 	int (*recv_nb)(void *, struct idl_xmsg *) = IDL__TR_OP(src->ep->tr, conn_recv_nb);
 	int whole = (src->ep->tr->flags & IDL_TRF_WHOLE) != 0;
 	int64_t now = idl_now_ns();
+	unsigned tev = 0;
 	int got = 0, r = 0, i;
 
 	if (now - src->armed_at < SRV_QUICK_NS)
@@ -511,29 +626,33 @@ srv_serve(struct idl_server *srv, struct srv_src *src, uint32_t events, int dedi
 		if (err == IDL_EAGAIN)
 			break;
 		got++;
-		if ((r = srv_serve_msg(src, &m, err, srv_tbufs.sbuf)) < 0) {
+		if ((r = srv_serve_msg(src, &m, err, srv_tbufs.sbuf, whole, &tev)) < 0) {
 			idl__srv_end(srv, src);
 			return;
 		}
-		if (whole || !srv_read_ahead(src))
+		if ((tev & (IDL_TR_EV_MORE | IDL_TR_EV_OUT)) != IDL_TR_EV_MORE)
 			break;
 	}
 	if (i == SRV_BATCH && !whole)
 		src->more = 1;
+	if (srv_serve_batch_out(srv, src, &r, &tev) != 0)
+		return;
 	/* A busy source keeps this thread while it goes on sending: one blocking receive per
 	 * message, as a thread of its own would. */
 	if (r == 0 && got != 0 && !src->more && dedicate && src->quick >= SRV_QUICK_RUN &&
 	    srv_dedicate_take(srv)) {
 		void *rbuf = srv_tbufs.rbuf, *sbuf = srv_tbufs.sbuf;
 		size_t rcap = srv->rcap;
+		unsigned ev;
+		int fd = whole ? -1 : IDL__TR_OP(src->ep->tr, conn_fd)(src->conn, &ev);
 
 		while (!atomic_load_explicit(&srv->stop_req, memory_order_relaxed)) {
 			struct idl_xmsg m = { .data = rbuf, .cap = rcap };
-			int err = srv_linger_recv(src, &m);
+			int err = srv_linger_recv(src, &m, tev, fd);
 
 			if (err == IDL_EAGAIN)
 				break;
-			if ((r = srv_serve_msg(src, &m, err, sbuf)) != 0)
+			if ((r = srv_serve_msg(src, &m, err, sbuf, whole, &tev)) != 0)
 				break;
 		}
 		atomic_fetch_sub(&srv->ndedicated, 1);
@@ -541,6 +660,8 @@ srv_serve(struct idl_server *srv, struct srv_src *src, uint32_t events, int dedi
 			idl__srv_end(srv, src);
 			return;
 		}
+		if (srv_serve_batch_out(srv, src, &r, &tev) != 0)
+			return;
 		now = idl_now_ns();
 	}
 	srv_arm(srv, src, got != 0 ? now : src->armed_at);

@@ -130,41 +130,98 @@ tcp_sendv_desc_nb(struct tcp_conn *c, const struct idl_xmsg *m)
 	return err != 0 ? err : 1;
 }
 
+/* Frames gathered into one sendmsg: a pipelined client's batch goes to the kernel in one
+ * system call, as the many frames of one write, instead of a call per frame. */
+#define TCP_NB_BATCH 32
+
+/* How many of the k frames described by iov (a prefix and a body each) `sent` bytes cover
+ * whole; *part is what was sent of the next one. */
+static unsigned
+tcp_frames_sent(const struct iovec *iov, unsigned k, size_t sent, size_t *part)
+{
+	unsigned j = 0;
+
+	while (j < k && sent >= TCP_PREFIX + iov[2 * j + 1].iov_len) {
+		sent -= TCP_PREFIX + iov[2 * j + 1].iov_len;
+		j++;
+	}
+	*part = sent;
+	return j;
+}
+
 int
 idl__tcp_conn_sendv_nb(void *vconn, const struct idl_xmsg *msgs, unsigned n)
 {
 	struct tcp_conn *c = vconn;
 	/* Nothing left of an earlier frame, the usual case: no call to learn it. */
 	int err = c->out_len != 0 ? tcp_out_nb(c) : 0;
-	unsigned i;
+	unsigned i = 0;
 
 	if (err != 0)
 		return err == IDL_EAGAIN ? (n == 0 ? err : 0) : err;
-	for (i = 0; i < n; i++) {
-		uint32_t prefix = htonl((uint32_t)msgs[i].len);
-		struct iovec iov[2] = { { &prefix, TCP_PREFIX }, { msgs[i].data, msgs[i].len } };
+	/* One frame, a server's reply: the batch's bookkeeping would cost it more than the
+	 * system call it saves. */
+	if (n == 1 && !idl__desc_msg(msgs[0].data, msgs[0].len) && msgs[0].len <= TCP_FRAME_MAX) {
+		uint32_t prefix = htonl((uint32_t)msgs[0].len);
+		struct iovec iov[2] = { { &prefix, TCP_PREFIX }, { msgs[0].data, msgs[0].len } };
 		struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
-		size_t total = TCP_PREFIX + msgs[i].len, rest;
 		ssize_t k;
+
+		do
+			k = idl__sys_sendmsg(c->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+		while (k < 0 && errno == EINTR);
+		if (k < 0 && errno == EAGAIN)
+			return 0;
+		if (k <= 0)
+			return idl__tcp_conn_err(c, k < 0 ? errno : EPIPE);
+		if ((size_t)k == TCP_PREFIX + msgs[0].len)
+			return 1;
+		err = tcp_keep_rest(c, iov, 2, (size_t)k, TCP_PREFIX + msgs[0].len - (size_t)k);
+		return err != 0 ? err : 1;
+	}
+	while (i < n) {
+		uint32_t prefix[TCP_NB_BATCH];
+		struct iovec iov[2 * TCP_NB_BATCH];
+		struct msghdr mh = { .msg_iov = iov };
+		size_t total = 0, part;
+		unsigned k = 0, whole;
+		ssize_t sent;
 
 		if (idl__desc_msg(msgs[i].data, msgs[i].len))
 			return i == 0 ? tcp_sendv_desc_nb(c, &msgs[0]) : (int)i;
 		if (msgs[i].len > TCP_FRAME_MAX)
 			return i == 0 ? IDL_EMSGSIZE : (int)i;
+		/* Plain frames in a row, up to the batch: a message with descriptors or one over
+		 * the limit ends the batch and is dealt with on its own, as above. */
+		while (i + k < n && k < TCP_NB_BATCH && msgs[i + k].len <= TCP_FRAME_MAX &&
+		       (k == 0 || !idl__desc_msg(msgs[i + k].data, msgs[i + k].len))) {
+			prefix[k] = htonl((uint32_t)msgs[i + k].len);
+			iov[2 * k] = (struct iovec){ &prefix[k], TCP_PREFIX };
+			iov[2 * k + 1] = (struct iovec){ msgs[i + k].data, msgs[i + k].len };
+			total += TCP_PREFIX + msgs[i + k].len;
+			k++;
+		}
+		mh.msg_iovlen = 2 * k;
 		do
-			k = idl__sys_sendmsg(c->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
-		while (k < 0 && errno == EINTR);
-		if (k < 0 && errno == EAGAIN)
+			sent = idl__sys_sendmsg(c->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+		while (sent < 0 && errno == EINTR);
+		if (sent < 0 && errno == EAGAIN)
 			return (int)i;
-		if (k <= 0)
-			return i == 0 ? idl__tcp_conn_err(c, k < 0 ? errno : EPIPE) : (int)i;
-		if ((size_t)k == total)
+		if (sent <= 0)
+			return i == 0 ? idl__tcp_conn_err(c, sent < 0 ? errno : EPIPE) : (int)i;
+		if ((size_t)sent == total) {
+			i += k;
 			continue;
-		/* Part of the frame went: the rest is ours to write before anything else. */
-		rest = total - (size_t)k;
-		if ((err = tcp_keep_rest(c, iov, 2, (size_t)k, rest)) != 0)
+		}
+		/* The kernel took part of the batch: the frames it took whole are sent, and the
+		 * rest of the one it took part of is ours to write before anything else. */
+		whole = tcp_frames_sent(iov, k, (size_t)sent, &part);
+		if (part == 0)
+			return (int)(i + whole);
+		if ((err = tcp_keep_rest(c, &iov[2 * whole], 2, part,
+					 TCP_PREFIX + iov[2 * whole + 1].iov_len - part)) != 0)
 			return err;
-		return (int)i + 1;
+		return (int)(i + whole + 1);
 	}
 	return (int)n;
 }
