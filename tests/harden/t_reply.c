@@ -1,6 +1,7 @@
 /*
- * t_reply.c - deferred replies (idl_request_reply, idl_reply_send, idl_reply_discard) and
- * MIG's ownership rule under injected errors: a routine that fails after receiving
+ * t_reply.c - deferred replies (idl_request_reply, idl_reply_send, idl_reply_discard), alone
+ * and among pipelined calls whose replies a stream server sends in batches, and MIG's
+ * ownership rule under injected errors: a routine that fails after receiving
  * out-of-line data and ports must neither leak them nor see them freed twice.
  */
 #include <config.h>
@@ -282,10 +283,128 @@ test_inject(void)
 	}
 }
 
+/* Calls in flight, sent in batches from a done function: plain calls answered at once and
+ * calls deferred to other threads, mixed. A stream server gathers the replies to the frames
+ * it read ahead and sends them together; a deferred reply among them must neither be lost
+ * nor let the gathered ones go astray. Every call completes once, with its own answer. */
+#define HD_PIPE_CALLS 63
+
+struct hd_pipe {
+	idl_port_t port;
+	int started; /* calls accepted */
+	int done; /* completions */
+	int bad; /* completions with a wrong result */
+	int y[HD_PIPE_CALLS];
+};
+
+struct hd_pipe_call {
+	struct hd_pipe *pp;
+	int k;
+};
+
+static struct hd_pipe_call hd_pipe_calls[HD_PIPE_CALLS];
+
+static void
+hd_pipe_deferred_done(void *ctx, kern_return_t kr, int y)
+{
+	struct hd_pipe_call *c = ctx;
+
+	c->pp->done++;
+	c->pp->y[c->k] = y;
+	if (kr != KERN_SUCCESS) {
+		fprintf(stderr, "harden: pipelined: call %d: %s\n", c->k, idl_errname(kr));
+		c->pp->bad++;
+	}
+}
+
+static void
+hd_pipe_null_done(void *ctx, kern_return_t kr)
+{
+	struct hd_pipe_call *c = ctx;
+
+	c->pp->done++;
+	c->pp->y[c->k] = kr == KERN_SUCCESS ? -1 : 0;
+	if (kr != KERN_SUCCESS)
+		c->pp->bad++;
+}
+
+/* The first call's completion sends the rest: they leave in one batch at the end of the
+ * dispatch. Every fourth is deferred (by 20 to 80 ms), every eighth answered at once by
+ * the deferring routine, the others are null calls. */
+static void
+hd_pipe_first_done(void *ctx, kern_return_t kr)
+{
+	struct hd_pipe *pp = ctx;
+
+	CU_ASSERT_EQUAL(kr, KERN_SUCCESS);
+	for (int k = 0; k < HD_PIPE_CALLS; k++) {
+		struct hd_pipe_call *c = &hd_pipe_calls[k];
+		idl_async_t *call;
+		int err;
+
+		c->pp = pp;
+		c->k = k;
+		if (k % 8 == 3)
+			err = every_deferred_async(pp->port, 20 + k, hd_pipe_deferred_done, c,
+						   &call);
+		else if (k % 8 == 7)
+			err = every_deferred_async(pp->port, 0, hd_pipe_deferred_done, c, &call);
+		else
+			err = every_null_async(pp->port, hd_pipe_null_done, c, &call);
+		HD_CHECK_KR(err, 0);
+		if (err == 0) {
+			pp->started++;
+			idl_async_release(call);
+		}
+	}
+}
+
+static void
+test_pipelined(void)
+{
+	const char *schemes[8];
+	const char *opts[] = { "-c", "4", NULL };
+	size_t n = hd_schemes(schemes, 8);
+
+	for (size_t i = 0; i < n; i++) {
+		struct hd_pipe pp = { 0 };
+		struct hd_srv s;
+		idl_async_t *first;
+		char addr[256];
+		int64_t until;
+		int y = 0;
+
+		CU_ASSERT_FATAL(hd_address(schemes[i], addr, sizeof addr) == 0);
+		CU_ASSERT_FATAL(hd_start(&s, addr, opts, 0) == 0);
+		pp.port = hd_open(addr, 10000);
+		CU_ASSERT_FATAL(pp.port != NULL);
+		HD_CHECK_KR(every_null_async(pp.port, hd_pipe_first_done, &pp, &first), 0);
+		idl_async_release(first);
+		until = hd_now_ms() + 20000;
+		while ((pp.started == 0 || pp.done < pp.started) && hd_now_ms() < until)
+			if (idl_port_wait(pp.port, 1000) < 0)
+				break;
+		CU_ASSERT_EQUAL(pp.started, HD_PIPE_CALLS);
+		CU_ASSERT_EQUAL(pp.done, HD_PIPE_CALLS);
+		CU_ASSERT_EQUAL(pp.bad, 0);
+		for (int k = 0; k < HD_PIPE_CALLS; k++) {
+			int want = k % 8 == 3 ? 21 + k : k % 8 == 7 ? 1 : -1;
+
+			if (pp.y[k] != want)
+				fprintf(stderr, "harden: pipelined: %s: call %d: %d, want %d\n",
+					schemes[i], k, pp.y[k], want);
+			CU_ASSERT_EQUAL(pp.y[k], want);
+		}
+		/* The connection is still in step. */
+		HD_CHECK_KR(every_deferred(pp.port, 30, &y), 0);
+		CU_ASSERT_EQUAL(y, 31);
+		idl_port_close(pp.port);
+		CU_ASSERT_EQUAL(hd_stop(&s), 0);
+	}
+}
+
 CU_TestInfo hd_reply_tests[] = {
-	{ "deferred", test_deferred },
-	{ "client_gone", test_client_gone },
-	{ "held", test_held },
-	{ "inject", test_inject },
-	CU_TEST_INFO_NULL,
+	{ "deferred", test_deferred },	     { "pipelined", test_pipelined },
+	{ "client_gone", test_client_gone }, { "held", test_held },
+	{ "inject", test_inject },	     CU_TEST_INFO_NULL,
 };
