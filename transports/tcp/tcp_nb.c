@@ -232,6 +232,28 @@ idl__tcp_conn_sendv_nb(void *vconn, const struct idl_xmsg *msgs, unsigned n)
  * A partial frame stays in the carry buffer across calls: its memory is what the peer
  * actually sent, never more than one frame and the read-ahead.
  */
+/* Takes the whole frame at the head of the carry buffer when it is a plain message that fits
+ * the caller's buffer: one copy, and none of the blocking receive's general path (the
+ * pipelined case, many replies read by one receive). IDL_EAGAIN leaves anything else - a
+ * frame too large, one with descriptors, a length over the limit - to that path. */
+static int
+tcp_carry_take(struct tcp_conn *c, struct idl_xmsg *m)
+{
+	const unsigned char *f = c->carry + c->carry_off;
+	uint32_t len;
+
+	memcpy(&len, f, TCP_PREFIX);
+	len = ntohl(len);
+	if (len > TCP_FRAME_MAX || len > m->cap || idl__desc_msg(f + TCP_PREFIX, len))
+		return IDL_EAGAIN;
+	memcpy(m->data, f + TCP_PREFIX, len);
+	c->carry_off += TCP_PREFIX + len;
+	c->carry_len -= TCP_PREFIX + len;
+	m->len = len;
+	m->nfds = 0;
+	return 0;
+}
+
 int
 idl__tcp_conn_recv_nb(void *vconn, struct idl_xmsg *m)
 {
@@ -323,7 +345,9 @@ idl__tcp_conn_recv_nb(void *vconn, struct idl_xmsg *m)
 		else if (errno != EINTR)
 			return idl__tcp_conn_err(c, errno);
 	}
-	err = idl__tcp_conn_recv(c, m, &(struct idl_deadline){ 0, 0 });
+	err = tcp_carry_take(c, m);
+	if (err == IDL_EAGAIN)
+		err = idl__tcp_conn_recv(c, m, &(struct idl_deadline){ 0, 0 });
 	if (c->carry_len == 0) {
 		/* An idle connection holds no receive buffer. */
 		free(c->carry);
