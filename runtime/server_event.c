@@ -496,6 +496,8 @@ srv_reply(struct srv_src *src, const struct idl_xmsg *x, int more)
 		r = srv_batch_flush(src);
 		r2 = r >= 0 && x != NULL ? srv_send_locked(src, x) : 0;
 		pthread_mutex_unlock(&src->send_lock);
+		if (r2 == 0 && x != NULL && idl__desc_msg(x->data, x->len))
+			r2 = srv_kept(src);
 		return r < 0 || r2 < 0 ? (r < 0 ? r : r2) : r | r2;
 	}
 	if (x != NULL && src->outq == NULL && srv_batch_add(src, x)) {
@@ -507,7 +509,10 @@ srv_reply(struct srv_src *src, const struct idl_xmsg *x, int more)
 		return 0;
 	if ((r = srv_batch_flush(src)) < 0 || x == NULL)
 		return r;
-	r2 = srv_send_locked(src, x);
+	/* A reply with descriptors the transport kept part of: nothing more is read until it
+	 * is out (the source waits for writability), as after a reply alone. */
+	if ((r2 = srv_send_locked(src, x)) == 0 && idl__desc_msg(x->data, x->len))
+		r2 = srv_kept(src);
 	return r2 < 0 ? r2 : r | r2;
 }
 
