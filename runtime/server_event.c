@@ -390,12 +390,15 @@ srv_linger_recv(struct srv_src *src, struct idl_xmsg *m, unsigned ev, int fd)
 		err = tr->conn_recv(src->conn, m, &(struct idl_deadline){ 0, SRV_LINGER_MS });
 		return err == IDL_ETIMEDOUT ? IDL_EAGAIN : err;
 	}
-	/* A stream keeps partial frames across receives only without blocking: wait for
-	 * readability, then take what came; a whole frame read ahead is taken at once. While
-	 * the stream holds the rest of a reply the kernel did not take, nothing more is read:
-	 * the source goes back to the set to wait for writability. */
+	/* A stream keeps partial frames across receives only without blocking: it waits for
+	 * the first bytes of the next frame (conn_recv_wait, or readability), then takes what
+	 * came; a whole frame read ahead is taken at once. While the stream holds the rest of
+	 * a reply the kernel did not take, nothing more is read: the source goes back to the
+	 * set to wait for writability. */
 	if (ev & IDL_TR_EV_OUT)
 		return IDL_EAGAIN;
+	if (!(ev & IDL_TR_EV_MORE) && IDL__TR_OP(tr, conn_recv_wait) != NULL)
+		return tr->conn_recv_wait(src->conn, m, SRV_LINGER_MS);
 	if (!(ev & IDL_TR_EV_MORE)) {
 		struct pollfd p = { .fd = fd, .events = POLLIN };
 

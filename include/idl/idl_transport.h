@@ -281,6 +281,16 @@ struct idl_transport {
 	int (*conn_sendv_nb)(void *conn, const struct idl_xmsg *msgs, unsigned n);
 	int (*conn_recv_nb)(void *conn, struct idl_xmsg *m);
 
+	/*
+	 * Optional, for a stream transport with the three above: conn_recv_nb that may wait up
+	 * to timeout_ms for the first bytes when it holds nothing read ahead, and never blocks
+	 * after them (a partial frame is kept as conn_recv_nb keeps it). IDL_EAGAIN when
+	 * nothing came. The server waits on a busy connection with it: one system call per
+	 * message where readiness then a receive take two. Without it, the core polls the
+	 * descriptor and calls conn_recv_nb.
+	 */
+	int (*conn_recv_wait)(void *conn, struct idl_xmsg *m, int timeout_ms);
+
 	/* New ops go here, at the end, each optional. */
 };
 

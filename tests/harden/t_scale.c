@@ -262,6 +262,82 @@ test_slow_tcp(void)
 	CU_ASSERT_EQUAL(hd_stop(&s), 0);
 }
 
+/* Reads exactly n bytes of fd within 3 s: 0, or -1. */
+static int
+sc_read_all(int fd, void *buf, size_t n)
+{
+	struct timeval tv = { 3, 0 };
+	size_t got = 0;
+
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+	while (got < n) {
+		ssize_t k = recv(fd, (char *)buf + got, n - got, 0);
+
+		if (k <= 0)
+			return -1;
+		got += (size_t)k;
+	}
+	return 0;
+}
+
+/* Sends one well-framed request (before any hello, so its answer is an error reply) with
+ * sequence number seq, in two writes `pause_ms` apart, cut `cut` bytes in; then reads the
+ * answer: its sequence number, or -1. */
+static int64_t
+sc_split_call(int fd, uint32_t seq, size_t cut, int pause_ms)
+{
+	idl_msg_header_t h = { .magic = IDL_MSG_MAGIC,
+			       .order = IDL_ORDER_NATIVE,
+			       .kind = IDL_KIND_REQUEST,
+			       .size = IDL_MSG_HEADER_SIZE,
+			       .id = 4242,
+			       .seqno = seq };
+	unsigned char frame[4 + IDL_MSG_HEADER_SIZE];
+	uint32_t len = htonl(IDL_MSG_HEADER_SIZE);
+	idl_msg_header_t r;
+
+	memcpy(frame, &len, 4);
+	memcpy(frame + 4, &h, sizeof h);
+	if (send(fd, frame, cut, MSG_NOSIGNAL) != (ssize_t)cut)
+		return -1;
+	if (pause_ms > 0)
+		hd_sleep_ms(pause_ms);
+	if (send(fd, frame + cut, sizeof frame - cut, MSG_NOSIGNAL) !=
+	    (ssize_t)(sizeof frame - cut))
+		return -1;
+	if (sc_read_all(fd, &len, 4) != 0 || ntohl(len) != IDL_MSG_HEADER_SIZE ||
+	    sc_read_all(fd, &r, sizeof r) != 0)
+		return -1;
+	return r.seqno;
+}
+
+/* tcp: a busy connection, whose thread waits on it for the next frame, gets frames cut in
+ * two with a pause longer than that wait between the halves (SRV_LINGER_MS): what came
+ * before the pause is kept, and each frame is answered, in step. */
+static void
+test_split_tcp(void)
+{
+	struct hd_srv s;
+	char addr[256];
+	int fd, bad = 0;
+
+	CU_ASSERT_FATAL(hd_address("tcp", addr, sizeof addr) == 0);
+	CU_ASSERT_FATAL(hd_start(&s, addr, NULL, 0) == 0);
+	fd = sc_tcp_from("127.0.0.1", addr);
+	CU_ASSERT_FATAL(fd >= 0);
+	/* Quick calls first: the connection is busy, and keeps a thread. */
+	for (uint32_t i = 1; i <= 50; i++)
+		bad += sc_split_call(fd, i, 4 + IDL_MSG_HEADER_SIZE, 0) != i;
+	/* Cut in the prefix, after it, and in the header. */
+	for (uint32_t i = 51; i <= 56; i++)
+		bad += sc_split_call(fd, i, (size_t)(i - 51) * 5 + 2, 60) != i;
+	for (uint32_t i = 57; i <= 80; i++)
+		bad += sc_split_call(fd, i, 4 + IDL_MSG_HEADER_SIZE, 0) != i;
+	CU_ASSERT_EQUAL(bad, 0);
+	close(fd);
+	CU_ASSERT_EQUAL(hd_stop(&s), 0);
+}
+
 /* How many threads of process pid wait for room in a socket's send buffer (the kernel
  * names a blocking tcp send's wait wait_woken or sk_stream_wait_memory, a unix seqpacket
  * send's sock_alloc_send_pskb or unix_wait_for_peer); -1 when the kernel does not name the
@@ -554,11 +630,8 @@ test_embedded(void)
 }
 
 CU_TestInfo hd_scale_tests[] = {
-	{ "idle_unix", test_idle_unix },
-	{ "slow_tcp", test_slow_tcp },
-	{ "deaf_ool", test_deaf_ool },
-	{ "per_address", test_per_address },
-	{ "idle_tcp", test_idle_tcp },
-	{ "embedded", test_embedded },
-	CU_TEST_INFO_NULL,
+	{ "idle_unix", test_idle_unix },     { "slow_tcp", test_slow_tcp },
+	{ "split_tcp", test_split_tcp },     { "deaf_ool", test_deaf_ool },
+	{ "per_address", test_per_address }, { "idle_tcp", test_idle_tcp },
+	{ "embedded", test_embedded },	     CU_TEST_INFO_NULL,
 };

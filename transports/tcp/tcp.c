@@ -685,6 +685,7 @@ static const struct idl_transport tcp_transport = {
 	.conn_fd = idl__tcp_conn_fd,
 	.conn_sendv_nb = idl__tcp_conn_sendv_nb,
 	.conn_recv_nb = idl__tcp_conn_recv_nb,
+	.conn_recv_wait = idl__tcp_conn_recv_wait,
 };
 
 void

@@ -51,5 +51,6 @@ int idl__tcp_recv_desc(struct tcp_conn *c, struct idl_xmsg *m, uint32_t len, siz
 int idl__tcp_conn_fd(void *conn, unsigned *events);
 int idl__tcp_conn_sendv_nb(void *conn, const struct idl_xmsg *msgs, unsigned n);
 int idl__tcp_conn_recv_nb(void *conn, struct idl_xmsg *m);
+int idl__tcp_conn_recv_wait(void *conn, struct idl_xmsg *m, int timeout_ms);
 
 #endif /* IDL_TRANSPORTS_TCP_IMPL_H */

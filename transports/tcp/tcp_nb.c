@@ -17,6 +17,7 @@
 
 #include <arpa/inet.h>
 
+#include "sock/sock_timeo.h"
 #include "tcp_impl.h"
 
 /* Whether the carry buffer holds a whole frame (or a frame length over the limit, which
@@ -254,10 +255,13 @@ tcp_carry_take(struct tcp_conn *c, struct idl_xmsg *m)
 	return 0;
 }
 
-int
-idl__tcp_conn_recv_nb(void *vconn, struct idl_xmsg *m)
+/* conn_recv_nb's work. wait_ms > 0: the first receive, made when nothing is carried over,
+ * waits up to that long for the first bytes (the socket's receive timeout, cached as the
+ * blocking receive's is); every later one does not wait, so a partial frame is kept, never
+ * waited for. */
+static int
+tcp_recv_nb(struct tcp_conn *c, struct idl_xmsg *m, int wait_ms)
 {
-	struct tcp_conn *c = vconn;
 	int err;
 
 	/* With nothing carried over, the frame usually comes whole: one recvmsg scatters it
@@ -270,9 +274,20 @@ idl__tcp_conn_recv_nb(void *vconn, struct idl_xmsg *m)
 		struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
 		ssize_t n;
 
+		int flags = MSG_CMSG_CLOEXEC | MSG_DONTWAIT;
+
+		if (wait_ms > 0) {
+			int t = idl__sock_timeo(c->fd, SO_RCVTIMEO, &c->rcvtimeo_us,
+						&(struct idl_deadline){ 0, wait_ms });
+
+			if (t < 0)
+				return t;
+			if (t == 0)
+				flags = MSG_CMSG_CLOEXEC;
+		}
 		m->nfds = 0;
 		do
-			n = idl__sys_recvmsg(c->fd, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+			n = idl__sys_recvmsg(c->fd, &mh, flags);
 		while (n < 0 && errno == EINTR);
 		if (n == 0)
 			return idl__tcp_conn_err(c, EPIPE);
@@ -355,4 +370,16 @@ idl__tcp_conn_recv_nb(void *vconn, struct idl_xmsg *m)
 		c->carry_cap = c->carry_off = 0;
 	}
 	return err;
+}
+
+int
+idl__tcp_conn_recv_nb(void *vconn, struct idl_xmsg *m)
+{
+	return tcp_recv_nb(vconn, m, 0);
+}
+
+int
+idl__tcp_conn_recv_wait(void *vconn, struct idl_xmsg *m, int timeout_ms)
+{
+	return tcp_recv_nb(vconn, m, timeout_ms);
 }
