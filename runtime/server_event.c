@@ -402,7 +402,9 @@ srv_linger_recv(struct srv_src *src, struct idl_xmsg *m, unsigned ev, int fd)
 	if (!(ev & IDL_TR_EV_MORE)) {
 		struct pollfd p = { .fd = fd, .events = POLLIN };
 
-		if (idl__sys_poll(&p, 1, SRV_LINGER_MS) <= 0)
+		/* `ev` was read before the last reply went: ask again. */
+		(void)IDL__TR_OP(tr, conn_fd)(src->conn, &ev);
+		if ((ev & IDL_TR_EV_OUT) || idl__sys_poll(&p, 1, SRV_LINGER_MS) <= 0)
 			return IDL_EAGAIN;
 	}
 	return IDL__TR_OP(tr, conn_recv_nb)(src->conn, m);

@@ -285,9 +285,10 @@ struct idl_transport {
 	 * Optional, for a stream transport with the three above: conn_recv_nb that may wait up
 	 * to timeout_ms for the first bytes when it holds nothing read ahead, and never blocks
 	 * after them (a partial frame is kept as conn_recv_nb keeps it). IDL_EAGAIN when
-	 * nothing came. The server waits on a busy connection with it: one system call per
-	 * message where readiness then a receive take two. Without it, the core polls the
-	 * descriptor and calls conn_recv_nb.
+	 * nothing came, and at once while the transport holds output it could not write
+	 * (IDL_TR_EV_OUT): nothing more is read until that is out. The server waits on a busy
+	 * connection with it: one system call per message where readiness then a receive take two.
+	 * Without it, the core polls the descriptor and calls conn_recv_nb.
 	 */
 	int (*conn_recv_wait)(void *conn, struct idl_xmsg *m, int timeout_ms);
 

@@ -264,6 +264,10 @@ tcp_recv_nb(struct tcp_conn *c, struct idl_xmsg *m, int wait_ms)
 {
 	int err;
 
+	/* The server's wait on a busy connection reads nothing while the rest of a reply is
+	 * held: it waits for writability first (the contract's conn_recv_wait). */
+	if (wait_ms > 0 && c->out_len != 0)
+		return IDL_EAGAIN;
 	/* With nothing carried over, the frame usually comes whole: one recvmsg scatters it
 	 * into the caller's buffer as the blocking receive does, and no carry buffer is made
 	 * and freed for it. Anything else - a partial frame, one too large for the caller -
