@@ -379,9 +379,9 @@ idl__srv_ev_send(struct srv_src *src, const struct idl_xmsg *x)
 
 /* A busy source's dedicated wait: the next message within SRV_LINGER_MS. 0 and a message,
  * IDL_EAGAIN when it stayed quiet, or the receive's error. `ev`: what a stream's transport
- * said it holds after the last message (srv_tr_events()); `fd`, its descriptor. */
+ * said it holds after the last message (srv_tr_events()). */
 static int
-srv_linger_recv(struct srv_src *src, struct idl_xmsg *m, unsigned ev, int fd)
+srv_linger_recv(struct srv_src *src, struct idl_xmsg *m, unsigned ev)
 {
 	const struct idl_transport *tr = src->ep->tr;
 	int err;
@@ -400,10 +400,10 @@ srv_linger_recv(struct srv_src *src, struct idl_xmsg *m, unsigned ev, int fd)
 	if (!(ev & IDL_TR_EV_MORE) && IDL__TR_OP(tr, conn_recv_wait) != NULL)
 		return tr->conn_recv_wait(src->conn, m, SRV_LINGER_MS);
 	if (!(ev & IDL_TR_EV_MORE)) {
-		struct pollfd p = { .fd = fd, .events = POLLIN };
-
 		/* `ev` was read before the last reply went: ask again. */
-		(void)IDL__TR_OP(tr, conn_fd)(src->conn, &ev);
+		struct pollfd p = { .fd = IDL__TR_OP(tr, conn_fd)(src->conn, &ev),
+				    .events = POLLIN };
+
 		if ((ev & IDL_TR_EV_OUT) || idl__sys_poll(&p, 1, SRV_LINGER_MS) <= 0)
 			return IDL_EAGAIN;
 	}
@@ -653,12 +653,10 @@ srv_serve(struct idl_server *srv, struct srv_src *src, uint32_t events, int dedi
 	    srv_dedicate_take(srv)) {
 		void *rbuf = srv_tbufs.rbuf, *sbuf = srv_tbufs.sbuf;
 		size_t rcap = srv->rcap;
-		unsigned ev;
-		int fd = whole ? -1 : IDL__TR_OP(src->ep->tr, conn_fd)(src->conn, &ev);
 
 		while (!atomic_load_explicit(&srv->stop_req, memory_order_relaxed)) {
 			struct idl_xmsg m = { .data = rbuf, .cap = rcap };
-			int err = srv_linger_recv(src, &m, tev, fd);
+			int err = srv_linger_recv(src, &m, tev);
 
 			if (err == IDL_EAGAIN)
 				break;

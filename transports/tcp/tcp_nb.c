@@ -227,12 +227,6 @@ idl__tcp_conn_sendv_nb(void *vconn, const struct idl_xmsg *msgs, unsigned n)
 	return (int)n;
 }
 
-/*
- * The non-blocking receive reads what the socket has into the carry buffer until it holds
- * a whole frame, which the blocking receive then takes from there without a system call.
- * A partial frame stays in the carry buffer across calls: its memory is what the peer
- * actually sent, never more than one frame and the read-ahead.
- */
 /* Takes the whole frame at the head of the carry buffer when it is a plain message that fits
  * the caller's buffer: one copy, and none of the blocking receive's general path (the
  * pipelined case, many replies read by one receive). IDL_EAGAIN leaves anything else - a
@@ -255,10 +249,16 @@ tcp_carry_take(struct tcp_conn *c, struct idl_xmsg *m)
 	return 0;
 }
 
-/* conn_recv_nb's work. wait_ms > 0: the first receive, made when nothing is carried over,
- * waits up to that long for the first bytes (the socket's receive timeout, cached as the
- * blocking receive's is); every later one does not wait, so a partial frame is kept, never
- * waited for. */
+/*
+ * conn_recv_nb and conn_recv_wait: reads what the socket has into the carry buffer until it
+ * holds a whole frame, which is then taken from there without a system call (by
+ * tcp_carry_take(), or the blocking receive for a frame it leaves). A partial frame stays in
+ * the carry buffer across calls: its memory is what the peer actually sent, never more than
+ * one frame and the read-ahead. wait_ms > 0: the first receive, made when nothing is carried
+ * over, waits up to that long for the first bytes (the socket's receive timeout, cached as
+ * the blocking receive's is); every later one does not wait, so a partial frame is kept,
+ * never waited for.
+ */
 static int
 tcp_recv_nb(struct tcp_conn *c, struct idl_xmsg *m, int wait_ms)
 {
@@ -277,7 +277,6 @@ tcp_recv_nb(struct tcp_conn *c, struct idl_xmsg *m, int wait_ms)
 		struct iovec iov[2] = { { &prefix, TCP_PREFIX }, { m->data, m->cap } };
 		struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
 		ssize_t n;
-
 		int flags = MSG_CMSG_CLOEXEC | MSG_DONTWAIT;
 
 		if (wait_ms > 0) {
