@@ -161,6 +161,10 @@ struct srv_src {
 	unsigned quick; /* consecutive returns soon after being armed */
 	int more; /* a batch ended with messages perhaps left in the transport's read-ahead */
 	int batched; /* replies wait in the serving thread's batch (server_event.c) */
+	unsigned ep_failures; /* an embedded message endpoint's receive errors in a row */
+	/* A message endpoint of an embedded server: served by the loop's thread, it has no
+	 * thread of its own to join. */
+	int threadless;
 	/* Under send_lock: replies waiting for the descriptor to be writable. */
 	struct srv_out *outq, *outq_tail;
 };
@@ -290,7 +294,8 @@ void idl__srv_free(struct idl_server *srv);
 
 /* server_loop.c */
 /* Makes a running server serve ep: watched by the accept loop, or given its receiving
- * thread (a message endpoint). Lock held. */
+ * thread (a message endpoint; an embedded server's is watched in the set instead). Lock
+ * held. */
 int idl__srv_ep_start(struct idl_server *srv, struct srv_ep *ep);
 /* Accepts connections on ep (its descriptor was readable): 1 when accepting must pause. */
 int idl__srv_accept(struct idl_server *srv, struct srv_ep *ep);
@@ -308,6 +313,9 @@ void idl__srv_handle_release(struct srv_src *src);
 /* server_request.c */
 void *idl__srv_conn_main(void *arg);
 void *idl__srv_ep_main(void *arg);
+/* Serves what is queued on an embedded message endpoint (its descriptor was readable),
+ * at most max messages, without waiting: 0, or -1 when the endpoint is closed or broken. */
+int idl__srv_ep_ready(struct srv_src *src, unsigned max);
 int idl__srv_src_alloc(struct idl_server *srv, struct srv_src *src);
 void idl__srv_src_free(struct srv_src *src);
 /* A source's or a peer's hello state, for the server's subsystems: 0 or IDL_ENOMEM (what
@@ -361,6 +369,9 @@ void idl__srv_ev_loop(struct idl_server *srv, int embedded_max, int *served);
 int idl__srv_ev_adopt(struct idl_server *srv, struct srv_src *src);
 /* Whether ep's connections can be pooled. */
 int idl__srv_ev_poolable(const struct srv_ep *ep);
+/* Whether ep can be served from an event loop (idl_server_fd): pooled connections, or a
+ * message endpoint with a descriptor. */
+int idl__srv_ev_embeddable(const struct srv_ep *ep);
 /* A deferred reply on a pooled source: sent now, or queued for the loop. */
 int idl__srv_ev_send(struct srv_src *src, const struct idl_xmsg *x);
 /* Ends every pooled source (the server stops). */

@@ -48,6 +48,14 @@ idl__srv_ev_poolable(const struct srv_ep *ep)
 	       IDL__TR_OP(ep->tr, conn_sendv_nb) != NULL;
 }
 
+int
+idl__srv_ev_embeddable(const struct srv_ep *ep)
+{
+	if (IDL__TR_OP(ep->tr, ep_accept) != NULL)
+		return idl__srv_ev_poolable(ep);
+	return IDL__TR_OP(ep->tr, ep_fd) != NULL && IDL__TR_OP(ep->tr, ep_recv) != NULL;
+}
+
 /* Replies to frames a stream read ahead wait in the serving thread's batch and go out in
  * one send with the reply to the last of them: a pipelining client's requests then cost the
  * server one receive and one send per batch, not per call (the kernel wakes the client once
@@ -675,7 +683,8 @@ srv_serve(struct idl_server *srv, struct srv_src *src, uint32_t events, int dedi
 	srv_arm(srv, src, got != 0 ? now : src->armed_at);
 }
 
-/* An event on the set: a connection, a listener, the timer or the wake descriptor. Returns
+/* An event on the set: a connection, a listener, an embedded server's message endpoint, the
+ * timer or the wake descriptor. Returns
  * 1 when the thread must leave the loop (the server stops). */
 static int
 srv_event(struct idl_server *srv, const struct epoll_event *e, int dedicate)
@@ -713,6 +722,14 @@ srv_event(struct idl_server *srv, const struct epoll_event *e, int dedicate)
 		struct srv_ep *ep = (struct srv_ep *)(uintptr_t)(d & ~SRV_EV_EP);
 		struct epoll_event ev = { .events = EPOLLIN | EPOLLONESHOT, .data.u64 = d };
 
+		if (IDL__TR_OP(ep->tr, ep_accept) == NULL) {
+			/* An embedded message endpoint: its messages, then it waits again,
+			 * unless it is closed or broken (the stop then frees it). */
+			if (idl__srv_ep_ready(ep->src, SRV_BATCH) == 0)
+				epoll_ctl(srv->epfd, EPOLL_CTL_MOD,
+					  IDL__TR_OP(ep->tr, ep_fd)(ep->state), &ev);
+			return 0;
+		}
 		if (idl__srv_accept(srv, ep)) {
 			pthread_mutex_lock(&srv->conn_lock);
 			srv->accept_resume = idl_now_ns() + 100 * 1000000ll;

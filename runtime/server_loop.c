@@ -53,32 +53,53 @@ srv_src_start(struct idl_server *srv, struct srv_src *src, void *(*fn)(void *))
 	return 0;
 }
 
+/* Watches ep's descriptor in the set: a listener, or an embedded server's message
+ * endpoint. */
+static int
+srv_ep_watch(struct idl_server *srv, struct srv_ep *ep)
+{
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLONESHOT,
+				  .data.u64 = SRV_EV_EP | (uintptr_t)ep };
+
+	if (epoll_ctl(srv->epfd, EPOLL_CTL_ADD, IDL__TR_OP(ep->tr, ep_fd)(ep->state), &ev) != 0)
+		return idl__fail(IDL_ESYSERR(errno), "%s: epoll_ctl: %s", ep->head.address,
+				 strerror(errno));
+	return 0;
+}
+
 int
 idl__srv_ep_start(struct idl_server *srv, struct srv_ep *ep)
 {
-	if (IDL__TR_OP(ep->tr, ep_accept) != NULL) {
-		struct epoll_event ev = { .events = EPOLLIN | EPOLLONESHOT,
-					  .data.u64 =
-						  UINT64_C(0x8000000000000000) | (uintptr_t)ep };
+	int err;
 
-		if (epoll_ctl(srv->epfd, EPOLL_CTL_ADD, IDL__TR_OP(ep->tr, ep_fd)(ep->state),
-			      &ev) != 0)
-			return idl__fail(IDL_ESYSERR(errno), "%s: epoll_ctl: %s", ep->head.address,
-					 strerror(errno));
-		return 0;
-	}
+	if (srv->embedded && !idl__srv_ev_embeddable(ep))
+		return idl__fail(IDL_ENOTSUP,
+				 "%s: this transport cannot be served from an event loop "
+				 "(idl_server_fd)",
+				 ep->head.address);
+	if (IDL__TR_OP(ep->tr, ep_accept) != NULL)
+		return srv_ep_watch(srv, ep);
 	if (ep->src != NULL)
 		return 0;
 	if ((ep->src = calloc(1, sizeof *ep->src)) == NULL)
 		return IDL_ENOMEM;
 	ep->src->ep = ep;
-	if (idl__srv_src_alloc(srv, ep->src) != 0 ||
-	    srv_src_start(srv, ep->src, idl__srv_ep_main) != 0) {
+	if (idl__srv_src_alloc(srv, ep->src) != 0) {
+		err = idl__fail(IDL_ENOMEM, "%s: out of memory", ep->head.address);
+	} else if (srv->embedded) {
+		/* The loop's thread serves it when its descriptor is readable. */
+		ep->src->threadless = 1;
+		idl__list_push_front(&srv->live, &ep->src->link);
+		if ((err = srv_ep_watch(srv, ep)) != 0)
+			idl__list_remove(&srv->live, &ep->src->link);
+	} else if ((err = srv_src_start(srv, ep->src, idl__srv_ep_main)) != 0) {
+		err = idl__fail(IDL_ENOMEM, "%s: cannot start its thread", ep->head.address);
+	}
+	if (err != 0) {
 		idl__srv_src_free(ep->src);
 		ep->src = NULL;
-		return idl__fail(IDL_ENOMEM, "%s: cannot start its thread", ep->head.address);
 	}
-	return 0;
+	return err;
 }
 
 void
@@ -122,7 +143,8 @@ idl__srv_reap(struct idl_server *srv)
 		struct srv_src *src = IDL__LIST_ENTRY(l, struct srv_src, link);
 
 		pthread_mutex_unlock(&srv->lock);
-		pthread_join(src->thread, NULL);
+		if (!src->threadless)
+			pthread_join(src->thread, NULL);
 		if (src->conn != NULL)
 			src->ep->tr->conn_close(src->conn);
 		pthread_mutex_lock(&srv->lock);
@@ -348,6 +370,15 @@ srv_drain(struct idl_server *srv)
 				s->ep->closed = 1;
 			}
 		}
+		/* An embedded server's message endpoints have no thread to end them. */
+		for (struct srv_src *s = IDL__LIST_FIRST(&srv->live, struct srv_src, link), *next;
+		     s != NULL; s = next) {
+			next = IDL__LIST_NEXT(s, struct srv_src, link);
+			if (s->threadless) {
+				idl__list_remove(&srv->live, &s->link);
+				idl__list_push_front(&srv->ended, &s->link);
+			}
+		}
 		idl__srv_reap(srv);
 		if (idl__list_empty(&srv->live))
 			break;
@@ -378,7 +409,7 @@ srv_start(struct idl_server *srv, int embedded)
 				 srv->running ? "already running" : "no subsystem or no endpoint");
 	if (embedded) {
 		for (struct srv_ep *ep = srv->eps; ep != NULL; ep = ep->next)
-			if (!idl__srv_ev_poolable(ep))
+			if (!idl__srv_ev_embeddable(ep))
 				return idl__fail(IDL_ENOTSUP,
 						 "%s: this transport cannot be served from an "
 						 "event loop (idl_server_fd)",

@@ -616,6 +616,50 @@ idl__srv_conn_main(void *arg)
 	return NULL;
 }
 
+/* Serves one receive on a message endpoint: its message, or its error (err). Returns 1
+ * when the endpoint is closed or broken (its loop ends), else 0. In line in both loops, as
+ * serve_send() is. */
+static inline __attribute__((always_inline)) int
+serve_ep_one(struct srv_src *src, struct idl_xmsg *m, struct idl_peer *from, int err,
+	     unsigned *failures)
+{
+	struct idl_server *srv = src->srv;
+	struct srv_peer *peer;
+	uint32_t n;
+
+	if (err == IDL_ECLOSED)
+		return 1;
+	/* Other errors (an ICMP error surfacing on a datagram socket) concern one peer, and
+	 * the endpoint goes on; but an endpoint that fails every time is broken, and its
+	 * loop must not spin. */
+	if (err != 0 && err != IDL_EMSGSIZE)
+		return ++*failures == SERVE_EP_MAX_FAILURES;
+	*failures = 0;
+	if (err == 0)
+		IDL__TRACE(IDL_TRACE_SERVER, IDL_TRACE_RECV, src->ep->head.address, src->rbuf,
+			   m->len);
+	if ((peer = idl__srv_peer(src, from)) == NULL) {
+		/* No room for its state: refused, and what it carries released. */
+		idl_msg_header_t *in = src->rbuf;
+
+		if (err == 0 && m->len >= IDL_MSG_HEADER_SIZE && in->size == m->len &&
+		    (in->flags & IDL_MSGF_DESC))
+			idl_msg_destroy(in);
+		return 0;
+	}
+	if (err == IDL_EMSGSIZE) {
+		char who[IDL_CRED_ADDR_MAX + 32];
+
+		idl__srv_who(src, from, who, sizeof who);
+		idl__srv_log(srv, "%s: %s: message of %zu bytes refused (msg_size %zu)",
+			     src->ep->head.address, who, m->len, srv->rcap);
+	}
+	n = idl__srv_serve_one(src, &peer->hello, src->rbuf, m->len, err, src->sbuf, from, peer);
+	if (n != 0)
+		serve_send(src, n, from);
+	return 0;
+}
+
 void *
 idl__srv_ep_main(void *arg)
 {
@@ -627,49 +671,39 @@ idl__srv_ep_main(void *arg)
 	while (!atomic_load_explicit(&srv->stop_req, memory_order_relaxed)) {
 		struct idl_xmsg m = { .data = src->rbuf, .cap = srv->rcap };
 		struct idl_peer from;
-		struct srv_peer *peer;
-		uint32_t n;
 		int err;
 
 		/* The transport fills the address; what follows its length is never read. */
 		from.len = 0;
 		err = IDL__TR_OP(tr, ep_recv)(src->ep->state, &m, &from,
 					      &(struct idl_deadline){ 0, IDL_DEADLINE_MS_NONE });
-		if (err == IDL_ECLOSED)
+		if (serve_ep_one(src, &m, &from, err, &failures))
 			break;
-		/* Other errors (an ICMP error surfacing on a datagram socket) concern one
-		 * peer, and the endpoint goes on; but an endpoint that fails every time is
-		 * broken, and its thread must not spin. */
-		if (err != 0 && err != IDL_EMSGSIZE) {
-			if (++failures == SERVE_EP_MAX_FAILURES)
-				break;
-			continue;
-		}
-		failures = 0;
-		if (err == 0)
-			IDL__TRACE(IDL_TRACE_SERVER, IDL_TRACE_RECV, src->ep->head.address,
-				   src->rbuf, m.len);
-		if ((peer = idl__srv_peer(src, &from)) == NULL) {
-			/* No room for its state: refused, and what it carries released. */
-			idl_msg_header_t *in = src->rbuf;
-
-			if (err == 0 && m.len >= IDL_MSG_HEADER_SIZE && in->size == m.len &&
-			    (in->flags & IDL_MSGF_DESC))
-				idl_msg_destroy(in);
-			continue;
-		}
-		if (err == IDL_EMSGSIZE) {
-			char who[IDL_CRED_ADDR_MAX + 32];
-
-			idl__srv_who(src, &from, who, sizeof who);
-			idl__srv_log(srv, "%s: %s: message of %zu bytes refused (msg_size %zu)",
-				     src->ep->head.address, who, m.len, srv->rcap);
-		}
-		n = idl__srv_serve_one(src, &peer->hello, src->rbuf, m.len, err, src->sbuf, &from,
-				       peer);
-		if (n != 0)
-			serve_send(src, n, &from);
 	}
 	idl__srv_src_ended(src);
 	return NULL;
+}
+
+int
+idl__srv_ep_ready(struct srv_src *src, unsigned max)
+{
+	const struct idl_transport *tr = src->ep->tr;
+
+	/* The endpoint's descriptor was readable: what is queued now, each receive without
+	 * waiting (a deadline of 0 ms tries once), at most `max` so that the loop's other
+	 * sources get their turn; the level-triggered descriptor reports the rest. */
+	for (unsigned i = 0; i < max; i++) {
+		struct idl_xmsg m = { .data = src->rbuf, .cap = src->srv->rcap };
+		struct idl_peer from;
+		int err;
+
+		from.len = 0;
+		err = IDL__TR_OP(tr, ep_recv)(src->ep->state, &m, &from,
+					      &(struct idl_deadline){ 0, 0 });
+		if (err == IDL_ETIMEDOUT || err == IDL_EAGAIN)
+			return 0;
+		if (serve_ep_one(src, &m, &from, err, &src->ep_failures))
+			return -1;
+	}
+	return 0;
 }

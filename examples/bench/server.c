@@ -1,11 +1,15 @@
 /*
  * server.c - bench-server: serves bench.defs on one address.
  *
- *     bench-server [-c CONCURRENCY] ADDRESS
+ *     bench-server [-c CONCURRENCY] [-e] ADDRESS
  *
  * Prints "ready ADDRESS" on stdout once clients may connect, serves until SIGTERM or SIGINT,
- * then removes what it created and exits 0. The routines are in bench_impl.c.
+ * then removes what it created and exits 0. The routines are in bench_impl.c. With -e the
+ * server is embedded: this one thread serves it from a poll() loop (idl_server_fd and
+ * idl_server_dispatch), and libidlrt creates no thread.
  */
+#include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,7 +33,7 @@ bench_on_signal(int sig)
 static void
 bench_usage(void)
 {
-	fprintf(stderr, "usage: bench-server [-c CONCURRENCY] ADDRESS\n");
+	fprintf(stderr, "usage: bench-server [-c CONCURRENCY] [-e] ADDRESS\n");
 	exit(2);
 }
 
@@ -58,15 +62,42 @@ bench_install_handlers(void)
 	return 0;
 }
 
+/* The embedded server's loop: a poll() on the server's descriptor, as any event loop would
+ * watch it, until a stop makes idl_server_dispatch() return IDL_ECLOSED. */
+static int
+bench_serve_embedded(const char *address)
+{
+	struct pollfd pf;
+	int r;
+
+	if ((pf.fd = idl_server_fd(bench_srv)) < 0) {
+		bench_fail("idl_server_fd", address, pf.fd);
+		return -1;
+	}
+	pf.events = POLLIN;
+	for (;;) {
+		if (poll(&pf, 1, -1) < 0 && errno != EINTR) {
+			perror("bench-server: poll");
+			return -1;
+		}
+		if ((r = idl_server_dispatch(bench_srv, 64)) == IDL_ECLOSED)
+			return 0;
+		if (r < 0) {
+			bench_fail("idl_server_dispatch", address, r);
+			return -1;
+		}
+	}
+}
+
 int
 main(int argc, char **argv)
 {
 	unsigned long concurrency = 1;
 	const char *address;
 	char *end;
-	int opt, err;
+	int opt, err, embedded = 0;
 
-	while ((opt = getopt(argc, argv, "c:h")) != -1) {
+	while ((opt = getopt(argc, argv, "c:eh")) != -1) {
 		switch (opt) {
 		case 'c':
 			concurrency = strtoul(optarg, &end, 10);
@@ -74,6 +105,9 @@ main(int argc, char **argv)
 				fprintf(stderr, "bench-server: -c wants a number from 0 to 1024\n");
 				return 2;
 			}
+			break;
+		case 'e':
+			embedded = 1;
 			break;
 		default:
 			bench_usage();
@@ -102,6 +136,11 @@ main(int argc, char **argv)
 	if (bench_install_handlers() != 0)
 		goto fail;
 
+	/* An embedded server starts here, before it says it is ready. */
+	if (embedded && (err = idl_server_fd(bench_srv)) < 0) {
+		bench_fail("idl_server_fd", address, err);
+		goto fail;
+	}
 	/* The address accepts connections from here on (idl_server_listen's promise). */
 	printf("ready %s\n", address);
 	if (fflush(stdout) != 0) {
@@ -109,7 +148,10 @@ main(int argc, char **argv)
 		goto fail;
 	}
 
-	if ((err = idl_server_run(bench_srv)) != 0) {
+	if (embedded) {
+		if (bench_serve_embedded(address) != 0)
+			goto fail;
+	} else if ((err = idl_server_run(bench_srv)) != 0) {
 		bench_fail("run", address, err);
 		goto fail;
 	}

@@ -19,8 +19,8 @@
  * There are two kinds of endpoints:
  *   - connection endpoints (unix, tcp, shm) fill ep_accept: the server accepts a connection
  *     and receives from it with conn_recv and replies with conn_send;
- *   - message endpoints (udp, port) fill ep_recv and ep_reply: every client's messages
- *     arrive on the endpoint, each with an opaque peer address to reply to.
+ *   - message endpoints (udp) fill ep_recv and ep_reply: every client's messages arrive
+ *     on the endpoint, each with an opaque peer address to reply to.
  *
  * Blocking and deadlines: conn_connect, conn_recv, conn_send, conn_call and ep_recv block
  * until done, until their deadline passes (IDL_ETIMEDOUT), or until close is called on the
@@ -45,7 +45,10 @@
  *
  * Concurrency: on one connection the core makes at most one conn_send and at most one
  * conn_recv at a time, but a send and a receive may run at once in two threads, and close
- * may come from any thread at any time. ep_recv runs in one thread per endpoint.
+ * may come from any thread at any time. ep_recv runs in one thread at a time per endpoint:
+ * the endpoint's receiving thread, or an embedded server's loop, which calls it with a
+ * deadline of 0 ms when ep_fd is readable (a deadline of 0 tries once, without waiting,
+ * and returns IDL_ETIMEDOUT when nothing is there).
  *
  * Ownership: the data of a send belongs to the caller and may be reused when the op
  * returns. Received file descriptors belong to the receiver.

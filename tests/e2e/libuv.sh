@@ -1,10 +1,10 @@
 #!/bin/sh
 # libuv.sh - the libuv examples end to end (examples/libuv/). uv-server serves bench.defs on
-# a unix: and a tcp: address from one libuv loop; two uv-clients (64 calls in flight each)
-# and synchronous bench-clients call it at once over both, and each must see every result
+# a unix:, a tcp: and a udp: address from one libuv loop; three uv-clients (64 calls in
+# flight each) and synchronous bench-clients call it at once, and each must see every result
 # right. While they run, the server must have exactly one thread (/proc/PID/task):
 # the embeddable server creates none. SIGTERM must stop it cleanly (exit 0, its socket
-# file removed). An address the embeddable server cannot serve (udp:) must be refused with
+# file removed). An address the embeddable server cannot serve (shm:) must be refused with
 # IDL_ENOTSUP before the server says it is ready. Skipped only when configure did not find
 # libuv, so that the examples were not built.
 : "${IDL_TOP_BUILDDIR:?run me through make check}"
@@ -55,23 +55,25 @@ threads() {
 }
 
 # 1. What the embeddable server cannot serve is refused by name, before "ready".
-"$uvdir/uv-server" "unix:$tmp/refused.sock" "udp:127.0.0.1:$(random_port)" \
+"$uvdir/uv-server" "unix:$tmp/refused.sock" "shm:$tmp/refused.shm" \
 	>"$tmp/refused.out" 2>"$tmp/refused.err"
 status=$?
 cat "$tmp/refused.err"
-[ $status -eq 1 ] || fail "uv-server with a udp: address exited with status $status, not 1"
-grep -q "ENOTSUP" "$tmp/refused.err" || fail "the udp: refusal does not say IDL_ENOTSUP"
-grep -q "udp:127.0.0.1" "$tmp/refused.err" || fail "the udp: refusal does not name the address"
-! grep -q '^ready' "$tmp/refused.out" || fail "uv-server said ready with a udp: address"
+[ $status -eq 1 ] || fail "uv-server with a shm: address exited with status $status, not 1"
+grep -q "ENOTSUP" "$tmp/refused.err" || fail "the shm: refusal does not say IDL_ENOTSUP"
+grep -q "shm:$tmp/refused.shm" "$tmp/refused.err" || fail "the shm: refusal does not name the address"
+! grep -q '^ready' "$tmp/refused.out" || fail "uv-server said ready with a shm: address"
 [ ! -e "$tmp/refused.sock" ] || fail "the refused server left its socket file behind"
 
-# 2. The server on unix: and tcp:, on a free port (tried again if the port is taken).
+# 2. The server on unix:, tcp: and udp:, on free ports (tried again if a port is taken).
 unix_addr=unix:$tmp/uv.sock
 server=
 for try in 1 2 3 4 5 6 7 8 9 10; do
 	tcp_addr=tcp:127.0.0.1:$(random_port)
+	udp_addr=udp:127.0.0.1:$(random_port)
 	: >"$tmp/server.out"
-	"$uvdir/uv-server" "$unix_addr" "$tcp_addr" >>"$tmp/server.out" 2>"$tmp/server.err" &
+	"$uvdir/uv-server" "$unix_addr" "$tcp_addr" "$udp_addr" >>"$tmp/server.out" \
+		2>"$tmp/server.err" &
 	server=$!
 	pids="$pids $server"
 	i=0
@@ -88,7 +90,7 @@ for try in 1 2 3 4 5 6 7 8 9 10; do
 	[ -n "$server" ] && break
 	grep -q "EADDRINUSE" "$tmp/server.err" || {
 		cat "$tmp/server.err" >&2
-		fail "uv-server $unix_addr $tcp_addr did not start"
+		fail "uv-server $unix_addr $tcp_addr $udp_addr did not start"
 	}
 done
 [ -n "$server" ] || fail "no free tcp port in 10 tries"
@@ -104,9 +106,11 @@ n=$(threads "$server")
 c1=$!
 "$uvdir/uv-client" -n $calls "$tcp_addr" >"$tmp/uv-tcp.out" 2>&1 &
 c2=$!
+"$uvdir/uv-client" -n $calls "$udp_addr" >"$tmp/uv-udp.out" 2>&1 &
+c5=$!
 "$benchdir/bench-client" -n 200 -r 3 "$unix_addr" >"$tmp/sync-unix.out" 2>&1 &
 c3=$!
-pids="$pids $c1 $c2 $c3"
+pids="$pids $c1 $c2 $c3 $c5"
 
 # The server's threads, read every 10 ms while any client runs; the second bench-client
 # starts when the first has ended.
@@ -114,6 +118,7 @@ samples=0
 most=0
 c4=
 while kill -0 $c1 2>/dev/null || kill -0 $c2 2>/dev/null || kill -0 $c3 2>/dev/null ||
+	kill -0 $c5 2>/dev/null ||
 	[ -z "$c4" ] || kill -0 "$c4" 2>/dev/null; do
 	if [ -z "$c4" ] && ! kill -0 $c3 2>/dev/null; then
 		"$benchdir/bench-client" -n 200 -r 3 "$tcp_addr" >"$tmp/sync-tcp.out" 2>&1 &
@@ -129,7 +134,7 @@ while kill -0 $c1 2>/dev/null || kill -0 $c2 2>/dev/null || kill -0 $c3 2>/dev/n
 done
 
 status=0
-for c in "$c1 uv-unix" "$c2 uv-tcp" "$c3 sync-unix" "$c4 sync-tcp"; do
+for c in "$c1 uv-unix" "$c2 uv-tcp" "$c5 uv-udp" "$c3 sync-unix" "$c4 sync-tcp"; do
 	set -- $c
 	wait "$1"
 	s=$?
@@ -140,7 +145,7 @@ for c in "$c1 uv-unix" "$c2 uv-tcp" "$c3 sync-unix" "$c4 sync-tcp"; do
 	fi
 done
 [ $status -eq 0 ] || fail "a client failed against uv-server"
-for f in uv-unix uv-tcp; do
+for f in uv-unix uv-tcp uv-udp; do
 	grep -q ": $calls of $calls calls, 64 in flight, .*; 0 wrong, 0 failed: ok$" "$tmp/$f.out" ||
 		fail "$f: not every call succeeded: $(cat "$tmp/$f.out")"
 done

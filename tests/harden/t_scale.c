@@ -579,39 +579,58 @@ test_idle_tcp(void)
 	CU_ASSERT_EQUAL(hd_stop(&s), 0);
 }
 
-/* The embeddable server: served from this thread alone, no thread created by the library
- * (counted in /proc/self/status), a client in another process. */
+/* The embeddable server: one server listening on unix:, tcp: and udp: at once, served from
+ * this thread alone, no thread created by the library (counted in /proc/self/status), a
+ * client process on each address. */
 static void
 test_embedded(void)
 {
-	char addr[256];
+	static const char *const schemes[] = { "unix", "tcp", "udp" };
+	enum {
+		NS = sizeof schemes / sizeof schemes[0]
+	};
+	char addr[NS][256];
 	idl_server_t *srv;
 	long before, during = -1;
-	pid_t child;
-	int fd, status = -1, served = 0;
+	pid_t child[NS];
+	int fd, status, ok = 1, left = NS, served = 0;
 
-	CU_ASSERT_FATAL(hd_address("unix", addr, sizeof addr) == 0);
 	CU_ASSERT_FATAL(idl_server_create(&srv) == 0);
 	CU_ASSERT_FATAL(idl_server_add_subsystem(srv, &every_subsystem, every_server) == 0);
-	CU_ASSERT_FATAL(idl_server_listen(srv, addr) == 0);
+	for (int i = 0; i < NS; i++) {
+		CU_ASSERT_FATAL(hd_address(schemes[i], addr[i], sizeof addr[i]) == 0);
+		CU_ASSERT_FATAL(idl_server_listen(srv, addr[i]) == 0);
+	}
 	before = sc_status(getpid(), "Threads");
 	fd = idl_server_fd(srv);
 	CU_ASSERT_FATAL(fd >= 0);
 	CU_ASSERT_EQUAL(idl_server_fd(srv), fd);
-	if ((child = fork()) == 0) {
-		idl_port_t p = NULL;
-		int ok = idl_port_open(addr, &p) == 0;
+	for (int i = 0; i < NS; i++) {
+		if ((child[i] = fork()) == 0) {
+			idl_port_t p = NULL;
+			int good = idl_port_open(addr[i], &p) == 0;
 
-		for (int i = 0; ok && i < 200; i++)
-			ok = every_null(p) == 0;
-		idl_port_close(p);
-		_exit(ok ? 0 : 1);
+			for (int k = 0; good && k < 200; k++)
+				good = every_null(p) == 0;
+			idl_port_close(p);
+			_exit(good ? 0 : 1);
+		}
+		CU_ASSERT_FATAL(child[i] > 0);
 	}
-	CU_ASSERT_FATAL(child > 0);
-	while (waitpid(child, &status, WNOHANG) == 0) {
+	while (left > 0) {
 		struct pollfd pf = { fd, POLLIN, 0 };
 		int r;
 
+		for (int i = 0; i < NS; i++)
+			if (child[i] > 0 && waitpid(child[i], &status, WNOHANG) == child[i]) {
+				if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+					fprintf(stderr, "harden: embedded: the %s client failed\n",
+						schemes[i]);
+					ok = 0;
+				}
+				child[i] = 0;
+				left--;
+			}
 		if (poll(&pf, 1, 100) <= 0)
 			continue;
 		r = idl_server_dispatch(srv, 16);
@@ -621,17 +640,58 @@ test_embedded(void)
 			during = sc_status(getpid(), "Threads");
 	}
 	fprintf(stderr,
-		"harden: scale: embedded: threads %ld before, %ld while serving; %d events\n",
+		"harden: scale: embedded: unix, tcp and udp: threads %ld before, %ld while "
+		"serving; %d events\n",
 		before, during, served);
-	CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	CU_ASSERT(ok);
 	CU_ASSERT_EQUAL(during, before);
 	CU_ASSERT(served > 0);
+	/* A stop ends the run at the next dispatch, which frees what serving made. */
+	idl_server_stop(srv);
+	CU_ASSERT_EQUAL(idl_server_dispatch(srv, 16), IDL_ECLOSED);
 	idl_server_destroy(srv);
 }
 
+/* shm: and port: keep a thread per connection: an embedded server refuses them, naming the
+ * address, whether they were listening before idl_server_fd() or come after it. */
+static void
+test_embedded_refused(void)
+{
+	static const char *const schemes[] = { "shm", "port" };
+
+	for (int i = 0; i < 2; i++) {
+		char addr[256], other[256];
+		idl_server_t *srv;
+
+		CU_ASSERT_FATAL(hd_address(schemes[i], addr, sizeof addr) == 0);
+		CU_ASSERT_FATAL(hd_address("unix", other, sizeof other) == 0);
+		CU_ASSERT_FATAL(idl_server_create(&srv) == 0);
+		CU_ASSERT_FATAL(idl_server_add_subsystem(srv, &every_subsystem, every_server) == 0);
+		CU_ASSERT_FATAL(idl_server_listen(srv, addr) == 0);
+		CU_ASSERT_EQUAL(idl_server_fd(srv), IDL_ENOTSUP);
+		CU_ASSERT(strstr(idl_errdetail(), addr) != NULL);
+		idl_server_destroy(srv);
+
+		CU_ASSERT_FATAL(idl_server_create(&srv) == 0);
+		CU_ASSERT_FATAL(idl_server_add_subsystem(srv, &every_subsystem, every_server) == 0);
+		CU_ASSERT_FATAL(idl_server_listen(srv, other) == 0);
+		CU_ASSERT_FATAL(idl_server_fd(srv) >= 0);
+		CU_ASSERT_EQUAL(idl_server_listen(srv, addr), IDL_ENOTSUP);
+		CU_ASSERT(strstr(idl_errdetail(), "event loop") != NULL);
+		idl_server_stop(srv);
+		CU_ASSERT_EQUAL(idl_server_dispatch(srv, 16), IDL_ECLOSED);
+		idl_server_destroy(srv);
+	}
+}
+
 CU_TestInfo hd_scale_tests[] = {
-	{ "idle_unix", test_idle_unix },     { "slow_tcp", test_slow_tcp },
-	{ "split_tcp", test_split_tcp },     { "deaf_ool", test_deaf_ool },
-	{ "per_address", test_per_address }, { "idle_tcp", test_idle_tcp },
-	{ "embedded", test_embedded },	     CU_TEST_INFO_NULL,
+	{ "idle_unix", test_idle_unix },
+	{ "slow_tcp", test_slow_tcp },
+	{ "split_tcp", test_split_tcp },
+	{ "deaf_ool", test_deaf_ool },
+	{ "per_address", test_per_address },
+	{ "idle_tcp", test_idle_tcp },
+	{ "embedded", test_embedded },
+	{ "embedded_refused", test_embedded_refused },
+	CU_TEST_INFO_NULL,
 };

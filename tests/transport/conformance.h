@@ -19,6 +19,7 @@ struct tt_ctx {
 	const struct tt_scheme *scheme;
 	char dir[256]; /* a fresh 0700 directory, removed afterwards */
 	char address[512];
+	int embedded; /* the server runs embedded in a poll() loop (bench-server -e) */
 	pid_t server; /* the bench-server process, or 0 */
 	int server_out; /* the read end of its stdout, or -1 */
 };

@@ -5,8 +5,12 @@
  *     tests/transport/conformance SCHEME [CASE]    one transport, or one case of it
  *
  * A suite is named "transport:SCHEME"; its init finds the scheme from the name of the suite
- * CUnit is running, makes a fresh address and starts bench-server there. Run with
+ * CUnit is running, makes a fresh address and starts bench-server there. A transport whose
+ * server can be embedded in an event loop has a second suite, "embedded:SCHEME": the same
+ * cases against bench-server -e, one thread serving from a poll() loop. Run with
  * "--client ..." the program is one of the client processes of the concurrency case.
+ *
+ *     tests/transport/conformance embedded:SCHEME [CASE]
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -19,6 +23,7 @@
 #include "conformance.h"
 
 #define TT_SUITE_PREFIX "transport:"
+#define TT_EMBEDDED_PREFIX "embedded:"
 
 struct tt_ctx tt = { .server_out = -1 };
 
@@ -44,11 +49,13 @@ tt_suite_cleanup(void)
 static int
 tt_suite_init(void)
 {
-	const char *scheme = CU_get_current_suite()->pName + strlen(TT_SUITE_PREFIX);
-	const char *rest;
+	const char *name = CU_get_current_suite()->pName, *scheme, *rest;
+	int embedded = strncmp(name, TT_EMBEDDED_PREFIX, strlen(TT_EMBEDDED_PREFIX)) == 0;
 
+	scheme = name + strlen(embedded ? TT_EMBEDDED_PREFIX : TT_SUITE_PREFIX);
 	memset(&tt, 0, sizeof tt);
 	tt.server_out = -1;
+	tt.embedded = embedded;
 	/* Only schemes with a row get this init (tt_add_suite). */
 	tt.scheme = tt_scheme_find(scheme);
 	snprintf(tt.dir, sizeof tt.dir, "%s/idlkit-conformance.XXXXXX",
@@ -84,6 +91,27 @@ tt_add_cases(CU_pSuite suite, const struct tt_case *cases)
 }
 
 static void
+tt_add_all_cases(CU_pSuite suite)
+{
+	tt_add_cases(suite, tt_call_cases);
+	tt_add_cases(suite, tt_ool_cases);
+	tt_add_cases(suite, tt_oolt_cases);
+	tt_add_cases(suite, tt_malformed_cases);
+	tt_add_cases(suite, tt_async_cases);
+	tt_add_cases(suite, tt_fault_cases);
+}
+
+/* Whether idl_server_fd() takes an endpoint of t (docs/api.md, "The embeddable server"):
+ * connections it can pool, or a message endpoint with a descriptor. */
+static int
+tt_embeddable(const struct idl_transport *t)
+{
+	if (t->ep_accept != NULL)
+		return t->conn_fd != NULL && t->conn_recv_nb != NULL && t->conn_sendv_nb != NULL;
+	return t->ep_fd != NULL && t->ep_recv != NULL;
+}
+
+static void
 tt_add_suite(const struct idl_transport *t, void *arg)
 {
 	char name[128];
@@ -95,13 +123,11 @@ tt_add_suite(const struct idl_transport *t, void *arg)
 		CU_add_test(suite, "address case", tt_no_address_case);
 		return;
 	}
-	suite = CU_add_suite(name, tt_suite_init, tt_suite_cleanup);
-	tt_add_cases(suite, tt_call_cases);
-	tt_add_cases(suite, tt_ool_cases);
-	tt_add_cases(suite, tt_oolt_cases);
-	tt_add_cases(suite, tt_malformed_cases);
-	tt_add_cases(suite, tt_async_cases);
-	tt_add_cases(suite, tt_fault_cases);
+	tt_add_all_cases(CU_add_suite(name, tt_suite_init, tt_suite_cleanup));
+	if (tt_embeddable(t)) {
+		snprintf(name, sizeof name, "%s%s", TT_EMBEDDED_PREFIX, t->scheme);
+		tt_add_all_cases(CU_add_suite(name, tt_suite_init, tt_suite_cleanup));
+	}
 }
 
 static int
@@ -113,7 +139,8 @@ tt_run(int argc, char **argv)
 
 	if (argc < 2)
 		return CU_basic_run_tests();
-	snprintf(name, sizeof name, "%s%s", TT_SUITE_PREFIX, argv[1]);
+	/* A bare scheme names its threaded suite; "embedded:SCHEME" the other. */
+	snprintf(name, sizeof name, "%s%s", strchr(argv[1], ':') ? "" : TT_SUITE_PREFIX, argv[1]);
 	if ((suite = CU_get_suite(name)) == NULL) {
 		fprintf(stderr, "conformance: no transport '%s' is registered\n", argv[1]);
 		return -1;

@@ -115,7 +115,10 @@ tt_server_start(void)
 			_exit(126);
 		/* Several routines at once, so that the runtime's concurrent dispatch is tested
 		 * too. */
-		execl(path, "bench-server", "-c", "4", tt.address, (char *)NULL);
+		if (tt.embedded)
+			execl(path, "bench-server", "-c", "4", "-e", tt.address, (char *)NULL);
+		else
+			execl(path, "bench-server", "-c", "4", tt.address, (char *)NULL);
 		_exit(127);
 	}
 	close(fds[1]);
