@@ -29,7 +29,7 @@ set -u
 budgets='unix 450 450
 tcp 520 520
 port 510 480
-udp 620 1000
+udp 610 900
 shm 820 820'
 n=${IDL_BUDGET_CALLS:-1000}
 IDL_SHM_SPIN_NS=0

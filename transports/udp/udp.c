@@ -335,6 +335,7 @@ udp_conn_connect(void *vconn, const char *rest, struct idl_deadline *dl)
 		return err;
 	snprintf(c->name, sizeof c->name, "%s", rest);
 	c->rto_ns = UDP_RTO_INIT;
+	c->rto_us = udp_rto_us(c->rto_ns);
 	if ((c->spill = malloc(UDP_SPILL)) == NULL)
 		return IDL_ENOMEM;
 	/* One socket, to the first address: a datagram cannot tell which of several would
@@ -523,6 +524,7 @@ udp_rtt_sample(struct udp_conn *c, int64_t r)
 		c->rto_ns = UDP_RTO_MIN;
 	if (c->rto_ns > UDP_RTO_MAX)
 		c->rto_ns = UDP_RTO_MAX;
+	c->rto_us = udp_rto_us(c->rto_ns);
 }
 
 /* Resends what is due, forgets what is past its deadline, and says when the next resend
@@ -580,22 +582,16 @@ udp_answered(struct udp_conn *c, uint32_t seqno)
 	}
 }
 
-/* The retransmission timeout as the socket's receive timeout: whole milliseconds, so that
- * a timeout that moves by microseconds from sample to sample leaves the socket alone. */
-static int64_t
-udp_rto_us(const struct udp_conn *c)
-{
-	return (c->rto_ns + MS - 1) / MS * 1000;
-}
-
 /* Sets the socket's receive timeout to exactly `us` microseconds, if it is not that. */
 static int
 udp_rcvtimeo(struct udp_conn *c, int64_t us)
 {
-	struct timeval tv = { (time_t)(us / 1000000), (suseconds_t)(us % 1000000) };
+	struct timeval tv;
 
 	if (c->rcvtimeo_us == us)
 		return 0;
+	tv.tv_sec = (time_t)(us / 1000000);
+	tv.tv_usec = (suseconds_t)(us % 1000000);
 	if (setsockopt(c->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) != 0)
 		return IDL_ESYSERR(errno);
 	c->rcvtimeo_us = us;
@@ -626,7 +622,7 @@ udp_conn_recv(void *vconn, struct idl_xmsg *m, struct idl_deadline *dl)
 		int t = 0, err;
 
 		if (!slow) {
-			want = udp_rto_us(c);
+			want = c->rto_us;
 			if (dl->ms >= 0 && (int64_t)dl->ms * 1000 <= want) {
 				want = (int64_t)dl->ms * 1000;
 				bound = 1;

@@ -30,13 +30,6 @@ idl__udp_fingerprint(const unsigned char *p, size_t n, size_t truelen)
 	return h ^ (h >> 29);
 }
 
-uint64_t
-idl__udp_key(const unsigned char *addr, uint32_t alen, uint32_t seqno)
-{
-	/* The fingerprint's mix, eight bytes at a time: an address is 16 or 28 bytes. */
-	return idl__udp_fingerprint(addr, alen, seqno) ^ ((uint64_t)seqno << 17);
-}
-
 int64_t
 idl__udp_cache_now(void)
 {
@@ -142,13 +135,17 @@ udp_entry_get(struct udp_cache *c)
 	struct udp_entry *e = c->free;
 
 	if (e == NULL) {
-		struct udp_slab *s = calloc(1, sizeof *s);
+		/* Not cleared: a request fills every field of the entry it takes but its
+		 * reply, which is none yet. */
+		struct udp_slab *s = malloc(sizeof *s);
 
 		if (s == NULL)
 			return NULL;
 		s->next = c->slabs;
 		c->slabs = s;
 		for (unsigned i = 0; i < UDP_CACHE_SLAB; i++) {
+			s->e[i].reply = NULL;
+			s->e[i].replen = 0;
 			s->e[i].hnext = c->free;
 			c->free = &s->e[i];
 		}
@@ -187,7 +184,9 @@ idl__udp_cache_take(struct udp_cache *c, uint64_t key, const unsigned char *addr
 		e->key = key;
 		e->seqno = seqno;
 		e->alen = alen;
-		memcpy(e->addr, addr, alen);
+		/* The whole room, a constant size copied in line; only alen bytes are
+		 * ever compared. The caller's buffer is a struct idl_peer's, larger. */
+		memcpy(e->addr, addr, sizeof e->addr);
 		e->hnext = *head;
 		*head = e;
 		c->count++;
@@ -198,7 +197,11 @@ idl__udp_cache_take(struct udp_cache *c, uint64_t key, const unsigned char *addr
 	e->state = UDP_PENDING;
 	idl__list_push_back(&c->age, &e->link);
 	c->last = e;
-	idl__udp_cache_expire(c, now);
+	/* The oldest entry is the one to look at; the loop is called only when it goes. */
+	e = udp_cache_oldest(c);
+	if (c->count > UDP_CACHE_ENTRIES || c->bytes > UDP_CACHE_BYTES ||
+	    now - e->t_ns > UDP_CACHE_AGE)
+		idl__udp_cache_expire(c, now);
 	return c->last; /* NULL when the bounds expired it at once */
 }
 
@@ -220,9 +223,25 @@ idl__udp_cache_store(struct udp_cache *c, struct udp_entry *e, const void *reply
 {
 	unsigned char *p = e->rep_inline;
 
-	if (len > UDP_CACHE_INLINE && (p = malloc(len)) == NULL)
-		return -1;
-	memcpy(p, reply, len);
+	if (len > UDP_CACHE_INLINE) {
+		if ((p = malloc(len)) == NULL)
+			return -1;
+		memcpy(p, reply, len);
+	} else {
+		/* A few words, in line: a call would cost more than the copy. A reply is a
+		 * whole number of words (IDL_MSG_ALIGN); any rest goes byte by byte. */
+		const unsigned char *r = reply;
+		size_t i = 0;
+
+		for (; i + 8 <= len; i += 8) {
+			uint64_t w;
+
+			memcpy(&w, r + i, 8);
+			memcpy(p + i, &w, 8);
+		}
+		for (; i < len; i++)
+			p[i] = r[i];
+	}
 	e->reply = p;
 	e->replen = (uint32_t)len;
 	e->state = UDP_DONE;

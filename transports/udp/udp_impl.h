@@ -80,10 +80,19 @@ struct udp_conn {
 	int64_t srtt_ns; /* 0: no sample yet */
 	int64_t rttvar_ns;
 	int64_t rto_ns;
+	int64_t rto_us; /* rto_ns as the socket's receive timeout (udp_rto_us), kept with it */
 	unsigned nsent; /* requests kept, for UDP_SAMPLE_EVERY */
 	int answered; /* something came from the server on this socket */
 	unsigned char *spill; /* UDP_SPILL bytes, as the endpoint's */
 	char name[80];
 };
+
+/* A retransmission timeout as the socket's receive timeout: whole milliseconds, so that a
+ * timeout that moves by microseconds from sample to sample leaves the socket alone. */
+static inline int64_t
+udp_rto_us(int64_t rto_ns)
+{
+	return (rto_ns + MS - 1) / MS * 1000;
+}
 
 #endif /* IDL_TRANSPORT_UDP_IMPL_H */
