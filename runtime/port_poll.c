@@ -360,8 +360,10 @@ idl__aport_conn(struct idl__aport *ap, int64_t deadline)
 	c->qcap = 2 * IDL__ASYNC_SENDQ_MAX;
 	c->ap = ap;
 	pthread_cond_init(&c->scv, NULL);
+	/* A transport whose descriptor is a set of its own (IDL_TRF_OWNSET) is cheaper with
+	 * its blocking operations on threads. */
 	c->nb = IDL__TR_OP(tr, conn_fd) != NULL && IDL__TR_OP(tr, conn_sendv_nb) != NULL &&
-		IDL__TR_OP(tr, conn_recv_nb) != NULL;
+		IDL__TR_OP(tr, conn_recv_nb) != NULL && !(tr->flags & IDL_TRF_OWNSET);
 	idl__clear_detail();
 	/* Connecting holds the lock: every call of the port needs this connection. */
 	if ((err = tr->conn_connect(c->tr_state, p->rest, &dl)) != 0) {

@@ -26,7 +26,6 @@
 #include <string.h>
 #include <poll.h>
 #include <sys/epoll.h>
-#include <sys/timerfd.h>
 #include <unistd.h>
 
 #include "server.h"
@@ -41,18 +40,27 @@
  * replies before it: bounded as the threaded server's sends are. */
 #define SRV_SEND_TIMEOUT_MS 30000
 
+/* Whether the transport has the three event operations. */
+static int
+srv_ev_ops(const struct idl_transport *tr)
+{
+	return IDL__TR_OP(tr, conn_fd) != NULL && IDL__TR_OP(tr, conn_recv_nb) != NULL &&
+	       IDL__TR_OP(tr, conn_sendv_nb) != NULL;
+}
+
 int
 idl__srv_ev_poolable(const struct srv_ep *ep)
 {
-	return IDL__TR_OP(ep->tr, conn_fd) != NULL && IDL__TR_OP(ep->tr, conn_recv_nb) != NULL &&
-	       IDL__TR_OP(ep->tr, conn_sendv_nb) != NULL;
+	/* A transport whose descriptor is a set of its own (IDL_TRF_OWNSET) is pooled only
+	 * where no thread may be made for it. */
+	return srv_ev_ops(ep->tr) && (ep->srv->embedded || !(ep->tr->flags & IDL_TRF_OWNSET));
 }
 
 int
 idl__srv_ev_embeddable(const struct srv_ep *ep)
 {
 	if (IDL__TR_OP(ep->tr, ep_accept) != NULL)
-		return idl__srv_ev_poolable(ep);
+		return srv_ev_ops(ep->tr);
 	return IDL__TR_OP(ep->tr, ep_fd) != NULL && IDL__TR_OP(ep->tr, ep_recv) != NULL;
 }
 
@@ -111,33 +119,6 @@ idl__srv_bufs_free(void)
 	memset(&srv_tbufs, 0, sizeof srv_tbufs);
 }
 
-/* Sets the timer to `due` when that is earlier than what it is set to. conn_lock held. */
-void
-idl__srv_timer_lower(struct idl_server *srv, int64_t due)
-{
-	struct itimerspec its = { { 0, 0 }, { 0, 0 } };
-
-	if (due >= srv->next_due || srv->tfd < 0)
-		return;
-	srv->next_due = due;
-	if (due <= 0)
-		due = 1;
-	its.it_value.tv_sec = due / 1000000000;
-	its.it_value.tv_nsec = due % 1000000000;
-	timerfd_settime(srv->tfd, TFD_TIMER_ABSTIME, &its, NULL);
-}
-
-/* Takes src off its deadline list. conn_lock held. */
-void
-idl__srv_tlist_remove(struct idl_server *srv, struct srv_src *src)
-{
-	if (src->tlist == 1)
-		idl__list_remove(&src->ep->hs_list, &src->tlink);
-	else if (src->tlist == 2)
-		idl__list_remove(&src->ep->idle_list, &src->tlink);
-	src->tlist = 0;
-}
-
 /* The events to wait for on src: writability while replies wait (and nothing is read
  * meanwhile), else readability. */
 uint32_t
@@ -146,6 +127,9 @@ idl__srv_events(struct srv_src *src, int *fd)
 	unsigned want = 0;
 
 	*fd = IDL__TR_OP(src->ep->tr, conn_fd)(src->conn, &want);
+	/* A set of the transport's own is readable when room comes as when input does. */
+	if (src->ep->tr->flags & IDL_TRF_OWNSET)
+		return EPOLLONESHOT | EPOLLIN;
 	pthread_mutex_lock(&src->send_lock);
 	if (src->outq != NULL || src->more)
 		want |= IDL_TR_EV_OUT;
@@ -194,43 +178,6 @@ idl__srv_claim(struct idl_server *srv, struct srv_src *src)
 
 	return atomic_compare_exchange_strong(&srv->slots[src->slot].word, &want,
 					      idl__slot_word(src->gen, SRV_SLOT_BUSY));
-}
-
-/* Sends a goodbye on a source that is about to end: best effort, never blocking. */
-void
-idl__srv_goodbye(struct srv_src *src, enum idl_goodbye_reason why, const char *text)
-{
-	struct {
-		idl_msg_header_t h;
-		uint32_t reason, len;
-		char text[IDL_GOODBYE_TEXT_MAX];
-	} g;
-	struct idl_xmsg x;
-	size_t n = strlen(text);
-
-	if (n > IDL_GOODBYE_TEXT_MAX)
-		n = IDL_GOODBYE_TEXT_MAX;
-	memset(&g, 0, sizeof g);
-	g.h.magic = IDL_MSG_MAGIC;
-	g.h.order = IDL_ORDER_NATIVE;
-	g.h.kind = IDL_KIND_GOODBYE;
-	g.h.retcode = IDL_ELIMIT;
-	g.h.id = (int32_t)why;
-	g.reason = (uint32_t)why;
-	g.len = (uint32_t)n;
-	memcpy(g.text, text, n);
-	g.h.size = (uint32_t)IDL_MSG_ROUND(sizeof g.h + 8 + n);
-	memset(&x, 0, sizeof x);
-	x.data = &g;
-	x.len = g.h.size;
-	pthread_mutex_lock(&src->send_lock);
-	if (src->outq == NULL) {
-		if (src->pooled)
-			(void)IDL__TR_OP(src->ep->tr, conn_sendv_nb)(src->conn, &x, 1);
-		else
-			(void)src->ep->tr->conn_send(src->conn, &x, &(struct idl_deadline){ 0, 0 });
-	}
-	pthread_mutex_unlock(&src->send_lock);
 }
 
 /* Frees src's queued replies. */
@@ -622,7 +569,9 @@ srv_serve(struct idl_server *srv, struct srv_src *src, uint32_t events, int dedi
 		idl__srv_end(srv, src);
 		return;
 	}
-	if (events & (EPOLLOUT | EPOLLERR | EPOLLHUP)) {
+	/* Replies wait for room: a set of the transport's own says so as readability. */
+	if ((events & (EPOLLOUT | EPOLLERR | EPOLLHUP)) ||
+	    ((src->ep->tr->flags & IDL_TRF_OWNSET) && src->outq != NULL)) {
 		pthread_mutex_lock(&src->send_lock);
 		r = srv_flush(src);
 		pthread_mutex_unlock(&src->send_lock);

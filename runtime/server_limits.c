@@ -4,7 +4,8 @@
  * connection, the per-address limit on network transports, handshake and idle timeouts
  * swept by one timer, and the start and end of a run's event core.
  *
- * Every connection closed on purpose is first told why with a goodbye (idl_msg.h).
+ * Every connection closed on purpose is first told why with a goodbye (idl_msg.h), sent
+ * here.
  */
 #include <config.h>
 
@@ -19,6 +20,70 @@
 #include <unistd.h>
 
 #include "server.h"
+
+/* Sets the timer to `due` when that is earlier than what it is set to. conn_lock held. */
+void
+idl__srv_timer_lower(struct idl_server *srv, int64_t due)
+{
+	struct itimerspec its = { { 0, 0 }, { 0, 0 } };
+
+	if (due >= srv->next_due || srv->tfd < 0)
+		return;
+	srv->next_due = due;
+	if (due <= 0)
+		due = 1;
+	its.it_value.tv_sec = due / 1000000000;
+	its.it_value.tv_nsec = due % 1000000000;
+	timerfd_settime(srv->tfd, TFD_TIMER_ABSTIME, &its, NULL);
+}
+
+/* Takes src off its deadline list. conn_lock held. */
+void
+idl__srv_tlist_remove(struct idl_server *srv, struct srv_src *src)
+{
+	if (src->tlist == 1)
+		idl__list_remove(&src->ep->hs_list, &src->tlink);
+	else if (src->tlist == 2)
+		idl__list_remove(&src->ep->idle_list, &src->tlink);
+	src->tlist = 0;
+}
+
+/* Sends a goodbye on a source that is about to end: best effort, never blocking. */
+void
+idl__srv_goodbye(struct srv_src *src, enum idl_goodbye_reason why, const char *text)
+{
+	struct {
+		idl_msg_header_t h;
+		uint32_t reason, len;
+		char text[IDL_GOODBYE_TEXT_MAX];
+	} g;
+	struct idl_xmsg x;
+	size_t n = strlen(text);
+
+	if (n > IDL_GOODBYE_TEXT_MAX)
+		n = IDL_GOODBYE_TEXT_MAX;
+	memset(&g, 0, sizeof g);
+	g.h.magic = IDL_MSG_MAGIC;
+	g.h.order = IDL_ORDER_NATIVE;
+	g.h.kind = IDL_KIND_GOODBYE;
+	g.h.retcode = IDL_ELIMIT;
+	g.h.id = (int32_t)why;
+	g.reason = (uint32_t)why;
+	g.len = (uint32_t)n;
+	memcpy(g.text, text, n);
+	g.h.size = (uint32_t)IDL_MSG_ROUND(sizeof g.h + 8 + n);
+	memset(&x, 0, sizeof x);
+	x.data = &g;
+	x.len = g.h.size;
+	pthread_mutex_lock(&src->send_lock);
+	if (src->outq == NULL) {
+		if (src->pooled)
+			(void)IDL__TR_OP(src->ep->tr, conn_sendv_nb)(src->conn, &x, 1);
+		else
+			(void)src->ep->tr->conn_send(src->conn, &x, &(struct idl_deadline){ 0, 0 });
+	}
+	pthread_mutex_unlock(&src->send_lock);
+}
 
 /* Whether an ARMED source may be closed as idle: no request of its client read and left
  * unanswered (a deferred reply, a reply still queued), so that its client may send again

@@ -8,8 +8,8 @@
  * connection, a request, a reply to flush, a handshake or idle deadline). One uv_poll_t
  * watches it and calls idl_server_dispatch(), which does that work on the loop's thread and
  * never blocks, so the whole process keeps one thread while it serves. Only endpoints the
- * embeddable server takes can be served so: unix:, tcp: and udp:; a shm: or port: address
- * is refused with IDL_ENOTSUP before "ready" is printed.
+ * embeddable server takes can be served so: unix:, tcp:, udp: and port:; a shm: address is
+ * refused with IDL_ENOTSUP before "ready" is printed.
  *
  * Prints "ready ADDRESS..." on stdout once clients may connect, serves until SIGTERM or
  * SIGINT (a uv_signal_t each: the handler runs in the loop, not in signal context), then
@@ -183,7 +183,8 @@ main(int argc, char **argv)
 	int fd, err, status = 1;
 
 	if (argc < 2 || argv[1][0] == '-') {
-		fprintf(stderr, "usage: uv-server ADDRESS...   (unix:, tcp: and udp: addresses)\n");
+		fprintf(stderr,
+			"usage: uv-server ADDRESS...   (unix:, tcp:, udp: and port: addresses)\n");
 		return 2;
 	}
 	if ((err = uv_loop_init(&us.loop)) != 0) {

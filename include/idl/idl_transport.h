@@ -203,6 +203,15 @@ struct idl_listen_opts {
 /* Messages arrive whole: a conn_recv that times out has consumed nothing, so the server may
  * wait on a busy connection with blocking receives (unix:'s seqpacket). */
 #define IDL_TRF_WHOLE 0x40
+/* conn_fd's descriptor is an epoll set of the transport's own (port:'s queues, its peer's
+ * pidfd, its close eventfd): it is only ever readable, so it is watched for reading whatever
+ * *events says. While conn_sendv_nb could not send everything, the set is readable when
+ * there is room again (and reading is left for then), else when a message, the peer's exit
+ * or a close came. Driving it by readiness costs a wait and a receive a message where its
+ * blocking receive is one system call: the embedded server, which may create no thread,
+ * uses the three event operations of such a transport; the threaded server and the
+ * pollable port keep a thread per connection for it. */
+#define IDL_TRF_OWNSET 0x80
 
 /* The version of the contract this header describes (see the top of this file). */
 #define IDL_TRANSPORT_ABI 1u

@@ -11,6 +11,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 
 #include "transport_kit.h"
 
@@ -45,6 +46,8 @@ struct port_conn {
 	int pidfd; /* the peer's process, or -1 (no pidfd_open: kill(pid, 0) instead) */
 	pid_t pid; /* the peer's pid as it said; never identity */
 	int evfd; /* written by close: wakes a sender waiting for room */
+	int nbfd; /* the event operations' epoll set (idl__port_conn_fd), or -1 */
+	int nb_full; /* it watches the send queue's room, not the receive queue */
 	atomic_int closed;
 	atomic_int bye; /* the peer said goodbye: nothing more will come */
 	atomic_int dead; /* the peer's process has exited */
@@ -77,9 +80,22 @@ struct port_ctl {
 	char name[PORT_NAME_MAX];
 };
 
+/* port_ool.c */
+/* Writes the message - the `total` bytes of the pieces in iov - into a new shared-memory
+ * object and fills the control message k that names it. */
+int idl__port_ool_make(struct port_conn *c, const struct iovec *iov, unsigned niov, size_t total,
+		       struct port_ctl *k);
+/* Takes the out-of-line message k names into m (the object is removed). */
+int idl__port_ool_take(struct port_conn *c, const struct port_ctl *k, struct idl_xmsg *m);
+
 /* port_io.c */
 int idl__port_send(void *conn, const struct idl_xmsg *m, struct idl_deadline *dl);
 int idl__port_recv(void *conn, struct idl_xmsg *m, struct idl_deadline *dl);
+/* The event operations (struct idl_transport): the connection's epoll set, a send that
+ * never waits, a receive that never waits. */
+int idl__port_conn_fd(void *conn, unsigned *events);
+int idl__port_sendv_nb(void *conn, const struct idl_xmsg *msgs, unsigned n);
+int idl__port_recv_nb(void *conn, struct idl_xmsg *m);
 /* Measures the coarse clock the fast path's slice is timed with (tr_init). */
 void idl__port_slice_init(void);
 /* Sends a control message of `msgsize` bytes on q without blocking. */

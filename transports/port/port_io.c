@@ -29,13 +29,11 @@
 
 /* Without a pidfd, a wait wakes this often to ask whether the peer still lives. */
 #define PORT_POLL_MS 100
-/* A receive that got a wake-up meant for nobody (close not called): wait again. */
+/* A receive that got a wake-up meant for nobody (close not called): wait again. Errors are
+ * negative, so this is none of them. */
 #define PORT_AGAIN 1
 /* How long the goodbye may wait for room in the peer's queue. */
 #define PORT_BYE_MS 50
-/* The first read of an out-of-line message: its header and, for a message with descriptors,
- * its descriptors and arguments, usually whole. */
-#define PORT_OOL_HEAD 4096u
 
 _Static_assert(sizeof(struct port_ctl) <= 128, "a control message fits the smallest queue");
 
@@ -275,79 +273,6 @@ port_put(struct port_conn *c, const void *data, size_t len, struct idl_deadline 
 	}
 }
 
-/* Writes the pieces in iov (at most IDL__OOL_IOV_MAX) to fd, all of them: one writev when
- * the object takes them at once. 0 or an errno value. */
-static int
-port_writev_all(int fd, const struct iovec *iov, unsigned niov)
-{
-	struct iovec left[IDL__OOL_IOV_MAX];
-	unsigned first = 0;
-
-	if (niov > IDL__OOL_IOV_MAX)
-		return EINVAL;
-	memcpy(left, iov, niov * sizeof *iov);
-	while (first < niov) {
-		ssize_t n = writev(fd, left + first, (int)(niov - first));
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? errno : ENOSPC;
-		/* Past what went: whole pieces, then part of one. */
-		while (first < niov && (size_t)n >= left[first].iov_len) {
-			n -= (ssize_t)left[first].iov_len;
-			first++;
-		}
-		if (first < niov) {
-			left[first].iov_base = (char *)left[first].iov_base + n;
-			left[first].iov_len -= (size_t)n;
-		}
-	}
-	return 0;
-}
-
-/* Writes the message - the `total` bytes of the pieces in iov - into a new shared-memory
- * object and fills the control message that names it. The object is the receiver's to
- * remove; the sender remembers its name in case the receiver dies first. */
-static int
-port_ool_make(struct port_conn *c, const struct iovec *iov, unsigned niov, size_t total,
-	      struct port_ctl *k)
-{
-	int fd, err;
-
-	if (total > PORT_OOL_MAX)
-		return idl__fail(IDL_EMSGSIZE,
-				 "port: a %zu-byte message exceeds the %u-byte "
-				 "limit of messages out of line",
-				 total, PORT_OOL_MAX);
-	memset(k, 0, sizeof *k);
-	memcpy(k->magic, PORT_CTL_MAGIC, sizeof k->magic);
-	k->type = PORT_CTL_OOL;
-	k->len = total;
-	idl__port_name(k->name, PORT_KIND_OOL);
-	fd = shm_open(k->name, O_RDWR | O_CREAT | O_EXCL, 0600);
-	if (fd < 0)
-		return idl__fail(IDL_ESYSERR(errno), "port: shm_open %s: %s", k->name,
-				 strerror(errno));
-	/* A root server answering another user's client gives the object to that user, who
-	 * could not open a 0600 object of root's otherwise. */
-	if (c->cred.valid && c->cred.uid != geteuid() && fchown(fd, c->cred.uid, (gid_t)-1) != 0) {
-		close(fd);
-		shm_unlink(k->name);
-		return idl__fail(IDL_EACCES, "port: the peer (uid %u) could not read %s",
-				 (unsigned)c->cred.uid, k->name);
-	}
-	if ((err = port_writev_all(fd, iov, niov)) != 0) {
-		close(fd);
-		shm_unlink(k->name);
-		return idl__fail(IDL_ESYSERR(err), "port: writing %s: %s", k->name, strerror(err));
-	}
-	close(fd);
-	memcpy(c->ring[c->ring_next], k->name, PORT_NAME_MAX);
-	c->ring_next = (c->ring_next + 1) % PORT_RING;
-	return 0;
-}
-
 /* Sends the `total` bytes of the pieces in iov: in the queue when they fit, else out of
  * line. */
 static int
@@ -367,7 +292,7 @@ port_sendv(struct port_conn *c, const struct iovec *iov, unsigned niov, size_t t
 		}
 		return port_put(c, buf, total, dl);
 	}
-	if ((err = port_ool_make(c, iov, niov, total, k)) != 0)
+	if ((err = idl__port_ool_make(c, iov, niov, total, k)) != 0)
 		return err;
 	memset(buf + sizeof *k, 0, (size_t)c->sq.msgsize - sizeof *k);
 	err = port_put(c, buf, (size_t)c->sq.msgsize, dl);
@@ -447,118 +372,31 @@ port_recv_desc(struct port_conn *c, struct idl_xmsg *m, const char *buf, size_t 
 	return 0;
 }
 
-/* Reads `n` bytes of the object at `off` into dst, all of them or an error. */
-static int
-port_pread_all(int fd, size_t off, void *dst, size_t n)
+/* A message of n bytes received in buf (m->data, or the connection's own buffer): into m,
+ * or what a control message means; PORT_AGAIN for a wake-up (or junk), which is no
+ * message. In line in both receives: the fast path's own work. */
+static inline __attribute__((always_inline)) int
+port_got(struct port_conn *c, struct idl_xmsg *m, const char *buf, size_t n)
 {
-	size_t done = 0;
+	struct port_ctl k;
 
-	while (done < n) {
-		ssize_t r = pread(fd, (char *)dst + done, n - done, (off_t)(off + done));
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return r < 0 ? IDL_ESYSERR(errno) : IDL_EPROTO;
-		done += (size_t)r;
+	if (!port_is_ctl(buf, n, c->rq.msgsize)) {
+		m->len = n;
+		if (idl__desc_msg(buf, n))
+			return port_recv_desc(c, m, buf, n);
+		if (buf == m->data)
+			return 0;
+		memcpy(m->data, buf, m->len < m->cap ? m->len : m->cap);
+		return m->len > m->cap ? IDL_EMSGSIZE : 0;
 	}
-	return 0;
-}
-
-/* The data of an out-of-line message with descriptors: the bytes of it the first read left
- * in the receive buffer, then the object. */
-struct port_ool_rd {
-	int fd;
-	const unsigned char *buf;
-	size_t have; /* bytes of the object in buf, from its start */
-};
-
-static int
-port_ool_read(void *arg, size_t off, void *dst, size_t n)
-{
-	const struct port_ool_rd *r = arg;
-	size_t k = 0;
-
-	if (dst == NULL)
-		return 0;
-	if (off < r->have) {
-		k = n < r->have - off ? n : r->have - off;
-		memcpy(dst, r->buf + off, k);
+	memcpy(&k, buf, sizeof k);
+	if (k.type == PORT_CTL_OOL)
+		return idl__port_ool_take(c, &k, m);
+	if (k.type == PORT_CTL_BYE) {
+		atomic_store(&c->bye, 1);
+		return MIG_SERVER_DIED;
 	}
-	if (k < n && port_pread_all(r->fd, off + k, (char *)dst + k, n - k) != 0)
-		return idl__fail(IDL_EPROTO, "port: out-of-line data cut short");
-	return 0;
-}
-
-/* Takes an out-of-line message: opens the object, removes its name at once, checks it and
- * copies it into m. Reading with pread rather than mapping it means a peer that truncates
- * the object cannot make us fault, and what we checked is what we keep. A message with
- * descriptors is read in two parts, each byte once: the message (a first read of at most
- * PORT_OOL_HEAD bytes tells its size), then its data straight into the receiver's blocks. */
-static int
-port_ool_take(struct port_conn *c, const struct port_ctl *k, struct idl_xmsg *m)
-{
-	struct port_ool_rd rd;
-	struct stat st;
-	size_t want, first;
-	int fd, err = 0;
-
-	if (!idl__port_name_ok(k->name, PORT_KIND_OOL) || k->len > PORT_OOL_MAX)
-		return idl__fail(IDL_EPROTO, "port: malformed out-of-line message");
-	fd = shm_open(k->name, O_RDONLY, 0);
-	if (fd < 0)
-		return idl__fail(errno == ENOENT ? IDL_EPROTO : IDL_ESYSERR(errno),
-				 "port: out-of-line message %s: %s", k->name, strerror(errno));
-	/* Only the peer's objects (or ours, given to us by a root peer) are ours to remove. */
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
-	    (st.st_uid != geteuid() && (!c->cred.valid || st.st_uid != c->cred.uid))) {
-		close(fd);
-		return idl__fail(IDL_EPROTO, "port: %s is not the peer's object", k->name);
-	}
-	shm_unlink(k->name);
-	if ((uint64_t)st.st_size != k->len) {
-		close(fd);
-		return idl__fail(IDL_EPROTO, "port: %s holds %lld bytes, not %llu", k->name,
-				 (long long)st.st_size, (unsigned long long)k->len);
-	}
-	/* Too large: like a datagram cut to the buffer, what fits is read (the header, for
-	 * the error reply) and m->len says the true size. */
-	m->len = (size_t)k->len;
-	want = m->len < m->cap ? m->len : m->cap;
-	first = want < PORT_OOL_HEAD ? want : PORT_OOL_HEAD;
-	if ((err = port_pread_all(fd, 0, m->data, first)) != 0) {
-		close(fd);
-		return idl__fail(err, "port: reading %s: short", k->name);
-	}
-	if (!idl__desc_msg(m->data, first)) {
-		if ((err = port_pread_all(fd, first, (char *)m->data + first, want - first)) != 0)
-			err = idl__fail(err, "port: reading %s: short", k->name);
-	} else {
-		/* The message in m->data, its data after it in the object. */
-		uint32_t msize = ((const idl_msg_header_t *)m->data)->size;
-
-		if (msize > m->len || msize > want) {
-			((unsigned char *)m->data)[3] &= (unsigned char)~IDL_MSGF_DESC;
-			err = msize > m->len ? idl__fail(IDL_EPROTO,
-							 "port: a %u-byte message in "
-							 "%zu bytes",
-							 msize, m->len)
-					     : IDL_EMSGSIZE;
-		} else if (msize > first &&
-			   (err = port_pread_all(fd, first, (char *)m->data + first,
-						 msize - first)) != 0) {
-			err = idl__fail(err, "port: reading %s: short", k->name);
-		} else {
-			rd = (struct port_ool_rd){ fd, m->data, first };
-			if ((err = idl__ool_inline_in(m->data, msize, m->len, "port", port_ool_read,
-						      &rd)) == 0) {
-				m->len = msize;
-				want = msize;
-			}
-		}
-	}
-	close(fd);
-	return err != 0 ? err : want < m->len ? IDL_EMSGSIZE : 0;
+	return PORT_AGAIN;
 }
 
 int
@@ -567,10 +405,9 @@ idl__port_recv(void *vconn, struct idl_xmsg *m, struct idl_deadline *dl)
 	struct port_conn *c = vconn;
 	size_t msgsize = (size_t)c->rq.msgsize;
 	char *buf = m->cap >= msgsize ? m->data : c->rbuf;
-	int dead = 0, first = 1, whole = 0, w;
+	int dead = 0, first = 1, whole = 0, w, r;
 	int64_t least = 0;
 	struct timespec ts;
-	struct port_ctl k;
 	ssize_t n;
 
 	m->nfds = 0;
@@ -586,23 +423,9 @@ idl__port_recv(void *vconn, struct idl_xmsg *m, struct idl_deadline *dl)
 		else
 			idl__port_abstime(idl_deadline_abs(dl), first ? PORT_SLICE_NS : 0, &ts);
 		n = port_mq_timedreceive(c->rq.mq, buf, msgsize, &ts);
-		if (n >= 0 && !port_is_ctl(buf, (size_t)n, c->rq.msgsize)) {
-			m->len = (size_t)n;
-			if (idl__desc_msg(buf, (size_t)n))
-				return port_recv_desc(c, m, buf, (size_t)n);
-			if (buf == m->data)
-				return 0;
-			memcpy(m->data, buf, m->len < m->cap ? m->len : m->cap);
-			return m->len > m->cap ? IDL_EMSGSIZE : 0;
-		}
+		if (n >= 0 && (r = port_got(c, m, buf, (size_t)n)) != PORT_AGAIN)
+			return r;
 		if (n >= 0) {
-			memcpy(&k, buf, sizeof k);
-			if (k.type == PORT_CTL_OOL)
-				return port_ool_take(c, &k, m);
-			if (k.type == PORT_CTL_BYE) {
-				atomic_store(&c->bye, 1);
-				return MIG_SERVER_DIED;
-			}
 			first = 1; /* a wake-up (or junk): look at the flags and wait again */
 			idl_deadline_abs(dl);
 			continue;
@@ -632,6 +455,122 @@ idl__port_recv(void *vconn, struct idl_xmsg *m, struct idl_deadline *dl)
 		if ((w = port_wait(c, &c->rq, EPOLLIN, idl_deadline_abs(dl))) < 0)
 			return w;
 		dead = w;
+	}
+}
+
+/*
+ * The event operations (IDL_TRF_OWNSET), for a server embedded in a loop: the connection's
+ * descriptor is an epoll set of its own holding the receive queue, the peer's pidfd and the
+ * close eventfd; while a send found the peer's queue full, the receive queue leaves the set
+ * and the send queue's room takes its place, so that the core flushes before it reads again.
+ */
+enum {
+	PORT_NB_RQ = 0,
+	PORT_NB_SQ = 1,
+	PORT_NB_OTHER = 2
+};
+
+int
+idl__port_conn_fd(void *vconn, unsigned *events)
+{
+	struct port_conn *c = vconn;
+	struct epoll_event e = { .events = EPOLLIN, .data.u32 = PORT_NB_RQ };
+
+	*events = IDL_TR_EV_IN;
+	if (c->nbfd >= 0)
+		return c->nbfd;
+	if ((c->nbfd = epoll_create1(EPOLL_CLOEXEC)) < 0)
+		return -1;
+	if (epoll_ctl(c->nbfd, EPOLL_CTL_ADD, c->rq.mq, &e) != 0)
+		goto fail;
+	e.data.u32 = PORT_NB_OTHER;
+	if (c->pidfd >= 0 && epoll_ctl(c->nbfd, EPOLL_CTL_ADD, c->pidfd, &e) != 0)
+		goto fail;
+	if (epoll_ctl(c->nbfd, EPOLL_CTL_ADD, c->evfd, &e) != 0)
+		goto fail;
+	return c->nbfd;
+fail:
+	close(c->nbfd);
+	c->nbfd = -1;
+	return -1;
+}
+
+/* Watches the send queue's room instead of the receive queue (full: 1), or the other way
+ * round (0). */
+static void
+port_nb_full(struct port_conn *c, int full)
+{
+	struct epoll_event r = { .events = full ? 0 : EPOLLIN, .data.u32 = PORT_NB_RQ };
+	struct epoll_event w = { .events = EPOLLOUT, .data.u32 = PORT_NB_SQ };
+
+	if (c->nbfd < 0 || c->nb_full == full)
+		return;
+	c->nb_full = full;
+	epoll_ctl(c->nbfd, EPOLL_CTL_MOD, c->rq.mq, &r);
+	epoll_ctl(c->nbfd, full ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, c->sq.mq, &w);
+}
+
+int
+idl__port_sendv_nb(void *vconn, const struct idl_xmsg *msgs, unsigned n)
+{
+	struct port_conn *c = vconn;
+	unsigned i;
+
+	for (i = 0; i < n; i++) {
+		int err;
+
+		/* Descriptors go with the blocking send (the contract's refusal), before
+		 * anything of them is written. */
+		if (idl__desc_msg(msgs[i].data, msgs[i].len))
+			return i != 0 ? (int)i : IDL_ENOTSUP;
+		err = idl__port_send(c, &msgs[i], &(struct idl_deadline){ 0, 0 });
+		if (err == IDL_ETIMEDOUT) {
+			/* A full queue whose reader has exited never drains. */
+			if (port_peer_exited(c)) {
+				atomic_store(&c->dead, 1);
+				return MIG_SERVER_DIED;
+			}
+			port_nb_full(c, 1);
+			return (int)i;
+		}
+		if (err != 0)
+			return err;
+	}
+	if (n != 0)
+		port_nb_full(c, 0);
+	return (int)n;
+}
+
+int
+idl__port_recv_nb(void *vconn, struct idl_xmsg *m)
+{
+	struct port_conn *c = vconn;
+	size_t msgsize = (size_t)c->rq.msgsize;
+	char *buf = m->cap >= msgsize ? m->data : c->rbuf;
+	/* A time long past: an empty queue answers at once. */
+	const struct timespec past = { 0, 0 };
+	ssize_t n;
+	int r;
+
+	m->nfds = 0;
+	for (;;) {
+		if (atomic_load(&c->closed))
+			return IDL_ECLOSED;
+		if (atomic_load(&c->bye))
+			return MIG_SERVER_DIED;
+		n = port_mq_timedreceive(c->rq.mq, buf, msgsize, &past);
+		if (n >= 0 && (r = port_got(c, m, buf, (size_t)n)) != PORT_AGAIN)
+			return r;
+		if (n >= 0 || errno == EINTR)
+			continue;
+		if (errno != ETIMEDOUT && errno != EAGAIN)
+			return port_err(c, errno);
+		/* Death counts only once the queue is empty, as for the blocking receive. */
+		if (port_peer_exited(c)) {
+			atomic_store(&c->dead, 1);
+			return MIG_SERVER_DIED;
+		}
+		return IDL_EAGAIN;
 	}
 }
 

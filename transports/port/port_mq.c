@@ -257,7 +257,7 @@ port_conn_init(struct port_conn *c)
 {
 	c->inited = 1;
 	c->rq.mq = c->sq.mq = (mqd_t)-1;
-	c->rq.epfd = c->sq.epfd = -1;
+	c->rq.epfd = c->sq.epfd = c->nbfd = -1;
 	c->pidfd = -1;
 	c->evfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 }
@@ -577,6 +577,8 @@ port_conn_fini(void *vconn)
 		close(c->rq.epfd);
 	if (c->sq.epfd >= 0)
 		close(c->sq.epfd);
+	if (c->nbfd >= 0)
+		close(c->nbfd);
 	if (c->pidfd >= 0)
 		close(c->pidfd);
 	if (c->evfd >= 0)
@@ -589,7 +591,7 @@ port_conn_fini(void *vconn)
 static const struct idl_transport port_transport = {
 	IDL_TRANSPORT_INIT,
 	.scheme = "port",
-	.flags = IDL_TRF_CRED | IDL_TRF_DESC,
+	.flags = IDL_TRF_CRED | IDL_TRF_DESC | IDL_TRF_OWNSET,
 	.ep_size = sizeof(struct port_ep),
 	.conn_size = sizeof(struct port_conn),
 	.tr_init = port_init,
@@ -604,6 +606,9 @@ static const struct idl_transport port_transport = {
 	.conn_cred = port_conn_cred,
 	.conn_close = port_conn_close,
 	.conn_fini = port_conn_fini,
+	.conn_fd = idl__port_conn_fd,
+	.conn_sendv_nb = idl__port_sendv_nb,
+	.conn_recv_nb = idl__port_recv_nb,
 };
 
 void
