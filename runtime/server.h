@@ -349,6 +349,16 @@ void idl__srv_tlist_remove(struct idl_server *srv, struct srv_src *src);
 void idl__srv_timer_lower(struct idl_server *srv, int64_t due);
 /* Sends a goodbye on a source about to end: best effort, never blocking. */
 void idl__srv_goodbye(struct srv_src *src, enum idl_goodbye_reason why, const char *text);
+/* A goodbye message: its header, its reason and its text (idl_msg.h). */
+struct srv_goodbye {
+	idl_msg_header_t h;
+	uint32_t reason, len;
+	char text[IDL_GOODBYE_TEXT_MAX];
+};
+/* Fills g with a goodbye for `why` saying n bytes of text (at most IDL_GOODBYE_TEXT_MAX are
+ * kept); returns the message to send. */
+struct idl_xmsg idl__srv_goodbye_make(struct srv_goodbye *g, enum idl_goodbye_reason why,
+				      const char *text, size_t n);
 /* Ends a pooled source the caller owns: out of the set, closed, its slot free. */
 void idl__srv_end(struct idl_server *srv, struct srv_src *src);
 /* The epoll events src waits for now, and its descriptor. */

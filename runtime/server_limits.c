@@ -48,33 +48,37 @@ idl__srv_tlist_remove(struct idl_server *srv, struct srv_src *src)
 	src->tlist = 0;
 }
 
+struct idl_xmsg
+idl__srv_goodbye_make(struct srv_goodbye *g, enum idl_goodbye_reason why, const char *text,
+		      size_t n)
+{
+	struct idl_xmsg x;
+
+	if (n > IDL_GOODBYE_TEXT_MAX)
+		n = IDL_GOODBYE_TEXT_MAX;
+	memset(g, 0, sizeof *g);
+	g->h.magic = IDL_MSG_MAGIC;
+	g->h.order = IDL_ORDER_NATIVE;
+	g->h.kind = IDL_KIND_GOODBYE;
+	g->h.retcode = IDL_ELIMIT;
+	g->h.id = (int32_t)why;
+	g->reason = (uint32_t)why;
+	g->len = (uint32_t)n;
+	memcpy(g->text, text, n);
+	g->h.size = (uint32_t)IDL_MSG_ROUND(sizeof g->h + 8 + n);
+	memset(&x, 0, sizeof x);
+	x.data = g;
+	x.len = g->h.size;
+	return x;
+}
+
 /* Sends a goodbye on a source that is about to end: best effort, never blocking. */
 void
 idl__srv_goodbye(struct srv_src *src, enum idl_goodbye_reason why, const char *text)
 {
-	struct {
-		idl_msg_header_t h;
-		uint32_t reason, len;
-		char text[IDL_GOODBYE_TEXT_MAX];
-	} g;
-	struct idl_xmsg x;
-	size_t n = strlen(text);
+	struct srv_goodbye g;
+	struct idl_xmsg x = idl__srv_goodbye_make(&g, why, text, strlen(text));
 
-	if (n > IDL_GOODBYE_TEXT_MAX)
-		n = IDL_GOODBYE_TEXT_MAX;
-	memset(&g, 0, sizeof g);
-	g.h.magic = IDL_MSG_MAGIC;
-	g.h.order = IDL_ORDER_NATIVE;
-	g.h.kind = IDL_KIND_GOODBYE;
-	g.h.retcode = IDL_ELIMIT;
-	g.h.id = (int32_t)why;
-	g.reason = (uint32_t)why;
-	g.len = (uint32_t)n;
-	memcpy(g.text, text, n);
-	g.h.size = (uint32_t)IDL_MSG_ROUND(sizeof g.h + 8 + n);
-	memset(&x, 0, sizeof x);
-	x.data = &g;
-	x.len = g.h.size;
 	pthread_mutex_lock(&src->send_lock);
 	if (src->outq == NULL) {
 		if (src->pooled)

@@ -166,11 +166,7 @@ idl__srv_refuse(struct idl_server *srv, struct srv_src *src, enum idl_goodbye_re
 		const char *limit, uint64_t value)
 {
 	char who[IDL_CRED_ADDR_MAX + 32], text[IDL_GOODBYE_TEXT_MAX];
-	struct {
-		idl_msg_header_t h;
-		uint32_t reason, len;
-		char text[IDL_GOODBYE_TEXT_MAX];
-	} g;
+	struct srv_goodbye g;
 	struct idl_xmsg x;
 	size_t n;
 
@@ -184,19 +180,7 @@ idl__srv_refuse(struct idl_server *srv, struct srv_src *src, enum idl_goodbye_re
 			     (unsigned long long)value);
 	if (n >= sizeof text)
 		n = sizeof text - 1;
-	memset(&g, 0, sizeof g);
-	g.h.magic = IDL_MSG_MAGIC;
-	g.h.order = IDL_ORDER_NATIVE;
-	g.h.kind = IDL_KIND_GOODBYE;
-	g.h.retcode = IDL_ELIMIT;
-	g.h.id = (int32_t)why;
-	g.reason = (uint32_t)why;
-	g.len = (uint32_t)n;
-	memcpy(g.text, text, n);
-	g.h.size = (uint32_t)IDL_MSG_ROUND(sizeof g.h + 8 + n);
-	memset(&x, 0, sizeof x);
-	x.data = &g;
-	x.len = g.h.size;
+	x = idl__srv_goodbye_make(&g, why, text, n);
 	/* Without blocking: a refused client that does not read loses its goodbye. */
 	if (IDL__TR_OP(src->ep->tr, conn_sendv_nb) != NULL)
 		(void)IDL__TR_OP(src->ep->tr, conn_sendv_nb)(src->conn, &x, 1);

@@ -372,6 +372,16 @@ port_recv_desc(struct port_conn *c, struct idl_xmsg *m, const char *buf, size_t 
 	return 0;
 }
 
+/* Why a receive on the connection must not wait: closed here, or the peer said goodbye;
+ * 0 when it may. */
+static inline int
+port_ended(struct port_conn *c)
+{
+	if (atomic_load(&c->closed))
+		return IDL_ECLOSED;
+	return atomic_load(&c->bye) ? MIG_SERVER_DIED : 0;
+}
+
 /* A message of n bytes received in buf (m->data, or the connection's own buffer): into m,
  * or what a control message means; PORT_AGAIN for a wake-up (or junk), which is no
  * message. In line in both receives: the fast path's own work. */
@@ -412,10 +422,8 @@ idl__port_recv(void *vconn, struct idl_xmsg *m, struct idl_deadline *dl)
 
 	m->nfds = 0;
 	for (;;) {
-		if (atomic_load(&c->closed))
-			return IDL_ECLOSED;
-		if (atomic_load(&c->bye))
-			return MIG_SERVER_DIED;
+		if ((r = port_ended(c)) != 0)
+			return r;
 		/* The fast path blocks in this one call for a slice; later rounds only take
 		 * what the wait below said is there. */
 		if (first && dl->abs_ns == 0)
@@ -554,10 +562,8 @@ idl__port_recv_nb(void *vconn, struct idl_xmsg *m)
 
 	m->nfds = 0;
 	for (;;) {
-		if (atomic_load(&c->closed))
-			return IDL_ECLOSED;
-		if (atomic_load(&c->bye))
-			return MIG_SERVER_DIED;
+		if ((r = port_ended(c)) != 0)
+			return r;
 		n = port_mq_timedreceive(c->rq.mq, buf, msgsize, &past);
 		if (n >= 0 && (r = port_got(c, m, buf, (size_t)n)) != PORT_AGAIN)
 			return r;
