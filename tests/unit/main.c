@@ -7,6 +7,8 @@
  * Exits 0 only when every test that ran passed and every suite set up and cleaned up; a
  * name that matches nothing is a failure too, so a typo cannot pass for a green run.
  */
+#include <config.h> /* which transports are built: their suites are in suites.h */
+
 #include <stdio.h>
 #include <stdlib.h>
 

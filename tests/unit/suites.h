@@ -3,7 +3,8 @@
  *
  * Each test file defines one `CU_SuiteInfo idl_suite_<name>`; main.c expands this list into
  * the declarations and the table it registers. Adding a suite is one line here and one
- * source in tests/unit/local.mk. The suites run in this order.
+ * source in tests/unit/local.mk (a transport's suite: in its own local.mk, and here under
+ * the configure result that builds it). The suites run in this order.
  */
 IDL_SUITE(base_strbuf)
 IDL_SUITE(idlc_front)
@@ -20,3 +21,6 @@ IDL_SUITE(rt_hello)
 IDL_SUITE(rt_serve_message)
 IDL_SUITE(rt_unix)
 IDL_SUITE(rt_ool)
+#ifdef HAVE_TRANSPORT_UDP
+IDL_SUITE(tr_udp_cache)
+#endif

@@ -1,5 +1,5 @@
 # transports/udp/local.mk - the udp: transport (docs/transports/udp.md), its duplicate-reply
-# cache, and its conformance row; its network tests are tests/net/.
+# cache, its conformance row and the cache's unit suite; its network tests are tests/net/.
 if TRANSPORT_UDP
 runtime_libidlrt_la_SOURCES += \
 	transports/udp/udp.c \
@@ -7,4 +7,7 @@ runtime_libidlrt_la_SOURCES += \
 	transports/udp/udp_impl.h \
 	transports/udp/udp_cache.c
 tests_transport_conformance_SOURCES += tests/transport/addr_udp.c
+if HAVE_CUNIT
+tests_unit_unit_SOURCES += tests/unit/test_tr_udp_cache.c
+endif
 endif
