@@ -57,12 +57,21 @@ tt_raw_send(struct tt_raw *r, const union tt_buf *m, size_t len)
 	return tt.tr->conn_send(r->conn, &x, &(struct idl_deadline){ 0, TT_RAW_MS });
 }
 
+/* The reply to the request sent last. On a datagram transport a slow answer makes the
+ * transport send the request again, and the server answers the copy from its cache: a
+ * second reply to an earlier request may come first, and is dropped as a client would. */
 static int
 tt_raw_recv(struct tt_raw *r, union tt_buf *m, size_t *len)
 {
-	struct idl_xmsg x = { .data = m->b, .cap = sizeof m->b };
-	int err = tt.tr->conn_recv(r->conn, &x, &(struct idl_deadline){ 0, TT_RAW_MS });
+	struct idl_deadline dl = { 0, TT_RAW_MS };
+	struct idl_xmsg x;
+	int err;
 
+	do {
+		x = (struct idl_xmsg){ .data = m->b, .cap = sizeof m->b };
+		err = tt.tr->conn_recv(r->conn, &x, &dl);
+	} while (err == 0 && (tt.tr->flags & IDL_TRF_DGRAM) && x.len >= IDL_MSG_HEADER_SIZE &&
+		 m->head.seqno != r->seqno && __builtin_bswap32(m->head.seqno) != r->seqno);
 	*len = x.len;
 	return err;
 }
