@@ -29,3 +29,11 @@ tests_transport_conformance_LDFLAGS = -static
 EXTRA_tests_transport_conformance_DEPENDENCIES = examples/bench/bench-server$(EXEEXT) \
 	tests/ool/oolt-server$(EXEEXT)
 endif
+
+# check-long: the whole suite again with each bench-server under valgrind memcheck.
+dist_check_SCRIPTS += tests/transport/valgrind.sh
+CHECK_LONG += check-long-conformance
+check-long-conformance: all
+	@$(MAKE) $(AM_MAKEFLAGS) tests/transport/conformance$(EXEEXT)
+	IDL_TOP_BUILDDIR='$(abs_top_builddir)' $(SHELL) $(srcdir)/tests/transport/valgrind.sh
+.PHONY: check-long-conformance
