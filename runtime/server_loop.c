@@ -53,6 +53,15 @@ srv_src_start(struct idl_server *srv, struct srv_src *src, void *(*fn)(void *))
 	return 0;
 }
 
+/* The refusal of an endpoint an embedded server cannot serve (shm:'s). */
+static int
+srv_not_embeddable(const struct srv_ep *ep)
+{
+	return idl__fail(IDL_ENOTSUP,
+			 "%s: this transport cannot be served from an event loop (idl_server_fd)",
+			 ep->head.address);
+}
+
 /* Watches ep's descriptor in the set: a listener, or an embedded server's message
  * endpoint. */
 static int
@@ -73,10 +82,7 @@ idl__srv_ep_start(struct idl_server *srv, struct srv_ep *ep)
 	int err;
 
 	if (srv->embedded && !idl__srv_ev_embeddable(ep))
-		return idl__fail(IDL_ENOTSUP,
-				 "%s: this transport cannot be served from an event loop "
-				 "(idl_server_fd)",
-				 ep->head.address);
+		return srv_not_embeddable(ep);
 	if (IDL__TR_OP(ep->tr, ep_accept) != NULL)
 		return srv_ep_watch(srv, ep);
 	if (ep->src != NULL)
@@ -394,10 +400,7 @@ srv_start(struct idl_server *srv, int embedded)
 	if (embedded) {
 		for (struct srv_ep *ep = srv->eps; ep != NULL; ep = ep->next)
 			if (!idl__srv_ev_embeddable(ep))
-				return idl__fail(IDL_ENOTSUP,
-						 "%s: this transport cannot be served from an "
-						 "event loop (idl_server_fd)",
-						 ep->head.address);
+				return srv_not_embeddable(ep);
 	}
 	idl__srv_size_buffers(srv);
 	srv->embedded = embedded;

@@ -46,8 +46,7 @@ struct port_conn {
 	int pidfd; /* the peer's process, or -1 (no pidfd_open: kill(pid, 0) instead) */
 	pid_t pid; /* the peer's pid as it said; never identity */
 	int evfd; /* written by close: wakes a sender waiting for room */
-	int nbfd; /* the event operations' epoll set (idl__port_conn_fd), or -1 */
-	int nb_full; /* it watches the send queue's room, not the receive queue */
+	int nb_full; /* rq.epfd, the event operations' set, watches the send queue's room */
 	atomic_int closed;
 	atomic_int bye; /* the peer said goodbye: nothing more will come */
 	atomic_int dead; /* the peer's process has exited */

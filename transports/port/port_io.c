@@ -195,28 +195,52 @@ port_peer_exited(struct port_conn *c)
  * needed, by the one thread that owns this direction. Returns 0 to try again, 1 when the
  * peer has exited, or an error.
  */
+/* What a direction's epoll set holds, by its data: the queue, the peer's pidfd, the close
+ * eventfd, and (the receive set of an embedded server's connection, while the peer's queue
+ * is full) the send queue. */
+enum {
+	PORT_SET_Q = 0,
+	PORT_SET_PID = 1,
+	PORT_SET_CLOSE = 2,
+	PORT_SET_SQ = 3
+};
+
+/* Makes q's epoll set, once: q's queue for `events`, the peer's exit, the close. */
+static int
+port_set(struct port_conn *c, struct port_q *q, uint32_t events)
+{
+	struct epoll_event e = { .events = events, .data.u32 = PORT_SET_Q };
+	int saved;
+
+	if (q->epfd >= 0)
+		return 0;
+	if ((q->epfd = epoll_create1(EPOLL_CLOEXEC)) < 0)
+		return IDL_ESYSERR(errno);
+	if (epoll_ctl(q->epfd, EPOLL_CTL_ADD, q->mq, &e) != 0)
+		goto fail;
+	e.events = EPOLLIN;
+	e.data.u32 = PORT_SET_PID;
+	if (c->pidfd >= 0 && epoll_ctl(q->epfd, EPOLL_CTL_ADD, c->pidfd, &e) != 0)
+		goto fail;
+	e.data.u32 = PORT_SET_CLOSE;
+	if (epoll_ctl(q->epfd, EPOLL_CTL_ADD, c->evfd, &e) != 0)
+		goto fail;
+	return 0;
+fail:
+	saved = errno;
+	close(q->epfd);
+	q->epfd = -1;
+	return IDL_ESYSERR(saved);
+}
+
 static int
 port_wait(struct port_conn *c, struct port_q *q, uint32_t events, int64_t deadline)
 {
 	struct epoll_event ev[3];
-	int n, ms = -1;
+	int n, ms = -1, err;
 
-	if (q->epfd < 0) {
-		struct epoll_event e = { .events = events, .data.u32 = 0 };
-
-		q->epfd = epoll_create1(EPOLL_CLOEXEC);
-		if (q->epfd < 0)
-			return IDL_ESYSERR(errno);
-		if (epoll_ctl(q->epfd, EPOLL_CTL_ADD, q->mq, &e) != 0)
-			return IDL_ESYSERR(errno);
-		e.events = EPOLLIN;
-		e.data.u32 = 1;
-		if (c->pidfd >= 0 && epoll_ctl(q->epfd, EPOLL_CTL_ADD, c->pidfd, &e) != 0)
-			return IDL_ESYSERR(errno);
-		e.data.u32 = 2;
-		if (epoll_ctl(q->epfd, EPOLL_CTL_ADD, c->evfd, &e) != 0)
-			return IDL_ESYSERR(errno);
-	}
+	if ((err = port_set(c, q, events)) != 0)
+		return err;
 	if (deadline != IDL_DEADLINE_NONE) {
 		int64_t left = deadline - idl_now_ns();
 
@@ -228,7 +252,7 @@ port_wait(struct port_conn *c, struct port_q *q, uint32_t events, int64_t deadli
 	if (n < 0)
 		return errno == EINTR ? 0 : IDL_ESYSERR(errno);
 	for (int i = 0; i < n; i++)
-		if (ev[i].data.u32 == 1)
+		if (ev[i].data.u32 == PORT_SET_PID)
 			return 1;
 	return c->pidfd < 0 && port_peer_exited(c);
 }
@@ -468,39 +492,18 @@ idl__port_recv(void *vconn, struct idl_xmsg *m, struct idl_deadline *dl)
 
 /*
  * The event operations (IDL_TRF_OWNSET), for a server embedded in a loop: the connection's
- * descriptor is an epoll set of its own holding the receive queue, the peer's pidfd and the
- * close eventfd; while a send found the peer's queue full, the receive queue leaves the set
- * and the send queue's room takes its place, so that the core flushes before it reads again.
+ * descriptor is the receive direction's epoll set (port_set: the queue, the peer's pidfd,
+ * the close eventfd); while a send found the peer's queue full, the receive queue leaves
+ * the set and the send queue's room takes its place, so that the core flushes before it
+ * reads again. No blocking receive runs on such a connection to wait in that set meanwhile.
  */
-enum {
-	PORT_NB_RQ = 0,
-	PORT_NB_SQ = 1,
-	PORT_NB_OTHER = 2
-};
-
 int
 idl__port_conn_fd(void *vconn, unsigned *events)
 {
 	struct port_conn *c = vconn;
-	struct epoll_event e = { .events = EPOLLIN, .data.u32 = PORT_NB_RQ };
 
 	*events = IDL_TR_EV_IN;
-	if (c->nbfd >= 0)
-		return c->nbfd;
-	if ((c->nbfd = epoll_create1(EPOLL_CLOEXEC)) < 0)
-		return -1;
-	if (epoll_ctl(c->nbfd, EPOLL_CTL_ADD, c->rq.mq, &e) != 0)
-		goto fail;
-	e.data.u32 = PORT_NB_OTHER;
-	if (c->pidfd >= 0 && epoll_ctl(c->nbfd, EPOLL_CTL_ADD, c->pidfd, &e) != 0)
-		goto fail;
-	if (epoll_ctl(c->nbfd, EPOLL_CTL_ADD, c->evfd, &e) != 0)
-		goto fail;
-	return c->nbfd;
-fail:
-	close(c->nbfd);
-	c->nbfd = -1;
-	return -1;
+	return port_set(c, &c->rq, EPOLLIN) == 0 ? c->rq.epfd : -1;
 }
 
 /* Watches the send queue's room instead of the receive queue (full: 1), or the other way
@@ -508,14 +511,14 @@ fail:
 static void
 port_nb_full(struct port_conn *c, int full)
 {
-	struct epoll_event r = { .events = full ? 0 : EPOLLIN, .data.u32 = PORT_NB_RQ };
-	struct epoll_event w = { .events = EPOLLOUT, .data.u32 = PORT_NB_SQ };
+	struct epoll_event r = { .events = full ? 0 : EPOLLIN, .data.u32 = PORT_SET_Q };
+	struct epoll_event w = { .events = EPOLLOUT, .data.u32 = PORT_SET_SQ };
 
-	if (c->nbfd < 0 || c->nb_full == full)
+	if (c->rq.epfd < 0 || c->nb_full == full)
 		return;
 	c->nb_full = full;
-	epoll_ctl(c->nbfd, EPOLL_CTL_MOD, c->rq.mq, &r);
-	epoll_ctl(c->nbfd, full ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, c->sq.mq, &w);
+	epoll_ctl(c->rq.epfd, EPOLL_CTL_MOD, c->rq.mq, &r);
+	epoll_ctl(c->rq.epfd, full ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, c->sq.mq, &w);
 }
 
 int

@@ -257,7 +257,7 @@ port_conn_init(struct port_conn *c)
 {
 	c->inited = 1;
 	c->rq.mq = c->sq.mq = (mqd_t)-1;
-	c->rq.epfd = c->sq.epfd = c->nbfd = -1;
+	c->rq.epfd = c->sq.epfd = -1;
 	c->pidfd = -1;
 	c->evfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 }
@@ -577,8 +577,6 @@ port_conn_fini(void *vconn)
 		close(c->rq.epfd);
 	if (c->sq.epfd >= 0)
 		close(c->sq.epfd);
-	if (c->nbfd >= 0)
-		close(c->nbfd);
 	if (c->pidfd >= 0)
 		close(c->pidfd);
 	if (c->evfd >= 0)
