@@ -130,8 +130,9 @@ idl__srv_events(struct srv_src *src, int *fd)
 	/* A set of the transport's own is readable when room comes as when input does. */
 	if (src->ep->tr->flags & IDL_TRF_OWNSET)
 		return EPOLLONESHOT | EPOLLIN;
+	/* Messages read ahead are served first: writability reports at once. */
 	pthread_mutex_lock(&src->send_lock);
-	if (src->outq != NULL || src->more)
+	if (src->outq != NULL || src->more || (want & IDL_TR_EV_MORE))
 		want |= IDL_TR_EV_OUT;
 	pthread_mutex_unlock(&src->send_lock);
 	return EPOLLONESHOT | ((want & IDL_TR_EV_OUT) ? EPOLLOUT : EPOLLIN);
@@ -478,9 +479,10 @@ srv_reply(struct srv_src *src, const struct idl_xmsg *x, int more)
 
 /* Serves one message received on src: 0 to go on, 1 when a reply waits in the queue (the
  * source must wait for writability), or an error that ends the source. `whole`: the
- * transport's messages come whole (no read-ahead); *tev is what a stream's transport holds
- * after it (srv_tr_events(): a whole frame read ahead, the rest of a reply). In line in the
- * two receive loops: a call would cost more than its work. */
+ * transport's messages come whole, and the message says itself whether more were read
+ * ahead with it (m->more); *tev is what the transport holds after it (a stream's from
+ * srv_tr_events(): a whole frame read ahead, the rest of a reply). In line in the two
+ * receive loops: a call would cost more than its work. */
 static inline __attribute__((always_inline)) int
 srv_serve_msg(struct srv_src *src, struct idl_xmsg *m, int err, void *sbuf, int whole,
 	      unsigned *tev)
@@ -504,7 +506,7 @@ srv_serve_msg(struct srv_src *src, struct idl_xmsg *m, int err, void *sbuf, int 
 			   m->len);
 	}
 	n = idl__srv_serve_one(src, &src->hello, m->data, m->len, err, sbuf, NULL, NULL);
-	*tev = whole ? 0 : srv_tr_events(src);
+	*tev = whole ? (m->more ? IDL_TR_EV_MORE : 0) : srv_tr_events(src);
 	more = (*tev & (IDL_TR_EV_MORE | IDL_TR_EV_OUT)) == IDL_TR_EV_MORE;
 	if (n != 0) {
 		struct idl_xmsg x = { .data = sbuf, .len = n };
@@ -600,7 +602,7 @@ srv_serve(struct idl_server *srv, struct srv_src *src, uint32_t events, int dedi
 		if ((tev & (IDL_TR_EV_MORE | IDL_TR_EV_OUT)) != IDL_TR_EV_MORE)
 			break;
 	}
-	if (i == SRV_BATCH && !whole)
+	if (i == SRV_BATCH && (!whole || (tev & IDL_TR_EV_MORE)))
 		src->more = 1;
 	if (srv_serve_batch_out(srv, src, &r, &tev) != 0)
 		return;

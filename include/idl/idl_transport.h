@@ -180,6 +180,11 @@ struct idl_xmsg {
 	int *fds; /* descriptors carried with the message; NULL if none */
 	unsigned nfds; /* send: count; recv: received */
 	unsigned fds_cap; /* recv: room in fds */
+	/* recv: nonzero when the transport holds further whole messages it read ahead with
+	 * this one (as conn_fd's IDL_TR_EV_MORE says), which no readiness of its descriptor
+	 * reports; the caller must receive again before it waits. The runtime sets it to 0
+	 * before a receive, so a transport that reads nothing ahead never writes it. */
+	unsigned more;
 };
 
 /* A message endpoint's reply address, filled by ep_recv; opaque to the core. */

@@ -21,6 +21,9 @@ IDL_SUITE(rt_hello)
 IDL_SUITE(rt_serve_message)
 IDL_SUITE(rt_unix)
 IDL_SUITE(rt_ool)
+#ifdef HAVE_TRANSPORT_UNIX
+IDL_SUITE(tr_unix_ra)
+#endif
 #ifdef HAVE_TRANSPORT_UDP
 IDL_SUITE(tr_udp_cache)
 #endif

@@ -1,9 +1,14 @@
 # transports/unix/local.mk - the unix: transport (docs/transports/unix.md): SOCK_SEQPACKET
-# socket files; out-of-line data and ports as file descriptors (unix_desc.c).
+# socket files; out-of-line data and ports as file descriptors (unix_desc.c); the unit
+# suite of its read-ahead.
 if TRANSPORT_UNIX
 runtime_libidlrt_la_SOURCES += \
 	transports/unix/unix_impl.h \
 	transports/unix/unix.c \
 	transports/unix/unix_nb.c \
+	transports/unix/unix_ra.c \
 	transports/unix/unix_desc.c
+if HAVE_CUNIT
+tests_unit_unit_SOURCES += tests/unit/test_tr_unix_ra.c
+endif
 endif

@@ -60,6 +60,7 @@ unix_ep_accept(void *vep, void *vconn)
 	if (c->fd < 0)
 		return IDL_ESYSERR(errno);
 	c->open = 1;
+	c->ra_blocking = 1;
 	idl__sockfile_peercred(c->fd, &c->cred);
 	if ((c->spill = malloc(UNIX_SPILL)) == NULL)
 		return IDL_ENOMEM;
@@ -185,17 +186,6 @@ unix_conn_send(void *vconn, const struct idl_xmsg *m, struct idl_deadline *dl)
 	}
 }
 
-/* A message received whole (n bytes, mh's control data): its descriptors converted, or
- * IDL_EMSGSIZE when it did not fit. */
-static inline int
-unix_received(struct unix_conn *c, struct idl_xmsg *m, const struct msghdr *mh, size_t n)
-{
-	m->len = n;
-	if (mh->msg_controllen != 0 || idl__desc_msg(m->data, n < m->cap ? n : m->cap))
-		return idl__unix_recv_desc(c, m, mh, n);
-	return n > m->cap ? IDL_EMSGSIZE : 0;
-}
-
 /*
  * After ECONNRESET: a peer that closed with a message of ours unread makes the kernel
  * report that once, ahead of what the peer sent before it closed - a server's goodbye
@@ -209,14 +199,15 @@ unix_recv_after_reset(struct unix_conn *c, struct idl_xmsg *m, struct msghdr *mh
 	mh->msg_controllen = controllen;
 	n = idl__sys_recvmsg(c->fd, mh, MSG_TRUNC | MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
 	if (n > 0)
-		return unix_received(c, m, mh, (size_t)n);
+		return idl__unix_received(c, m, mh, (size_t)n);
 	return idl__unix_conn_err(c, ECONNRESET);
 }
 
-int
-idl__unix_recv(void *vconn, struct idl_xmsg *m, struct idl_deadline *dl)
+/* One message, waiting at most until the deadline; `ahead` (a constant): with one
+ * recvmmsg() that reads ahead what the peer sent behind it (unix_ra.c). */
+static inline __attribute__((always_inline)) int
+unix_recv_loop(struct unix_conn *c, struct idl_xmsg *m, struct idl_deadline *dl, const int ahead)
 {
-	struct unix_conn *c = vconn;
 	/* What does not fit the caller's buffer spills over: a message with descriptors
 	 * brings its small data after it (unix_desc.c). */
 	struct iovec iov[2] = { { m->data, m->cap }, { c->spill, UNIX_SPILL } };
@@ -229,6 +220,7 @@ idl__unix_recv(void *vconn, struct idl_xmsg *m, struct idl_deadline *dl)
 	m->nfds = 0;
 	for (;;) {
 		int t = idl__sock_timeo(c->fd, SO_RCVTIMEO, &c->rcvtimeo_us, dl);
+		int flags = MSG_TRUNC | MSG_CMSG_CLOEXEC | (t == 1 ? MSG_DONTWAIT : 0);
 		ssize_t n;
 
 		if (t < 0)
@@ -236,10 +228,12 @@ idl__unix_recv(void *vconn, struct idl_xmsg *m, struct idl_deadline *dl)
 		/* MSG_TRUNC makes recvmsg return the message's true length. */
 		mh.msg_control = cm.buf;
 		mh.msg_controllen = sizeof cm.buf;
-		n = idl__sys_recvmsg(c->fd, &mh,
-				     MSG_TRUNC | MSG_CMSG_CLOEXEC | (t == 1 ? MSG_DONTWAIT : 0));
-		if (n > 0)
-			return unix_received(c, m, &mh, (size_t)n);
+		n = ahead ? idl__unix_ra_recv(c, &mh, flags) : idl__sys_recvmsg(c->fd, &mh, flags);
+		if (n > 0) {
+			if (ahead)
+				m->more = c->ra_left != 0;
+			return idl__unix_received(c, m, &mh, (size_t)n);
+		}
 		if (n == 0) /* end of file: the peer closed (or we shut the socket down) */
 			return idl__unix_conn_err(c, EPIPE);
 		if (errno == EINTR) {
@@ -255,6 +249,42 @@ idl__unix_recv(void *vconn, struct idl_xmsg *m, struct idl_deadline *dl)
 			return unix_recv_after_reset(c, m, &mh, sizeof cm.buf);
 		return idl__unix_conn_err(c, errno);
 	}
+}
+
+static __attribute__((noinline)) int
+unix_recv_ahead(struct unix_conn *c, struct idl_xmsg *m, struct idl_deadline *dl)
+{
+	return unix_recv_loop(c, m, dl, 1);
+}
+
+/* One message; `may_ra` (a constant): this receive may read ahead. Messages read ahead
+ * before are handed out first. Reading ahead happens while the peer is seen sending several
+ * at once, and is looked for now and then (unix_ra.c); the common receive of one message
+ * pays two tests for it. */
+static inline __attribute__((always_inline)) int
+unix_recv(struct unix_conn *c, struct idl_xmsg *m, struct idl_deadline *dl, const int may_ra)
+{
+	if (__builtin_expect(c->ra_left != 0, 0))
+		return idl__unix_ra_pop(c, m);
+	if (may_ra && __builtin_expect(c->ra_on || ++c->ra_tick % UNIX_RA_PROBE == 0, 0))
+		return unix_recv_ahead(c, m, dl);
+	return unix_recv_loop(c, m, dl, 0);
+}
+
+int
+idl__unix_recv(void *vconn, struct idl_xmsg *m, struct idl_deadline *dl)
+{
+	struct unix_conn *c = vconn;
+
+	if (c->ra_blocking)
+		return unix_recv(c, m, dl, 1);
+	return unix_recv(c, m, dl, 0);
+}
+
+int
+idl__unix_recv_ra(void *vconn, struct idl_xmsg *m, struct idl_deadline *dl)
+{
+	return unix_recv(vconn, m, dl, 1);
 }
 
 static int
@@ -289,6 +319,7 @@ unix_conn_fini(void *vconn)
 	free(c->spill);
 	c->spill = NULL;
 	idl__unix_pend_free(c);
+	idl__unix_ra_free(c);
 }
 
 static const struct idl_transport unix_transport = {

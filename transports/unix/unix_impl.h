@@ -18,6 +18,15 @@
  * buffer. Larger data travels in a memfd. */
 #define UNIX_SPILL (64u * 1024u)
 
+/* Read-ahead (unix_ra.c): the messages one recvmmsg() takes beyond the caller's; every
+ * UNIX_RA_PROBE-th receive of a connection that reads nothing ahead asks for them, and
+ * UNIX_RA_QUIET receives in a row that find none end reading ahead again. */
+#define UNIX_RA_SLOTS 15u
+#define UNIX_RA_PROBE 32u
+#define UNIX_RA_QUIET 8u
+
+struct unix_ra;
+
 struct unix_conn {
 	int fd;
 	int open;
@@ -27,6 +36,15 @@ struct unix_conn {
 	struct idl_cred cred; /* the peer's, from SO_PEERCRED at connect or accept */
 	unsigned char *spill; /* UNIX_SPILL bytes: what a receive brings beyond m->cap */
 	struct unix_pend *pend; /* a message with descriptors the kernel did not take yet */
+	struct unix_ra *ra; /* messages read ahead, once a receive asked for them; or NULL */
+	unsigned ra_left; /* how many of them wait */
+	unsigned ra_on; /* receives read ahead: the peer was found sending several at once */
+	unsigned ra_tick; /* receives since the last that asked for more (while !ra_on) */
+	unsigned ra_quiet; /* receives in a row that read ahead nothing (while ra_on) */
+	/* Whether a blocking receive may read ahead: on an accepted connection, whose server
+	 * receives through the transport and is told of what waits (idl_xmsg.more), not on a
+	 * client's, where a caller may wait for readiness instead. */
+	unsigned ra_blocking;
 };
 
 /* A message with descriptors that a non-blocking send could not hand over: its wire form
@@ -45,6 +63,8 @@ int idl__unix_connect(void *conn, const char *rest, struct idl_deadline *dl);
 int idl__unix_sendmsg(struct unix_conn *c, const struct msghdr *mh, struct idl_deadline *dl);
 /* conn_recv: one message, waiting at most until the deadline (none: a zero timeout). */
 int idl__unix_recv(void *conn, struct idl_xmsg *m, struct idl_deadline *dl);
+/* The same, reading ahead whenever the peer is found sending several at once. */
+int idl__unix_recv_ra(void *conn, struct idl_xmsg *m, struct idl_deadline *dl);
 /* Maps an errno from a send or receive on a connection to the transport's error. */
 int idl__unix_conn_err(struct unix_conn *c, int e);
 /* A client port around a connected socket that arrived in a message; takes fd always. */
@@ -69,5 +89,27 @@ void idl__unix_pend_free(struct unix_conn *c);
 /* A message of n bytes arrived with mh's control data: its descriptors are converted (or
  * stray file descriptors closed). */
 int idl__unix_recv_desc(struct unix_conn *c, struct idl_xmsg *m, const struct msghdr *mh, size_t n);
+
+/* A message received whole (n bytes, mh's control data): its descriptors converted, or
+ * IDL_EMSGSIZE when it did not fit. */
+static inline int
+idl__unix_received(struct unix_conn *c, struct idl_xmsg *m, const struct msghdr *mh, size_t n)
+{
+	m->len = n;
+	if (mh->msg_controllen != 0 || idl__desc_msg(m->data, n < m->cap ? n : m->cap))
+		return idl__unix_recv_desc(c, m, mh, n);
+	return n > m->cap ? IDL_EMSGSIZE : 0;
+}
+
+/* unix_ra.c: reading ahead. */
+/* One receive into mh (the caller's buffer and the spill) that also takes, without
+ * waiting for them, the messages queued behind the first: as recvmsg() with `flags`, the
+ * first message's length or -1 with errno; the others wait in c->ra. Falls back to a
+ * plain recvmsg() when there is no memory for them. */
+ssize_t idl__unix_ra_recv(struct unix_conn *c, struct msghdr *mh, int flags);
+/* Hands the next message read ahead to m, as the receive that took it would have. */
+int idl__unix_ra_pop(struct unix_conn *c, struct idl_xmsg *m);
+/* Closes the descriptors of the messages still read ahead and frees c->ra. */
+void idl__unix_ra_free(struct unix_conn *c);
 
 #endif /* IDL_TRANSPORTS_UNIX_IMPL_H */

@@ -7,7 +7,8 @@
  * sendmmsg(); a message with descriptors goes alone, and when the socket has no room its
  * wire form and descriptors are kept (unix_desc.c) and sent before anything else, so that
  * a peer that reads nothing holds no thread of ours; and a receive is the blocking one with
- * a zero timeout (MSG_DONTWAIT, no clock read).
+ * a zero timeout (MSG_DONTWAIT, no clock read), reading ahead whatever the peer sent in a
+ * run (unix_ra.c).
  */
 #include <config.h>
 
@@ -26,7 +27,8 @@ idl__unix_fd(void *vconn, unsigned *events)
 
 	/* A seqpacket send is all or nothing: the only output of our own to flush is a
 	 * message with descriptors kept for want of room. */
-	*events = IDL_TR_EV_IN | (c->pend != NULL ? IDL_TR_EV_OUT : 0);
+	*events = IDL_TR_EV_IN | (c->pend != NULL ? IDL_TR_EV_OUT : 0) |
+		  (c->ra_left != 0 ? IDL_TR_EV_MORE : 0);
 	return c->open ? c->fd : -1;
 }
 
@@ -95,7 +97,7 @@ int
 idl__unix_recv_nb(void *vconn, struct idl_xmsg *m)
 {
 	struct idl_deadline now = idl_deadline_in(0);
-	int err = idl__unix_recv(vconn, m, &now);
+	int err = idl__unix_recv_ra(vconn, m, &now);
 
 	return err == IDL_ETIMEDOUT ? IDL_EAGAIN : err;
 }
