@@ -3,7 +3,8 @@
  * idl_async_release(), the table that matches replies to calls, the hello of a subsystem
  * on the asynchronous connection, and the completions that idl_port_dispatch() runs.
  *
- * A call is one allocation (the record, its request's copy and its reply buffer). It is
+ * A call is one allocation (the record, its request's copy and its reply buffer), reused
+ * by the port's next call once its done function ran and no handle names it. It is
  * completed exactly once, under the port's async lock (idl__async_finish()), and its
  * complete function runs later, with no lock held, from the port's dispatch, wait or close
  * (idl__async_run()). docs/call-core.md says why; docs/runtime.md, "Calls in flight", what
@@ -11,6 +12,7 @@
  */
 #include <config.h>
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +20,7 @@
 #include <idl/idl_ool.h>
 
 #include "call_async.h"
+#include "mem_hide.h"
 
 #define ASYNC_OTHER_ORDER (IDL_ORDER_NATIVE == IDL_ORDER_LITTLE ? IDL_ORDER_BIG : IDL_ORDER_LITTLE)
 
@@ -148,7 +151,10 @@ idl__async_finish(struct idl__aport *ap, struct idl_async *call, int result, con
 	else
 		ap->cfirst = call;
 	ap->clast = call;
-	idl__aport_wake(ap);
+	/* The thread dispatching runs it before it leaves (and keeps the descriptor readable
+	 * for what it leaves queued): only another thread's completion must wake the loop. */
+	if (!idl__aport_corked(ap))
+		idl__aport_wake(ap);
 }
 
 void
@@ -401,15 +407,37 @@ idl__async_deliver(struct idl__aport *ap, void *buf, size_t len, int rcv_err)
 
 /* A new call record with room for the request (copied) and the reply. */
 static struct idl_async *
-async_new(struct idl__aport *ap, const idl_msg_header_t *req, uint32_t rep_max)
+async_new(struct idl__aport *ap, const idl_msg_header_t *req, uint32_t rep_max, int locked)
 {
 	size_t head = (sizeof(struct idl_async) + 15u) & ~(size_t)15u;
 	size_t reqsz = ((size_t)req->size + 15u) & ~(size_t)15u;
-	struct idl_async *call = malloc(head + reqsz + rep_max);
+	size_t need = head + reqsz + rep_max;
+	struct idl_async *call = locked ? ap->spare : NULL;
 
-	if (call == NULL)
+	/* The port's spare record on top, when it is big enough (calls of one routine reuse
+	 * each other's); else a new one. */
+	if (call != NULL) {
+		idl__mem_show(call, sizeof *call);
+		if (call->cap >= need) {
+			ap->spare = call->next;
+			ap->nspare--;
+			ap->spare_bytes -= call->cap;
+			need = call->cap;
+			idl__mem_show(call, need);
+		} else {
+			idl__mem_hide(call, sizeof *call);
+			call = NULL;
+		}
+	}
+	if (call == NULL && (call = malloc(need)) == NULL)
 		return NULL;
-	memset(call, 0, sizeof *call);
+	/* The detail text is cleared by its first byte: nothing reads past the NUL. */
+	memset(call, 0, offsetof(struct idl_async, why));
+	call->why[0] = '\0';
+	call->complete = NULL;
+	call->done = NULL;
+	call->ctx = NULL;
+	call->cap = need;
 	call->ap = ap;
 	call->req = (idl_msg_header_t *)((char *)call + head);
 	call->rep = (idl_msg_header_t *)((char *)call + head + reqsz);
@@ -418,6 +446,38 @@ async_new(struct idl__aport *ap, const idl_msg_header_t *req, uint32_t rep_max)
 	atomic_init(&call->refs, 1);
 	atomic_init(&call->state, IDL__ASYNC_HELLO);
 	return call;
+}
+
+/* Keeps the record of a call that ended for the next call, within the bounds. Lock held. */
+static void
+async_spare_put(struct idl__aport *ap, struct idl_async *call)
+{
+	if (ap->nspare >= IDL__ASYNC_SPARE_MAX ||
+	    ap->spare_bytes + call->cap > IDL__ASYNC_SPARE_BYTES) {
+		free(call);
+		return;
+	}
+	call->next = ap->spare;
+	ap->spare = call;
+	ap->nspare++;
+	ap->spare_bytes += call->cap;
+	/* A done function that kept a pointer into its reply is caught by the sanitizers as if
+	 * the record had been freed. */
+	idl__mem_hide(call, call->cap);
+}
+
+void
+idl__async_spares_free(struct idl__aport *ap)
+{
+	while (ap->spare != NULL) {
+		struct idl_async *call = ap->spare;
+
+		idl__mem_show(call, sizeof *call);
+		ap->spare = call->next;
+		free(call);
+	}
+	ap->nspare = 0;
+	ap->spare_bytes = 0;
 }
 
 /* Sends h's hello, in h->version (a call of the runtime's own, queued first). */
@@ -436,7 +496,7 @@ async_hello_send(struct idl__aport *ap, struct idl__ahello *h, int64_t deadline)
 		free(msg);
 		return err;
 	}
-	hc = async_new(ap, msg, IDL_HELLO_MAX);
+	hc = async_new(ap, msg, IDL_HELLO_MAX, 0);
 	free(msg);
 	if (hc == NULL)
 		return IDL_ENOMEM;
@@ -583,7 +643,9 @@ idl_call_async(idl_port_t p, const struct idl_subsystem *ss, uint32_t number,
 				     : atomic_load_explicit(&p->timeout_ms, memory_order_relaxed);
 	if ((err = idl__aport_get(p, &ap)) != 0)
 		goto refused;
-	if ((call = async_new(ap, req, rep_max)) == NULL) {
+	pthread_mutex_lock(&ap->lock);
+	if ((call = async_new(ap, req, rep_max, 1)) == NULL) {
+		pthread_mutex_unlock(&ap->lock);
 		err = idl__fail(IDL_ENOMEM, "%s: out of memory", p->head.address);
 		goto refused;
 	}
@@ -602,7 +664,6 @@ idl_call_async(idl_port_t p, const struct idl_subsystem *ss, uint32_t number,
 	call->deadline = idl_deadline_ms(timeout_ms);
 	if (callp != NULL)
 		atomic_store(&call->refs, 2);
-	pthread_mutex_lock(&ap->lock);
 	if (rep_max > ap->max_rep)
 		ap->max_rep = rep_max;
 	err = async_accept(ap, call);
@@ -674,16 +735,24 @@ int
 idl__async_run(struct idl__aport *ap, int max)
 {
 	struct idl_port *p = ap->port;
+	struct idl_async *spent = NULL;
 	int ran = 0;
 
-	while (max < 0 || ran < max) {
-		struct idl_async *call;
+	for (;;) {
+		struct idl_async *call = NULL;
 		const char *rt;
 
+		/* The record of the call that just ran goes back to the port while the lock is
+		 * taken for the next one anyway. */
 		pthread_mutex_lock(&ap->lock);
-		call = ap->cfirst;
-		if (call != NULL && (ap->cfirst = call->next) == NULL)
-			ap->clast = NULL;
+		if (spent != NULL)
+			async_spare_put(ap, spent);
+		spent = NULL;
+		if (max < 0 || ran < max) {
+			call = ap->cfirst;
+			if (call != NULL && (ap->cfirst = call->next) == NULL)
+				ap->clast = NULL;
+		}
 		pthread_mutex_unlock(&ap->lock);
 		if (call == NULL)
 			break;
@@ -697,7 +766,10 @@ idl__async_run(struct idl__aport *ap, int max)
 		call->complete(call->done, call->ctx, call->result,
 			       call->result == 0 ? call->rep : NULL);
 		atomic_store_explicit(&call->state, IDL__ASYNC_RAN, memory_order_release);
-		idl__async_unref(call);
+		/* The last reference: nobody holds a handle, so the port may reuse it. A
+		 * handle released later frees the record itself (the port may be gone). */
+		if (atomic_fetch_sub_explicit(&call->refs, 1, memory_order_acq_rel) == 1)
+			spent = call;
 		ran++;
 	}
 	return ran;

@@ -25,6 +25,9 @@
 #define IDL__ASYNC_BUCKETS 256u
 /* The least a receive buffer of the threaded driver holds. */
 #define IDL__ASYNC_RBUF_MIN (64u * 1024u)
+/* The bounds of a port's spare call records. */
+#define IDL__ASYNC_SPARE_MAX 64u
+#define IDL__ASYNC_SPARE_BYTES (1024u * 1024u)
 
 enum idl__async_state {
 	IDL__ASYNC_HELLO = 0, /* accepted, waiting for its subsystem's hello */
@@ -60,6 +63,7 @@ struct idl_async {
 	idl_async_complete_fn *complete; /* NULL for the runtime's hello */
 	void *done;
 	void *ctx;
+	size_t cap; /* bytes of this allocation, for its reuse */
 };
 
 /* One subsystem's hello on the asynchronous connection. */
@@ -87,6 +91,7 @@ struct idl__aconn {
 	int nb; /* driven by the non-blocking ops in dispatch; else by two threads */
 	int fd; /* conn_fd, in the port's epoll set (nb) */
 	int want_out; /* EPOLLOUT asked for: the queue waits for room */
+	int recv_more; /* a pass stopped at its bound: messages may wait read ahead */
 	int dead;
 	int dead_err;
 	char dead_why[192];
@@ -119,6 +124,12 @@ struct idl__aport {
 	unsigned live; /* calls in the table */
 	uint32_t max_rep; /* the largest rep_max of a call so far */
 	struct idl_async *cfirst, *clast; /* completions, oldest first */
+	/* Records of calls that ended, kept for the next calls (linked by `next`): a call
+	 * costs no allocation once the port is busy. At most IDL__ASYNC_SPARE_MAX records and
+	 * IDL__ASYNC_SPARE_BYTES bytes. */
+	struct idl_async *spare;
+	unsigned nspare;
+	size_t spare_bytes;
 };
 
 /* call_async.c: lock held unless said. */
@@ -131,6 +142,8 @@ void idl__async_deliver(struct idl__aport *ap, void *buf, size_t len, int rcv_er
 void idl__async_fail_all(struct idl__aport *ap, int err, const char *why);
 /* Drops a reference; the last frees the call. Any thread, no lock needed. */
 void idl__async_unref(struct idl_async *call);
+/* Frees the port's spare records (the port closes). */
+void idl__async_spares_free(struct idl__aport *ap);
 /* Fires the calls whose deadline passed; returns the earliest deadline left. */
 int64_t idl__async_timers(struct idl__aport *ap, int64_t now);
 

@@ -12,6 +12,7 @@ runtime_libidlrt_la_SOURCES = \
 	runtime/hello.c \
 	runtime/ool.c \
 	runtime/ool_cache.h \
+	runtime/mem_hide.h \
 	runtime/ool_cache.c \
 	runtime/ool_wire.c
 # The client: ports and their connections, calls.

@@ -51,22 +51,8 @@
 
 #include "internal.h"
 #include "list.h"
+#include "mem_hide.h"
 #include "ool_cache.h"
-
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define OC_ASAN 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__) && !defined(OC_ASAN)
-#define OC_ASAN 1
-#endif
-#ifdef OC_ASAN
-#include <sanitizer/asan_interface.h>
-#endif
-#if HAVE_VALGRIND_MEMCHECK_H
-#include <valgrind/memcheck.h>
-#endif
 
 #define OC_MIN_SHIFT 14 /* the smallest class: 16 KiB, IDL_OOL_MAP_MIN */
 #define OC_MAX_SHIFT 32 /* the largest: 4 GiB; larger blocks are never cached */
@@ -98,36 +84,6 @@ static struct idl__list oc_age;
 static struct idl__list oc_by_class[OC_NCLASS];
 static struct oc_block **oc_table;
 static size_t oc_nbuckets, oc_count;
-
-/* ---- Sanitizers ---- */
-
-/* The bytes [p, p + n) may not be touched: the block is cached, or past its owner's size. */
-static void
-oc_hide(void *p, size_t n)
-{
-#ifdef OC_ASAN
-	__asan_poison_memory_region(p, n);
-#endif
-#if HAVE_VALGRIND_MEMCHECK_H
-	(void)VALGRIND_MAKE_MEM_NOACCESS(p, n);
-#endif
-	(void)p;
-	(void)n;
-}
-
-/* The bytes [p, p + n) are the owner's again, with contents yet to be written. */
-static void
-oc_show(void *p, size_t n)
-{
-#ifdef OC_ASAN
-	__asan_unpoison_memory_region(p, n);
-#endif
-#if HAVE_VALGRIND_MEMCHECK_H
-	(void)VALGRIND_MAKE_MEM_UNDEFINED(p, n);
-#endif
-	(void)p;
-	(void)n;
-}
 
 /* ---- Configuration ---- */
 
@@ -318,7 +274,7 @@ oc_release(struct oc_block *gone)
 		struct oc_block *next = gone->hnext;
 
 		/* Whatever is mapped here next starts with no poison of ours. */
-#ifdef OC_ASAN
+#ifdef IDL__ASAN
 		__asan_unpoison_memory_region(gone->addr, gone->len);
 #endif
 		munmap(gone->addr, gone->len);
@@ -366,12 +322,12 @@ idl__ool_cache_get(size_t size, int zero)
 		b->dirty = size;
 		pthread_mutex_unlock(&oc_lock);
 		p = b->addr;
-		oc_show(p, dirty > size ? dirty : size);
+		idl__mem_show(p, dirty > size ? dirty : size);
 		if (zero)
 			memset(p, 0, dirty > size ? dirty : size);
 		else if (dirty > size)
 			memset((char *)p + size, 0, dirty - size);
-		oc_hide((char *)p + size, len - size);
+		idl__mem_hide((char *)p + size, len - size);
 		return p;
 	}
 	oc_misses++;
@@ -398,7 +354,7 @@ idl__ool_cache_get(size_t size, int zero)
 	}
 	oc_live++;
 	pthread_mutex_unlock(&oc_lock);
-	oc_hide((char *)p + size, len - size);
+	idl__mem_hide((char *)p + size, len - size);
 	return p;
 }
 
@@ -427,7 +383,7 @@ idl__ool_cache_put(void *addr, size_t size)
 	if (b->len <= oc_limit) {
 		while (oc_bytes + b->len > oc_limit && !idl__list_empty(&oc_age))
 			oc_evict(IDL__LIST_FIRST(&oc_age, struct oc_block, age), &gone);
-		oc_hide(b->addr, b->len);
+		idl__mem_hide(b->addr, b->len);
 		oc_push(b);
 	} else {
 		*pp = b->hnext;

@@ -56,7 +56,7 @@ poll_unwake(struct idl__aport *ap)
 {
 	uint64_t n;
 
-	if (!ap->ev_set || ap->cfirst != NULL)
+	if (!ap->ev_set || ap->cfirst != NULL || (ap->conn != NULL && ap->conn->recv_more))
 		return;
 	while (read(ap->evfd, &n, sizeof n) < 0 && errno == EINTR)
 		;
@@ -572,9 +572,18 @@ poll_pump(struct idl__aport *ap)
 				c->rcap = ap->max_rep;
 			}
 		}
-		for (int i = 0; i < POLL_RECV_BATCH && c->rbuf != NULL && !c->dead; i++) {
+		c->recv_more = 0;
+		for (int i = 0; c->rbuf != NULL && !c->dead; i++) {
 			struct idl_xmsg m;
 			int err;
+
+			/* The rest waits for the next pass; the transport may hold it read ahead,
+			 * which its descriptor does not report, so the port's own says so. */
+			if (i == POLL_RECV_BATCH) {
+				c->recv_more = 1;
+				idl__aport_wake(ap);
+				break;
+			}
 
 			memset(&m, 0, sizeof m);
 			m.data = c->rbuf;
@@ -590,10 +599,17 @@ poll_pump(struct idl__aport *ap)
 			idl__aport_conn_dead(ap, c, err == IDL_ECLOSED ? MIG_SERVER_DIED : err);
 		}
 	}
+	/* The timer is moved only once it is due (a call's start moves it earlier): calls that
+	 * complete one after the other would otherwise cost a look at every call in flight and
+	 * a timerfd_settime() each pass. It may fire for a call that completed since; that
+	 * look finds the next deadline. */
 	if (ap->armed != IDL_DEADLINE_NONE) {
-		next = idl__async_timers(ap, idl_now_ns());
-		if (next != ap->armed)
+		int64_t now = idl_now_ns();
+
+		if (now >= ap->armed) {
+			next = idl__async_timers(ap, now);
 			poll_rearm(ap, next);
+		}
 	}
 	idl__aport_flush(ap);
 }
@@ -630,6 +646,9 @@ poll_dispatch(struct idl__aport *ap, int max)
 	ap->dispatching = 0;
 	/* What the done functions started goes out in one batch. */
 	idl__aport_flush(ap);
+	/* Completions left for the next dispatch (max) were queued without a wake. */
+	if (ap->cfirst != NULL)
+		idl__aport_wake(ap);
 	poll_unwake(ap);
 	pthread_mutex_unlock(&ap->lock);
 	pthread_mutex_unlock(&ap->dispatch_lock);
@@ -719,6 +738,7 @@ idl__async_close(struct idl_port *p)
 	/* The done functions run here, on the closing thread: each call ends exactly once. */
 	(void)idl__async_run(ap, -1);
 	pthread_mutex_unlock(&ap->dispatch_lock);
+	idl__async_spares_free(ap);
 	pthread_mutex_destroy(&ap->lock);
 	pthread_mutex_destroy(&ap->dispatch_lock);
 	close(ap->epfd);
