@@ -25,12 +25,15 @@ set -u
 # time, and a receive that finds its message not yet there is entered a second time. So
 # shm: waits without spinning here (IDL_SHM_SPIN_NS=0), and a transport over its budget is
 # measured twice more, keeping each side's smallest count: a loaded machine only ever adds
-# to a count, never takes from it.
+# to a count, never takes from it. shm:'s futex sleeps are also cut into liveness slices
+# that begin at 2 ms, and under callgrind a call on a loaded machine can outlast one: its
+# client counted from 623 to 900 over one day's runs of the same code, the higher ones
+# while `make -j2 check` ran the rest of the suite beside it, so its budget has that room.
 budgets='unix 450 450
 tcp 520 520
 port 510 480
 udp 610 900
-shm 820 820'
+shm 950 950'
 n=${IDL_BUDGET_CALLS:-1000}
 IDL_SHM_SPIN_NS=0
 export IDL_SHM_SPIN_NS
