@@ -91,6 +91,7 @@ struct idl__aconn {
 	int nb; /* driven by the non-blocking ops in dispatch; else by two threads */
 	int fd; /* conn_fd, in the port's epoll set (nb) */
 	int want_out; /* EPOLLOUT asked for: the queue waits for room */
+	int connecting; /* a connect started without blocking is in progress (nb only) */
 	int recv_more; /* a pass stopped at its bound: messages may wait read ahead */
 	int dead;
 	int dead_err;

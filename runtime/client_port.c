@@ -67,19 +67,17 @@ idl__cl_wait(pthread_cond_t *cv, pthread_mutex_t *m, int64_t deadline)
 	return pthread_cond_timedwait(cv, m, &ts);
 }
 
-int
-idl_port_open(const char *address, idl_port_t *portp)
+/* A port to `address`, not connected yet: its scheme found, its state made. */
+static int
+port_new(const char *address, struct idl_port **pp)
 {
 	struct idl_port *p;
-	struct cl_conn *c;
 	const char *rest;
 	const struct idl_transport *tr;
-	int err;
 
-	idl__clear_detail();
-	if (portp == NULL || address == NULL)
+	*pp = NULL;
+	if (address == NULL)
 		return idl__fail(IDL_EINVAL, "idl_port_open: NULL argument");
-	*portp = NULL;
 	if (strchr(address, ':') == NULL)
 		return idl__fail(IDL_EADDRINVAL, "%s: no scheme (expected e.g. unix:/path)",
 				 address);
@@ -98,18 +96,44 @@ idl_port_open(const char *address, idl_port_t *portp)
 	atomic_init(&p->calls, 0);
 	pthread_mutex_init(&p->lock, NULL);
 	idl__cl_cond_init(&p->lean_cv);
+	*pp = p;
+	return 0;
+}
 
+int
+idl_port_open(const char *address, idl_port_t *portp)
+{
+	struct idl_port *p;
+	struct cl_conn *c;
+	int err;
+
+	idl__clear_detail();
+	if (portp == NULL)
+		return idl__fail(IDL_EINVAL, "idl_port_open: NULL argument");
+	if ((err = port_new(address, portp)) != 0)
+		return err;
+	p = *portp;
+	/* Connected now, so that a wrong address or a server that is not there shows here. */
 	pthread_mutex_lock(&p->lock);
 	err = idl__cl_conn_get(p, &(struct idl_deadline){ 0, IDL_PORT_DEFAULT_TIMEOUT_MS }, &c);
 	if (err == 0)
 		idl__cl_conn_unref(p, c);
 	pthread_mutex_unlock(&p->lock);
 	if (err != 0) {
+		*portp = NULL;
 		idl_port_close(p);
 		return err;
 	}
-	*portp = p;
 	return 0;
+}
+
+int
+idl_port_open_deferred(const char *address, idl_port_t *portp)
+{
+	idl__clear_detail();
+	if (portp == NULL)
+		return idl__fail(IDL_EINVAL, "idl_port_open_deferred: NULL argument");
+	return port_new(address, portp);
 }
 
 int

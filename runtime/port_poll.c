@@ -365,8 +365,20 @@ idl__aport_conn(struct idl__aport *ap, int64_t deadline)
 	c->nb = IDL__TR_OP(tr, conn_fd) != NULL && IDL__TR_OP(tr, conn_sendv_nb) != NULL &&
 		IDL__TR_OP(tr, conn_recv_nb) != NULL && !(tr->flags & IDL_TRF_OWNSET);
 	idl__clear_detail();
-	/* Connecting holds the lock: every call of the port needs this connection. */
-	if ((err = tr->conn_connect(c->tr_state, p->rest, &dl)) != 0) {
+	/* A transport that connects without blocking does so in the caller's loop: the calls
+	 * queue behind the connect (poll_connect_step). Otherwise connecting holds the lock,
+	 * bounded by the call's deadline: every call of the port needs this connection. */
+	if (c->nb && IDL__TR_OP(tr, conn_connect_nb) != NULL &&
+	    IDL__TR_OP(tr, conn_connect_step) != NULL) {
+		err = tr->conn_connect_nb(c->tr_state, p->rest);
+		if (err == IDL_EAGAIN) {
+			c->connecting = 1;
+			err = 0;
+		}
+	} else {
+		err = tr->conn_connect(c->tr_state, p->rest, &dl);
+	}
+	if (err != 0) {
 		if (idl_errdetail()[0] == '\0')
 			idl__fail(err, "%s: connect: %s", p->head.address, idl_strerror(err));
 		c->dead = 1;
@@ -379,7 +391,9 @@ idl__aport_conn(struct idl__aport *ap, int64_t deadline)
 
 		c->fd = tr->conn_fd(c->tr_state, &events);
 		memset(&ev, 0, sizeof ev);
-		ev.events = EPOLLIN;
+		/* A connect in progress ends with writability. */
+		ev.events = EPOLLIN | (c->connecting ? EPOLLOUT : 0);
+		c->want_out = c->connecting;
 		ev.data.fd = c->fd;
 		if (c->fd < 0 || epoll_ctl(ap->epfd, EPOLL_CTL_ADD, c->fd, &ev) != 0)
 			err = idl__fail(IDL_ESYSERR(errno), "%s: epoll: %s", p->head.address,
@@ -487,7 +501,7 @@ idl__aport_flush(struct idl__aport *ap)
 	int (*sendv)(void *, const struct idl_xmsg *, unsigned);
 	int sent;
 
-	if (c == NULL || c->dead)
+	if (c == NULL || c->dead || c->connecting)
 		return;
 	if (!c->nb) {
 		if (c->qlen != 0)
@@ -552,15 +566,55 @@ dead:
 	idl__aport_conn_dead(ap, c, sent == IDL_ECLOSED ? MIG_SERVER_DIED : sent);
 }
 
-/* One pass of the machine without running done functions: receive what is ready, fire the
- * timers that are due, send what is queued. Lock held. */
+/* Takes a connect started without blocking one step further: once it is done the queue
+ * may go (the hello first), and if it failed every call on the connection fails with its
+ * error. Lock held. */
+static void
+poll_connect_step(struct idl__aport *ap, struct idl__aconn *c)
+{
+	const struct idl_transport *tr = ap->port->tr;
+	int err = tr->conn_connect_step(c->tr_state);
+	unsigned events;
+	int fd;
+
+	if (err == IDL_EAGAIN) {
+		struct epoll_event ev;
+
+		/* It may be the socket of the next address the name has (whose number may be
+		 * the last one's, closed and so gone from the set): watched either way. */
+		memset(&ev, 0, sizeof ev);
+		ev.events = EPOLLIN | EPOLLOUT;
+		ev.data.fd = fd = tr->conn_fd(c->tr_state, &events);
+		c->fd = fd;
+		if (epoll_ctl(ap->epfd, EPOLL_CTL_MOD, fd, &ev) != 0 &&
+		    (errno != ENOENT || epoll_ctl(ap->epfd, EPOLL_CTL_ADD, fd, &ev) != 0)) {
+			err = idl__fail(IDL_ESYSERR(errno), "%s: epoll: %s", ap->port->head.address,
+					strerror(errno));
+			goto failed;
+		}
+		return;
+	}
+	if (err == 0) {
+		c->connecting = 0;
+		poll_want_out(ap, c, 0);
+		return;
+	}
+failed:
+	snprintf(c->dead_why, sizeof c->dead_why, "%s", idl_errdetail());
+	idl__aport_conn_dead(ap, c, err);
+}
+
+/* One pass of the machine without running done functions: finish connecting, receive what
+ * is ready, fire the timers that are due, send what is queued. Lock held. */
 static void
 poll_pump(struct idl__aport *ap)
 {
 	struct idl__aconn *c = ap->conn;
 	int64_t next;
 
-	if (c != NULL && c->nb && !c->dead) {
+	if (c != NULL && c->connecting && !c->dead)
+		poll_connect_step(ap, c);
+	if (c != NULL && c->nb && !c->dead && !c->connecting) {
 		int (*recv_nb)(void *, struct idl_xmsg *) = IDL__TR_OP(ap->port->tr, conn_recv_nb);
 
 		if (c->rcap < ap->max_rep) {

@@ -335,7 +335,9 @@ idl__srv_ev_send(struct srv_src *src, const struct idl_xmsg *x)
 
 /* A busy source's dedicated wait: the next message within SRV_LINGER_MS. 0 and a message,
  * IDL_EAGAIN when it stayed quiet, or the receive's error. `ev`: what a stream's transport
- * said it holds after the last message (srv_tr_events()). */
+ * said it holds after the last message (srv_tr_events()). (A transport whose messages come
+ * whole and that says with each what it holds after it, conn_recv_ev, is received from by
+ * srv_serve() itself.) */
 static int
 srv_linger_recv(struct srv_src *src, struct idl_xmsg *m, unsigned ev)
 {
@@ -478,14 +480,12 @@ srv_reply(struct srv_src *src, const struct idl_xmsg *x, int more)
 }
 
 /* Serves one message received on src: 0 to go on, 1 when a reply waits in the queue (the
- * source must wait for writability), or an error that ends the source. `whole`: the
- * transport's messages come whole, and the message says itself whether more were read
- * ahead with it (m->more); *tev is what the transport holds after it (a stream's from
- * srv_tr_events(): a whole frame read ahead, the rest of a reply). In line in the two
- * receive loops: a call would cost more than its work. */
+ * source must wait for writability), or an error that ends the source. *tev is what the
+ * transport holds after it (whole messages read ahead, the rest of a reply): asked of it
+ * (srv_tr_events()) when `ask`, else as the receive said. In line in the two receive
+ * loops: a call would cost more than its work. */
 static inline __attribute__((always_inline)) int
-srv_serve_msg(struct srv_src *src, struct idl_xmsg *m, int err, void *sbuf, int whole,
-	      unsigned *tev)
+srv_serve_msg(struct srv_src *src, struct idl_xmsg *m, int err, void *sbuf, int ask, unsigned *tev)
 {
 	uint32_t n;
 	int more;
@@ -506,7 +506,8 @@ srv_serve_msg(struct srv_src *src, struct idl_xmsg *m, int err, void *sbuf, int 
 			   m->len);
 	}
 	n = idl__srv_serve_one(src, &src->hello, m->data, m->len, err, sbuf, NULL, NULL);
-	*tev = whole ? (m->more ? IDL_TR_EV_MORE : 0) : srv_tr_events(src);
+	if (ask)
+		*tev = srv_tr_events(src);
 	more = (*tev & (IDL_TR_EV_MORE | IDL_TR_EV_OUT)) == IDL_TR_EV_MORE;
 	if (n != 0) {
 		struct idl_xmsg x = { .data = sbuf, .len = n };
@@ -595,7 +596,7 @@ srv_serve(struct idl_server *srv, struct srv_src *src, uint32_t events, int dedi
 		if (err == IDL_EAGAIN)
 			break;
 		got++;
-		if ((r = srv_serve_msg(src, &m, err, srv_tbufs.sbuf, whole, &tev)) < 0) {
+		if ((r = srv_serve_msg(src, &m, err, srv_tbufs.sbuf, 1, &tev)) < 0) {
 			idl__srv_end(srv, src);
 			return;
 		}
@@ -612,14 +613,26 @@ srv_serve(struct idl_server *srv, struct srv_src *src, uint32_t events, int dedi
 	    srv_dedicate_take(srv)) {
 		void *rbuf = srv_tbufs.rbuf, *sbuf = srv_tbufs.sbuf;
 		size_t rcap = srv->rcap;
+		/* Messages that come whole: the receive says what it read ahead (or there is
+		 * nothing read ahead). A stream's transport is asked after each message. */
+		int (*recv_ev)(void *, struct idl_xmsg *, struct idl_deadline *, unsigned *) =
+			whole ? IDL__TR_OP(src->ep->tr, conn_recv_ev) : NULL;
 
 		while (!atomic_load_explicit(&srv->stop_req, memory_order_relaxed)) {
 			struct idl_xmsg m = { .data = rbuf, .cap = rcap };
-			int err = srv_linger_recv(src, &m, tev);
+			int err;
 
-			if (err == IDL_EAGAIN)
+			if (recv_ev != NULL) {
+				err = recv_ev(src->conn, &m,
+					      &(struct idl_deadline){ 0, SRV_LINGER_MS }, &tev);
+				if (err == IDL_ETIMEDOUT)
+					break;
+			} else if ((err = srv_linger_recv(src, &m, tev)) == IDL_EAGAIN) {
 				break;
-			if ((r = srv_serve_msg(src, &m, err, sbuf, whole, &tev)) != 0)
+			} else if (whole) {
+				tev = 0;
+			}
+			if ((r = srv_serve_msg(src, &m, err, sbuf, !whole, &tev)) != 0)
 				break;
 		}
 		atomic_fetch_sub(&srv->ndedicated, 1);

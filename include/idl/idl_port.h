@@ -41,6 +41,12 @@ typedef struct idl_port *idl_port_t;
  * Errors: IDL_ENOSCHEME, IDL_EADDRINVAL, IDL_ECONNREFUSED, IDL_ETIMEDOUT, IDL_ESYSERR(e). */
 int idl_port_open(const char *address, idl_port_t *portp);
 
+/* Opens a port to `address` without connecting it, so that nothing waits: the first call
+ * connects - a synchronous one within its deadline, an asynchronous one in the port's event
+ * loop (docs/api.md, "Calls in flight") - and reports what idl_port_open() would have.
+ * Errors: IDL_ENOSCHEME, IDL_EADDRINVAL (no scheme), IDL_ENOMEM. */
+int idl_port_open_deferred(const char *address, idl_port_t *portp);
+
 /* Closes the connection and frees the port. NULL is allowed. */
 void idl_port_close(idl_port_t port);
 

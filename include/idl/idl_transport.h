@@ -180,11 +180,6 @@ struct idl_xmsg {
 	int *fds; /* descriptors carried with the message; NULL if none */
 	unsigned nfds; /* send: count; recv: received */
 	unsigned fds_cap; /* recv: room in fds */
-	/* recv: nonzero when the transport holds further whole messages it read ahead with
-	 * this one (as conn_fd's IDL_TR_EV_MORE says), which no readiness of its descriptor
-	 * reports; the caller must receive again before it waits. The runtime sets it to 0
-	 * before a receive, so a transport that reads nothing ahead never writes it. */
-	unsigned more;
 };
 
 /* A message endpoint's reply address, filled by ep_recv; opaque to the core. */
@@ -308,6 +303,30 @@ struct idl_transport {
 	 * Without it, the core polls the descriptor and calls conn_recv_nb.
 	 */
 	int (*conn_recv_wait)(void *conn, struct idl_xmsg *m, int timeout_ms);
+
+	/*
+	 * Optional, for a transport with the event operations: connecting without blocking,
+	 * which the pollable port uses so that a loop never waits for a handshake.
+	 * conn_connect_nb starts connecting `rest` (as conn_connect would): 0 when it is
+	 * connected at once, IDL_EAGAIN while it is in progress, or an error. While in
+	 * progress, conn_fd returns the descriptor to watch for writability, and each time it
+	 * is writable the caller calls conn_connect_step: 0 once connected, IDL_EAGAIN while
+	 * still in progress (conn_fd may then return another descriptor: an address that
+	 * failed was followed by the next one the name has), or an error (conn_fini still
+	 * follows). Nothing is sent or received before it is connected.
+	 */
+	int (*conn_connect_nb)(void *conn, const char *rest);
+	int (*conn_connect_step)(void *conn);
+
+	/*
+	 * Optional, for a transport whose messages come whole (IDL_TRF_WHOLE) and that may read
+	 * several ahead: conn_recv that may read ahead, and sets *events as conn_fd would after
+	 * the message (IDL_TR_EV_MORE while whole messages wait read ahead), so that the caller
+	 * learns it without another call. The server's busy connections are received from with
+	 * it; conn_recv itself must not read ahead then, since a client may wait for readiness.
+	 */
+	int (*conn_recv_ev)(void *conn, struct idl_xmsg *m, struct idl_deadline *dl,
+			    unsigned *events);
 
 	/* New ops go here, at the end, each optional. */
 };

@@ -2,7 +2,8 @@
  * t_async.c - calls in flight through the asynchronous stubs and the pollable port: many
  * calls at once with every result checked, synchronous and asynchronous calls mixed from
  * several threads, deadlines and peer death in flight, cancellation at each stage, a full
- * send queue, and a port closed with calls in flight. Every case counts each done function,
+ * send queue, a port closed with calls in flight, and a connect that never blocks the
+ * caller (where the transport connects without blocking). Every case counts each done function,
  * so that "exactly once" is checked, not assumed.
  */
 #include <poll.h>
@@ -13,6 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 #include <CUnit/CUnit.h>
 #include <idl/idl_async.h>
@@ -466,6 +471,82 @@ ta_death(void)
 	idl_port_close(run.port);
 }
 
+/* A loopback TCP socket bound to a port of its own: listening with a backlog of 0 and one
+ * connection waiting unaccepted (so the kernel drops the next one's SYN and its connect
+ * hangs), or closed (so a connect is refused). *fillp gets the waiting connection. */
+static int
+ta_tcp_trap(int listening, int *fillp, char *address, size_t n)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	socklen_t sl = sizeof sa;
+	int l = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	*fillp = -1;
+	if (l < 0)
+		return -1;
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (bind(l, (struct sockaddr *)&sa, sizeof sa) != 0 ||
+	    getsockname(l, (struct sockaddr *)&sa, &sl) != 0 || (listening && listen(l, 0) != 0)) {
+		close(l);
+		return -1;
+	}
+	snprintf(address, n, "tcp:127.0.0.1:%u", (unsigned)ntohs(sa.sin_port));
+	if (!listening) {
+		close(l);
+		return -2;
+	}
+	*fillp = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	(void)connect(*fillp, (struct sockaddr *)&sa, sizeof sa);
+	usleep(50 * 1000); /* its handshake fills the queue */
+	return l;
+}
+
+/* One call on a new port to `address` whose connect does not answer (or is refused): _async
+ * returns at once, the done function runs once in the caller's loop with `want`. */
+static void
+ta_connect_case(const char *address, int want, int timeout_ms)
+{
+	struct ta_run run = { 0 };
+	struct ta_call c;
+	int64_t t0;
+
+	/* Opened without connecting: idl_port_open() would wait for the connect itself. */
+	CU_ASSERT_EQUAL_FATAL(idl_port_open_deferred(address, &run.port), 0);
+	CU_ASSERT_EQUAL(idl_port_set_timeout(run.port, timeout_ms), 0);
+	t0 = idl_now_ns();
+	TT_CHECK_KR(ta_start(&run, &c, 2, 3, NULL), 0);
+	CU_ASSERT(tt_ms_since(t0) < 100);
+	CU_ASSERT_EQUAL(atomic_load(&c.ran), 0);
+	CU_ASSERT_EQUAL(ta_drain(&run, 10000), 0);
+	CU_ASSERT_EQUAL(atomic_load(&c.ran), 1);
+	TT_CHECK_KR(c.kr, want);
+	if (want == IDL_ETIMEDOUT)
+		CU_ASSERT(c.ms >= timeout_ms - 10 && c.ms < timeout_ms + TA_SLACK_MS);
+	idl_port_close(run.port);
+}
+
+/* A transport that connects without blocking (conn_connect_nb: tcp) keeps the caller's
+ * loop free while it does: a connect whose SYN the peer drops leaves _async returning at
+ * once and the call ending at its deadline; a refused one ends the call with the error. A
+ * transport that connects at once (a local socket file, a queue) has nothing to show. */
+static void
+ta_connect(void)
+{
+	char address[64];
+	int l, fill;
+
+	if (tt.tr->conn_connect_nb == NULL)
+		return;
+	CU_ASSERT_EQUAL_FATAL(strcmp(tt.tr->scheme, "tcp"), 0);
+	l = ta_tcp_trap(1, &fill, address, sizeof address);
+	CU_ASSERT_FATAL(l >= 0);
+	ta_connect_case(address, IDL_ETIMEDOUT, 300);
+	close(fill);
+	close(l);
+	CU_ASSERT_EQUAL_FATAL(ta_tcp_trap(0, &fill, address, sizeof address), -2);
+	ta_connect_case(address, IDL_ECONNREFUSED, 5000);
+}
+
 const struct tt_case tt_async_cases[] = {
 	{ "async: 1000 calls, 64 in flight", ta_many },
 	{ "async: mixed with sync, 4 threads", ta_mixed },
@@ -473,6 +554,7 @@ const struct tt_case tt_async_cases[] = {
 	{ "async: cancel", ta_cancel },
 	{ "async: full send queue", ta_full_queue },
 	{ "async: close in flight", ta_close },
+	{ "async: connect in the caller's loop", ta_connect },
 	{ "async: peer death in flight", ta_death },
 	{ NULL, NULL },
 };

@@ -1,10 +1,10 @@
 /*
  * test_tr_unix_ra.c - the unix: transport's read-ahead (transports/unix/unix_ra.c) on a real
- * SOCK_SEQPACKET socket pair: a run of messages taken by one receive and handed out in order
- * with `more` said of each; the probe that turns reading ahead on and the quiet receives that
- * turn it off; a message read ahead that does not fit a later, smaller receive; and the
- * descriptors that came with messages read ahead, closed whether they are handed out or
- * left when the connection ends.
+ * SOCK_SEQPACKET socket pair: a run of messages taken by one receive and handed out in order,
+ * conn_fd saying after each whether more wait; the probe that turns reading ahead on and the quiet
+ * receives that turn it off; a message read ahead that does not fit a later, smaller receive; and
+ * the descriptors that came with messages read ahead, closed whether they are handed out or left
+ * when the connection ends.
  */
 #define _GNU_SOURCE 1
 
@@ -32,7 +32,7 @@ ra_open(struct ra_pair *p)
 	memset(p, 0, sizeof *p);
 	p->c.fd = sv[0];
 	p->c.open = 1;
-	p->c.ra_blocking = 1;
+	p->c.ra_wait = UNIX_RA_PROBE;
 	p->c.spill = malloc(UNIX_SPILL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(p->c.spill);
 	p->peer = sv[1];
@@ -85,6 +85,16 @@ ra_is(const unsigned char *buf, unsigned i, size_t len)
 	return 1;
 }
 
+/* Whether conn_fd says that messages wait read ahead (IDL_TR_EV_MORE). */
+static int
+ra_more(struct ra_pair *p)
+{
+	unsigned ev = 0;
+
+	(void)idl__unix_fd(&p->c, &ev);
+	return (ev & IDL_TR_EV_MORE) != 0;
+}
+
 /* Receives one message into buf (cap bytes) as the non-blocking receive does: 0,
  * IDL_EAGAIN or the transport's error. */
 static int
@@ -119,20 +129,17 @@ test_run_in_order(void)
 
 	ra_open(&p);
 	p.c.ra_on = 1;
+	p.c.ra_wait = 1;
 	for (unsigned i = 0; i < 40; i++)
 		ra_send(p.peer, i, 8 + i * 7, -1);
-	/* One receive takes the first and UNIX_RA_SLOTS behind it; each says whether more wait,
-	 * and the descriptor's events say the same. */
+	/* One receive takes the first and UNIX_RA_SLOTS behind it; after each, conn_fd says
+	 * whether more wait. */
 	while (ra_recv(&p, buf, sizeof buf, &m) == 0) {
-		unsigned ev = 0;
-
 		if (p.c.ra_left == UNIX_RA_SLOTS)
 			batches++;
 		CU_ASSERT_EQUAL(m.len, 8 + got * 7);
 		CU_ASSERT(ra_is(buf, got, m.len));
-		CU_ASSERT_EQUAL(m.more != 0, p.c.ra_left != 0);
-		idl__unix_fd(&p.c, &ev);
-		CU_ASSERT_EQUAL((ev & IDL_TR_EV_MORE) != 0, p.c.ra_left != 0);
+		CU_ASSERT_EQUAL(ra_more(&p), (got + 1) % (UNIX_RA_SLOTS + 1) != 0 && got != 39);
 		got++;
 	}
 	CU_ASSERT_EQUAL(got, 40);
@@ -155,7 +162,7 @@ test_probe_and_quiet(void)
 	for (i = 0; i < UNIX_RA_PROBE; i++) {
 		ra_send(p.peer, i, 16, -1);
 		CU_ASSERT_EQUAL(ra_recv(&p, buf, sizeof buf, &m), 0);
-		CU_ASSERT_EQUAL(m.more, 0);
+		CU_ASSERT_EQUAL(ra_more(&p), 0);
 		CU_ASSERT(ra_is(buf, i, 16));
 	}
 	CU_ASSERT_EQUAL(p.c.ra_on, 0);
@@ -169,11 +176,11 @@ test_probe_and_quiet(void)
 	ra_send(p.peer, 101, 16, -1);
 	CU_ASSERT_EQUAL(ra_recv(&p, buf, sizeof buf, &m), 0);
 	CU_ASSERT(ra_is(buf, 100, 16));
-	CU_ASSERT_NOT_EQUAL(m.more, 0);
+	CU_ASSERT_EQUAL(ra_more(&p), 1);
 	CU_ASSERT_EQUAL(p.c.ra_on, 1);
 	CU_ASSERT_EQUAL(ra_recv(&p, buf, sizeof buf, &m), 0);
 	CU_ASSERT(ra_is(buf, 101, 16));
-	CU_ASSERT_EQUAL(m.more, 0);
+	CU_ASSERT_EQUAL(ra_more(&p), 0);
 	/* UNIX_RA_QUIET receives that find one message each turn it off. */
 	for (i = 0; i < UNIX_RA_QUIET; i++) {
 		CU_ASSERT_EQUAL(p.c.ra_on, 1);
@@ -181,9 +188,10 @@ test_probe_and_quiet(void)
 		CU_ASSERT_EQUAL(ra_recv(&p, buf, sizeof buf, &m), 0);
 	}
 	CU_ASSERT_EQUAL(p.c.ra_on, 0);
-	/* A client's blocking receive never reads ahead: its caller may wait for readiness. */
-	p.c.ra_blocking = 0;
+	/* The blocking receive (conn_recv, a client's) never reads ahead: its caller may wait
+	 * for readiness. */
 	p.c.ra_on = 1;
+	p.c.ra_wait = 1;
 	ra_send(p.peer, 1, 16, -1);
 	ra_send(p.peer, 2, 16, -1);
 	memset(&m, 0, sizeof m);
@@ -191,7 +199,7 @@ test_probe_and_quiet(void)
 	m.cap = sizeof buf;
 	CU_ASSERT_EQUAL(idl__unix_recv(&p.c, &m, &(struct idl_deadline){ 0, 0 }), 0);
 	CU_ASSERT_EQUAL(p.c.ra_left, 0);
-	CU_ASSERT_EQUAL(m.more, 0);
+	CU_ASSERT_EQUAL(ra_more(&p), 0);
 	ra_close(&p);
 }
 
@@ -204,6 +212,7 @@ test_smaller_receive(void)
 
 	ra_open(&p);
 	p.c.ra_on = 1;
+	p.c.ra_wait = 1;
 	ra_send(p.peer, 1, 64, -1);
 	ra_send(p.peer, 2, 3000, -1);
 	ra_send(p.peer, 3, 900, -1);
@@ -234,6 +243,7 @@ test_descriptors(void)
 	 * out from the read-ahead or not. */
 	ra_open(&p);
 	p.c.ra_on = 1;
+	p.c.ra_wait = 1;
 	for (unsigned i = 0; i < 6; i++)
 		ra_send(p.peer, i, 32, pfd[0]);
 	for (unsigned i = 0; i < 3; i++) {

@@ -2,6 +2,7 @@
 # row; its network tests are tests/net/.
 if TRANSPORT_TCP
 runtime_libidlrt_la_SOURCES += transports/tcp/tcp.c transports/tcp/tcp_nb.c \
+	transports/tcp/tcp_connect.c \
 	transports/tcp/tcp_impl.h
 tests_transport_conformance_SOURCES += tests/transport/addr_tcp.c
 endif

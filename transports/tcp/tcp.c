@@ -15,8 +15,7 @@
  * connection keeps its framing, and only a length over TCP_FRAME_MAX (a peer that is not
  * speaking this protocol) closes it.
  *
- * Deadlines use cached SO_RCVTIMEO/SO_SNDTIMEO as unix: does; the connect is non-blocking
- * with a poll bounded by the deadline (connecting is not the fast path).
+ * Deadlines use cached SO_RCVTIMEO/SO_SNDTIMEO as unix: does; connecting is tcp_connect.c.
  */
 #include <config.h>
 
@@ -26,10 +25,8 @@
 
 #include <assert.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <poll.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,8 +53,8 @@ struct tcp_ep {
 	char name[80]; /* the bound address, for details */
 };
 
-static int
-tcp_nodelay(int fd)
+int
+idl__tcp_nodelay(int fd)
 {
 	int one = 1;
 
@@ -119,7 +116,7 @@ tcp_ep_accept(void *vep, void *vconn)
 	(void)setsockopt(c->fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof idle);
 	(void)setsockopt(c->fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof intvl);
 	(void)setsockopt(c->fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof cnt);
-	if (tcp_nodelay(c->fd) != 0)
+	if (idl__tcp_nodelay(c->fd) != 0)
 		return IDL_ESYSERR(errno);
 	return 0;
 }
@@ -141,76 +138,6 @@ tcp_ep_fini(void *vep)
 	if (ep->open)
 		close(ep->fd);
 	ep->open = 0;
-}
-
-/* Waits for a non-blocking connect to finish within the deadline; 0 or an errno. */
-static int
-tcp_connect_wait(int fd, int64_t deadline)
-{
-	struct pollfd pfd = { .fd = fd, .events = POLLOUT };
-	socklen_t sl = sizeof(int);
-	int e = 0;
-
-	for (;;) {
-		int64_t left =
-			deadline == IDL_DEADLINE_NONE ? -1 : (deadline - idl_now_ns()) / 1000000;
-		int r;
-
-		if (deadline != IDL_DEADLINE_NONE && left <= 0)
-			return ETIMEDOUT;
-		r = poll(&pfd, 1, left < 0 ? -1 : left > 60000 ? 60000 : (int)left + 1);
-		if (r < 0 && errno != EINTR)
-			return errno;
-		if (r > 0)
-			break;
-	}
-	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &sl) != 0)
-		return errno;
-	return e;
-}
-
-static int
-tcp_conn_connect(void *vconn, const char *rest, struct idl_deadline *dl)
-{
-	struct tcp_conn *c = vconn;
-	int64_t deadline = idl_deadline_abs(dl); /* connecting is not the fast path */
-	struct inet_addrs as;
-	int err, e = 0;
-
-	if ((err = idl__inet_resolve("tcp", rest, 0, &as)) != 0)
-		return err;
-	snprintf(c->name, sizeof c->name, "%s", rest);
-	/* Each address the name has, in the resolver's order, until one answers or the
-	 * deadline passes. */
-	for (unsigned i = 0; i < as.n; i++) {
-		int fd = idl__inet_socket("tcp", &as.a[i], SOCK_STREAM, 0, 1);
-
-		if (fd < 0) {
-			e = IDL_SYSERR_ERRNO(fd);
-			continue;
-		}
-		if (connect(fd, (struct sockaddr *)&as.a[i].sa, as.a[i].len) == 0)
-			e = 0;
-		else if (errno == EINPROGRESS)
-			e = tcp_connect_wait(fd, deadline);
-		else
-			e = errno;
-		if (e == 0 && (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0 ||
-			       tcp_nodelay(fd) != 0))
-			e = errno;
-		if (e == 0) {
-			c->fd = fd;
-			c->open = 1;
-			return 0;
-		}
-		close(fd);
-		if (e == ETIMEDOUT)
-			break;
-	}
-	if (e == ETIMEDOUT)
-		return idl__fail(IDL_ETIMEDOUT, "tcp:%s: connect: no answer before the deadline",
-				 rest);
-	return idl__inet_sysfail(e, "tcp", rest, "connect");
 }
 
 /* Maps an errno from a send or receive on a connection. */
@@ -643,6 +570,8 @@ tcp_conn_fini(void *vconn)
 	free(c->out);
 	c->out = NULL;
 	c->out_len = 0;
+	free(c->pend);
+	c->pend = NULL;
 }
 
 /* What TCP can tell of the peer: its address, never its identity (docs/security.md). The
@@ -676,7 +605,7 @@ static const struct idl_transport tcp_transport = {
 	.ep_accept = tcp_ep_accept,
 	.ep_close = tcp_ep_close,
 	.ep_fini = tcp_ep_fini,
-	.conn_connect = tcp_conn_connect,
+	.conn_connect = idl__tcp_conn_connect,
 	.conn_send = tcp_conn_send,
 	.conn_recv = idl__tcp_conn_recv,
 	.conn_close = tcp_conn_close,
@@ -686,6 +615,8 @@ static const struct idl_transport tcp_transport = {
 	.conn_sendv_nb = idl__tcp_conn_sendv_nb,
 	.conn_recv_nb = idl__tcp_conn_recv_nb,
 	.conn_recv_wait = idl__tcp_conn_recv_wait,
+	.conn_connect_nb = idl__tcp_connect_nb,
+	.conn_connect_step = idl__tcp_connect_step,
 };
 
 void

@@ -17,6 +17,8 @@
 /* Room the carry buffer starts with; it grows to the largest receive buffer seen. */
 #define TCP_CARRY_MIN 4096u
 
+struct inet_addrs;
+
 struct tcp_conn {
 	int fd;
 	int open;
@@ -32,10 +34,16 @@ struct tcp_conn {
 	unsigned char *out;
 	size_t out_off;
 	size_t out_len;
+	/* While a connect started without blocking is in progress: the addresses the name
+	 * has and the next one to try (tcp_connect.c). NULL otherwise. */
+	struct inet_addrs *pend;
+	unsigned pend_next;
 	char name[80];
 };
 
 /* tcp.c */
+/* TCP_NODELAY on fd: 0 or -1 with errno. */
+int idl__tcp_nodelay(int fd);
 /* The error for errno e on c: the peer's death (IDL_ECLOSED) or a system error. */
 int idl__tcp_conn_err(struct tcp_conn *c, int e);
 /* Appends n bytes to c's carry buffer (grown as needed): 0 or IDL_ENOMEM. */
@@ -46,6 +54,11 @@ int idl__tcp_conn_recv(void *conn, struct idl_xmsg *m, struct idl_deadline *dl);
  * body bytes are in m already. */
 int idl__tcp_recv_desc(struct tcp_conn *c, struct idl_xmsg *m, uint32_t len, size_t body,
 		       struct idl_deadline *dl);
+
+/* tcp_connect.c: conn_connect, and its non-blocking form (idl_transport.h). */
+int idl__tcp_conn_connect(void *conn, const char *rest, struct idl_deadline *dl);
+int idl__tcp_connect_nb(void *conn, const char *rest);
+int idl__tcp_connect_step(void *conn);
 
 /* tcp_nb.c: the non-blocking operations (idl_transport.h has their contract). */
 int idl__tcp_conn_fd(void *conn, unsigned *events);

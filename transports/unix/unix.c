@@ -60,7 +60,7 @@ unix_ep_accept(void *vep, void *vconn)
 	if (c->fd < 0)
 		return IDL_ESYSERR(errno);
 	c->open = 1;
-	c->ra_blocking = 1;
+	c->ra_wait = UNIX_RA_PROBE;
 	idl__sockfile_peercred(c->fd, &c->cred);
 	if ((c->spill = malloc(UNIX_SPILL)) == NULL)
 		return IDL_ENOMEM;
@@ -92,6 +92,7 @@ idl__unix_connect(void *vconn, const char *rest, struct idl_deadline *dl)
 	if (c->fd < 0)
 		return idl__fail(IDL_ESYSERR(errno), "unix:%s: socket: %s", rest, strerror(errno));
 	c->open = 1;
+	c->ra_wait = UNIX_RA_PROBE;
 	/* connect on a unix socket waits for room in the listener's backlog, bounded by the
 	 * send timeout. */
 	if ((err = idl__sock_timeo(c->fd, SO_SNDTIMEO, &c->sndtimeo_us, dl)) != 0)
@@ -229,11 +230,8 @@ unix_recv_loop(struct unix_conn *c, struct idl_xmsg *m, struct idl_deadline *dl,
 		mh.msg_control = cm.buf;
 		mh.msg_controllen = sizeof cm.buf;
 		n = ahead ? idl__unix_ra_recv(c, &mh, flags) : idl__sys_recvmsg(c->fd, &mh, flags);
-		if (n > 0) {
-			if (ahead)
-				m->more = c->ra_left != 0;
+		if (n > 0)
 			return idl__unix_received(c, m, &mh, (size_t)n);
-		}
 		if (n == 0) /* end of file: the peer closed (or we shut the socket down) */
 			return idl__unix_conn_err(c, EPIPE);
 		if (errno == EINTR) {
@@ -257,16 +255,17 @@ unix_recv_ahead(struct unix_conn *c, struct idl_xmsg *m, struct idl_deadline *dl
 	return unix_recv_loop(c, m, dl, 1);
 }
 
-/* One message; `may_ra` (a constant): this receive may read ahead. Messages read ahead
- * before are handed out first. Reading ahead happens while the peer is seen sending several
- * at once, and is looked for now and then (unix_ra.c); the common receive of one message
- * pays two tests for it. */
+/* One message; `may_ra` (a constant): this receive may read ahead (the server's, and a
+ * pollable port's non-blocking one; never a client's blocking one, whose caller may wait for
+ * readiness). Messages read ahead before are handed out first. Reading ahead happens while
+ * the peer is seen sending several at once, and is looked for now and then (unix_ra.c); the
+ * common receive of one message pays two tests for it. */
 static inline __attribute__((always_inline)) int
 unix_recv(struct unix_conn *c, struct idl_xmsg *m, struct idl_deadline *dl, const int may_ra)
 {
 	if (__builtin_expect(c->ra_left != 0, 0))
 		return idl__unix_ra_pop(c, m);
-	if (may_ra && __builtin_expect(c->ra_on || ++c->ra_tick % UNIX_RA_PROBE == 0, 0))
+	if (may_ra && __builtin_expect(--c->ra_wait == 0, 0))
 		return unix_recv_ahead(c, m, dl);
 	return unix_recv_loop(c, m, dl, 0);
 }
@@ -274,11 +273,18 @@ unix_recv(struct unix_conn *c, struct idl_xmsg *m, struct idl_deadline *dl, cons
 int
 idl__unix_recv(void *vconn, struct idl_xmsg *m, struct idl_deadline *dl)
 {
-	struct unix_conn *c = vconn;
+	return unix_recv(vconn, m, dl, 0);
+}
 
-	if (c->ra_blocking)
-		return unix_recv(c, m, dl, 1);
-	return unix_recv(c, m, dl, 0);
+/* conn_recv_ev: the server's receive, which reads ahead and says whether it holds more. */
+static int
+unix_recv_ev(void *vconn, struct idl_xmsg *m, struct idl_deadline *dl, unsigned *events)
+{
+	struct unix_conn *c = vconn;
+	int err = unix_recv(c, m, dl, 1);
+
+	*events = c->ra_left != 0 ? IDL_TR_EV_MORE : 0;
+	return err;
 }
 
 int
@@ -342,6 +348,7 @@ static const struct idl_transport unix_transport = {
 	.conn_fd = idl__unix_fd,
 	.conn_sendv_nb = idl__unix_sendv_nb,
 	.conn_recv_nb = idl__unix_recv_nb,
+	.conn_recv_ev = unix_recv_ev,
 };
 
 int
@@ -367,6 +374,7 @@ idl__unix_adopt(int fd, idl_port_t *portp)
 	}
 	c->fd = fd;
 	c->open = 1;
+	c->ra_wait = UNIX_RA_PROBE;
 	idl__sockfile_peercred(fd, &c->cred);
 	if ((c->spill = malloc(UNIX_SPILL)) == NULL) {
 		unix_conn_fini(c);

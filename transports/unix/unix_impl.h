@@ -39,12 +39,10 @@ struct unix_conn {
 	struct unix_ra *ra; /* messages read ahead, once a receive asked for them; or NULL */
 	unsigned ra_left; /* how many of them wait */
 	unsigned ra_on; /* receives read ahead: the peer was found sending several at once */
-	unsigned ra_tick; /* receives since the last that asked for more (while !ra_on) */
+	/* Receives until the next that reads ahead: 1 while ra_on, else counting down from
+	 * UNIX_RA_PROBE (set when the connection is made). */
+	unsigned ra_wait;
 	unsigned ra_quiet; /* receives in a row that read ahead nothing (while ra_on) */
-	/* Whether a blocking receive may read ahead: on an accepted connection, whose server
-	 * receives through the transport and is told of what waits (idl_xmsg.more), not on a
-	 * client's, where a caller may wait for readiness instead. */
-	unsigned ra_blocking;
 };
 
 /* A message with descriptors that a non-blocking send could not hand over: its wire form
@@ -61,7 +59,8 @@ struct unix_pend {
 int idl__unix_connect(void *conn, const char *rest, struct idl_deadline *dl);
 /* One sendmsg of mh, as the fast path sends, with its deadline and its errors. */
 int idl__unix_sendmsg(struct unix_conn *c, const struct msghdr *mh, struct idl_deadline *dl);
-/* conn_recv: one message, waiting at most until the deadline (none: a zero timeout). */
+/* conn_recv: one message, waiting at most until the deadline (none: a zero timeout); it
+ * hands out what was read ahead but reads nothing ahead itself. */
 int idl__unix_recv(void *conn, struct idl_xmsg *m, struct idl_deadline *dl);
 /* The same, reading ahead whenever the peer is found sending several at once. */
 int idl__unix_recv_ra(void *conn, struct idl_xmsg *m, struct idl_deadline *dl);

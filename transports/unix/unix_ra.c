@@ -91,6 +91,8 @@ idl__unix_ra_recv(struct unix_conn *c, struct msghdr *mh, int flags)
 
 	for (size_t i = 0; i < mh->msg_iovlen; i++)
 		room += mh->msg_iov[i].iov_len;
+	/* The next receive that reads ahead: the next one while the peer sends in runs. */
+	c->ra_wait = c->ra_on ? 1 : UNIX_RA_PROBE;
 	if ((c->ra == NULL || c->ra->slot_cap < room) && ra_make(c, room) != 0)
 		return idl__sys_recvmsg(c->fd, mh, flags);
 	c->ra->mm[0].msg_hdr = *mh;
@@ -108,6 +110,7 @@ idl__unix_ra_recv(struct unix_conn *c, struct msghdr *mh, int flags)
 	} else if (c->ra_on && ++c->ra_quiet >= UNIX_RA_QUIET) {
 		c->ra_on = 0;
 	}
+	c->ra_wait = c->ra_on ? 1 : UNIX_RA_PROBE;
 	return (ssize_t)c->ra->mm[0].msg_len;
 }
 
@@ -126,7 +129,6 @@ idl__unix_ra_pop(struct unix_conn *c, struct idl_xmsg *m)
 			     .msg_flags = h->msg_flags };
 
 	c->ra_left--;
-	m->more = c->ra_left != 0;
 	m->nfds = 0;
 	memcpy(m->data, h->msg_iov[0].iov_base, first);
 	if (got > first) {
