@@ -650,17 +650,11 @@ unix_desc_in(struct unix_in *in, unsigned char *msg, size_t msize)
 	return err;
 }
 
-int
-idl__unix_recv_desc(struct unix_conn *c, struct idl_xmsg *m, const struct msghdr *mh, size_t n)
+unsigned
+idl__unix_cmsg_fds(const struct msghdr *mh, int *fds, unsigned max)
 {
-	size_t got = n < m->cap ? n : m->cap;
-	unsigned char *msg = m->data;
-	struct unix_in in;
-	idl_msg_header_t h;
-	int err = 0;
+	unsigned n = 0;
 
-	in.nfds = 0;
-	memset(in.used, 0, sizeof in.used);
 	for (struct cmsghdr *ch = CMSG_FIRSTHDR(mh); ch != NULL;
 	     ch = CMSG_NXTHDR((struct msghdr *)mh, ch)) {
 		size_t k;
@@ -673,12 +667,26 @@ idl__unix_recv_desc(struct unix_conn *c, struct idl_xmsg *m, const struct msghdr
 			int fd;
 
 			memcpy(&fd, CMSG_DATA(ch) + j * sizeof(int), sizeof fd);
-			if (in.nfds < IDL_DESC_MAX)
-				in.fds[in.nfds++] = fd;
+			if (n < max)
+				fds[n++] = fd;
 			else
 				close(fd);
 		}
 	}
+	return n;
+}
+
+int
+idl__unix_recv_desc(struct unix_conn *c, struct idl_xmsg *m, const struct msghdr *mh, size_t n)
+{
+	size_t got = n < m->cap ? n : m->cap;
+	unsigned char *msg = m->data;
+	struct unix_in in;
+	idl_msg_header_t h;
+	int err = 0;
+
+	memset(in.used, 0, sizeof in.used);
+	in.nfds = idl__unix_cmsg_fds(mh, in.fds, IDL_DESC_MAX);
 
 	if (!idl__desc_msg(msg, got)) {
 		/* File descriptors with a message that has no descriptors: nobody's. */

@@ -85,6 +85,9 @@ int idl__unix_send_desc_nb(struct unix_conn *c, const struct idl_xmsg *m);
 int idl__unix_pend_flush(struct unix_conn *c, struct idl_deadline *dl);
 /* Drops the kept message and closes its descriptors. */
 void idl__unix_pend_free(struct unix_conn *c);
+/* The file descriptors mh's control data carries (SCM_RIGHTS), the first `max` of them in
+ * fds (the count returned), any beyond closed. They are this process's once received. */
+unsigned idl__unix_cmsg_fds(const struct msghdr *mh, int *fds, unsigned max);
 /* A message of n bytes arrived with mh's control data: its descriptors are converted (or
  * stray file descriptors closed). */
 int idl__unix_recv_desc(struct unix_conn *c, struct idl_xmsg *m, const struct msghdr *mh, size_t n);

@@ -156,22 +156,12 @@ idl__unix_ra_free(struct unix_conn *c)
 	/* Descriptors that came with messages nobody took were installed in this process. */
 	while (c->ra_left != 0) {
 		struct msghdr *h = &ra->mm[ra->next++].msg_hdr;
+		int fds[IDL_DESC_MAX];
+		unsigned n = idl__unix_cmsg_fds(h, fds, IDL_DESC_MAX);
 
 		c->ra_left--;
-		for (struct cmsghdr *ch = CMSG_FIRSTHDR(h); ch != NULL; ch = CMSG_NXTHDR(h, ch)) {
-			size_t k;
-
-			if (ch->cmsg_level != SOL_SOCKET || ch->cmsg_type != SCM_RIGHTS ||
-			    ch->cmsg_len < CMSG_LEN(0))
-				continue;
-			k = (ch->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-			for (size_t j = 0; j < k; j++) {
-				int fd;
-
-				memcpy(&fd, CMSG_DATA(ch) + j * sizeof(int), sizeof fd);
-				close(fd);
-			}
-		}
+		while (n != 0)
+			close(fds[--n]);
 		h->msg_controllen = sizeof ra->cm[0].buf;
 	}
 	munmap(ra, ra->map_len);
