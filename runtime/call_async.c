@@ -96,6 +96,34 @@ static struct idl__ahello *async_hello_find(struct idl__aconn *c, const struct i
 static void async_hello_done(struct idl__aport *ap, struct idl_async *hc,
 			     const idl_msg_header_t *rep, int result, const char *why);
 
+/* Takes a carried call off the carry list. */
+static void
+async_uncarry(struct idl__aport *ap, struct idl_async *call)
+{
+	for (struct idl_async **pp = &ap->carry; *pp != NULL; pp = &(*pp)->next)
+		if (*pp == call) {
+			*pp = call->next;
+			break;
+		}
+	call->next = NULL;
+	call->carrying = 0;
+}
+
+/* Puts a call on the carry list, in sequence-number order (the order calls were accepted). */
+static void
+async_carry_add(struct idl__aport *ap, struct idl_async *call)
+{
+	struct idl_async **pp = &ap->carry;
+
+	while (*pp != NULL && (int32_t)((*pp)->seqno - call->seqno) < 0)
+		pp = &(*pp)->next;
+	call->next = *pp;
+	*pp = call;
+	call->carrying = 1;
+	call->queued = 0;
+	atomic_store(&call->state, IDL__ASYNC_QUEUED);
+}
+
 /* Takes a call off its hello's waiters. */
 static void
 async_unwait(struct idl__aport *ap, struct idl_async *call)
@@ -131,6 +159,8 @@ idl__async_finish(struct idl__aport *ap, struct idl_async *call, int result, con
 	}
 	if (st == IDL__ASYNC_HELLO)
 		async_unwait(ap, call);
+	if (call->carrying)
+		async_uncarry(ap, call);
 	async_table_remove(ap, call);
 	async_unqueue(ap, call);
 	call->result = result;
@@ -160,9 +190,17 @@ idl__async_finish(struct idl__aport *ap, struct idl_async *call, int result, con
 void
 idl__async_fail_all(struct idl__aport *ap, int err, const char *why)
 {
-	for (unsigned i = 0; i < IDL__ASYNC_BUCKETS; i++)
-		while (ap->table[i] != NULL)
-			idl__async_finish(ap, ap->table[i], err, why);
+	for (unsigned i = 0; i < IDL__ASYNC_BUCKETS; i++) {
+		struct idl_async **pp = &ap->table[i];
+
+		/* Carried calls wait for the next connection. */
+		while (*pp != NULL) {
+			if ((*pp)->carrying)
+				pp = &(*pp)->hnext;
+			else
+				idl__async_finish(ap, *pp, err, why);
+		}
+	}
 }
 
 int64_t
@@ -577,22 +615,45 @@ async_args(idl_port_t p, const struct idl_subsystem *ss, uint32_t number,
 }
 
 /* Accepts a call under the lock: connected, its hello said or asked for, queued. */
+static int async_place(struct idl__aport *ap, struct idl_async *call);
+
 static int
 async_accept(struct idl__aport *ap, struct idl_async *call)
 {
 	struct idl_port *p = ap->port;
-	struct idl__ahello *h;
 	int err;
 
 	if (ap->closing)
 		return idl__fail(IDL_ECLOSED, "%s: the port is closing", p->head.address);
 	if ((err = idl__aport_conn(ap, call->deadline)) != 0)
 		return err;
+	/* Calls carried over from a connection that died go first, in their order. */
+	if (ap->carry != NULL)
+		idl__async_carry_resume(ap, 0, NULL);
 	if (ap->conn->qcalls >= IDL__ASYNC_SENDQ_MAX)
 		return idl__fail(IDL_EAGAIN, "%s: %u requests wait to be sent already",
 				 p->head.address, IDL__ASYNC_SENDQ_MAX);
 	call->seqno = atomic_fetch_add_explicit(&p->seqno, 1, memory_order_relaxed);
 	call->req->seqno = call->seqno;
+	if ((err = async_place(ap, call)) != 0)
+		return err;
+	async_table_add(ap, call);
+	idl__aport_arm(ap, call->deadline);
+	if (!idl__aport_corked(ap))
+		idl__aport_flush(ap);
+	return 0;
+}
+
+/* Places an accepted call (numbered, in no list) on the live connection: behind its
+ * subsystem's hello, or in the send queue once the hello is known. Lock held. */
+static int
+async_place(struct idl__aport *ap, struct idl_async *call)
+{
+	struct idl_port *p = ap->port;
+	struct idl__ahello *h;
+	int err;
+
+	atomic_store(&call->state, IDL__ASYNC_HELLO);
 	h = async_hello_find(ap->conn, call->ss);
 	if (h == NULL && (err = async_hello_start(ap, call->ss, call->deadline, &h)) != 0)
 		return idl__fail(err, "%s: %s: cannot say hello: %s", p->head.address,
@@ -616,10 +677,6 @@ async_accept(struct idl__aport *ap, struct idl_async *call)
 		if ((err = idl__aport_enqueue(ap, call, NULL)) != 0)
 			return err;
 	}
-	async_table_add(ap, call);
-	idl__aport_arm(ap, call->deadline);
-	if (!idl__aport_corked(ap))
-		idl__aport_flush(ap);
 	return 0;
 }
 
@@ -773,4 +830,67 @@ idl__async_run(struct idl__aport *ap, int max)
 		ran++;
 	}
 	return ran;
+}
+
+void
+idl__async_conn_died(struct idl__aport *ap, struct idl__aconn *c, int err, const char *why)
+{
+	/* A request that never reached the transport cannot have run: it may go on the next
+	 * connection. Not after a connect that failed (the next would fail alike), a limit's
+	 * goodbye (the server refused us) or a close, and only once per call, so that a server
+	 * that dies at every connection does not keep a call going round. */
+	if (err == MIG_SERVER_DIED && !c->connecting && !ap->closing) {
+		for (unsigned i = 0; i < c->qlen; i++) {
+			struct idl__aqent *e = &c->q[(c->qhead + i) % c->qcap];
+			struct idl_async *call = e->call;
+
+			if (call == NULL || call->complete == NULL || call->carried)
+				continue;
+			e->call = NULL;
+			c->qcalls--;
+			async_carry_add(ap, call);
+		}
+		for (size_t i = 0; i < c->nhellos; i++) {
+			struct idl__ahello *h = &c->hellos[i];
+			struct idl_async *w = h->waiters, *next;
+
+			h->waiters = h->last = NULL;
+			for (; w != NULL; w = next) {
+				next = w->wnext;
+				w->wnext = NULL;
+				if (!w->carried) {
+					async_carry_add(ap, w);
+				} else if (h->last != NULL) {
+					h->last->wnext = w;
+					h->last = w;
+				} else {
+					h->waiters = h->last = w;
+				}
+			}
+		}
+	}
+	idl__async_fail_all(ap, err, why);
+	if (ap->carry != NULL)
+		idl__aport_wake(ap);
+}
+
+void
+idl__async_carry_resume(struct idl__aport *ap, int err, const char *why)
+{
+	while (ap->carry != NULL) {
+		struct idl_async *call = ap->carry;
+		const char *w = why;
+		int e = err;
+
+		ap->carry = call->next;
+		call->next = NULL;
+		call->carrying = 0;
+		call->carried = 1;
+		if (e == 0 && (e = async_place(ap, call)) != 0)
+			w = idl_errdetail();
+		if (e != 0)
+			idl__async_finish(ap, call, e, w);
+	}
+	if (!idl__aport_corked(ap))
+		idl__aport_flush(ap);
 }

@@ -51,6 +51,8 @@ struct idl_async {
 	uint8_t rep_kind; /* IDL_KIND_REPLY; IDL_KIND_HELLO_REPLY for the runtime's hello */
 	uint8_t in_table;
 	uint8_t queued; /* its request is in the send queue (not yet taken by a sender) */
+	uint8_t carrying; /* on the port's carry list, waiting for a new connection */
+	uint8_t carried; /* carried over to a new connection once already */
 	atomic_int state; /* enum idl__async_state; written under the lock */
 	atomic_int refs; /* the runtime's until its complete function ran, the handle's, and
 			    a sending thread's while it sends */
@@ -131,6 +133,9 @@ struct idl__aport {
 	struct idl_async *spare;
 	unsigned nspare;
 	size_t spare_bytes;
+	/* Calls whose connection died before their request reached the transport: they go on
+	 * the next connection, in the order they were accepted (linked by `next`). */
+	struct idl_async *carry;
 };
 
 /* call_async.c: lock held unless said. */
@@ -139,10 +144,18 @@ struct idl__aport {
 void idl__async_finish(struct idl__aport *ap, struct idl_async *call, int result, const char *why);
 /* A received message: handed to the call it answers, or dropped. */
 void idl__async_deliver(struct idl__aport *ap, void *buf, size_t len, int rcv_err);
-/* Completes every call of the port with err (the connection died, or the port closes). */
+/* Completes every call of the port with err (the connection died, or the port closes),
+ * but those carried over to the next connection. */
 void idl__async_fail_all(struct idl__aport *ap, int err, const char *why);
 /* Drops a reference; the last frees the call. Any thread, no lock needed. */
 void idl__async_unref(struct idl_async *call);
+/* The connection c died with err: the calls whose request never reached the transport
+ * move to the carry list (once per call, and only after a connection that worked died;
+ * c->connecting, a limit or a closing port: none), then every other call fails. */
+void idl__async_conn_died(struct idl__aport *ap, struct idl__aconn *c, int err, const char *why);
+/* Puts the carried calls on the live connection ap->conn (hello first where needed), or,
+ * with err != 0 (no connection could be made), fails them with err. */
+void idl__async_carry_resume(struct idl__aport *ap, int err, const char *why);
 /* Frees the port's spare records (the port closes). */
 void idl__async_spares_free(struct idl__aport *ap);
 /* Fires the calls whose deadline passed; returns the earliest deadline left. */

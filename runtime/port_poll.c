@@ -317,11 +317,12 @@ idl__aport_conn_dead(struct idl__aport *ap, struct idl__aconn *c, int err)
 {
 	if (c->dead)
 		return;
-	/* Every call in flight completes, each once; the queue's requests never go. */
-	idl__async_fail_all(ap, err,
-			    c->dead_why[0] != '\0'   ? c->dead_why
-			    : err == MIG_SERVER_DIED ? "the server went away"
-						     : "the connection failed");
+	/* Every call in flight completes, each once; a request still in the queue goes on the
+	 * next connection instead (idl__async_conn_died() says when). */
+	idl__async_conn_died(ap, c, err,
+			     c->dead_why[0] != '\0'   ? c->dead_why
+			     : err == MIG_SERVER_DIED ? "the server went away"
+						      : "the connection failed");
 	c->dead = 1;
 	c->dead_err = err;
 	ap->port->tr->conn_close(c->tr_state);
@@ -604,8 +605,26 @@ failed:
 	idl__aport_conn_dead(ap, c, err);
 }
 
+/* Connects again for the calls carried over from a connection that died, and puts them on
+ * it; if no connection can be made, they fail with the connect's error. Lock held. */
+static void
+poll_carry(struct idl__aport *ap)
+{
+	int64_t deadline = IDL_DEADLINE_NONE;
+	int err;
+
+	for (struct idl_async *call = ap->carry; call != NULL; call = call->next)
+		if (call->deadline < deadline)
+			deadline = call->deadline;
+	if ((err = idl__aport_conn(ap, deadline)) != 0)
+		idl__async_carry_resume(ap, err, idl_errdetail());
+	else
+		idl__async_carry_resume(ap, 0, NULL);
+}
+
 /* One pass of the machine without running done functions: finish connecting, receive what
- * is ready, fire the timers that are due, send what is queued. Lock held. */
+ * is ready, connect again for calls carried over, fire the timers that are due, send what is
+ * queued. Lock held. */
 static void
 poll_pump(struct idl__aport *ap)
 {
@@ -653,6 +672,8 @@ poll_pump(struct idl__aport *ap)
 			idl__aport_conn_dead(ap, c, err == IDL_ECLOSED ? MIG_SERVER_DIED : err);
 		}
 	}
+	if (ap->carry != NULL && !ap->closing)
+		poll_carry(ap);
 	/* The timer is moved only once it is due (a call's start moves it earlier): calls that
 	 * complete one after the other would otherwise cost a look at every call in flight and
 	 * a timerfd_settime() each pass. It may fire for a call that completed since; that
@@ -777,6 +798,7 @@ idl__async_close(struct idl_port *p)
 	pthread_mutex_lock(&ap->dispatch_lock);
 	pthread_mutex_lock(&ap->lock);
 	ap->closing = 1;
+	idl__async_carry_resume(ap, IDL_ECANCELED, "the port was closed");
 	idl__async_fail_all(ap, IDL_ECANCELED, "the port was closed");
 	if (ap->conn != NULL) {
 		struct idl__aconn *c = ap->conn;

@@ -3,7 +3,8 @@
  * calls at once with every result checked, synchronous and asynchronous calls mixed from
  * several threads, deadlines and peer death in flight, cancellation at each stage, a full
  * send queue, a port closed with calls in flight, and a connect that never blocks the
- * caller (where the transport connects without blocking). Every case counts each done function,
+ * caller (where the transport connects without blocking), and calls whose connection died
+ * before their requests left carried to the next. Every case counts each done function,
  * so that "exactly once" is checked, not assumed.
  */
 #include <poll.h>
@@ -471,6 +472,45 @@ ta_death(void)
 	idl_port_close(run.port);
 }
 
+/* The server dies while 64 calls wait for their subsystem's hello (it was stopped before
+ * it could answer): no request of theirs reached the transport, so they go on the next
+ * connection, to the server started after it, and every one succeeds. Where the pollable
+ * port drives the connection itself (unix, tcp); a transport that needs its server's answer
+ * to connect (shm, port) cannot connect to a stopped one, and a datagram transport has no
+ * connection to lose. Kills the suite's server and starts a new one. */
+static void
+ta_carry(void)
+{
+	struct ta_run run = { 0 };
+	struct ta_call calls[TA_INFLIGHT];
+
+	if (tt.tr->conn_recv_nb == NULL || (tt.tr->flags & (IDL_TRF_OWNSET | IDL_TRF_DGRAM)))
+		return;
+	CU_ASSERT_EQUAL_FATAL(idl_port_open_deferred(tt.address, &run.port), 0);
+	CU_ASSERT_EQUAL(idl_port_set_timeout(run.port, 20000), 0);
+	CU_ASSERT_EQUAL_FATAL(tt_server_signal_wait(SIGSTOP), 0);
+	for (int i = 0; i < TA_INFLIGHT; i++)
+		TT_CHECK_KR(ta_start(&run, &calls[i], i, 1000 + i, NULL), 0);
+	/* Connected (the kernel accepts for the stopped server) and the hello sent. */
+	for (int i = 0; i < 20; i++) {
+		(void)idl_port_dispatch(run.port, 0);
+		usleep(5 * 1000);
+	}
+	CU_ASSERT_EQUAL(atomic_load(&run.outstanding), TA_INFLIGHT);
+	CU_ASSERT_EQUAL(tt_server_signal_wait(SIGKILL), 0);
+	if (tt.scheme->reclaim != NULL)
+		tt.scheme->reclaim(tt.address);
+	CU_ASSERT_EQUAL_FATAL(tt_server_start(), 0);
+	CU_ASSERT_EQUAL(ta_drain(&run, 30000), 0);
+	for (int i = 0; i < TA_INFLIGHT; i++) {
+		CU_ASSERT_EQUAL(atomic_load(&calls[i].ran), 1);
+		TT_CHECK_KR(calls[i].kr, 0);
+		CU_ASSERT_EQUAL(calls[i].sum, 1000 + 2 * i);
+	}
+	CU_ASSERT_EQUAL(atomic_load(&run.wrong), 0);
+	idl_port_close(run.port);
+}
+
 /* A loopback TCP socket bound to a port of its own: listening with a backlog of 0 and one
  * connection waiting unaccepted (so the kernel drops the next one's SYN and its connect
  * hangs), or closed (so a connect is refused). *fillp gets the waiting connection. */
@@ -555,6 +595,7 @@ const struct tt_case tt_async_cases[] = {
 	{ "async: full send queue", ta_full_queue },
 	{ "async: close in flight", ta_close },
 	{ "async: connect in the caller's loop", ta_connect },
+	{ "async: queued calls carried to a new connection", ta_carry },
 	{ "async: peer death in flight", ta_death },
 	{ NULL, NULL },
 };
