@@ -96,34 +96,6 @@ static struct idl__ahello *async_hello_find(struct idl__aconn *c, const struct i
 static void async_hello_done(struct idl__aport *ap, struct idl_async *hc,
 			     const idl_msg_header_t *rep, int result, const char *why);
 
-/* Takes a carried call off the carry list. */
-static void
-async_uncarry(struct idl__aport *ap, struct idl_async *call)
-{
-	for (struct idl_async **pp = &ap->carry; *pp != NULL; pp = &(*pp)->next)
-		if (*pp == call) {
-			*pp = call->next;
-			break;
-		}
-	call->next = NULL;
-	call->carrying = 0;
-}
-
-/* Puts a call on the carry list, in sequence-number order (the order calls were accepted). */
-static void
-async_carry_add(struct idl__aport *ap, struct idl_async *call)
-{
-	struct idl_async **pp = &ap->carry;
-
-	while (*pp != NULL && (int32_t)((*pp)->seqno - call->seqno) < 0)
-		pp = &(*pp)->next;
-	call->next = *pp;
-	*pp = call;
-	call->carrying = 1;
-	call->queued = 0;
-	atomic_store(&call->state, IDL__ASYNC_QUEUED);
-}
-
 /* Takes a call off its hello's waiters. */
 static void
 async_unwait(struct idl__aport *ap, struct idl_async *call)
@@ -160,7 +132,7 @@ idl__async_finish(struct idl__aport *ap, struct idl_async *call, int result, con
 	if (st == IDL__ASYNC_HELLO)
 		async_unwait(ap, call);
 	if (call->carrying)
-		async_uncarry(ap, call);
+		idl__async_uncarry(ap, call);
 	async_table_remove(ap, call);
 	async_unqueue(ap, call);
 	call->result = result;
@@ -615,8 +587,6 @@ async_args(idl_port_t p, const struct idl_subsystem *ss, uint32_t number,
 }
 
 /* Accepts a call under the lock: connected, its hello said or asked for, queued. */
-static int async_place(struct idl__aport *ap, struct idl_async *call);
-
 static int
 async_accept(struct idl__aport *ap, struct idl_async *call)
 {
@@ -635,7 +605,7 @@ async_accept(struct idl__aport *ap, struct idl_async *call)
 				 p->head.address, IDL__ASYNC_SENDQ_MAX);
 	call->seqno = atomic_fetch_add_explicit(&p->seqno, 1, memory_order_relaxed);
 	call->req->seqno = call->seqno;
-	if ((err = async_place(ap, call)) != 0)
+	if ((err = idl__async_place(ap, call)) != 0)
 		return err;
 	async_table_add(ap, call);
 	idl__aport_arm(ap, call->deadline);
@@ -644,10 +614,8 @@ async_accept(struct idl__aport *ap, struct idl_async *call)
 	return 0;
 }
 
-/* Places an accepted call (numbered, in no list) on the live connection: behind its
- * subsystem's hello, or in the send queue once the hello is known. Lock held. */
-static int
-async_place(struct idl__aport *ap, struct idl_async *call)
+int
+idl__async_place(struct idl__aport *ap, struct idl_async *call)
 {
 	struct idl_port *p = ap->port;
 	struct idl__ahello *h;
@@ -830,67 +798,4 @@ idl__async_run(struct idl__aport *ap, int max)
 		ran++;
 	}
 	return ran;
-}
-
-void
-idl__async_conn_died(struct idl__aport *ap, struct idl__aconn *c, int err, const char *why)
-{
-	/* A request that never reached the transport cannot have run: it may go on the next
-	 * connection. Not after a connect that failed (the next would fail alike), a limit's
-	 * goodbye (the server refused us) or a close, and only once per call, so that a server
-	 * that dies at every connection does not keep a call going round. */
-	if (err == MIG_SERVER_DIED && !c->connecting && !ap->closing) {
-		for (unsigned i = 0; i < c->qlen; i++) {
-			struct idl__aqent *e = &c->q[(c->qhead + i) % c->qcap];
-			struct idl_async *call = e->call;
-
-			if (call == NULL || call->complete == NULL || call->carried)
-				continue;
-			e->call = NULL;
-			c->qcalls--;
-			async_carry_add(ap, call);
-		}
-		for (size_t i = 0; i < c->nhellos; i++) {
-			struct idl__ahello *h = &c->hellos[i];
-			struct idl_async *w = h->waiters, *next;
-
-			h->waiters = h->last = NULL;
-			for (; w != NULL; w = next) {
-				next = w->wnext;
-				w->wnext = NULL;
-				if (!w->carried) {
-					async_carry_add(ap, w);
-				} else if (h->last != NULL) {
-					h->last->wnext = w;
-					h->last = w;
-				} else {
-					h->waiters = h->last = w;
-				}
-			}
-		}
-	}
-	idl__async_fail_all(ap, err, why);
-	if (ap->carry != NULL)
-		idl__aport_wake(ap);
-}
-
-void
-idl__async_carry_resume(struct idl__aport *ap, int err, const char *why)
-{
-	while (ap->carry != NULL) {
-		struct idl_async *call = ap->carry;
-		const char *w = why;
-		int e = err;
-
-		ap->carry = call->next;
-		call->next = NULL;
-		call->carrying = 0;
-		call->carried = 1;
-		if (e == 0 && (e = async_place(ap, call)) != 0)
-			w = idl_errdetail();
-		if (e != 0)
-			idl__async_finish(ap, call, e, w);
-	}
-	if (!idl__aport_corked(ap))
-		idl__aport_flush(ap);
 }

@@ -149,6 +149,14 @@ void idl__async_deliver(struct idl__aport *ap, void *buf, size_t len, int rcv_er
 void idl__async_fail_all(struct idl__aport *ap, int err, const char *why);
 /* Drops a reference; the last frees the call. Any thread, no lock needed. */
 void idl__async_unref(struct idl_async *call);
+/* call_async.c: places an accepted call (numbered, in no list) on the live connection:
+ * behind its subsystem's hello, or in the send queue once the hello is known. 0 or an error
+ * (the call then in no list). */
+int idl__async_place(struct idl__aport *ap, struct idl_async *call);
+
+/* call_carry.c: lock held. */
+/* Takes a carried call off the carry list (it completes). */
+void idl__async_uncarry(struct idl__aport *ap, struct idl_async *call);
 /* The connection c died with err: the calls whose request never reached the transport
  * move to the carry list (once per call, and only after a connection that worked died;
  * c->connecting, a limit or a closing port: none), then every other call fails. */
