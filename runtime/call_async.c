@@ -764,38 +764,55 @@ idl__async_run(struct idl__aport *ap, int max)
 	int ran = 0;
 
 	for (;;) {
-		struct idl_async *call = NULL;
-		const char *rt;
+		struct idl_async *batch, **cut;
+		int k = 0;
 
-		/* The record of the call that just ran goes back to the port while the lock is
-		 * taken for the next one anyway. */
+		/* Under one lock: the records of the calls that ran go back to the port, and the
+		 * completions queued by now (up to max) are taken, to run without it. Nobody
+		 * else touches a completed call's link: a cancel or a late reply finds it done. */
 		pthread_mutex_lock(&ap->lock);
-		if (spent != NULL)
+		while (spent != NULL) {
+			struct idl_async *n = spent->next;
+
 			async_spare_put(ap, spent);
-		spent = NULL;
-		if (max < 0 || ran < max) {
-			call = ap->cfirst;
-			if (call != NULL && (ap->cfirst = call->next) == NULL)
-				ap->clast = NULL;
+			spent = n;
 		}
-		pthread_mutex_unlock(&ap->lock);
-		if (call == NULL)
+		for (cut = &ap->cfirst; *cut != NULL && (max < 0 || ran + k < max); k++)
+			cut = &(*cut)->next;
+		if (k == 0) {
+			pthread_mutex_unlock(&ap->lock);
 			break;
-		rt = call->ss->routines[call->number].name;
-		/* The done function's idl_errdetail() names the failure. */
-		idl__clear_detail();
-		if (call->result != 0)
-			idl__fail(call->result, "%s: %s.%s: %s", p->head.address, call->ss->name,
-				  rt,
-				  call->why[0] != '\0' ? call->why : idl_strerror(call->result));
-		call->complete(call->done, call->ctx, call->result,
-			       call->result == 0 ? call->rep : NULL);
-		atomic_store_explicit(&call->state, IDL__ASYNC_RAN, memory_order_release);
-		/* The last reference: nobody holds a handle, so the port may reuse it. A
-		 * handle released later frees the record itself (the port may be gone). */
-		if (atomic_fetch_sub_explicit(&call->refs, 1, memory_order_acq_rel) == 1)
-			spent = call;
-		ran++;
+		}
+		batch = ap->cfirst;
+		ap->cfirst = *cut;
+		*cut = NULL;
+		if (ap->cfirst == NULL)
+			ap->clast = NULL;
+		pthread_mutex_unlock(&ap->lock);
+		while (batch != NULL) {
+			struct idl_async *call = batch;
+			const char *rt = call->ss->routines[call->number].name;
+
+			batch = call->next;
+			call->next = NULL;
+			/* The done function's idl_errdetail() names the failure. */
+			idl__clear_detail();
+			if (call->result != 0)
+				idl__fail(call->result, "%s: %s.%s: %s", p->head.address,
+					  call->ss->name, rt,
+					  call->why[0] != '\0' ? call->why
+							       : idl_strerror(call->result));
+			call->complete(call->done, call->ctx, call->result,
+				       call->result == 0 ? call->rep : NULL);
+			atomic_store_explicit(&call->state, IDL__ASYNC_RAN, memory_order_release);
+			/* The last reference: nobody holds a handle, so the port may reuse it. A
+			 * handle released later frees the record itself (the port may be gone). */
+			if (atomic_fetch_sub_explicit(&call->refs, 1, memory_order_acq_rel) == 1) {
+				call->next = spent;
+				spent = call;
+			}
+			ran++;
+		}
 	}
 	return ran;
 }

@@ -472,6 +472,42 @@ ta_death(void)
 	idl_port_close(run.port);
 }
 
+/* idl_port_dispatch(port, max) runs at most max done functions, in the order the calls
+ * completed, and the port's descriptor stays readable while completions are left. */
+static void
+ta_dispatch_max(void)
+{
+	struct ta_run run = { .port = tt_open() };
+	struct ta_call calls[10], ok;
+	struct pollfd pfd = { .events = POLLIN };
+
+	if (run.port == NULL)
+		return;
+	/* Connected and greeted first, so that the ten go out at once. */
+	TT_CHECK_KR(ta_start(&run, &ok, 1, 1, NULL), 0);
+	CU_ASSERT_EQUAL(ta_drain(&run, 10000), 0);
+	for (int i = 0; i < 10; i++)
+		TT_CHECK_KR(ta_start(&run, &calls[i], i, 100, NULL), 0);
+	/* Every reply in (a datagram's retransmission, if one was lost, included). */
+	pfd.fd = idl_port_fd(run.port);
+	for (int tries = 0; tries < 50; tries++) {
+		usleep(40 * 1000);
+		if (poll(&pfd, 1, 0) == 1)
+			break;
+	}
+	usleep(100 * 1000);
+	CU_ASSERT_EQUAL(idl_port_dispatch(run.port, 3), 3);
+	CU_ASSERT_EQUAL(atomic_load(&run.outstanding), 7);
+	CU_ASSERT_EQUAL(poll(&pfd, 1, 0), 1);
+	CU_ASSERT_EQUAL(ta_drain(&run, 10000), 0);
+	for (int i = 0; i < 10; i++) {
+		CU_ASSERT_EQUAL(atomic_load(&calls[i].ran), 1);
+		TT_CHECK_KR(calls[i].kr, 0);
+	}
+	CU_ASSERT_EQUAL(atomic_load(&run.wrong), 0);
+	idl_port_close(run.port);
+}
+
 /* The server dies while 64 calls wait for their subsystem's hello (it was stopped before
  * it could answer): no request of theirs reached the transport, so they go on the next
  * connection, to the server started after it, and every one succeeds. Where the pollable
@@ -594,6 +630,7 @@ const struct tt_case tt_async_cases[] = {
 	{ "async: cancel", ta_cancel },
 	{ "async: full send queue", ta_full_queue },
 	{ "async: close in flight", ta_close },
+	{ "async: dispatch runs at most max", ta_dispatch_max },
 	{ "async: connect in the caller's loop", ta_connect },
 	{ "async: queued calls carried to a new connection", ta_carry },
 	{ "async: peer death in flight", ta_death },
