@@ -118,7 +118,8 @@ struct idl_port {
 	pthread_cond_t lean_cv; /* the lean call left (broadcast under the lock) */
 	struct cl_conn *conn; /* NULL: the next call connects */
 	/* The calls in flight and the pollable port (call_async.h), made on first use under
-	 * the lock; NULL until then. */
+	 * the lock and published with release order, so that later calls read it without the
+	 * lock (an acquire load); NULL until then. */
 	struct idl__aport *async;
 };
 

@@ -107,6 +107,12 @@ idl__aport_get(struct idl_port *p, struct idl__aport **app)
 	struct idl__aport *ap;
 	struct epoll_event ev;
 
+	/* Made once and kept until the port closes: every call after the first finds it
+	 * without the port's lock (published with release order below). */
+	if ((ap = __atomic_load_n(&p->async, __ATOMIC_ACQUIRE)) != NULL) {
+		*app = ap;
+		return 0;
+	}
 	pthread_mutex_lock(&p->lock);
 	if ((ap = p->async) != NULL) {
 		pthread_mutex_unlock(&p->lock);
@@ -144,7 +150,7 @@ idl__aport_get(struct idl_port *p, struct idl__aport **app)
 	}
 	pthread_mutex_init(&ap->lock, NULL);
 	pthread_mutex_init(&ap->dispatch_lock, NULL);
-	p->async = ap;
+	__atomic_store_n(&p->async, ap, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&p->lock);
 	*app = ap;
 	return 0;
