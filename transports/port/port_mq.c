@@ -290,12 +290,21 @@ port_pid_holds(pid_t pid, int pidfd, mqd_t q)
 	struct stat want, st;
 	struct dirent *e;
 	struct pollfd p = { .fd = pidfd, .events = POLLIN };
-	int found = 0;
+	int found = 0, fd;
 	DIR *d;
 
 	snprintf(path, sizeof path, "/proc/%ld/fd", (long)pid);
-	if (pidfd < 0 || fstat(q, &want) != 0 || (d = opendir(path)) == NULL)
+	if (pidfd < 0 || fstat(q, &want) != 0)
 		return 0;
+	/* open() then fdopendir(), not opendir(): ThreadSanitizer learns of a descriptor made by
+	 * open(), so that one a connection's thread closed before and this scan gets again is
+	 * not taken for a race between the two. */
+	if ((fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return 0;
+	if ((d = fdopendir(fd)) == NULL) {
+		close(fd);
+		return 0;
+	}
 	while (!found && (e = readdir(d)) != NULL)
 		found = e->d_name[0] != '.' && fstatat(dirfd(d), e->d_name, &st, 0) == 0 &&
 			st.st_dev == want.st_dev && st.st_ino == want.st_ino;
