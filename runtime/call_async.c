@@ -22,6 +22,9 @@
 #include "call_async.h"
 #include "mem_hide.h"
 
+/* A call's record, rounded so that its request's copy and its reply buffer that follow it in
+ * one allocation are aligned. */
+#define ASYNC_HEAD ((sizeof(struct idl_async) + 15u) & ~(size_t)15u)
 #define ASYNC_OTHER_ORDER (IDL_ORDER_NATIVE == IDL_ORDER_LITTLE ? IDL_ORDER_BIG : IDL_ORDER_LITTLE)
 
 static struct idl_async **
@@ -419,28 +422,22 @@ idl__async_deliver(struct idl__aport *ap, void *buf, size_t len, int rcv_err)
 static struct idl_async *
 async_new(struct idl__aport *ap, const idl_msg_header_t *req, uint32_t rep_max, int locked)
 {
-	size_t head = (sizeof(struct idl_async) + 15u) & ~(size_t)15u;
+	size_t head = ASYNC_HEAD;
 	size_t reqsz = ((size_t)req->size + 15u) & ~(size_t)15u;
 	size_t need = head + reqsz + rep_max;
 	struct idl_async *call = locked ? ap->spare : NULL;
 
 	/* The port's spare record on top, when it is big enough (calls of one routine reuse
 	 * each other's); else a new one. */
-	if (call != NULL) {
-		idl__mem_show(call, sizeof *call);
-		if (call->cap >= need) {
-			ap->spare = call->next;
-			ap->nspare--;
-			ap->spare_bytes -= call->cap;
-			need = call->cap;
-			idl__mem_show(call, need);
-		} else {
-			idl__mem_hide(call, sizeof *call);
-			call = NULL;
-		}
-	}
-	if (call == NULL && (call = malloc(need)) == NULL)
+	if (call != NULL && call->cap >= need) {
+		ap->spare = call->next;
+		ap->nspare--;
+		ap->spare_bytes -= call->cap;
+		need = call->cap;
+		idl__mem_show((char *)call + head, need - head);
+	} else if ((call = malloc(need)) == NULL) {
 		return NULL;
+	}
 	/* The detail text is cleared by its first byte: nothing reads past the NUL. */
 	memset(call, 0, offsetof(struct idl_async, why));
 	call->why[0] = '\0';
@@ -472,8 +469,9 @@ async_spare_put(struct idl__aport *ap, struct idl_async *call)
 	ap->nspare++;
 	ap->spare_bytes += call->cap;
 	/* A done function that kept a pointer into its reply is caught by the sanitizers as if
-	 * the record had been freed. */
-	idl__mem_hide(call, call->cap);
+	 * the record had been freed: all but the record itself, whose list link and size stay
+	 * readable here. */
+	idl__mem_hide((char *)call + ASYNC_HEAD, call->cap - ASYNC_HEAD);
 }
 
 void
@@ -482,7 +480,6 @@ idl__async_spares_free(struct idl__aport *ap)
 	while (ap->spare != NULL) {
 		struct idl_async *call = ap->spare;
 
-		idl__mem_show(call, sizeof *call);
 		ap->spare = call->next;
 		free(call);
 	}
