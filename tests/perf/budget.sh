@@ -29,7 +29,10 @@ set -u
 # that begin at 2 ms, and under callgrind a call on a loaded machine can outlast one: its
 # client counted from 623 to 900 over one day's runs of the same code, the higher ones
 # while `make -j2 check` ran the rest of the suite beside it, so its budget has that room.
-budgets='unix 450 450
+# unix:'s server counts 448 here and 450 in a fresh Debian 12 root since it reads ahead
+# (a receive looks for a run of messages every 32nd time, and says what it read ahead);
+# its budget is 460, so that a few instructions of difference between machines do not fail.
+budgets='unix 450 460
 tcp 520 520
 port 510 480
 udp 610 900
