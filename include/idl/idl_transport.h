@@ -320,10 +320,11 @@ struct idl_transport {
 
 	/*
 	 * Optional, for a transport whose messages come whole (IDL_TRF_WHOLE) and that may read
-	 * several ahead: conn_recv that may read ahead, and sets *events as conn_fd would after
-	 * the message (IDL_TR_EV_MORE while whole messages wait read ahead), so that the caller
-	 * learns it without another call. The server's busy connections are received from with
-	 * it; conn_recv itself must not read ahead then, since a client may wait for readiness.
+	 * several ahead: conn_recv that may read ahead, and sets *events to IDL_TR_EV_MORE while
+	 * whole messages wait read ahead after the message, else 0, so that the caller learns it
+	 * without another call (output it holds is the caller's to ask conn_fd about). The
+	 * server's busy connections are received from with it; conn_recv itself must not read
+	 * ahead then, since a client may wait for readiness.
 	 */
 	int (*conn_recv_ev)(void *conn, struct idl_xmsg *m, struct idl_deadline *dl,
 			    unsigned *events);
