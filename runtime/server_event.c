@@ -436,10 +436,9 @@ srv_batch_flush(struct srv_src *src)
 		n = IDL__TR_OP(src->ep->tr, conn_sendv_nb)(src->conn, b->bm, b->bn);
 	if (n < 0)
 		r = n;
-	for (unsigned i = n < 0 ? b->bn : (unsigned)n; i < b->bn && r == 0; i++)
+	/* Every reply the transport did not take waits in the queue, in order. */
+	for (unsigned i = n < 0 ? b->bn : (unsigned)n; i < b->bn && r >= 0; i++)
 		r = srv_queue(src, &b->bm[i]) == 0 ? 1 : IDL_ENOMEM;
-	if (r == 0 && n >= 0 && (unsigned)n < b->bn)
-		r = 1;
 	b->bn = 0;
 	b->bused = 0;
 	src->batched = 0;

@@ -397,6 +397,47 @@ ta_full_queue(void)
 	free(calls);
 }
 
+/* Calls made without a dispatch between them: the replies pile up unread until the
+ * client's socket takes no more, so that the server's replies to a run of requests read at
+ * once go out in part and the rest wait for room. Each call must still complete once, with
+ * its own result. */
+static void
+ta_unread(void)
+{
+	struct ta_run run = { .port = tt_open() };
+	struct ta_call *calls = calloc(TA_CALLS, sizeof *calls);
+	int n = 0, kr = 0;
+
+	if (run.port == NULL || calls == NULL) {
+		free(calls);
+		idl_port_close(run.port);
+		CU_FAIL_FATAL("no port");
+		return;
+	}
+	CU_ASSERT_EQUAL(idl_port_set_timeout(run.port, 30000), 0);
+	TT_CHECK_KR(ta_start(&run, &calls[n++], 1, 2, NULL), 0);
+	CU_ASSERT_EQUAL(ta_drain(&run, 10000), 0);
+	while (n < TA_CALLS && (kr = ta_start(&run, &calls[n], n, 3 * n, NULL)) == 0)
+		n++;
+	if (kr != 0) {
+		TT_CHECK_KR(kr, IDL_EAGAIN);
+	}
+	/* Time for the server to answer all it can into the unread socket. */
+	usleep(300 * 1000);
+	CU_ASSERT_EQUAL(ta_drain(&run, 60000), 0);
+	for (int i = 0; i < n; i++) {
+		CU_ASSERT_EQUAL(atomic_load(&calls[i].ran), 1);
+		if (calls[i].kr != 0) {
+			fprintf(stderr, "conformance: call %d of %d\n", i, n);
+			TT_CHECK_KR(calls[i].kr, 0);
+			break;
+		}
+	}
+	CU_ASSERT_EQUAL(atomic_load(&run.wrong), 0);
+	idl_port_close(run.port);
+	free(calls);
+}
+
 /* The port closes with calls in flight: each ends with IDL_ECANCELED, inside the close. */
 static void
 ta_close(void)
@@ -632,6 +673,7 @@ const struct tt_case tt_async_cases[] = {
 	{ "async: deadline in flight", ta_deadline },
 	{ "async: cancel", ta_cancel },
 	{ "async: full send queue", ta_full_queue },
+	{ "async: replies the client does not read yet", ta_unread },
 	{ "async: close in flight", ta_close },
 	{ "async: dispatch runs at most max", ta_dispatch_max },
 	{ "async: connect in the caller's loop", ta_connect },
