@@ -16,6 +16,8 @@
 #define TCP_PREFIX 4u
 /* Room the carry buffer starts with; it grows to the largest receive buffer seen. */
 #define TCP_CARRY_MIN 4096u
+/* The largest carry buffer a busy connection keeps between runs of frames (tcp_nb.c). */
+#define TCP_CARRY_KEEP (64u << 10)
 
 struct inet_addrs;
 

@@ -249,6 +249,19 @@ tcp_carry_take(struct tcp_conn *c, struct idl_xmsg *m)
 	return 0;
 }
 
+/* Frees the carry buffer of a connection whose receive found nothing, when it holds no
+ * partial frame: an idle connection holds no receive buffer, while one that keeps sending
+ * keeps it, rather than allocating and freeing one for every run of frames read at once. */
+static void
+tcp_carry_drop(struct tcp_conn *c)
+{
+	if (c->carry_len != 0 || c->carry == NULL)
+		return;
+	free(c->carry);
+	c->carry = NULL;
+	c->carry_cap = c->carry_off = 0;
+}
+
 /*
  * conn_recv_nb and conn_recv_wait: reads what the socket has into the carry buffer until it
  * holds a whole frame, which is then taken from there without a system call (by
@@ -294,8 +307,12 @@ tcp_recv_nb(struct tcp_conn *c, struct idl_xmsg *m, int wait_ms)
 		while (n < 0 && errno == EINTR);
 		if (n == 0)
 			return idl__tcp_conn_err(c, EPIPE);
+		if (n < 0 && errno == EAGAIN) {
+			tcp_carry_drop(c);
+			return IDL_EAGAIN;
+		}
 		if (n < 0)
-			return errno == EAGAIN ? IDL_EAGAIN : idl__tcp_conn_err(c, errno);
+			return idl__tcp_conn_err(c, errno);
 		if ((size_t)n >= TCP_PREFIX) {
 			uint32_t len = ntohl(prefix);
 			size_t body = (size_t)n - TCP_PREFIX;
@@ -366,12 +383,9 @@ tcp_recv_nb(struct tcp_conn *c, struct idl_xmsg *m, int wait_ms)
 	err = tcp_carry_take(c, m);
 	if (err == IDL_EAGAIN)
 		err = idl__tcp_conn_recv(c, m, &(struct idl_deadline){ 0, 0 });
-	if (c->carry_len == 0) {
-		/* An idle connection holds no receive buffer. */
-		free(c->carry);
-		c->carry = NULL;
-		c->carry_cap = c->carry_off = 0;
-	}
+	/* A buffer grown for a large frame is not kept for the small ones after it. */
+	if (c->carry_len == 0 && c->carry_cap > TCP_CARRY_KEEP)
+		tcp_carry_drop(c);
 	return err;
 }
 
