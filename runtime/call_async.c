@@ -114,6 +114,7 @@ async_unwait(struct idl__aport *ap, struct idl_async *call)
 			if (h->last == call)
 				h->last = prev;
 			call->wnext = NULL;
+			ap->conn->hwait--;
 			return;
 		}
 	}
@@ -345,6 +346,7 @@ async_hello_done(struct idl__aport *ap, struct idl_async *hc, const idl_msg_head
 	for (; w != NULL; w = n) {
 		n = w->wnext;
 		w->wnext = NULL;
+		ap->conn->hwait--;
 		if (h->state == CL_HELLO_PENDING)
 			idl__async_finish(ap, w, result, why);
 		else
@@ -597,7 +599,9 @@ async_accept(struct idl__aport *ap, struct idl_async *call)
 	/* Calls carried over from a connection that died go first, in their order. */
 	if (ap->carry != NULL)
 		idl__async_carry_resume(ap, 0, NULL);
-	if (ap->conn->qcalls >= IDL__ASYNC_SENDQ_MAX)
+	/* Calls waiting for a hello count too: each goes into the queue once it is answered,
+	 * which must then not refuse it. */
+	if (ap->conn->qcalls + ap->conn->hwait >= IDL__ASYNC_SENDQ_MAX)
 		return idl__fail(IDL_EAGAIN, "%s: %u requests wait to be sent already",
 				 p->head.address, IDL__ASYNC_SENDQ_MAX);
 	call->seqno = atomic_fetch_add_explicit(&p->seqno, 1, memory_order_relaxed);
@@ -629,6 +633,7 @@ idl__async_place(struct idl__aport *ap, struct idl_async *call)
 		else
 			h->waiters = call;
 		h->last = call;
+		ap->conn->hwait++;
 	} else if (h->state == CL_HELLO_FAILED) {
 		return idl__fail(h->err, "%s: the server does not serve subsystem %s (%s)",
 				 p->head.address, call->ss->name, idl_errname(h->err));

@@ -100,6 +100,9 @@ struct idl__aconn {
 	char dead_why[192];
 	struct idl__ahello *hellos;
 	size_t nhellos, hellos_cap;
+	/* Calls on the hellos' waiters: they count toward the send queue's bound with the
+	 * calls in it, since each goes into it once its hello is answered. */
+	unsigned hwait;
 	/* The send queue: a ring. */
 	struct idl__aqent *q;
 	unsigned qcap, qhead, qlen, qcalls; /* qcalls: entries that are calls (the bound) */

@@ -66,6 +66,7 @@ idl__async_conn_died(struct idl__aport *ap, struct idl__aconn *c, int err, const
 				next = w->wnext;
 				w->wnext = NULL;
 				if (!w->carried) {
+					c->hwait--;
 					async_carry_add(ap, w);
 				} else if (h->last != NULL) {
 					h->last->wnext = w;

@@ -438,6 +438,48 @@ ta_unread(void)
 	free(calls);
 }
 
+/* Calls made on a new port before its hello is answered wait for it, and count toward the
+ * send queue's bound with the queued ones: beyond it _async refuses (IDL_EAGAIN), and every
+ * call it accepted completes with its result once the hello's reply comes, none refused
+ * then for want of room. */
+static void
+ta_before_hello(void)
+{
+	enum {
+		MAX = 2 * TA_CALLS + 100
+	};
+	struct ta_run run = { 0 };
+	struct ta_call *calls = calloc(MAX, sizeof *calls);
+	int n = 0, kr = 0;
+
+	TT_CHECK_KR(idl_port_open_deferred(tt.address, &run.port), 0);
+	if (run.port == NULL || calls == NULL) {
+		free(calls);
+		idl_port_close(run.port);
+		CU_FAIL_FATAL("no port");
+		return;
+	}
+	CU_ASSERT_EQUAL(idl_port_set_timeout(run.port, 30000), 0);
+	while (n < MAX && (kr = ta_start(&run, &calls[n], n, 5, NULL)) == 0)
+		n++;
+	if (kr != 0) {
+		TT_CHECK_KR(kr, IDL_EAGAIN);
+	}
+	CU_ASSERT(n > 0);
+	CU_ASSERT_EQUAL(ta_drain(&run, 60000), 0);
+	for (int i = 0; i < n; i++) {
+		CU_ASSERT_EQUAL(atomic_load(&calls[i].ran), 1);
+		if (calls[i].kr != 0) {
+			fprintf(stderr, "conformance: call %d of %d\n", i, n);
+			TT_CHECK_KR(calls[i].kr, 0);
+			break;
+		}
+	}
+	CU_ASSERT_EQUAL(atomic_load(&run.wrong), 0);
+	idl_port_close(run.port);
+	free(calls);
+}
+
 /* The port closes with calls in flight: each ends with IDL_ECANCELED, inside the close. */
 static void
 ta_close(void)
@@ -674,6 +716,7 @@ const struct tt_case tt_async_cases[] = {
 	{ "async: cancel", ta_cancel },
 	{ "async: full send queue", ta_full_queue },
 	{ "async: replies the client does not read yet", ta_unread },
+	{ "async: calls made before the hello is answered", ta_before_hello },
 	{ "async: close in flight", ta_close },
 	{ "async: dispatch runs at most max", ta_dispatch_max },
 	{ "async: connect in the caller's loop", ta_connect },
