@@ -249,9 +249,10 @@ tcp_carry_take(struct tcp_conn *c, struct idl_xmsg *m)
 	return 0;
 }
 
-/* Frees the carry buffer of a connection whose receive found nothing, when it holds no
- * partial frame: an idle connection holds no receive buffer, while one that keeps sending
- * keeps it, rather than allocating and freeing one for every run of frames read at once. */
+/* Frees the carry buffer when it holds nothing. Called when a receive finds the socket
+ * empty: a connection that goes quiet gives its buffer back, while one whose peer keeps
+ * sending keeps it, rather than allocating and freeing one for every run of frames that one
+ * receive brings in. */
 static void
 tcp_carry_drop(struct tcp_conn *c)
 {
