@@ -179,6 +179,17 @@ idl__async_fail_all(struct idl__aport *ap, int err, const char *why)
 	}
 }
 
+/* A call that was sent ends without its reply: a transport that resends unanswered
+ * requests (conn_forget) stops resending its request. Lock held. */
+static void
+async_forget(struct idl__aport *ap, struct idl_async *call)
+{
+	struct idl__aconn *c = ap->conn;
+
+	if (c != NULL && c->nb && !c->dead && IDL__TR_OP(ap->port->tr, conn_forget) != NULL)
+		ap->port->tr->conn_forget(c->tr_state, call->seqno);
+}
+
 int64_t
 idl__async_timers(struct idl__aport *ap, int64_t now)
 {
@@ -189,13 +200,16 @@ idl__async_timers(struct idl__aport *ap, int64_t now)
 
 		for (; c != NULL; c = n) {
 			n = c->hnext;
-			if (c->deadline <= now)
+			if (c->deadline <= now) {
+				int sent = atomic_load(&c->state) == IDL__ASYNC_SENT;
+
+				if (sent)
+					async_forget(ap, c);
 				idl__async_finish(
 					ap, c, IDL_ETIMEDOUT,
-					atomic_load(&c->state) == IDL__ASYNC_SENT
-						? "deadline passed waiting for the reply"
-						: "deadline passed before the request was sent");
-			else if (c->deadline < next)
+					sent ? "deadline passed waiting for the reply"
+					     : "deadline passed before the request was sent");
+			} else if (c->deadline < next)
 				next = c->deadline;
 		}
 	}
@@ -743,6 +757,8 @@ idl_async_cancel(idl_async_t *call)
 		else if (!idl__aport_corked(ap))
 			idl__aport_flush(ap);
 	}
+	if (st == IDL__ASYNC_SENT)
+		async_forget(ap, call);
 	if (st < IDL__ASYNC_DONE)
 		idl__async_finish(ap, call, IDL_ECANCELED,
 				  st == IDL__ASYNC_SENT ? "cancelled while in flight"

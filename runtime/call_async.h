@@ -95,6 +95,9 @@ struct idl__aconn {
 	int want_out; /* EPOLLOUT asked for: the queue waits for room */
 	int connecting; /* a connect started without blocking is in progress (nb only) */
 	int recv_more; /* a pass stopped at its bound: messages may wait read ahead */
+	/* A transport that resends unanswered requests (conn_resend): when its next resend is
+	 * due, or IDL_DEADLINE_NONE when it was not asked since it last had none. */
+	int64_t resend_at;
 	int dead;
 	int dead_err;
 	char dead_why[192];

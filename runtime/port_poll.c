@@ -366,6 +366,7 @@ idl__aport_conn(struct idl__aport *ap, int64_t deadline)
 	}
 	c->qcap = 2 * IDL__ASYNC_SENDQ_MAX;
 	c->ap = ap;
+	c->resend_at = IDL_DEADLINE_NONE;
 	pthread_cond_init(&c->scv, NULL);
 	/* A transport whose descriptor is a set of its own (IDL_TRF_OWNSET) is cheaper with
 	 * its blocking operations on threads. */
@@ -501,6 +502,19 @@ poll_send_blocking(struct idl__aport *ap, struct idl__aconn *c)
 	return 0;
 }
 
+/* Asks a transport that resends unanswered requests (conn_resend) to resend what is due
+ * at `now`, and sets the timer for its next resend: 0, or the error that ends the
+ * connection. Lock held. */
+static int
+poll_resend(struct idl__aport *ap, struct idl__aconn *c, int64_t now)
+{
+	int err = ap->port->tr->conn_resend(c->tr_state, now, &c->resend_at);
+
+	if (err == 0)
+		idl__aport_arm(ap, c->resend_at);
+	return err;
+}
+
 void
 idl__aport_flush(struct idl__aport *ap)
 {
@@ -562,6 +576,17 @@ idl__aport_flush(struct idl__aport *ap)
 
 			free(e->ctl);
 			poll_pop(c);
+		}
+		/* The first requests kept for resending since there were none: the transport
+		 * says when the first resend is due. */
+		if (sent > 0 && c->resend_at == IDL_DEADLINE_NONE &&
+		    IDL__TR_OP(ap->port->tr, conn_resend) != NULL) {
+			int err = poll_resend(ap, c, idl_now_ns());
+
+			if (err != 0) {
+				sent = err;
+				goto dead;
+			}
 		}
 		if ((unsigned)sent < n)
 			break;
@@ -690,6 +715,18 @@ poll_pump(struct idl__aport *ap)
 		if (now >= ap->armed) {
 			next = idl__async_timers(ap, now);
 			poll_rearm(ap, next);
+		}
+		/* The transport's resends share the timer: due ones go now, and the timer is
+		 * lowered to the next one. */
+		if (c != NULL && c == ap->conn && !c->dead && c->resend_at != IDL_DEADLINE_NONE &&
+		    now >= c->resend_at) {
+			int err = poll_resend(ap, c, now);
+
+			if (err != 0) {
+				snprintf(c->dead_why, sizeof c->dead_why, "%s", idl_errdetail());
+				idl__aport_conn_dead(ap, c,
+						     err == IDL_ECLOSED ? MIG_SERVER_DIED : err);
+			}
 		}
 	}
 	idl__aport_flush(ap);

@@ -329,6 +329,20 @@ struct idl_transport {
 	int (*conn_recv_ev)(void *conn, struct idl_xmsg *m, struct idl_deadline *dl,
 			    unsigned *events);
 
+	/*
+	 * Optional, for a datagram transport with the event operations that resends requests
+	 * left unanswered (udp): the pollable port, which has no thread blocked in conn_recv to
+	 * do it, asks for the resends. conn_resend resends what is due at `now` (ns, as
+	 * idl_now_ns()), forgets requests past their window, and sets *next to when the next
+	 * resend is due (IDL_DEADLINE_NONE: nothing is kept); 0, or the error that ends the
+	 * connection (a peer that refused). A request taken by conn_sendv_nb is resent until
+	 * its reply comes, conn_forget names its sequence number (its call ended otherwise:
+	 * deadline, cancel) or the transport's own window ends. Called as conn_recv_nb is, never
+	 * beside it.
+	 */
+	int (*conn_resend)(void *conn, int64_t now, int64_t *next);
+	void (*conn_forget)(void *conn, uint32_t seqno);
+
 	/* New ops go here, at the end, each optional. */
 };
 

@@ -1,6 +1,7 @@
 #!/bin/sh
 # lossy.sh - at most once over a network that loses and duplicates: calls of counter.count,
-# a routine that counts its executions, over udp: through
+# a routine that counts its executions, over udp (from 4 threads of synchronous calls, then
+# with 64 calls in flight from one thread through the pollable port) through
 #   - nftables inside a network namespace, dropping 10% of the UDP datagrams on input and
 #     duplicating 5% (numgen random; tc netem is not in this kernel), in both directions;
 #   - udpshim, a seeded user-space relay that also loses (10%), duplicates (5%), reorders
@@ -16,12 +17,15 @@ CALLS=${NET_LOSSY_CALLS:-2000}
 THREADS=4
 DEADLINE=10000
 
-# run_count CASE ADDRESS [nsenter --net=NS --]: the calls, checked.
+# run_count CASE ADDRESS [nsenter --net=NS --]: the calls, checked. MODE: how they are made
+# (-j: threads of synchronous calls; -a: calls in flight from one thread, through the
+# asynchronous stub and the port's loop).
+MODE="-j $THREADS"
 run_count() {
 	name=$1
 	addr=$2
 	shift 2
-	"$@" "$NET_CLIENT" -t $DEADLINE -j $THREADS count "$addr" "$CALLS" >"$NET_TMP/count" 2>&1
+	"$@" "$NET_CLIENT" -t $DEADLINE $MODE count "$addr" "$CALLS" >"$NET_TMP/count" 2>&1
 	st=$?
 	say "$name: $(cat "$NET_TMP/count")"
 	[ $st = 0 ] || fail "$name: a call failed or the count is wrong"
@@ -36,6 +40,9 @@ srv=$NET_LAST_PID
 start_server "$NET_TMP/shim.out" "$NET_SHIM" -s 42 -l 10 -d 5 -r 5 -D 3 "$rport" "$sport"
 shim=$NET_LAST_PID
 run_count "udp through udpshim" "udp:127.0.0.1:$rport"
+MODE="-a 64"
+run_count "udp through udpshim, 64 calls in flight" "udp:127.0.0.1:$rport"
+MODE="-j $THREADS"
 kill -TERM "$shim"
 wait "$shim"
 cat "$NET_TMP/shim.out.err"
@@ -68,6 +75,10 @@ start_server "$NET_TMP/nsrv.out" nsenter --net=/run/netns/"$ns" -- "$NET_SERVER"
 	"udp:127.0.0.1:$port" "tcp:127.0.0.1:$port"
 nsrv=$NET_LAST_PID
 run_count "udp through nftables" "udp:127.0.0.1:$port" nsenter --net=/run/netns/"$ns" --
+MODE="-a 64"
+run_count "udp through nftables, 64 calls in flight" "udp:127.0.0.1:$port" \
+	nsenter --net=/run/netns/"$ns" --
+MODE="-j $THREADS"
 nsenter --net=/run/netns/"$ns" -- nft list ruleset >"$NET_TMP/after.nft"
 awk '{ n = 0; for (i = 1; i < NF; i++) if ($i == "packets") n = $(i + 1) }
 	/udp.*drop/ { drops += n } /udp.*dup to/ { dups += n }

@@ -1,10 +1,12 @@
 /*
  * net-client.c - the client of the network tests (counter.defs, served by net-server).
  *
- *     net-client [-t MS] [-j THREADS] [-S] count ADDRESS CALLS
- *         CALLS calls of count from THREADS threads sharing one port; checks that every
- *         call succeeded, that the values returned are CALLS distinct numbers, and that
- *         the server's count grew by exactly CALLS: every call ran, and ran once.
+ *     net-client [-t MS] [-j THREADS | -a INFLIGHT] [-S] count ADDRESS CALLS
+ *         CALLS calls of count from THREADS threads sharing one port, or from one thread
+ *         with INFLIGHT of them in flight through the asynchronous stub (the port's loop:
+ *         on udp: the resends of requests lost on the way); checks that every call
+ *         succeeded, that the values returned are CALLS distinct numbers, and that the
+ *         server's count grew by exactly CALLS: every call ran, and ran once.
  *     net-client [-t MS] call ADDRESS ROUTINE [ARG]
  *         one call (count, total, null, bumped, nap MS, bump); prints "ok VALUE MS" or
  *         "ERRNAME MS DETAIL"; exits 0 on success, 1 on an error.
@@ -47,6 +49,7 @@
 #include <arpa/inet.h>
 
 #include <idl/idl.h>
+#include <idl/idl_async.h>
 #include <idl/idl_transport.h>
 
 #include "counter.h"
@@ -115,8 +118,86 @@ net_count_thread(void *arg)
 	return NULL;
 }
 
+/* The calls in flight of an asynchronous count: each slot's done function checks its value
+ * as a thread of net_count_thread() does, then starts the slot's next call. */
+struct net_aslot {
+	struct net_counter *t;
+	unsigned *started;
+	int64_t t0;
+};
+
+static void net_acount_done(void *ctx, kern_return_t kr, int n);
+
 static int
-net_count(const char *address, unsigned calls, unsigned nthreads)
+net_acount_start(struct net_aslot *s)
+{
+	int err;
+
+	if (*s->started >= s->t->calls)
+		return 0;
+	s->t0 = idl_now_ns();
+	if ((err = counter_count_async(s->t->port, net_acount_done, s, NULL)) == 0)
+		(*s->started)++;
+	else if (s->t->failed++ < 5)
+		fprintf(stderr, "net-client: count_async: %s: %s\n", idl_errname(err),
+			idl_errdetail());
+	return err;
+}
+
+static void
+net_acount_done(void *ctx, kern_return_t kr, int n)
+{
+	struct net_aslot *s = ctx;
+	struct net_counter *t = s->t;
+	int64_t dt = idl_now_ns() - s->t0;
+
+	if (dt > t->worst_ns)
+		t->worst_ns = dt;
+	t->span--; /* here: the calls not completed yet */
+	if (kr != 0) {
+		if (t->failed++ < 5)
+			fprintf(stderr, "net-client: count: %s after %lld ms: %s\n",
+				idl_errname(kr), (long long)(dt / 1000000), idl_errdetail());
+	} else if (n <= t->base || (unsigned)(n - t->base) > t->calls) {
+		t->out_of_range++;
+	} else {
+		t->seen[n - t->base - 1]++;
+	}
+	(void)net_acount_start(s);
+}
+
+/* t->calls calls with `inflight` of them in flight from this thread. */
+static void
+net_acount(struct net_counter *t, unsigned inflight)
+{
+	struct net_aslot *slots = calloc(inflight, sizeof *slots);
+	unsigned started = 0;
+
+	if (slots == NULL) {
+		t->failed = t->calls;
+		return;
+	}
+	t->span = t->calls;
+	for (unsigned i = 0; i < inflight; i++) {
+		slots[i] = (struct net_aslot){ t, &started, 0 };
+		if (net_acount_start(&slots[i]) != 0)
+			break;
+	}
+	while (t->span > t->calls - started) {
+		int err = idl_port_wait(t->port, net_timeout_ms + 5000);
+
+		if (err < 0) {
+			fprintf(stderr, "net-client: idl_port_wait: %s: %s\n", idl_errname(err),
+				idl_errdetail());
+			break;
+		}
+	}
+	t->failed += t->calls - started;
+	free(slots);
+}
+
+static int
+net_count(const char *address, unsigned calls, unsigned nthreads, unsigned inflight)
 {
 	struct net_counter th[NET_MAX_THREADS];
 	idl_port_t port = net_open(address);
@@ -134,6 +215,18 @@ net_count(const char *address, unsigned calls, unsigned nthreads)
 	if ((seen = calloc(calls + 1, 1)) == NULL)
 		return 1;
 	t0 = idl_now_ns();
+	if (inflight > 0) {
+		memset(&th[0], 0, sizeof th[0]);
+		th[0].port = port;
+		th[0].calls = calls;
+		th[0].base = base;
+		th[0].seen = seen;
+		net_acount(&th[0], inflight);
+		failed = th[0].failed;
+		bad = th[0].out_of_range;
+		worst = th[0].worst_ns;
+		nthreads = 0;
+	}
 	for (unsigned i = 0; i < nthreads; i++) {
 		memset(&th[i], 0, sizeof th[i]);
 		th[i].port = port;
@@ -458,7 +551,7 @@ out:
 int
 main(int argc, char **argv)
 {
-	unsigned threads = 1;
+	unsigned threads = 1, inflight = 0;
 	int i = 1;
 
 	while (i < argc && argv[i][0] == '-') {
@@ -473,14 +566,18 @@ main(int argc, char **argv)
 			net_timeout_ms = atoi(argv[i + 1]);
 		else if (strcmp(argv[i], "-j") == 0)
 			threads = (unsigned)atoi(argv[i + 1]);
+		else if (strcmp(argv[i], "-a") == 0)
+			inflight = (unsigned)atoi(argv[i + 1]);
 		else
 			goto usage;
 		i += 2;
 	}
-	if (net_timeout_ms <= 0 || threads < 1 || threads > NET_MAX_THREADS || i >= argc)
+	if (net_timeout_ms <= 0 || threads < 1 || threads > NET_MAX_THREADS || inflight > 1024 ||
+	    i >= argc)
 		goto usage;
 	if (strcmp(argv[i], "count") == 0 && argc - i == 3)
-		return net_count(argv[i + 1], (unsigned)strtoul(argv[i + 2], NULL, 10), threads);
+		return net_count(argv[i + 1], (unsigned)strtoul(argv[i + 2], NULL, 10), threads,
+				 inflight);
 	if (strcmp(argv[i], "call") == 0 && (argc - i == 3 || argc - i == 4))
 		return net_call(argv[i + 1], argv[i + 2], argc - i == 4 ? argv[i + 3] : NULL);
 	if (strcmp(argv[i], "lat") == 0 && argc - i == 3)
@@ -499,7 +596,8 @@ main(int argc, char **argv)
 	if (strcmp(argv[i], "freeport") == 0 && argc - i == 3)
 		return net_freeport(argv[i + 1], (unsigned)strtoul(argv[i + 2], NULL, 10));
 usage:
-	fprintf(stderr, "usage: net-client [-t MS] [-j THREADS] [-S] count ADDRESS CALLS\n"
+	fprintf(stderr, "usage: net-client [-t MS] [-j THREADS | -a INFLIGHT] [-S] count ADDRESS "
+			"CALLS\n"
 			"       net-client [-t MS] call ADDRESS ROUTINE [ARG]\n"
 			"       net-client [-t MS] lat ADDRESS CALLS\n"
 			"       net-client [-t MS] portset FILE ADDRESS CALLS\n"

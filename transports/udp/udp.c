@@ -7,8 +7,9 @@
  * ECONNREFUSED on the next receive: a call to a dead server fails at once.
  *
  * Datagrams get lost and duplicated, so:
- *   - the client keeps a copy of every request awaiting its reply, and conn_recv resends
- *     it, with the same sequence number, each time its retransmission timeout passes: the
+ *   - the client keeps a copy of every request awaiting its reply, and conn_recv (for a
+ *     pollable port, conn_resend: udp_nb.c) resends it, with the same sequence number,
+ *     each time its retransmission timeout passes: the
  *     timeout starts from the measured round trip (RFC 6298's estimator, between UDP_RTO_MIN
  *     and UDP_RTO_MAX; UDP_RTO_INIT before any sample), doubles at each resend up to
  *     UDP_RTO_MAX, and resending stops at the call's deadline (or UDP_RETRY_WINDOW);
@@ -45,15 +46,6 @@
 #include "sock/sock_timeo.h"
 #include "udp_cache.h"
 #include "udp_impl.h"
-
-static uint32_t
-udp_seqno(const void *p)
-{
-	uint32_t s;
-
-	memcpy(&s, (const unsigned char *)p + UDP_SEQNO_OFF, sizeof s);
-	return s;
-}
 
 /* ---- The server ---- */
 
@@ -102,8 +94,8 @@ udp_ep_fd(void *vep)
  * message with descriptors gets its data read out into memory of its own and m->len is the
  * message's size; anything else that does not fit is IDL_EMSGSIZE, as before.
  */
-static int
-udp_received(const char *name, struct idl_xmsg *m, size_t n, const unsigned char *spill)
+int
+idl__udp_received(const char *name, struct idl_xmsg *m, size_t n, const unsigned char *spill)
 {
 	size_t got = n < m->cap ? n : m->cap;
 	const idl_msg_header_t *h = m->data;
@@ -209,7 +201,7 @@ udp_ep_recv(void *vep, struct idl_xmsg *m, struct idl_peer *from, struct idl_dea
 		got = (size_t)n < m->cap ? (size_t)n : m->cap;
 		/* Without a sequence number a message cannot be a retransmission. */
 		if (got < UDP_KEYED_MIN)
-			return udp_received(ep->name, m, (size_t)n, ep->spill);
+			return idl__udp_received(ep->name, m, (size_t)n, ep->spill);
 		seqno = udp_seqno(m->data);
 		key = idl__udp_key(from->addr, alen, seqno);
 		fp = idl__udp_fingerprint(m->data, got, (size_t)n);
@@ -232,7 +224,7 @@ udp_ep_recv(void *vep, struct idl_xmsg *m, struct idl_peer *from, struct idl_dea
 			ep->cache.last = NULL;
 		}
 		idl__lock_give(&ep->lock);
-		return udp_received(ep->name, m, (size_t)n, ep->spill);
+		return idl__udp_received(ep->name, m, (size_t)n, ep->spill);
 	}
 }
 
@@ -351,8 +343,8 @@ udp_conn_connect(void *vconn, const char *rest, struct idl_deadline *dl)
 }
 
 /* The server's port answered with ICMP port-unreachable: nothing listens there. */
-static int
-udp_refused(struct udp_conn *c)
+int
+idl__udp_refused(struct udp_conn *c)
 {
 	if (atomic_load_explicit(&c->closed, memory_order_relaxed))
 		return IDL_ECLOSED;
@@ -379,8 +371,8 @@ udp_out_free(struct udp_conn *c, struct udp_out *o)
 }
 
 /* Keeps a copy of a request for resending. Lock held. */
-static struct udp_out *
-udp_out_add(struct udp_conn *c, const struct idl_xmsg *m, const struct idl_deadline *dl)
+struct udp_out *
+idl__udp_out_add(struct udp_conn *c, const struct idl_xmsg *m, const struct idl_deadline *dl)
 {
 	struct udp_out *o = c->spare;
 
@@ -462,7 +454,7 @@ udp_conn_send_bytes(struct udp_conn *c, const struct idl_xmsg *m, struct idl_dea
 	if (m->len >= UDP_KEYED_MIN &&
 	    ((const idl_msg_header_t *)m->data)->kind != IDL_KIND_ONEWAY) {
 		idl__lock_take(&c->lock);
-		o = udp_out_add(c, m, dl);
+		o = idl__udp_out_add(c, m, dl);
 		idl__lock_give(&c->lock);
 		if (o == NULL)
 			return IDL_ENOMEM;
@@ -496,7 +488,7 @@ udp_conn_send_bytes(struct udp_conn *c, const struct idl_xmsg *m, struct idl_dea
 			idl__lock_give(&c->lock);
 		}
 		if (errno == ECONNREFUSED)
-			return udp_refused(c);
+			return idl__udp_refused(c);
 		if (errno == EMSGSIZE)
 			return idl__fail(IDL_EMSGSIZE, "udp:%s: message of %zu bytes: %s", c->name,
 					 m->len, strerror(EMSGSIZE));
@@ -531,8 +523,8 @@ udp_rtt_sample(struct udp_conn *c, int64_t r)
  * is due. A request whose times are not known yet was sent before the wait that just ran
  * out began, `waited` ns ago (or later: its resend then comes early, which the server's
  * cache makes harmless). Returns 0 or a refusal. Lock held. */
-static int
-udp_resend_due(struct udp_conn *c, int64_t now, int64_t waited, int64_t *wake)
+int
+idl__udp_resend_due(struct udp_conn *c, int64_t now, int64_t waited, int64_t *wake)
 {
 	struct udp_out **pp = &c->outs;
 
@@ -553,7 +545,7 @@ udp_resend_due(struct udp_conn *c, int64_t now, int64_t waited, int64_t *wake)
 		if (o->next_ns <= now) {
 			if (send(c->fd, o->data, o->len, MSG_NOSIGNAL | MSG_DONTWAIT) < 0 &&
 			    errno == ECONNREFUSED)
-				return udp_refused(c);
+				return idl__udp_refused(c);
 			o->sends++;
 			o->rto_ns = 2 * o->rto_ns > UDP_RTO_MAX ? UDP_RTO_MAX : 2 * o->rto_ns;
 			o->next_ns = now + o->rto_ns;
@@ -567,8 +559,8 @@ udp_resend_due(struct udp_conn *c, int64_t now, int64_t waited, int64_t *wake)
 
 /* A reply came for the request of `seqno`: it is forgotten, and its round trip sampled if
  * it was timed and sent once (Karn). Lock held. */
-static void
-udp_answered(struct udp_conn *c, uint32_t seqno)
+void
+idl__udp_answered(struct udp_conn *c, uint32_t seqno)
 {
 	c->answered = 1;
 	for (struct udp_out *o = c->outs; o != NULL; o = o->next) {
@@ -579,6 +571,18 @@ udp_answered(struct udp_conn *c, uint32_t seqno)
 		udp_out_unlink(c, o);
 		udp_out_free(c, o);
 		return;
+	}
+}
+
+void
+idl__udp_forget(struct udp_conn *c, uint32_t seqno)
+{
+	for (struct udp_out *o = c->outs; o != NULL; o = o->next) {
+		if (o->seqno == seqno) {
+			udp_out_unlink(c, o);
+			udp_out_free(c, o);
+			return;
+		}
 	}
 }
 
@@ -636,7 +640,7 @@ udp_conn_recv(void *vconn, struct idl_xmsg *m, struct idl_deadline *dl)
 			struct idl_deadline w;
 
 			idl__lock_take(&c->lock);
-			err = udp_resend_due(c, now, waited, &wake);
+			err = idl__udp_resend_due(c, now, waited, &wake);
 			idl__lock_give(&c->lock);
 			if (err != 0)
 				return err;
@@ -653,7 +657,7 @@ udp_conn_recv(void *vconn, struct idl_xmsg *m, struct idl_deadline *dl)
 
 			idl__lock_take(&c->lock);
 			if (got >= UDP_KEYED_MIN)
-				udp_answered(c, udp_seqno(m->data));
+				idl__udp_answered(c, udp_seqno(m->data));
 			else
 				c->answered = 1;
 			/* Other requests wait too (other threads' calls, or calls that gave up
@@ -662,13 +666,13 @@ udp_conn_recv(void *vconn, struct idl_xmsg *m, struct idl_deadline *dl)
 			if (c->outs != NULL) {
 				int64_t wake = IDL_DEADLINE_NONE;
 
-				(void)udp_resend_due(c, idl_now_ns(), 0, &wake);
+				(void)idl__udp_resend_due(c, idl_now_ns(), 0, &wake);
 			}
 			idl__lock_give(&c->lock);
-			return udp_received(c->name, m, (size_t)n, c->spill);
+			return idl__udp_received(c->name, m, (size_t)n, c->spill);
 		}
 		if (errno == ECONNREFUSED)
-			return udp_refused(c);
+			return idl__udp_refused(c);
 		if (errno != EAGAIN && errno != EINTR)
 			return IDL_ESYSERR(errno);
 		if (!slow) {
@@ -742,6 +746,11 @@ static const struct idl_transport udp_transport = {
 	.conn_recv = udp_conn_recv,
 	.conn_close = udp_conn_close,
 	.conn_fini = udp_conn_fini,
+	.conn_fd = idl__udp_conn_fd,
+	.conn_sendv_nb = idl__udp_conn_sendv_nb,
+	.conn_recv_nb = idl__udp_conn_recv_nb,
+	.conn_resend = idl__udp_conn_resend,
+	.conn_forget = idl__udp_conn_forget,
 };
 
 void

@@ -8,6 +8,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "transport_kit.h"
 #include "udp_cache.h"
@@ -94,5 +95,42 @@ udp_rto_us(int64_t rto_ns)
 {
 	return (rto_ns + MS - 1) / MS * 1000;
 }
+
+/* The request's sequence number, read from its header's bytes. */
+static inline uint32_t
+udp_seqno(const void *p)
+{
+	uint32_t s;
+
+	memcpy(&s, (const unsigned char *)p + UDP_SEQNO_OFF, sizeof s);
+	return s;
+}
+
+/* udp.c */
+/* A datagram of n bytes arrived, its first m->cap bytes in m->data and the rest in spill:
+ * 0, IDL_EMSGSIZE, or the error of a malformed message with descriptors. */
+int idl__udp_received(const char *name, struct idl_xmsg *m, size_t n, const unsigned char *spill);
+/* The error for an ICMP port-unreachable on c: the server is gone, or was never there. */
+int idl__udp_refused(struct udp_conn *c);
+/* Keeps a copy of request m for resending until dl (none: UDP_RETRY_WINDOW); NULL when
+ * out of memory. Lock held. */
+struct udp_out *idl__udp_out_add(struct udp_conn *c, const struct idl_xmsg *m,
+				 const struct idl_deadline *dl);
+/* Resends what is due at `now`, forgets what is past its deadline or window, and lowers
+ * *wake to the next resend: 0, or the refusal. Lock held. */
+int idl__udp_resend_due(struct udp_conn *c, int64_t now, int64_t waited, int64_t *wake);
+/* A reply to seqno came: its request is forgotten (and timed, if it was sent once). Lock
+ * held. */
+void idl__udp_answered(struct udp_conn *c, uint32_t seqno);
+/* The request of seqno is not resent any more: its call ended without the reply. Lock
+ * held. */
+void idl__udp_forget(struct udp_conn *c, uint32_t seqno);
+
+/* udp_nb.c: the pollable port's operations (idl_transport.h has their contract). */
+int idl__udp_conn_fd(void *conn, unsigned *events);
+int idl__udp_conn_sendv_nb(void *conn, const struct idl_xmsg *msgs, unsigned n);
+int idl__udp_conn_recv_nb(void *conn, struct idl_xmsg *m);
+int idl__udp_conn_resend(void *conn, int64_t now, int64_t *next);
+void idl__udp_conn_forget(void *conn, uint32_t seqno);
 
 #endif /* IDL_TRANSPORT_UDP_IMPL_H */
