@@ -362,8 +362,10 @@ idl__udp_refused(struct udp_conn *c)
 static void
 udp_out_free(struct udp_conn *c, struct udp_out *o)
 {
-	if (c->spare == NULL) {
+	if (c->nspare < UDP_SPARE_MAX && o->cap <= UDP_SPARE_BYTES) {
+		o->next = c->spare;
 		c->spare = o;
+		c->nspare++;
 		return;
 	}
 	free(o->data);
@@ -376,10 +378,12 @@ idl__udp_out_add(struct udp_conn *c, const struct idl_xmsg *m, const struct idl_
 {
 	struct udp_out *o = c->spare;
 
-	if (o != NULL)
-		c->spare = NULL;
-	else if ((o = calloc(1, sizeof *o)) == NULL)
+	if (o != NULL) {
+		c->spare = o->next;
+		c->nspare--;
+	} else if ((o = calloc(1, sizeof *o)) == NULL) {
 		return NULL;
+	}
 	if (o->cap < m->len) {
 		unsigned char *nd = malloc(m->len);
 
@@ -720,11 +724,14 @@ udp_conn_fini(void *vconn)
 		free(o->data);
 		free(o);
 	}
-	if (c->spare != NULL) {
-		free(c->spare->data);
-		free(c->spare);
-		c->spare = NULL;
+	while (c->spare != NULL) {
+		struct udp_out *o = c->spare;
+
+		c->spare = o->next;
+		free(o->data);
+		free(o);
 	}
+	c->nspare = 0;
 	free(c->spill);
 	c->spill = NULL;
 }

@@ -68,6 +68,11 @@ struct udp_out {
  * clock reads. */
 #define UDP_SAMPLE_EVERY 8u
 
+/* The most freed request copies a connection keeps for reuse (a pollable port's calls in
+ * flight: 64 in flight reuse 64), and the largest kept: at most 512 KiB a connection. */
+#define UDP_SPARE_MAX 64u
+#define UDP_SPARE_BYTES 8192u
+
 struct udp_conn {
 	int fd;
 	int open;
@@ -77,7 +82,10 @@ struct udp_conn {
 	size_t limit;
 	struct idl__lock lock; /* outs and the estimator: conn_send and conn_recv overlap */
 	struct udp_out *outs;
-	struct udp_out *spare; /* one freed entry kept, so a call mallocs nothing */
+	/* Freed entries kept for the next requests, so that calls in flight malloc nothing:
+	 * at most UDP_SPARE_MAX of them. */
+	struct udp_out *spare;
+	unsigned nspare;
 	int64_t srtt_ns; /* 0: no sample yet */
 	int64_t rttvar_ns;
 	int64_t rto_ns;
