@@ -407,9 +407,23 @@ idl__udp_out_add(struct udp_conn *c, const struct idl_xmsg *m, const struct idl_
 	o->sampled = c->srtt_ns == 0 || ++c->nsent % UDP_SAMPLE_EVERY == 0;
 	o->first_ns = o->sampled ? idl_now_ns() : 0;
 	o->next_ns = o->sampled ? o->first_ns + o->rto_ns : 0;
-	o->next = c->outs;
-	c->outs = o;
+	/* Kept in the order sent: replies mostly come in that order, so the one a reply
+	 * answers is usually the first (udp_answered). */
+	o->next = NULL;
+	if (c->outs == NULL)
+		c->outs_end = &c->outs;
+	*c->outs_end = o;
+	c->outs_end = &o->next;
 	return o;
+}
+
+/* Takes o, which *pp points to, off the list. */
+static void
+udp_out_cut(struct udp_conn *c, struct udp_out **pp, struct udp_out *o)
+{
+	*pp = o->next;
+	if (c->outs_end == &o->next)
+		c->outs_end = pp;
 }
 
 static void
@@ -420,7 +434,7 @@ udp_out_unlink(struct udp_conn *c, struct udp_out *o)
 	while (*pp != NULL && *pp != o)
 		pp = &(*pp)->next;
 	if (*pp == o)
-		*pp = o->next;
+		udp_out_cut(c, pp, o);
 }
 
 static int udp_conn_send_bytes(struct udp_conn *c, const struct idl_xmsg *m,
@@ -542,7 +556,7 @@ idl__udp_resend_due(struct udp_conn *c, int64_t now, int64_t waited, int64_t *wa
 		if (o->deadline == 0)
 			o->deadline = o->first_ns + (int64_t)o->ms * MS;
 		if (now >= o->deadline || now - o->first_ns >= UDP_RETRY_WINDOW) {
-			*pp = o->next;
+			udp_out_cut(c, pp, o);
 			udp_out_free(c, o);
 			continue;
 		}
@@ -567,12 +581,12 @@ void
 idl__udp_answered(struct udp_conn *c, uint32_t seqno)
 {
 	c->answered = 1;
-	for (struct udp_out *o = c->outs; o != NULL; o = o->next) {
+	for (struct udp_out **pp = &c->outs, *o; (o = *pp) != NULL; pp = &o->next) {
 		if (o->seqno != seqno)
 			continue;
 		if (o->sampled && o->sends == 1)
 			udp_rtt_sample(c, idl_now_ns() - o->first_ns);
-		udp_out_unlink(c, o);
+		udp_out_cut(c, pp, o);
 		udp_out_free(c, o);
 		return;
 	}
@@ -581,9 +595,9 @@ idl__udp_answered(struct udp_conn *c, uint32_t seqno)
 void
 idl__udp_forget(struct udp_conn *c, uint32_t seqno)
 {
-	for (struct udp_out *o = c->outs; o != NULL; o = o->next) {
+	for (struct udp_out **pp = &c->outs, *o; (o = *pp) != NULL; pp = &o->next) {
 		if (o->seqno == seqno) {
-			udp_out_unlink(c, o);
+			udp_out_cut(c, pp, o);
 			udp_out_free(c, o);
 			return;
 		}

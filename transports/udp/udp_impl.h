@@ -81,7 +81,8 @@ struct udp_conn {
 	int64_t sndtimeo_us;
 	size_t limit;
 	struct idl__lock lock; /* outs and the estimator: conn_send and conn_recv overlap */
-	struct udp_out *outs;
+	struct udp_out *outs; /* in the order sent */
+	struct udp_out **outs_end; /* the last one's next, while outs is not empty */
 	/* Freed entries kept for the next requests, so that calls in flight malloc nothing:
 	 * at most UDP_SPARE_MAX of them. */
 	struct udp_out *spare;
