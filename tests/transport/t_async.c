@@ -349,6 +349,57 @@ ta_start_fill(struct ta_run *run, struct ta_call *c, int n, int dgram)
 	return kr;
 }
 
+/* Room for n calls on run->port (opened by the caller), whose calls get 30 s each; NULL,
+ * the case failed and the port closed, when either is missing. */
+static struct ta_call *
+ta_begin(struct ta_run *run, int n)
+{
+	struct ta_call *calls = calloc((size_t)n, sizeof *calls);
+
+	if (run->port == NULL || calls == NULL) {
+		free(calls);
+		idl_port_close(run->port);
+		CU_FAIL("no port");
+		return NULL;
+	}
+	CU_ASSERT_EQUAL(idl_port_set_timeout(run->port, 30000), 0);
+	return calls;
+}
+
+/* Starts calls of add (i, 3i) for calls[n], calls[n + 1]... until `max` or until _async
+ * refuses one, which must be for a full send queue; returns how many calls there are. */
+static int
+ta_fill(struct ta_run *run, struct ta_call *calls, int n, int max)
+{
+	int kr = 0;
+
+	while (n < max && (kr = ta_start(run, &calls[n], n, 3 * n, NULL)) == 0)
+		n++;
+	if (kr != 0) {
+		TT_CHECK_KR(kr, IDL_EAGAIN);
+	}
+	return n;
+}
+
+/* Waits for the n calls of a run to complete, then checks that each ran once and
+ * succeeded, and ends the run (its port closed, `calls` freed). */
+static void
+ta_end_all_ok(struct ta_run *run, struct ta_call *calls, int n, int ms)
+{
+	CU_ASSERT_EQUAL(ta_drain(run, ms), 0);
+	for (int i = 0; i < n; i++) {
+		CU_ASSERT_EQUAL(atomic_load(&calls[i].ran), 1);
+		if (calls[i].kr != 0) {
+			fprintf(stderr, "conformance: call %d of %d\n", i, n);
+			TT_CHECK_KR(calls[i].kr, 0);
+			break;
+		}
+	}
+	CU_ASSERT_EQUAL(atomic_load(&run->wrong), 0);
+	idl_port_close(run->port);
+	free(calls);
+}
+
 /* A frozen server stops taking requests: the send queue fills and refuses with IDL_EAGAIN,
  * then every accepted call completes once the server goes on. A datagram transport never
  * pushes back (the kernel drops what does not fit), so there the case checks only that
@@ -384,17 +435,7 @@ ta_full_queue(void)
 		TT_CHECK_KR(kr, IDL_EAGAIN);
 	}
 	CU_ASSERT_EQUAL(tt_server_signal_wait(SIGCONT), 0);
-	CU_ASSERT_EQUAL(ta_drain(&run, 120000), 0);
-	for (int i = 0; i < n; i++) {
-		CU_ASSERT_EQUAL(atomic_load(&calls[i].ran), 1);
-		if (calls[i].kr != 0) {
-			TT_CHECK_KR(calls[i].kr, 0);
-			break;
-		}
-	}
-	CU_ASSERT_EQUAL(atomic_load(&run.wrong), 0);
-	idl_port_close(run.port);
-	free(calls);
+	ta_end_all_ok(&run, calls, n, 120000);
 }
 
 /* Calls made without a dispatch between them: the replies pile up unread until the
@@ -405,37 +446,17 @@ static void
 ta_unread(void)
 {
 	struct ta_run run = { .port = tt_open() };
-	struct ta_call *calls = calloc(TA_CALLS, sizeof *calls);
-	int n = 0, kr = 0;
+	struct ta_call *calls = ta_begin(&run, TA_CALLS);
+	int n = 0;
 
-	if (run.port == NULL || calls == NULL) {
-		free(calls);
-		idl_port_close(run.port);
-		CU_FAIL_FATAL("no port");
+	if (calls == NULL)
 		return;
-	}
-	CU_ASSERT_EQUAL(idl_port_set_timeout(run.port, 30000), 0);
 	TT_CHECK_KR(ta_start(&run, &calls[n++], 1, 2, NULL), 0);
 	CU_ASSERT_EQUAL(ta_drain(&run, 10000), 0);
-	while (n < TA_CALLS && (kr = ta_start(&run, &calls[n], n, 3 * n, NULL)) == 0)
-		n++;
-	if (kr != 0) {
-		TT_CHECK_KR(kr, IDL_EAGAIN);
-	}
+	n = ta_fill(&run, calls, n, TA_CALLS);
 	/* Time for the server to answer all it can into the unread socket. */
 	usleep(300 * 1000);
-	CU_ASSERT_EQUAL(ta_drain(&run, 60000), 0);
-	for (int i = 0; i < n; i++) {
-		CU_ASSERT_EQUAL(atomic_load(&calls[i].ran), 1);
-		if (calls[i].kr != 0) {
-			fprintf(stderr, "conformance: call %d of %d\n", i, n);
-			TT_CHECK_KR(calls[i].kr, 0);
-			break;
-		}
-	}
-	CU_ASSERT_EQUAL(atomic_load(&run.wrong), 0);
-	idl_port_close(run.port);
-	free(calls);
+	ta_end_all_ok(&run, calls, n, 60000);
 }
 
 /* Calls made on a new port before its hello is answered wait for it, and count toward the
@@ -449,35 +470,15 @@ ta_before_hello(void)
 		MAX = 2 * TA_CALLS + 100
 	};
 	struct ta_run run = { 0 };
-	struct ta_call *calls = calloc(MAX, sizeof *calls);
-	int n = 0, kr = 0;
+	struct ta_call *calls;
+	int n;
 
 	TT_CHECK_KR(idl_port_open_deferred(tt.address, &run.port), 0);
-	if (run.port == NULL || calls == NULL) {
-		free(calls);
-		idl_port_close(run.port);
-		CU_FAIL_FATAL("no port");
+	if ((calls = ta_begin(&run, MAX)) == NULL)
 		return;
-	}
-	CU_ASSERT_EQUAL(idl_port_set_timeout(run.port, 30000), 0);
-	while (n < MAX && (kr = ta_start(&run, &calls[n], n, 5, NULL)) == 0)
-		n++;
-	if (kr != 0) {
-		TT_CHECK_KR(kr, IDL_EAGAIN);
-	}
+	n = ta_fill(&run, calls, 0, MAX);
 	CU_ASSERT(n > 0);
-	CU_ASSERT_EQUAL(ta_drain(&run, 60000), 0);
-	for (int i = 0; i < n; i++) {
-		CU_ASSERT_EQUAL(atomic_load(&calls[i].ran), 1);
-		if (calls[i].kr != 0) {
-			fprintf(stderr, "conformance: call %d of %d\n", i, n);
-			TT_CHECK_KR(calls[i].kr, 0);
-			break;
-		}
-	}
-	CU_ASSERT_EQUAL(atomic_load(&run.wrong), 0);
-	idl_port_close(run.port);
-	free(calls);
+	ta_end_all_ok(&run, calls, n, 60000);
 }
 
 /* The port closes with calls in flight: each ends with IDL_ECANCELED, inside the close. */
