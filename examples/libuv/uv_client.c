@@ -57,6 +57,8 @@ uv_client_operands(long i, int *a, int *b)
 	*b = (int)(uint32_t)((uint64_t)i * 40503u + 7u);
 }
 
+static void uv_client_fill(struct uv_client *cl);
+
 /* bench.add's done function: runs exactly once per accepted call, inside
  * idl_port_dispatch() or idl_port_close(), on the loop's thread. */
 static void
@@ -77,6 +79,11 @@ uv_client_add_done(void *ctx, kern_return_t kr, int sum)
 	cl->done++;
 	s->next_free = cl->free;
 	cl->free = s;
+	/* The next call, started inside the dispatch: the calls started in one dispatch leave
+	 * together when it ends (one system call, where a call started afterwards takes one
+	 * each). Not while the port closes (IDL_ECANCELED): it takes no more calls. */
+	if (kr != IDL_ECANCELED)
+		uv_client_fill(cl);
 }
 
 /* Starts calls until INFLIGHT are outstanding or all were started. A full send queue
