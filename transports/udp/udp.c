@@ -94,8 +94,8 @@ udp_ep_fd(void *vep)
  * message with descriptors gets its data read out into memory of its own and m->len is the
  * message's size; anything else that does not fit is IDL_EMSGSIZE, as before.
  */
-int
-idl__udp_received(const char *name, struct idl_xmsg *m, size_t n, const unsigned char *spill)
+static int
+udp_received(const char *name, struct idl_xmsg *m, size_t n, const unsigned char *spill)
 {
 	size_t got = n < m->cap ? n : m->cap;
 	const idl_msg_header_t *h = m->data;
@@ -201,7 +201,7 @@ udp_ep_recv(void *vep, struct idl_xmsg *m, struct idl_peer *from, struct idl_dea
 		got = (size_t)n < m->cap ? (size_t)n : m->cap;
 		/* Without a sequence number a message cannot be a retransmission. */
 		if (got < UDP_KEYED_MIN)
-			return idl__udp_received(ep->name, m, (size_t)n, ep->spill);
+			return udp_received(ep->name, m, (size_t)n, ep->spill);
 		seqno = udp_seqno(m->data);
 		key = idl__udp_key(from->addr, alen, seqno);
 		fp = idl__udp_fingerprint(m->data, got, (size_t)n);
@@ -224,7 +224,7 @@ udp_ep_recv(void *vep, struct idl_xmsg *m, struct idl_peer *from, struct idl_dea
 			ep->cache.last = NULL;
 		}
 		idl__lock_give(&ep->lock);
-		return idl__udp_received(ep->name, m, (size_t)n, ep->spill);
+		return udp_received(ep->name, m, (size_t)n, ep->spill);
 	}
 }
 
@@ -326,6 +326,7 @@ udp_conn_connect(void *vconn, const char *rest, struct idl_deadline *dl)
 	if ((err = idl__inet_resolve("udp", rest, 0, &as)) != 0)
 		return err;
 	snprintf(c->name, sizeof c->name, "%s", rest);
+	c->outs_end = &c->outs;
 	c->rto_ns = UDP_RTO_INIT;
 	c->rto_us = udp_rto_us(c->rto_ns);
 	if ((c->spill = malloc(UDP_SPILL)) == NULL)
@@ -359,13 +360,18 @@ idl__udp_refused(struct udp_conn *c)
 			 c->name);
 }
 
-static void
+static inline __attribute__((always_inline)) void
 udp_out_free(struct udp_conn *c, struct udp_out *o)
 {
-	if (c->nspare < UDP_SPARE_MAX && o->cap <= UDP_SPARE_BYTES) {
-		o->next = c->spare;
+	/* The one spare first: a call alone uses no more. */
+	if (c->spare == NULL) {
 		c->spare = o;
-		c->nspare++;
+		return;
+	}
+	if (c->nspares < UDP_SPARE_MAX && o->cap <= UDP_SPARE_BYTES) {
+		o->next = c->spares;
+		c->spares = o;
+		c->nspares++;
 		return;
 	}
 	free(o->data);
@@ -373,14 +379,16 @@ udp_out_free(struct udp_conn *c, struct udp_out *o)
 }
 
 /* Keeps a copy of a request for resending. Lock held. */
-struct udp_out *
-idl__udp_out_add(struct udp_conn *c, const struct idl_xmsg *m, const struct idl_deadline *dl)
+static inline __attribute__((always_inline)) struct udp_out *
+udp_out_add(struct udp_conn *c, const struct idl_xmsg *m, const struct idl_deadline *dl)
 {
 	struct udp_out *o = c->spare;
 
 	if (o != NULL) {
-		c->spare = o->next;
-		c->nspare--;
+		c->spare = NULL;
+	} else if ((o = c->spares) != NULL) {
+		c->spares = o->next;
+		c->nspares--;
 	} else if ((o = calloc(1, sizeof *o)) == NULL) {
 		return NULL;
 	}
@@ -410,8 +418,6 @@ idl__udp_out_add(struct udp_conn *c, const struct idl_xmsg *m, const struct idl_
 	/* Kept in the order sent: replies mostly come in that order, so the one a reply
 	 * answers is usually the first (udp_answered). */
 	o->next = NULL;
-	if (c->outs == NULL)
-		c->outs_end = &c->outs;
 	*c->outs_end = o;
 	c->outs_end = &o->next;
 	return o;
@@ -472,7 +478,7 @@ udp_conn_send_bytes(struct udp_conn *c, const struct idl_xmsg *m, struct idl_dea
 	if (m->len >= UDP_KEYED_MIN &&
 	    ((const idl_msg_header_t *)m->data)->kind != IDL_KIND_ONEWAY) {
 		idl__lock_take(&c->lock);
-		o = idl__udp_out_add(c, m, dl);
+		o = udp_out_add(c, m, dl);
 		idl__lock_give(&c->lock);
 		if (o == NULL)
 			return IDL_ENOMEM;
@@ -517,7 +523,7 @@ udp_conn_send_bytes(struct udp_conn *c, const struct idl_xmsg *m, struct idl_dea
 }
 
 /* A reply to request o came after one transmission: a round-trip sample (Karn). */
-static void
+static inline __attribute__((always_inline)) void
 udp_rtt_sample(struct udp_conn *c, int64_t r)
 {
 	if (c->srtt_ns == 0) {
@@ -577,8 +583,8 @@ idl__udp_resend_due(struct udp_conn *c, int64_t now, int64_t waited, int64_t *wa
 
 /* A reply came for the request of `seqno`: it is forgotten, and its round trip sampled if
  * it was timed and sent once (Karn). Lock held. */
-void
-idl__udp_answered(struct udp_conn *c, uint32_t seqno)
+static inline __attribute__((always_inline)) void
+udp_answered(struct udp_conn *c, uint32_t seqno)
 {
 	c->answered = 1;
 	for (struct udp_out **pp = &c->outs, *o; (o = *pp) != NULL; pp = &o->next) {
@@ -675,7 +681,7 @@ udp_conn_recv(void *vconn, struct idl_xmsg *m, struct idl_deadline *dl)
 
 			idl__lock_take(&c->lock);
 			if (got >= UDP_KEYED_MIN)
-				idl__udp_answered(c, udp_seqno(m->data));
+				udp_answered(c, udp_seqno(m->data));
 			else
 				c->answered = 1;
 			/* Other requests wait too (other threads' calls, or calls that gave up
@@ -687,7 +693,7 @@ udp_conn_recv(void *vconn, struct idl_xmsg *m, struct idl_deadline *dl)
 				(void)idl__udp_resend_due(c, idl_now_ns(), 0, &wake);
 			}
 			idl__lock_give(&c->lock);
-			return idl__udp_received(c->name, m, (size_t)n, c->spill);
+			return udp_received(c->name, m, (size_t)n, c->spill);
 		}
 		if (errno == ECONNREFUSED)
 			return idl__udp_refused(c);
@@ -738,16 +744,40 @@ udp_conn_fini(void *vconn)
 		free(o->data);
 		free(o);
 	}
-	while (c->spare != NULL) {
-		struct udp_out *o = c->spare;
+	if (c->spare != NULL) {
+		free(c->spare->data);
+		free(c->spare);
+		c->spare = NULL;
+	}
+	while (c->spares != NULL) {
+		struct udp_out *o = c->spares;
 
-		c->spare = o->next;
+		c->spares = o->next;
 		free(o->data);
 		free(o);
 	}
-	c->nspare = 0;
+	c->nspares = 0;
 	free(c->spill);
 	c->spill = NULL;
+}
+
+/* The operations udp_nb.c shares, as calls: here they stay in line where they are used. */
+int
+idl__udp_received(const char *name, struct idl_xmsg *m, size_t n, const unsigned char *spill)
+{
+	return udp_received(name, m, n, spill);
+}
+
+struct udp_out *
+idl__udp_out_add(struct udp_conn *c, const struct idl_xmsg *m, const struct idl_deadline *dl)
+{
+	return udp_out_add(c, m, dl);
+}
+
+void
+idl__udp_answered(struct udp_conn *c, uint32_t seqno)
+{
+	udp_answered(c, seqno);
 }
 
 static const struct idl_transport udp_transport = {

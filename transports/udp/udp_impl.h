@@ -82,11 +82,12 @@ struct udp_conn {
 	size_t limit;
 	struct idl__lock lock; /* outs and the estimator: conn_send and conn_recv overlap */
 	struct udp_out *outs; /* in the order sent */
-	struct udp_out **outs_end; /* the last one's next, while outs is not empty */
-	/* Freed entries kept for the next requests, so that calls in flight malloc nothing:
-	 * at most UDP_SPARE_MAX of them. */
+	struct udp_out **outs_end; /* where the next one goes: the last one's next, or &outs */
+	/* Freed entries kept for the next requests, so that calls malloc nothing: one, which
+	 * is all a call alone needs, then up to UDP_SPARE_MAX more for calls in flight. */
 	struct udp_out *spare;
-	unsigned nspare;
+	struct udp_out *spares;
+	unsigned nspares;
 	int64_t srtt_ns; /* 0: no sample yet */
 	int64_t rttvar_ns;
 	int64_t rto_ns;
