@@ -210,10 +210,13 @@ net_count(const char *address, unsigned calls, unsigned nthreads, unsigned infli
 		return 1;
 	if ((err = counter_total(port, &base)) != 0) {
 		fprintf(stderr, "net-client: total: %s: %s\n", idl_errname(err), idl_errdetail());
+		idl_port_close(port);
 		return 1;
 	}
-	if ((seen = calloc(calls + 1, 1)) == NULL)
+	if ((seen = calloc(calls + 1, 1)) == NULL) {
+		idl_port_close(port);
 		return 1;
+	}
 	t0 = idl_now_ns();
 	if (inflight > 0) {
 		memset(&th[0], 0, sizeof th[0]);
@@ -251,6 +254,7 @@ net_count(const char *address, unsigned calls, unsigned nthreads, unsigned infli
 	free(seen);
 	if ((err = counter_total(port, &after)) != 0) {
 		fprintf(stderr, "net-client: total: %s: %s\n", idl_errname(err), idl_errdetail());
+		idl_port_close(port);
 		return 1;
 	}
 	if (net_shared) {
