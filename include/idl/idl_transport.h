@@ -48,7 +48,10 @@
  * may come from any thread at any time. ep_recv runs in one thread at a time per endpoint:
  * the endpoint's receiving thread, or an embedded server's loop, which calls it with a
  * deadline of 0 ms when ep_fd is readable (a deadline of 0 tries once, without waiting,
- * and returns IDL_ETIMEDOUT when nothing is there).
+ * and returns IDL_ETIMEDOUT when nothing is there). Only an ep_recv that may wait (any
+ * other deadline) may read datagrams ahead of the one it returns: the caller that tries
+ * without waiting waits for ep_fd's readiness between receives, which nothing read ahead
+ * would report.
  *
  * Ownership: the data of a send belongs to the caller and may be reused when the op
  * returns. Received file descriptors belong to the receiver.

@@ -26,4 +26,5 @@ IDL_SUITE(tr_unix_ra)
 #endif
 #ifdef HAVE_TRANSPORT_UDP
 IDL_SUITE(tr_udp_cache)
+IDL_SUITE(tr_udp_ra)
 #endif

@@ -4,11 +4,12 @@ if TRANSPORT_UDP
 runtime_libidlrt_la_SOURCES += \
 	transports/udp/udp.c \
 	transports/udp/udp_nb.c \
+	transports/udp/udp_ra.c \
 	transports/udp/udp_cache.h \
 	transports/udp/udp_impl.h \
 	transports/udp/udp_cache.c
 tests_transport_conformance_SOURCES += tests/transport/addr_udp.c
 if HAVE_CUNIT
-tests_unit_unit_SOURCES += tests/unit/test_tr_udp_cache.c
+tests_unit_unit_SOURCES += tests/unit/test_tr_udp_cache.c tests/unit/test_tr_udp_ra.c
 endif
 endif

@@ -80,6 +80,7 @@ udp_ep_listen(void *vep, const char *rest, const struct idl_listen_opts *opts)
 		(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &big, sizeof big);
 	if ((ep->spill = malloc(UDP_SPILL)) == NULL)
 		return IDL_ENOMEM;
+	ep->ra_wait = UDP_RA_PROBE;
 	return 0;
 }
 
@@ -176,11 +177,21 @@ udp_ep_recv(void *vep, struct idl_xmsg *m, struct idl_peer *from, struct idl_dea
 		uint64_t key, fp;
 		uint32_t seqno, alen;
 		ssize_t n;
-		int t, dup;
+		int t = 0, dup;
 
-		if ((t = idl__sock_timeo(ep->fd, SO_RCVTIMEO, &ep->rcvtimeo_us, dl)) < 0)
-			return t;
-		n = idl__sys_recvmsg(ep->fd, &mh, MSG_TRUNC | (t == 1 ? MSG_DONTWAIT : 0));
+		if (ep->ra_left != 0) {
+			n = idl__udp_ra_pop(ep, &mh);
+		} else {
+			if ((t = idl__sock_timeo(ep->fd, SO_RCVTIMEO, &ep->rcvtimeo_us, dl)) < 0)
+				return t;
+			/* Only a receive that may wait reads ahead (udp_ra.c says why). */
+			if (dl->ms != 0 && --ep->ra_wait == 0)
+				n = idl__udp_ra_recv(ep, &mh,
+						     MSG_TRUNC | (t == 1 ? MSG_DONTWAIT : 0));
+			else
+				n = idl__sys_recvmsg(ep->fd, &mh,
+						     MSG_TRUNC | (t == 1 ? MSG_DONTWAIT : 0));
+		}
 		if (atomic_load_explicit(&ep->closed, memory_order_relaxed))
 			return IDL_ECLOSED;
 		if (n < 0) {
@@ -309,6 +320,7 @@ udp_ep_fini(void *vep)
 		close(ep->fd);
 	ep->open = 0;
 	idl__udp_cache_free(&ep->cache);
+	idl__udp_ra_free(ep);
 	free(ep->spill);
 	ep->spill = NULL;
 }

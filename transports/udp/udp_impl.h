@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "transport_kit.h"
 #include "udp_cache.h"
@@ -41,8 +42,21 @@ struct udp_ep {
 	struct idl__lock lock; /* the cache: ep_recv and ep_reply may be in two threads */
 	struct udp_cache cache;
 	unsigned char *spill; /* UDP_SPILL bytes: a datagram's part beyond the caller's buffer */
+	/* Reading ahead (udp_ra.c), in the one thread that receives. */
+	struct udp_ra *ra; /* the slots, or NULL */
+	unsigned ra_left; /* datagrams waiting in them */
+	unsigned ra_wait; /* receives until the next that reads ahead */
+	unsigned ra_quiet; /* receives in a row that found one datagram */
+	int ra_on; /* datagrams came in runs lately */
 	char name[80];
 };
+
+/* Reading ahead: datagrams one recvmmsg() takes beside the one waited for; every
+ * UDP_RA_PROBE-th receive looks for a run, and UDP_RA_QUIET receives that find one datagram
+ * end it. */
+#define UDP_RA_SLOTS 15u
+#define UDP_RA_PROBE 32u
+#define UDP_RA_QUIET 8u
 
 /* One request of the client awaiting its reply. Its times are 0 until they are needed: a
  * request is timed when it is sent only when its round trip is to be sampled, and the
@@ -135,6 +149,13 @@ void idl__udp_answered(struct udp_conn *c, uint32_t seqno);
 /* The request of seqno is not resent any more: its call ended without the reply. Lock
  * held. */
 void idl__udp_forget(struct udp_conn *c, uint32_t seqno);
+
+/* udp_ra.c. A receive that reads ahead, as recvmsg(ep->fd, mh, flags) returns; the next
+ * datagram read ahead into mh (its buffers and its name), as recvmsg would put it, with its
+ * true length (ep->ra_left > 0); the slots freed. */
+ssize_t idl__udp_ra_recv(struct udp_ep *ep, struct msghdr *mh, int flags);
+ssize_t idl__udp_ra_pop(struct udp_ep *ep, struct msghdr *mh);
+void idl__udp_ra_free(struct udp_ep *ep);
 
 /* udp_nb.c: the pollable port's operations (idl_transport.h has their contract). */
 int idl__udp_conn_fd(void *conn, unsigned *events);
