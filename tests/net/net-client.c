@@ -393,32 +393,64 @@ fail:
 	return 1;
 }
 
+/* The lowest port the kernel picks for a socket bound to port 0 (ip_local_port_range). */
+static unsigned
+net_ephemeral_low(void)
+{
+	FILE *f = fopen("/proc/sys/net/ipv4/ip_local_port_range", "r");
+	unsigned low = 32768, high;
+
+	if (f != NULL) {
+		if (fscanf(f, "%u %u", &low, &high) != 2)
+			low = 32768;
+		fclose(f);
+	}
+	return low;
+}
+
+/*
+ * Prints `count` free ports of proto, below the kernel's ephemeral range: a test that kills
+ * a server and starts it again on the same port must not find it taken meanwhile by a
+ * client socket of a test running beside it, which the kernel would give a port of that
+ * range. Each is tried by binding it, so one in use is skipped.
+ */
 static int
 net_freeport(const char *proto, unsigned count)
 {
-	int *fds = calloc(count ? count : 1, sizeof *fds), rc = 0;
+	unsigned low = net_ephemeral_low(), base = 10000, found = 0;
+	unsigned seed = (unsigned)getpid() ^ (unsigned)idl_now_ns();
+	int *held = calloc(count ? count : 1, sizeof *held); /* bound till the end: no repeat */
 
-	if (fds == NULL)
+	if (held == NULL)
 		return 1;
-	for (unsigned i = 0; i < count; i++) {
-		struct sockaddr_in sa = { .sin_family = AF_INET };
-		socklen_t sl = sizeof sa;
 
+	if (low <= base + 1000)
+		base = 1024;
+	for (unsigned tries = 0; found < count && tries < 10000; tries++) {
+		struct sockaddr_in sa = { .sin_family = AF_INET };
+		unsigned port;
+		int fd;
+
+		seed = seed * 1103515245u + 12345u;
+		port = base + (seed >> 8) % (low - base);
 		sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-		fds[i] = socket(AF_INET, strcmp(proto, "udp") == 0 ? SOCK_DGRAM : SOCK_STREAM, 0);
-		if (fds[i] < 0 || bind(fds[i], (struct sockaddr *)&sa, sizeof sa) != 0 ||
-		    getsockname(fds[i], (struct sockaddr *)&sa, &sl) != 0) {
+		sa.sin_port = htons((uint16_t)port);
+		fd = socket(AF_INET, strcmp(proto, "udp") == 0 ? SOCK_DGRAM : SOCK_STREAM, 0);
+		if (fd < 0) {
 			perror("net-client: freeport");
-			rc = 1;
 			break;
 		}
-		printf("%u\n", (unsigned)ntohs(sa.sin_port));
+		if (bind(fd, (struct sockaddr *)&sa, sizeof sa) == 0) {
+			printf("%u\n", port);
+			held[found++] = fd;
+		} else {
+			close(fd);
+		}
 	}
-	for (unsigned i = 0; i < count; i++)
-		if (fds[i] > 0)
-			close(fds[i]);
-	free(fds);
-	return rc;
+	for (unsigned i = 0; i < found; i++)
+		close(held[i]);
+	free(held);
+	return found == count ? 0 : 1;
 }
 
 static int
