@@ -32,7 +32,8 @@ set -u
 # unix:'s server counts 448 here and 450 in a fresh Debian 12 root since it reads ahead
 # (a receive looks for a run of messages every 32nd time, and says what it read ahead);
 # its budget is 460, so that a few instructions of difference between machines do not fail.
-# udp:'s server reads ahead the same way since (895 here; 887 before): its budget is 910.
+# udp:'s server reads ahead the same way since, and holds the replies to a run (896 here; 887
+# before reading ahead): its budget is 910.
 budgets='unix 450 460
 tcp 520 520
 port 510 480

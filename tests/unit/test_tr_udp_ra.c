@@ -1,13 +1,16 @@
 /*
- * test_tr_udp_ra.c - the udp: endpoint's read-ahead (transports/udp/udp_ra.c) on real
- * loopback sockets, through the transport's own ep_recv: a run of datagrams from two clients
+ * test_tr_udp_ra.c - reading ahead on udp: (transports/sock/sock_ra.c) on real loopback
+ * sockets, through the transport's own operations: a run of datagrams from two clients
  * taken by one receive and handed out in order, each with its sender's address; a receive
  * that must not wait, which reads nothing ahead; a retransmission inside a run, dropped by
- * the duplicate-reply cache as one received alone would be; and a datagram read ahead that
- * is larger than a later receive's buffer.
+ * the duplicate-reply cache as one received alone would be; a datagram read ahead that is
+ * larger than a later receive's buffer; the replies to a run, held and sent together
+ * (transports/udp/udp_hold.c); and a client's run of replies read ahead for a pollable port.
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -42,7 +45,7 @@ ra_open(struct ra_setup *s)
 	s->ep.limit = UDP_LIMIT_V4;
 	s->ep.spill = malloc(UDP_SPILL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(s->ep.spill);
-	s->ep.ra_wait = UDP_RA_PROBE;
+	idl__sock_ra_init(&s->ep.ra);
 	for (int i = 0; i < 2; i++) {
 		len = sizeof s->cli_addr[i];
 		s->cli[i] = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
@@ -57,7 +60,7 @@ static void
 ra_close(struct ra_setup *s)
 {
 	s->tr->ep_fini(&s->ep);
-	CU_ASSERT_PTR_NULL(s->ep.ra);
+	CU_ASSERT_PTR_NULL(s->ep.ra.slots);
 	close(s->cli[0]);
 	close(s->cli[1]);
 }
@@ -114,15 +117,15 @@ test_run(void)
 	ra_open(&s);
 	for (uint32_t i = 0; i < 20; i++)
 		ra_send(&s, (int)(i % 2), 100 + i, 64);
-	s.ep.ra_wait = 1; /* the next receive looks for a run */
+	s.ep.ra.wait = 1; /* the next receive looks for a run */
 	for (uint32_t i = 0; i < 20; i++) {
 		CU_ASSERT_EQUAL_FATAL(ra_recv(&s, IDL_DEADLINE_MS_NONE, 256, &seqno, &who), 0);
 		if (i == 0)
-			CU_ASSERT_EQUAL(s.ep.ra_left, UDP_RA_SLOTS);
+			CU_ASSERT_EQUAL(s.ep.ra.left, IDL_SOCK_RA_SLOTS);
 		CU_ASSERT_EQUAL(seqno, 100 + i);
 		CU_ASSERT_EQUAL(who, (int)(i % 2));
 	}
-	CU_ASSERT_EQUAL(s.ep.ra_left, 0);
+	CU_ASSERT_EQUAL(s.ep.ra.left, 0);
 	CU_ASSERT_EQUAL(ra_recv(&s, 0, 256, &seqno, &who), IDL_ETIMEDOUT);
 	ra_close(&s);
 }
@@ -139,13 +142,13 @@ test_try(void)
 	ra_open(&s);
 	for (uint32_t i = 0; i < 5; i++)
 		ra_send(&s, 0, 200 + i, 64);
-	s.ep.ra_wait = 1;
+	s.ep.ra.wait = 1;
 	for (uint32_t i = 0; i < 5; i++) {
 		CU_ASSERT_EQUAL_FATAL(ra_recv(&s, 0, 256, &seqno, &who), 0);
-		CU_ASSERT_EQUAL(s.ep.ra_left, 0);
+		CU_ASSERT_EQUAL(s.ep.ra.left, 0);
 		CU_ASSERT_EQUAL(seqno, 200 + i);
 	}
-	CU_ASSERT_PTR_NULL(s.ep.ra);
+	CU_ASSERT_PTR_NULL(s.ep.ra.slots);
 	ra_close(&s);
 }
 
@@ -163,10 +166,10 @@ test_duplicate(void)
 	ra_send(&s, 0, 300, 64);
 	ra_send(&s, 1, 300, 64);
 	ra_send(&s, 0, 301, 64);
-	s.ep.ra_wait = 1;
+	s.ep.ra.wait = 1;
 	CU_ASSERT_EQUAL(ra_recv(&s, IDL_DEADLINE_MS_NONE, 256, &seqno, &who), 0);
 	CU_ASSERT(seqno == 300 && who == 0);
-	CU_ASSERT_EQUAL(s.ep.ra_left, 3);
+	CU_ASSERT_EQUAL(s.ep.ra.left, 3);
 	CU_ASSERT_EQUAL(ra_recv(&s, IDL_DEADLINE_MS_NONE, 256, &seqno, &who), 0);
 	CU_ASSERT(seqno == 300 && who == 1);
 	CU_ASSERT_EQUAL(ra_recv(&s, IDL_DEADLINE_MS_NONE, 256, &seqno, &who), 0);
@@ -189,7 +192,7 @@ test_smaller(void)
 	ra_send(&s, 0, 400, 64);
 	ra_send(&s, 0, 401, 480);
 	ra_send(&s, 0, 402, 64);
-	s.ep.ra_wait = 1;
+	s.ep.ra.wait = 1;
 	CU_ASSERT_EQUAL(ra_recv(&s, IDL_DEADLINE_MS_NONE, 512, &seqno, &who), 0);
 	CU_ASSERT_EQUAL(seqno, 400);
 	CU_ASSERT_EQUAL(ra_recv(&s, IDL_DEADLINE_MS_NONE, 128, &seqno, &who), IDL_EMSGSIZE);
@@ -198,11 +201,149 @@ test_smaller(void)
 	ra_close(&s);
 }
 
+/* Sends a reply of `len` bytes to request `seqno` from `to` through the endpoint. */
+static void
+ra_reply(struct ra_setup *s, const struct idl_peer *to, uint32_t seqno, size_t len)
+{
+	static unsigned char b[UDP_HOLD_BYTES + 256];
+	idl_msg_header_t h = { .magic = IDL_MSG_MAGIC,
+			       .order = IDL_ORDER_NATIVE,
+			       .kind = IDL_KIND_REPLY,
+			       .size = (uint32_t)len,
+			       .seqno = seqno };
+	struct idl_xmsg m = { .data = b, .len = len };
+
+	memset(b, 0, sizeof b);
+	memcpy(b, &h, sizeof h);
+	CU_ASSERT_EQUAL(s->tr->ep_reply(&s->ep, to, &m), 0);
+}
+
+/* The seqno of the next reply waiting at socket fd, waiting up to `ms` for it; 0 when none
+ * came. */
+static uint32_t
+ra_reply_seqno(int fd, int ms)
+{
+	unsigned char b[UDP_HOLD_BYTES + 256];
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	if (poll(&p, 1, ms) != 1 || recv(fd, b, sizeof b, MSG_DONTWAIT) < (ssize_t)UDP_KEYED_MIN)
+		return 0;
+	return udp_seqno(b);
+}
+
+/* The replies to a run read ahead are held until the next receive that asks the kernel for
+ * more, then go together; a reply too large to hold goes at once, with those held. */
+static void
+test_replies_held(void)
+{
+	struct ra_setup s;
+
+	ra_open(&s);
+	idl__udp_hold_make(&s.ep);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s.ep.hold);
+	for (uint32_t i = 0; i < 4; i++)
+		ra_send(&s, 0, 500 + i, 64);
+	s.ep.ra.wait = 1;
+	for (uint32_t i = 0; i < 4; i++) {
+		uint64_t buf[64];
+		struct idl_xmsg m = { .data = buf, .cap = sizeof buf };
+		struct idl_peer from = { 0 };
+		struct idl_deadline dl = { 0, IDL_DEADLINE_MS_NONE };
+
+		CU_ASSERT_EQUAL_FATAL(s.tr->ep_recv(&s.ep, &m, &from, &dl), 0);
+		CU_ASSERT_EQUAL(udp_seqno(buf), 500 + i);
+		ra_reply(&s, &from, 500 + i, i == 2 ? UDP_HOLD_BYTES + 100 : 64);
+		if (i < 2)
+			CU_ASSERT_EQUAL(ra_reply_seqno(s.cli[0], 0), 0);
+		if (i == 2) {
+			/* The large one went, after the two held. */
+			for (uint32_t k = 0; k < 3; k++)
+				CU_ASSERT_EQUAL(ra_reply_seqno(s.cli[0], 1000), 500 + k);
+		}
+	}
+	/* The last one is held until the receive after it asks the kernel. */
+	CU_ASSERT_EQUAL(ra_reply_seqno(s.cli[0], 0), 0);
+	CU_ASSERT_EQUAL(s.ep.nheld, 1);
+	{
+		uint32_t seqno;
+		int who;
+
+		CU_ASSERT_EQUAL(ra_recv(&s, 0, 256, &seqno, &who), IDL_ETIMEDOUT);
+	}
+	CU_ASSERT_EQUAL(ra_reply_seqno(s.cli[0], 1000), 503);
+	CU_ASSERT_EQUAL(s.ep.hold_on, 0);
+	ra_close(&s);
+}
+
+/* A client's receive for a pollable port reads a run of replies ahead; its descriptor says
+ * so while some wait, and the blocking receive hands them out before asking the kernel. */
+static void
+test_client_run(void)
+{
+	struct ra_setup s;
+	struct udp_conn c;
+	struct sockaddr_in a;
+	socklen_t len = sizeof a;
+	char rest[64];
+	struct idl_deadline dl = { 0, 1000 };
+	uint64_t buf[64];
+	struct idl_xmsg m;
+	unsigned ev = 0;
+	int srv;
+
+	ra_open(&s);
+	srv = s.ep.fd;
+	CU_ASSERT_EQUAL_FATAL(getsockname(srv, (struct sockaddr *)&a, &len), 0);
+	snprintf(rest, sizeof rest, "127.0.0.1:%u", (unsigned)ntohs(a.sin_port));
+	memset(&c, 0, sizeof c);
+	CU_ASSERT_EQUAL_FATAL(s.tr->conn_connect(&c, rest, &dl), 0);
+	len = sizeof a;
+	CU_ASSERT_EQUAL_FATAL(getsockname(c.fd, (struct sockaddr *)&a, &len), 0);
+	for (uint32_t i = 0; i < 5; i++) {
+		unsigned char b[64];
+		idl_msg_header_t h = { .magic = IDL_MSG_MAGIC,
+				       .order = IDL_ORDER_NATIVE,
+				       .kind = IDL_KIND_REPLY,
+				       .size = sizeof b,
+				       .seqno = 600 + i };
+
+		memset(b, 0, sizeof b);
+		memcpy(b, &h, sizeof h);
+		CU_ASSERT_EQUAL(sendto(srv, b, sizeof b, 0, (struct sockaddr *)&a, len),
+				(ssize_t)sizeof b);
+	}
+	c.ra.wait = 1;
+	m = (struct idl_xmsg){ .data = buf, .cap = sizeof buf };
+	CU_ASSERT_EQUAL(s.tr->conn_recv_nb(&c, &m), 0);
+	CU_ASSERT_EQUAL(udp_seqno(buf), 600);
+	CU_ASSERT_EQUAL(c.ra.left, 4);
+	(void)s.tr->conn_fd(&c, &ev);
+	CU_ASSERT(ev & IDL_TR_EV_MORE);
+	m = (struct idl_xmsg){ .data = buf, .cap = sizeof buf };
+	CU_ASSERT_EQUAL(s.tr->conn_recv(&c, &m, &dl), 0);
+	CU_ASSERT_EQUAL(udp_seqno(buf), 601);
+	for (uint32_t i = 2; i < 5; i++) {
+		m = (struct idl_xmsg){ .data = buf, .cap = sizeof buf };
+		CU_ASSERT_EQUAL(s.tr->conn_recv_nb(&c, &m), 0);
+		CU_ASSERT_EQUAL(m.len, 64);
+		CU_ASSERT_EQUAL(udp_seqno(buf), 600 + i);
+	}
+	m = (struct idl_xmsg){ .data = buf, .cap = sizeof buf };
+	CU_ASSERT_EQUAL(s.tr->conn_recv_nb(&c, &m), IDL_EAGAIN);
+	(void)s.tr->conn_fd(&c, &ev);
+	CU_ASSERT_EQUAL(ev & IDL_TR_EV_MORE, 0);
+	s.tr->conn_fini(&c);
+	CU_ASSERT_PTR_NULL(c.ra.slots);
+	ra_close(&s);
+}
+
 static CU_TestInfo tr_udp_ra_tests[] = {
 	{ "a run from two clients", test_run },
 	{ "a receive that must not wait", test_try },
 	{ "a retransmission in a run", test_duplicate },
 	{ "a smaller receive", test_smaller },
+	{ "replies to a run held", test_replies_held },
+	{ "a client's run of replies", test_client_run },
 	CU_TEST_INFO_NULL,
 };
 

@@ -1,5 +1,5 @@
 /*
- * test_tr_unix_ra.c - the unix: transport's read-ahead (transports/unix/unix_ra.c) on a real
+ * test_tr_unix_ra.c - the unix: transport's read-ahead (transports/sock/sock_ra.c) on a real
  * SOCK_SEQPACKET socket pair: a run of messages taken by one receive and handed out in order,
  * conn_fd saying after each whether more wait; the probe that turns reading ahead on and the quiet
  * receives that turn it off; a message read ahead that does not fit a later, smaller receive; and
@@ -32,7 +32,7 @@ ra_open(struct ra_pair *p)
 	memset(p, 0, sizeof *p);
 	p->c.fd = sv[0];
 	p->c.open = 1;
-	p->c.ra_wait = UNIX_RA_PROBE;
+	idl__sock_ra_init(&p->c.ra);
 	p->c.spill = malloc(UNIX_SPILL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(p->c.spill);
 	p->peer = sv[1];
@@ -41,8 +41,8 @@ ra_open(struct ra_pair *p)
 static void
 ra_close(struct ra_pair *p)
 {
-	idl__unix_ra_free(&p->c);
-	CU_ASSERT_PTR_NULL(p->c.ra);
+	idl__sock_ra_free(&p->c.ra);
+	CU_ASSERT_PTR_NULL(p->c.ra.slots);
 	free(p->c.spill);
 	close(p->c.fd);
 	close(p->peer);
@@ -128,18 +128,18 @@ test_run_in_order(void)
 	unsigned got = 0, batches = 0;
 
 	ra_open(&p);
-	p.c.ra_on = 1;
-	p.c.ra_wait = 1;
+	p.c.ra.on = 1;
+	p.c.ra.wait = 1;
 	for (unsigned i = 0; i < 40; i++)
 		ra_send(p.peer, i, 8 + i * 7, -1);
-	/* One receive takes the first and UNIX_RA_SLOTS behind it; after each, conn_fd says
+	/* One receive takes the first and IDL_SOCK_RA_SLOTS behind it; after each, conn_fd says
 	 * whether more wait. */
 	while (ra_recv(&p, buf, sizeof buf, &m) == 0) {
-		if (p.c.ra_left == UNIX_RA_SLOTS)
+		if (p.c.ra.left == IDL_SOCK_RA_SLOTS)
 			batches++;
 		CU_ASSERT_EQUAL(m.len, 8 + got * 7);
 		CU_ASSERT(ra_is(buf, got, m.len));
-		CU_ASSERT_EQUAL(ra_more(&p), (got + 1) % (UNIX_RA_SLOTS + 1) != 0 && got != 39);
+		CU_ASSERT_EQUAL(ra_more(&p), (got + 1) % (IDL_SOCK_RA_SLOTS + 1) != 0 && got != 39);
 		got++;
 	}
 	CU_ASSERT_EQUAL(got, 40);
@@ -158,17 +158,17 @@ test_probe_and_quiet(void)
 
 	ra_open(&p);
 	/* One message at a time: nothing is read ahead, and reading ahead stays off; the
-	 * UNIX_RA_PROBE-th receive asks for more, finds none. */
-	for (i = 0; i < UNIX_RA_PROBE; i++) {
+	 * IDL_SOCK_RA_PROBE-th receive asks for more, finds none. */
+	for (i = 0; i < IDL_SOCK_RA_PROBE; i++) {
 		ra_send(p.peer, i, 16, -1);
 		CU_ASSERT_EQUAL(ra_recv(&p, buf, sizeof buf, &m), 0);
 		CU_ASSERT_EQUAL(ra_more(&p), 0);
 		CU_ASSERT(ra_is(buf, i, 16));
 	}
-	CU_ASSERT_EQUAL(p.c.ra_on, 0);
-	CU_ASSERT_PTR_NOT_NULL(p.c.ra);
+	CU_ASSERT_EQUAL(p.c.ra.on, 0);
+	CU_ASSERT_PTR_NOT_NULL(p.c.ra.slots);
 	/* A run waiting when the next probe comes turns it on. */
-	for (i = 0; i < UNIX_RA_PROBE - 1; i++) {
+	for (i = 0; i < IDL_SOCK_RA_PROBE - 1; i++) {
 		ra_send(p.peer, i, 16, -1);
 		CU_ASSERT_EQUAL(ra_recv(&p, buf, sizeof buf, &m), 0);
 	}
@@ -177,28 +177,28 @@ test_probe_and_quiet(void)
 	CU_ASSERT_EQUAL(ra_recv(&p, buf, sizeof buf, &m), 0);
 	CU_ASSERT(ra_is(buf, 100, 16));
 	CU_ASSERT_EQUAL(ra_more(&p), 1);
-	CU_ASSERT_EQUAL(p.c.ra_on, 1);
+	CU_ASSERT_EQUAL(p.c.ra.on, 1);
 	CU_ASSERT_EQUAL(ra_recv(&p, buf, sizeof buf, &m), 0);
 	CU_ASSERT(ra_is(buf, 101, 16));
 	CU_ASSERT_EQUAL(ra_more(&p), 0);
-	/* UNIX_RA_QUIET receives that find one message each turn it off. */
-	for (i = 0; i < UNIX_RA_QUIET; i++) {
-		CU_ASSERT_EQUAL(p.c.ra_on, 1);
+	/* IDL_SOCK_RA_QUIET receives that find one message each turn it off. */
+	for (i = 0; i < IDL_SOCK_RA_QUIET; i++) {
+		CU_ASSERT_EQUAL(p.c.ra.on, 1);
 		ra_send(p.peer, i, 16, -1);
 		CU_ASSERT_EQUAL(ra_recv(&p, buf, sizeof buf, &m), 0);
 	}
-	CU_ASSERT_EQUAL(p.c.ra_on, 0);
+	CU_ASSERT_EQUAL(p.c.ra.on, 0);
 	/* The blocking receive (conn_recv, a client's) never reads ahead: its caller may wait
 	 * for readiness. */
-	p.c.ra_on = 1;
-	p.c.ra_wait = 1;
+	p.c.ra.on = 1;
+	p.c.ra.wait = 1;
 	ra_send(p.peer, 1, 16, -1);
 	ra_send(p.peer, 2, 16, -1);
 	memset(&m, 0, sizeof m);
 	m.data = buf;
 	m.cap = sizeof buf;
 	CU_ASSERT_EQUAL(idl__unix_recv(&p.c, &m, &(struct idl_deadline){ 0, 0 }), 0);
-	CU_ASSERT_EQUAL(p.c.ra_left, 0);
+	CU_ASSERT_EQUAL(p.c.ra.left, 0);
 	CU_ASSERT_EQUAL(ra_more(&p), 0);
 	ra_close(&p);
 }
@@ -211,13 +211,13 @@ test_smaller_receive(void)
 	struct idl_xmsg m;
 
 	ra_open(&p);
-	p.c.ra_on = 1;
-	p.c.ra_wait = 1;
+	p.c.ra.on = 1;
+	p.c.ra.wait = 1;
 	ra_send(p.peer, 1, 64, -1);
 	ra_send(p.peer, 2, 3000, -1);
 	ra_send(p.peer, 3, 900, -1);
 	CU_ASSERT_EQUAL(ra_recv(&p, big, sizeof big, &m), 0);
-	CU_ASSERT_EQUAL(p.c.ra_left, 2);
+	CU_ASSERT_EQUAL(p.c.ra.left, 2);
 	/* Read ahead into room for 4096 bytes, 3000 do not fit a receive of 1024: the error a
 	 * receive without reading ahead gives, with the message's length; the next is whole. */
 	CU_ASSERT_EQUAL(ra_recv(&p, small, sizeof small, &m), IDL_EMSGSIZE);
@@ -242,8 +242,8 @@ test_descriptors(void)
 	/* Descriptors that come with messages that are no message of ours are closed, handed
 	 * out from the read-ahead or not. */
 	ra_open(&p);
-	p.c.ra_on = 1;
-	p.c.ra_wait = 1;
+	p.c.ra.on = 1;
+	p.c.ra.wait = 1;
 	for (unsigned i = 0; i < 6; i++)
 		ra_send(p.peer, i, 32, pfd[0]);
 	for (unsigned i = 0; i < 3; i++) {
@@ -251,7 +251,7 @@ test_descriptors(void)
 		CU_ASSERT_EQUAL(m.len, 32);
 		CU_ASSERT(ra_is(buf, i, 32));
 	}
-	CU_ASSERT_EQUAL(p.c.ra_left, 3);
+	CU_ASSERT_EQUAL(p.c.ra.left, 3);
 	/* Three are still read ahead, each with a descriptor installed here. */
 	CU_ASSERT_EQUAL(ra_open_fds(), before + 2 + 2 + 3);
 	ra_close(&p);

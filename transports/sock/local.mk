@@ -1,11 +1,14 @@
 # transports/sock/local.mk - the socket code several transports share: UNIX socket files
-# (unix:, shm:'s rendezvous), the socket deadline cache (unix:, tcp:, udp:), and the
+# (unix:, shm:'s rendezvous), the socket deadline cache (unix:, tcp:, udp:), reading ahead
+# (unix:, udp:), and the
 # HOST:PORT addresses of tcp: and udp:. Small, so built whenever one of them is.
 runtime_libidlrt_la_SOURCES += \
 	transports/sock/sockfile.h \
 	transports/sock/sockfile.c \
 	transports/sock/sock_timeo.h \
-	transports/sock/sock_timeo.c
+	transports/sock/sock_timeo.c \
+	transports/sock/sock_ra.h \
+	transports/sock/sock_ra.c
 if TRANSPORT_TCP
 runtime_libidlrt_la_SOURCES += transports/sock/inet.h transports/sock/inet.c
 else

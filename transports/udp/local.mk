@@ -4,7 +4,7 @@ if TRANSPORT_UDP
 runtime_libidlrt_la_SOURCES += \
 	transports/udp/udp.c \
 	transports/udp/udp_nb.c \
-	transports/udp/udp_ra.c \
+	transports/udp/udp_hold.c \
 	transports/udp/udp_cache.h \
 	transports/udp/udp_impl.h \
 	transports/udp/udp_cache.c

@@ -80,7 +80,8 @@ udp_ep_listen(void *vep, const char *rest, const struct idl_listen_opts *opts)
 		(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &big, sizeof big);
 	if ((ep->spill = malloc(UDP_SPILL)) == NULL)
 		return IDL_ENOMEM;
-	ep->ra_wait = UDP_RA_PROBE;
+	idl__sock_ra_init(&ep->ra);
+	idl__udp_hold_make(ep);
 	return 0;
 }
 
@@ -159,6 +160,27 @@ udp_flatten(const char *name, size_t limit, const struct idl_xmsg *m, struct idl
  * Receives the next message that is new: a duplicate of a request the cache knows is
  * answered from the cache (or dropped while in progress) and the receive goes on.
  */
+/* A run was read ahead: replies are held from now until the next receive that asks the
+ * kernel for more (udp_hold.c). In the receiving thread, as the next. */
+static void
+udp_hold_begin(struct udp_ep *ep)
+{
+	idl__lock_take(&ep->lock);
+	ep->hold_on = 1;
+	idl__lock_give(&ep->lock);
+}
+
+/* The run has been answered: the replies held go. */
+static void
+udp_hold_end(struct udp_ep *ep)
+{
+	idl__lock_take(&ep->lock);
+	ep->hold_on = 0;
+	if (ep->nheld != 0)
+		idl__udp_hold_flush(ep, NULL, NULL, 0);
+	idl__lock_give(&ep->lock);
+}
+
 static int
 udp_ep_recv(void *vep, struct idl_xmsg *m, struct idl_peer *from, struct idl_deadline *dl)
 {
@@ -179,16 +201,23 @@ udp_ep_recv(void *vep, struct idl_xmsg *m, struct idl_peer *from, struct idl_dea
 		ssize_t n;
 		int t = 0, dup;
 
-		if (ep->ra_left != 0) {
-			n = idl__udp_ra_pop(ep, &mh);
+		if (ep->ra.left != 0) {
+			n = idl__sock_ra_pop(&ep->ra, &mh);
 		} else {
+			/* The run read ahead has been answered: what is held goes now. */
+			if (__builtin_expect(ep->hold_on, 0))
+				udp_hold_end(ep);
 			if ((t = idl__sock_timeo(ep->fd, SO_RCVTIMEO, &ep->rcvtimeo_us, dl)) < 0)
 				return t;
-			/* Only a receive that may wait reads ahead (udp_ra.c says why). */
-			if (dl->ms != 0 && --ep->ra_wait == 0)
-				n = idl__udp_ra_recv(ep, &mh,
-						     MSG_TRUNC | (t == 1 ? MSG_DONTWAIT : 0));
-			else
+			/* Only a receive that may wait reads ahead (the contract's ep_recv: a
+			 * receive that must not waits for readiness, which nothing read ahead
+			 * would report). */
+			if (dl->ms != 0 && --ep->ra.wait == 0) {
+				n = idl__sock_ra_recv(&ep->ra, ep->fd, &mh,
+						      MSG_TRUNC | (t == 1 ? MSG_DONTWAIT : 0));
+				if (ep->ra.left != 0 && ep->hold != NULL)
+					udp_hold_begin(ep);
+			} else
 				n = idl__sys_recvmsg(ep->fd, &mh,
 						     MSG_TRUNC | (t == 1 ? MSG_DONTWAIT : 0));
 		}
@@ -285,13 +314,21 @@ udp_ep_reply_bytes(struct udp_ep *ep, const struct idl_peer *to, const struct id
 		data = &bare;
 		len = sizeof bare;
 	}
+	idl__lock_take(&ep->lock);
 	if (len >= UDP_KEYED_MIN) {
-		idl__lock_take(&ep->lock);
 		e = idl__udp_cache_for_reply(&ep->cache, to->addr, to->len, udp_seqno(data));
 		if (e != NULL)
 			(void)idl__udp_cache_store(&ep->cache, e, data, len);
-		idl__lock_give(&ep->lock);
 	}
+	/* Replies to a run read ahead go out together (udp_hold.c): held, or with those held
+	 * when there is no room for it. */
+	if (__builtin_expect(ep->hold_on, 0)) {
+		if (!idl__udp_hold(ep, to, data, len))
+			idl__udp_hold_flush(ep, to, data, len);
+		idl__lock_give(&ep->lock);
+		return 0;
+	}
+	idl__lock_give(&ep->lock);
 	do
 		n = idl__sys_sendto(ep->fd, data, len, MSG_NOSIGNAL,
 				    (const struct sockaddr *)to->addr, to->len);
@@ -305,6 +342,11 @@ udp_ep_close(void *vep)
 {
 	struct udp_ep *ep = vep;
 
+	/* Replies held for a run go before the socket shuts. */
+	idl__lock_take(&ep->lock);
+	if (ep->open && ep->nheld != 0)
+		idl__udp_hold_flush(ep, NULL, NULL, 0);
+	idl__lock_give(&ep->lock);
 	/* shutdown on a datagram socket wakes a thread blocked in recvmsg (it returns 0). */
 	atomic_store(&ep->closed, 1);
 	if (ep->open)
@@ -320,7 +362,8 @@ udp_ep_fini(void *vep)
 		close(ep->fd);
 	ep->open = 0;
 	idl__udp_cache_free(&ep->cache);
-	idl__udp_ra_free(ep);
+	idl__sock_ra_free(&ep->ra);
+	idl__udp_hold_free(ep);
 	free(ep->spill);
 	ep->spill = NULL;
 }
@@ -349,6 +392,7 @@ udp_conn_connect(void *vconn, const char *rest, struct idl_deadline *dl)
 		return idl__inet_sysfail(IDL_SYSERR_ERRNO(fd), "udp", rest, "socket");
 	c->fd = fd;
 	c->open = 1;
+	idl__sock_ra_init(&c->ra);
 	c->limit = as.a[0].sa.ss_family == AF_INET6 ? UDP_LIMIT_V6 : UDP_LIMIT_V4;
 	if (connect(fd, (struct sockaddr *)&as.a[0].sa, as.a[0].len) != 0)
 		return idl__inet_sysfail(errno, "udp", rest, "connect");
@@ -685,7 +729,11 @@ udp_conn_recv(void *vconn, struct idl_xmsg *m, struct idl_deadline *dl)
 			if ((t = idl__sock_timeo(c->fd, SO_RCVTIMEO, &c->rcvtimeo_us, &w)) < 0)
 				return t;
 		}
-		n = idl__sys_recvmsg(c->fd, &mh, MSG_TRUNC | (t == 1 ? MSG_DONTWAIT : 0));
+		/* Replies a pollable port's receive read ahead are handed out first. */
+		if (__builtin_expect(c->ra.left != 0, 0))
+			n = idl__sock_ra_pop(&c->ra, &mh);
+		else
+			n = idl__sys_recvmsg(c->fd, &mh, MSG_TRUNC | (t == 1 ? MSG_DONTWAIT : 0));
 		if (atomic_load_explicit(&c->closed, memory_order_relaxed))
 			return IDL_ECLOSED;
 		if (n >= 0) {
@@ -749,6 +797,7 @@ udp_conn_fini(void *vconn)
 	if (c->open)
 		close(c->fd);
 	c->open = 0;
+	idl__sock_ra_free(&c->ra);
 	while (c->outs != NULL) {
 		struct udp_out *o = c->outs;
 

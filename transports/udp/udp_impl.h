@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "sock/sock_ra.h"
 #include "transport_kit.h"
 #include "udp_cache.h"
 
@@ -42,21 +43,20 @@ struct udp_ep {
 	struct idl__lock lock; /* the cache: ep_recv and ep_reply may be in two threads */
 	struct udp_cache cache;
 	unsigned char *spill; /* UDP_SPILL bytes: a datagram's part beyond the caller's buffer */
-	/* Reading ahead (udp_ra.c), in the one thread that receives. */
-	struct udp_ra *ra; /* the slots, or NULL */
-	unsigned ra_left; /* datagrams waiting in them */
-	unsigned ra_wait; /* receives until the next that reads ahead */
-	unsigned ra_quiet; /* receives in a row that found one datagram */
-	int ra_on; /* datagrams came in runs lately */
+	struct idl__sock_ra ra; /* reading ahead (sock/sock_ra.h), in the thread that receives */
+	/* Replies held until the run read ahead is answered (udp_hold.c; NULL: never held).
+	 * Under the lock, but hold_on is written by the receiving thread alone, which reads
+	 * it without; nothing is held while it is 0. */
+	struct udp_hold *hold;
+	int hold_on;
+	unsigned nheld;
 	char name[80];
 };
 
-/* Reading ahead: datagrams one recvmmsg() takes beside the one waited for; every
- * UDP_RA_PROBE-th receive looks for a run, and UDP_RA_QUIET receives that find one datagram
- * end it. */
-#define UDP_RA_SLOTS 15u
-#define UDP_RA_PROBE 32u
-#define UDP_RA_QUIET 8u
+/* The replies to a run go out together: at most one per datagram of the run, each of at
+ * most UDP_HOLD_BYTES (a larger one is sent at once, after those held). */
+#define UDP_HOLD_MAX (IDL_SOCK_RA_SLOTS + 1u)
+#define UDP_HOLD_BYTES 1024u
 
 /* One request of the client awaiting its reply. Its times are 0 until they are needed: a
  * request is timed when it is sent only when its round trip is to be sampled, and the
@@ -109,6 +109,8 @@ struct udp_conn {
 	unsigned nsent; /* requests kept, for UDP_SAMPLE_EVERY */
 	int answered; /* something came from the server on this socket */
 	unsigned char *spill; /* UDP_SPILL bytes, as the endpoint's */
+	/* Replies read ahead by a pollable port's receive (udp_nb.c), handed out by either. */
+	struct idl__sock_ra ra;
 	char name[80];
 };
 
@@ -150,12 +152,17 @@ void idl__udp_answered(struct udp_conn *c, uint32_t seqno);
  * held. */
 void idl__udp_forget(struct udp_conn *c, uint32_t seqno);
 
-/* udp_ra.c. A receive that reads ahead, as recvmsg(ep->fd, mh, flags) returns; the next
- * datagram read ahead into mh (its buffers and its name), as recvmsg would put it, with its
- * true length (ep->ra_left > 0); the slots freed. */
-ssize_t idl__udp_ra_recv(struct udp_ep *ep, struct msghdr *mh, int flags);
-ssize_t idl__udp_ra_pop(struct udp_ep *ep, struct msghdr *mh);
-void idl__udp_ra_free(struct udp_ep *ep);
+/* udp_hold.c. Makes ep->hold (left NULL when out of memory: replies are then never held)
+ * and frees it. */
+void idl__udp_hold_make(struct udp_ep *ep);
+void idl__udp_hold_free(struct udp_ep *ep);
+/* Holds a copy of reply `data` to `to` while ep->hold_on: 1, or 0 when it is not held (no
+ * run is being answered, the reply is too large, or the room is full). Lock held. */
+int idl__udp_hold(struct udp_ep *ep, const struct idl_peer *to, const void *data, size_t len);
+/* Sends the replies held, then reply `data` to `to` unless data is NULL, with one
+ * sendmmsg(); a datagram the kernel refuses is lost, as any reply may be. Lock held. */
+void idl__udp_hold_flush(struct udp_ep *ep, const struct idl_peer *to, const void *data,
+			 size_t len);
 
 /* udp_nb.c: the pollable port's operations (idl_transport.h has their contract). */
 int idl__udp_conn_fd(void *conn, unsigned *events);

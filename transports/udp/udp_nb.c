@@ -32,7 +32,7 @@ idl__udp_conn_fd(void *vconn, unsigned *events)
 	struct udp_conn *c = vconn;
 
 	/* Nothing is ever held for writing: a datagram goes whole or counts as lost. */
-	*events = IDL_TR_EV_IN;
+	*events = IDL_TR_EV_IN | (c->ra.left != 0 ? IDL_TR_EV_MORE : 0);
 	return c->open ? c->fd : -1;
 }
 
@@ -117,9 +117,18 @@ idl__udp_conn_recv_nb(void *vconn, struct idl_xmsg *m)
 	size_t got;
 
 	m->nfds = 0;
-	do
-		n = idl__sys_recvmsg(c->fd, &mh, MSG_TRUNC | MSG_DONTWAIT);
-	while (n < 0 && errno == EINTR);
+	/* With many calls in flight the replies come in runs: one recvmmsg() takes a run
+	 * (sock/sock_ra.h), and the receives after it hand it out. */
+	if (c->ra.left != 0)
+		n = idl__sock_ra_pop(&c->ra, &mh);
+	else if (--c->ra.wait == 0)
+		do
+			n = idl__sock_ra_recv(&c->ra, c->fd, &mh, MSG_TRUNC | MSG_DONTWAIT);
+		while (n < 0 && errno == EINTR);
+	else
+		do
+			n = idl__sys_recvmsg(c->fd, &mh, MSG_TRUNC | MSG_DONTWAIT);
+		while (n < 0 && errno == EINTR);
 	if (atomic_load_explicit(&c->closed, memory_order_relaxed))
 		return IDL_ECLOSED;
 	if (n < 0) {

@@ -6,7 +6,6 @@ runtime_libidlrt_la_SOURCES += \
 	transports/unix/unix_impl.h \
 	transports/unix/unix.c \
 	transports/unix/unix_nb.c \
-	transports/unix/unix_ra.c \
 	transports/unix/unix_desc.c
 if HAVE_CUNIT
 tests_unit_unit_SOURCES += tests/unit/test_tr_unix_ra.c

@@ -60,7 +60,7 @@ unix_ep_accept(void *vep, void *vconn)
 	if (c->fd < 0)
 		return IDL_ESYSERR(errno);
 	c->open = 1;
-	c->ra_wait = UNIX_RA_PROBE;
+	idl__sock_ra_init(&c->ra);
 	idl__sockfile_peercred(c->fd, &c->cred);
 	if ((c->spill = malloc(UNIX_SPILL)) == NULL)
 		return IDL_ENOMEM;
@@ -92,7 +92,7 @@ idl__unix_connect(void *vconn, const char *rest, struct idl_deadline *dl)
 	if (c->fd < 0)
 		return idl__fail(IDL_ESYSERR(errno), "unix:%s: socket: %s", rest, strerror(errno));
 	c->open = 1;
-	c->ra_wait = UNIX_RA_PROBE;
+	idl__sock_ra_init(&c->ra);
 	/* connect on a unix socket waits for room in the listener's backlog, bounded by the
 	 * send timeout. */
 	if ((err = idl__sock_timeo(c->fd, SO_SNDTIMEO, &c->sndtimeo_us, dl)) != 0)
@@ -205,7 +205,7 @@ unix_recv_after_reset(struct unix_conn *c, struct idl_xmsg *m, struct msghdr *mh
 }
 
 /* One message, waiting at most until the deadline; `ahead` (a constant): with one
- * recvmmsg() that reads ahead what the peer sent behind it (unix_ra.c). */
+ * recvmmsg() that reads ahead what the peer sent behind it (sock/sock_ra.h). */
 static inline __attribute__((always_inline)) int
 unix_recv_loop(struct unix_conn *c, struct idl_xmsg *m, struct idl_deadline *dl, const int ahead)
 {
@@ -229,7 +229,8 @@ unix_recv_loop(struct unix_conn *c, struct idl_xmsg *m, struct idl_deadline *dl,
 		/* MSG_TRUNC makes recvmsg return the message's true length. */
 		mh.msg_control = cm.buf;
 		mh.msg_controllen = sizeof cm.buf;
-		n = ahead ? idl__unix_ra_recv(c, &mh, flags) : idl__sys_recvmsg(c->fd, &mh, flags);
+		n = ahead ? idl__sock_ra_recv(&c->ra, c->fd, &mh, flags)
+			  : idl__sys_recvmsg(c->fd, &mh, flags);
 		if (n > 0)
 			return idl__unix_received(c, m, &mh, (size_t)n);
 		if (n == 0) /* end of file: the peer closed (or we shut the socket down) */
@@ -249,6 +250,19 @@ unix_recv_loop(struct unix_conn *c, struct idl_xmsg *m, struct idl_deadline *dl,
 	}
 }
 
+/* The next message read ahead, handed to m as the receive that took it would have. */
+static __attribute__((noinline)) int
+unix_ra_pop(struct unix_conn *c, struct idl_xmsg *m)
+{
+	struct iovec iov[2] = { { m->data, m->cap }, { c->spill, UNIX_SPILL } };
+	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = c->spill != NULL ? 2 : 1 };
+	ssize_t n;
+
+	m->nfds = 0;
+	n = idl__sock_ra_pop(&c->ra, &mh);
+	return idl__unix_received(c, m, &mh, (size_t)n);
+}
+
 static __attribute__((noinline)) int
 unix_recv_ahead(struct unix_conn *c, struct idl_xmsg *m, struct idl_deadline *dl)
 {
@@ -258,14 +272,14 @@ unix_recv_ahead(struct unix_conn *c, struct idl_xmsg *m, struct idl_deadline *dl
 /* One message; `may_ra` (a constant): this receive may read ahead (the server's, and a
  * pollable port's non-blocking one; never a client's blocking one, whose caller may wait for
  * readiness). Messages read ahead before are handed out first. Reading ahead happens while
- * the peer is seen sending several at once, and is looked for now and then (unix_ra.c); the
+ * the peer is seen sending several at once, and is looked for now and then (sock_ra.h); the
  * common receive of one message pays two tests for it. */
 static inline __attribute__((always_inline)) int
 unix_recv(struct unix_conn *c, struct idl_xmsg *m, struct idl_deadline *dl, const int may_ra)
 {
-	if (__builtin_expect(c->ra_left != 0, 0))
-		return idl__unix_ra_pop(c, m);
-	if (may_ra && __builtin_expect(--c->ra_wait == 0, 0))
+	if (__builtin_expect(c->ra.left != 0, 0))
+		return unix_ra_pop(c, m);
+	if (may_ra && __builtin_expect(--c->ra.wait == 0, 0))
 		return unix_recv_ahead(c, m, dl);
 	return unix_recv_loop(c, m, dl, 0);
 }
@@ -283,7 +297,7 @@ unix_recv_ev(void *vconn, struct idl_xmsg *m, struct idl_deadline *dl, unsigned 
 	struct unix_conn *c = vconn;
 	int err = unix_recv(c, m, dl, 1);
 
-	*events = c->ra_left != 0 ? IDL_TR_EV_MORE : 0;
+	*events = c->ra.left != 0 ? IDL_TR_EV_MORE : 0;
 	return err;
 }
 
@@ -325,7 +339,7 @@ unix_conn_fini(void *vconn)
 	free(c->spill);
 	c->spill = NULL;
 	idl__unix_pend_free(c);
-	idl__unix_ra_free(c);
+	idl__sock_ra_free(&c->ra);
 }
 
 static const struct idl_transport unix_transport = {
@@ -374,7 +388,7 @@ idl__unix_adopt(int fd, idl_port_t *portp)
 	}
 	c->fd = fd;
 	c->open = 1;
-	c->ra_wait = UNIX_RA_PROBE;
+	idl__sock_ra_init(&c->ra);
 	idl__sockfile_peercred(fd, &c->cred);
 	if ((c->spill = malloc(UNIX_SPILL)) == NULL) {
 		unix_conn_fini(c);

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include "sock/sock_ra.h"
 #include "sock/sockfile.h"
 #include "transport_kit.h"
 
@@ -17,15 +18,6 @@
  * descriptor numbers of arrays of ports): what a receive can take beyond the caller's
  * buffer. Larger data travels in a memfd. */
 #define UNIX_SPILL (64u * 1024u)
-
-/* Read-ahead (unix_ra.c): the messages one recvmmsg() takes beyond the caller's; every
- * UNIX_RA_PROBE-th receive of a connection that reads nothing ahead asks for them, and
- * UNIX_RA_QUIET receives in a row that find none end reading ahead again. */
-#define UNIX_RA_SLOTS 15u
-#define UNIX_RA_PROBE 32u
-#define UNIX_RA_QUIET 8u
-
-struct unix_ra;
 
 struct unix_conn {
 	int fd;
@@ -36,13 +28,7 @@ struct unix_conn {
 	struct idl_cred cred; /* the peer's, from SO_PEERCRED at connect or accept */
 	unsigned char *spill; /* UNIX_SPILL bytes: what a receive brings beyond m->cap */
 	struct unix_pend *pend; /* a message with descriptors the kernel did not take yet */
-	struct unix_ra *ra; /* messages read ahead, once a receive asked for them; or NULL */
-	unsigned ra_left; /* how many of them wait */
-	unsigned ra_on; /* receives read ahead: the peer was found sending several at once */
-	/* Receives until the next that reads ahead: 1 while ra_on, else counting down from
-	 * UNIX_RA_PROBE (set when the connection is made). */
-	unsigned ra_wait;
-	unsigned ra_quiet; /* receives in a row that read ahead nothing (while ra_on) */
+	struct idl__sock_ra ra; /* messages read ahead (sock/sock_ra.h) */
 };
 
 /* A message with descriptors that a non-blocking send could not hand over: its wire form
@@ -102,16 +88,5 @@ idl__unix_received(struct unix_conn *c, struct idl_xmsg *m, const struct msghdr 
 		return idl__unix_recv_desc(c, m, mh, n);
 	return n > m->cap ? IDL_EMSGSIZE : 0;
 }
-
-/* unix_ra.c: reading ahead. */
-/* One receive into mh (the caller's buffer and the spill) that also takes, without
- * waiting for them, the messages queued behind the first: as recvmsg() with `flags`, the
- * first message's length or -1 with errno; the others wait in c->ra. Falls back to a
- * plain recvmsg() when there is no memory for them. */
-ssize_t idl__unix_ra_recv(struct unix_conn *c, struct msghdr *mh, int flags);
-/* Hands the next message read ahead to m, as the receive that took it would have. */
-int idl__unix_ra_pop(struct unix_conn *c, struct idl_xmsg *m);
-/* Closes the descriptors of the messages still read ahead and frees c->ra. */
-void idl__unix_ra_free(struct unix_conn *c);
 
 #endif /* IDL_TRANSPORTS_UNIX_IMPL_H */

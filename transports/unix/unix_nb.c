@@ -8,7 +8,7 @@
  * wire form and descriptors are kept (unix_desc.c) and sent before anything else, so that
  * a peer that reads nothing holds no thread of ours; and a receive is the blocking one with
  * a zero timeout (MSG_DONTWAIT, no clock read), reading ahead whatever the peer sent in a
- * run (unix_ra.c).
+ * run (sock/sock_ra.h).
  */
 #include <config.h>
 
@@ -28,7 +28,7 @@ idl__unix_fd(void *vconn, unsigned *events)
 	/* A seqpacket send is all or nothing: the only output of our own to flush is a
 	 * message with descriptors kept for want of room. */
 	*events = IDL_TR_EV_IN | (c->pend != NULL ? IDL_TR_EV_OUT : 0) |
-		  (c->ra_left != 0 ? IDL_TR_EV_MORE : 0);
+		  (c->ra.left != 0 ? IDL_TR_EV_MORE : 0);
 	return c->open ? c->fd : -1;
 }
 
