@@ -7,6 +7,8 @@
  * larger than a later receive's buffer; the replies to a run, held and sent together
  * (transports/udp/udp_hold.c); and a client's run of replies read ahead for a pollable port.
  */
+#include <config.h>
+
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>

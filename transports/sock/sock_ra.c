@@ -16,21 +16,6 @@
 #include "sock_ra.h"
 #include "transport_kit.h"
 
-union sock_ra_cm {
-	struct cmsghdr h;
-	char buf[CMSG_SPACE(sizeof(int) * IDL_DESC_MAX)];
-};
-
-struct idl__sock_ra_slots {
-	size_t map_len; /* the mapping: this header, then the slots' bytes */
-	size_t cap; /* each slot's room */
-	unsigned next; /* the next slot to hand out (1-based: mm[0] is the caller's) */
-	struct mmsghdr mm[IDL_SOCK_RA_SLOTS + 1];
-	struct iovec iov[IDL_SOCK_RA_SLOTS];
-	struct sockaddr_storage name[IDL_SOCK_RA_SLOTS];
-	union sock_ra_cm cm[IDL_SOCK_RA_SLOTS];
-};
-
 void
 idl__sock_ra_init(struct idl__sock_ra *ra)
 {
@@ -47,8 +32,8 @@ ra_slot_reset(struct idl__sock_ra_slots *s, unsigned i)
 			      .msg_namelen = sizeof s->name[i],
 			      .msg_iov = &s->iov[i],
 			      .msg_iovlen = 1,
-			      .msg_control = s->cm[i].buf,
-			      .msg_controllen = sizeof s->cm[i].buf };
+			      .msg_control = s->cm[i],
+			      .msg_controllen = sizeof s->cm[i] };
 }
 
 /* Makes slots of `room` bytes each (none wait in the old ones): 0 or -1. */
@@ -94,6 +79,11 @@ idl__sock_ra_recv(struct idl__sock_ra *ra, int fd, struct msghdr *mh, int flags)
 	if ((ra->slots == NULL || ra->slots->cap < room) && ra_make(ra, room) != 0)
 		return idl__sys_recvmsg(fd, mh, flags);
 	s = ra->slots;
+	/* The kernel wrote the name and control lengths of the slots the last run filled. */
+	for (unsigned i = 1; i <= s->filled; i++) {
+		s->mm[i].msg_hdr.msg_namelen = sizeof s->name[0];
+		s->mm[i].msg_hdr.msg_controllen = sizeof s->cm[0];
+	}
 	s->mm[0].msg_hdr = *mh;
 	/* MSG_WAITFORONE: the first message is waited for as recvmsg() would (the socket's
 	 * timeout bounds it), the rest are taken only if they are there. */
@@ -101,6 +91,7 @@ idl__sock_ra_recv(struct idl__sock_ra *ra, int fd, struct msghdr *mh, int flags)
 	if (n <= 0)
 		return n;
 	*mh = s->mm[0].msg_hdr;
+	s->filled = (unsigned)n - 1;
 	s->next = 1;
 	ra->left = (unsigned)n - 1;
 	if (n > 1) {
@@ -116,15 +107,10 @@ idl__sock_ra_recv(struct idl__sock_ra *ra, int fd, struct msghdr *mh, int flags)
 ssize_t
 idl__sock_ra_pop(struct idl__sock_ra *ra, struct msghdr *mh)
 {
-	struct idl__sock_ra_slots *s = ra->slots;
-	unsigned i = s->next++;
-	const struct msghdr *h = &s->mm[i].msg_hdr;
-	size_t n = s->mm[i].msg_len;
-	/* What the slot holds: all of the message unless the kernel cut it. */
-	size_t left = n < s->cap ? n : s->cap;
+	size_t n, left;
+	const struct msghdr *h = idl__sock_ra_next(ra, &n, &left);
 	const unsigned char *p = h->msg_iov[0].iov_base;
 
-	ra->left--;
 	for (size_t k = 0; k < mh->msg_iovlen && left > 0; k++) {
 		size_t c = left < mh->msg_iov[k].iov_len ? left : mh->msg_iov[k].iov_len;
 
@@ -141,9 +127,6 @@ idl__sock_ra_pop(struct idl__sock_ra *ra, struct msghdr *mh)
 	}
 	mh->msg_control = h->msg_control;
 	mh->msg_controllen = h->msg_controllen;
-	/* The kernel wrote the lengths: the slot is made ready for the next receive (its
-	 * control data stays where it is until then). */
-	ra_slot_reset(s, i - 1);
 	return (ssize_t)n;
 }
 

@@ -21,15 +21,34 @@
 #ifndef IDL_TRANSPORTS_SOCK_RA_H
 #define IDL_TRANSPORTS_SOCK_RA_H
 
+#ifndef _GNU_SOURCE
+
+#define _GNU_SOURCE 1 /* struct mmsghdr */
+#endif
+
 #include <stddef.h>
 #include <sys/socket.h>
 #include <sys/types.h>
+
+#include "transport_kit.h" /* IDL_DESC_MAX */
 
 #define IDL_SOCK_RA_SLOTS 15u
 #define IDL_SOCK_RA_PROBE 32u
 #define IDL_SOCK_RA_QUIET 8u
 
-struct idl__sock_ra_slots;
+/* The slots: the head of one private mapping, their bytes after it (sock_ra.c). */
+struct idl__sock_ra_slots {
+	size_t map_len; /* the mapping: this header, then the slots' bytes */
+	size_t cap; /* each slot's room */
+	unsigned next; /* the next slot to hand out (1-based: mm[0] is the caller's) */
+	unsigned filled; /* slots the last receive filled, whose lengths the kernel wrote */
+	struct mmsghdr mm[IDL_SOCK_RA_SLOTS + 1];
+	struct iovec iov[IDL_SOCK_RA_SLOTS];
+	struct sockaddr_storage name[IDL_SOCK_RA_SLOTS];
+	/* Control data: room for the descriptors a message may carry. */
+	char cm[IDL_SOCK_RA_SLOTS][CMSG_SPACE(sizeof(int) * IDL_DESC_MAX)]
+		__attribute__((aligned(__alignof__(struct cmsghdr))));
+};
 
 struct idl__sock_ra {
 	struct idl__sock_ra_slots *slots; /* made by the first receive that reads ahead */
@@ -50,7 +69,25 @@ void idl__sock_ra_init(struct idl__sock_ra *ra);
 ssize_t idl__sock_ra_recv(struct idl__sock_ra *ra, int fd, struct msghdr *mh, int flags);
 
 /*
- * The next message read ahead (ra->left > 0), into mh as recvmsg() would have put it: its
+ * The next message read ahead (ra->left > 0), where the kernel put it: the slot's header
+ * (its bytes at msg_iov[0], its name, control data and flags), which stays the caller's
+ * until the next receive; *len is the message's true length and *got the bytes the slot
+ * holds of it (fewer when the kernel cut it).
+ */
+static inline const struct msghdr *
+idl__sock_ra_next(struct idl__sock_ra *ra, size_t *len, size_t *got)
+{
+	struct idl__sock_ra_slots *s = ra->slots;
+	unsigned i = s->next++;
+
+	ra->left--;
+	*len = s->mm[i].msg_len;
+	*got = *len < s->cap ? *len : s->cap;
+	return &s->mm[i].msg_hdr;
+}
+
+/*
+ * The same, into mh as recvmsg() would have put it: its
  * bytes spread over mh's buffers (MSG_TRUNC in msg_flags when they did not fit), its name
  * into mh's (when mh has one), and msg_control pointing at its control data in the slot,
  * valid until the next receive. Returns its true length.

@@ -254,13 +254,26 @@ unix_recv_loop(struct unix_conn *c, struct idl_xmsg *m, struct idl_deadline *dl,
 static __attribute__((noinline)) int
 unix_ra_pop(struct unix_conn *c, struct idl_xmsg *m)
 {
-	struct iovec iov[2] = { { m->data, m->cap }, { c->spill, UNIX_SPILL } };
-	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = c->spill != NULL ? 2 : 1 };
-	ssize_t n;
+	size_t n, got;
+	const struct msghdr *h = idl__sock_ra_next(&c->ra, &n, &got);
+	size_t first = got < m->cap ? got : m->cap;
+	struct msghdr mh = { .msg_control = h->msg_control,
+			     .msg_controllen = h->msg_controllen,
+			     .msg_flags = h->msg_flags };
 
 	m->nfds = 0;
-	n = idl__sock_ra_pop(&c->ra, &mh);
-	return idl__unix_received(c, m, &mh, (size_t)n);
+	memcpy(m->data, h->msg_iov[0].iov_base, first);
+	if (got > first) {
+		/* The rest goes where the receive puts it: the spill, or nowhere. */
+		size_t rest = got - first;
+
+		if (c->spill != NULL)
+			memcpy(c->spill, (const unsigned char *)h->msg_iov[0].iov_base + first,
+			       rest < UNIX_SPILL ? rest : UNIX_SPILL);
+		if (c->spill == NULL || rest > UNIX_SPILL)
+			mh.msg_flags |= MSG_TRUNC;
+	}
+	return idl__unix_received(c, m, &mh, n);
 }
 
 static __attribute__((noinline)) int
