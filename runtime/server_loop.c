@@ -5,8 +5,9 @@
  *
  * idl_server_run()'s thread is one of the event core's pool (server_event.c): the pool
  * waits on one epoll set holding the listening endpoints, the pooled connections, a timer
- * and an eventfd. A connection of a transport without the event operations (shm:) gets its
- * own receiving thread, and a message endpoint (udp:, port:) has one. Threads that end put
+ * and an eventfd. A connection of a transport whose descriptor is a set of its own (shm:,
+ * IDL_TRF_OWNSET) gets its own receiving thread, and a message endpoint (udp:, port:) has
+ * one. Threads that end put
  * themselves on a list and poke the eventfd; a pool thread joins and frees them.
  * idl_server_stop() sets a flag and writes the eventfd, which is async-signal-safe.
  */
@@ -53,7 +54,8 @@ srv_src_start(struct idl_server *srv, struct srv_src *src, void *(*fn)(void *))
 	return 0;
 }
 
-/* The refusal of an endpoint an embedded server cannot serve (shm:'s). */
+/* The refusal of an endpoint an embedded server cannot serve: a transport without the
+ * event operations (none of the built-in ones). */
 static int
 srv_not_embeddable(const struct srv_ep *ep)
 {

@@ -7,9 +7,9 @@
  * the library's and gives one descriptor, readable whenever the server has work (a new
  * connection, a request, a reply to flush, a handshake or idle deadline). One uv_poll_t
  * watches it and calls idl_server_dispatch(), which does that work on the loop's thread and
- * never blocks, so the whole process keeps one thread while it serves. Only endpoints the
- * embeddable server takes can be served so: unix:, tcp:, udp: and port:; a shm: address is
- * refused with IDL_ENOTSUP before "ready" is printed.
+ * never blocks, so the whole process keeps one thread while it serves. Every built-in
+ * transport can be served so (unix:, tcp:, udp:, shm:, port:); an endpoint of a transport
+ * without the event operations is refused with IDL_ENOTSUP before "ready" is printed.
  *
  * Prints "ready ADDRESS..." on stdout once clients may connect, serves until SIGTERM or
  * SIGINT (a uv_signal_t each: the handler runs in the loop, not in signal context), then

@@ -207,7 +207,8 @@ struct idl_listen_opts {
  * wait on a busy connection with blocking receives (unix:'s seqpacket). */
 #define IDL_TRF_WHOLE 0x40
 /* conn_fd's descriptor is an epoll set of the transport's own (port:'s queues, its peer's
- * pidfd, its close eventfd): it is only ever readable, so it is watched for reading whatever
+ * pidfd, its close eventfd; shm:'s rendezvous socket, which the peer writes a byte to when
+ * asked, and an eventfd): it is only ever readable, so it is watched for reading whatever
  * *events says. While conn_sendv_nb could not send everything, the set is readable when
  * there is room again (and reading is left for then), else when a message, the peer's exit
  * or a close came. Driving it by readiness costs a wait and a receive a message where its

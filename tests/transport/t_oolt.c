@@ -31,6 +31,13 @@
 #include "tests/ool/oolt.h"
 #include "../ool/oolt_util.h"
 #include "conformance.h"
+
+/* The mappings a server may gain over the leak case without leaking (tt_oolt_leaks). */
+#ifdef __SANITIZE_THREAD__
+#define TT_MAP_SLACK 48
+#else
+#define TT_MAP_SLACK 16
+#endif
 #include "ool_cache.h"
 
 #define TT_OOLT_READY_MS 10000
@@ -571,10 +578,12 @@ tt_oolt_leaks(void)
 	CU_ASSERT(sfd1 <= sfd0);
 	/* glibc gives a thread its own malloc arena (a heap mapping and its guard) the first
 	 * time it allocates, and the server's receiving threads come and go with connections
-	 * (each port passed is one), and ThreadSanitizer maps its own per-thread state for
-	 * them: sixteen mappings of slack, still far less than a leak over a hundred calls. */
-	CU_ASSERT(smap1 <= smap0 + 16);
-	if (cfd1 != cfd0 || cmap1 != cmap0 || sfd1 > sfd0 || smap1 > smap0 + 16)
+	 * (each port passed is one): sixteen mappings of slack, still far less than a leak
+	 * over a hundred calls. ThreadSanitizer maps its own per-thread state for them too:
+	 * there the growth measured 0 to 17 from run to run of the same tree, so it gets
+	 * forty-eight. */
+	CU_ASSERT(smap1 <= smap0 + TT_MAP_SLACK);
+	if (cfd1 != cfd0 || cmap1 != cmap0 || sfd1 > sfd0 || smap1 > smap0 + TT_MAP_SLACK)
 		fprintf(stderr,
 			"conformance: %s: client %d/%d fds %d/%d maps, server %d/%d fds "
 			"%d/%d maps (before/after)\n",

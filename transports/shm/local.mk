@@ -6,6 +6,7 @@ runtime_libidlrt_la_SOURCES += \
 	transports/shm/shm_impl.h \
 	transports/shm/shm.c \
 	transports/shm/shm_rdv.c \
-	transports/shm/shm_ool.c
+	transports/shm/shm_ool.c \
+	transports/shm/shm_nb.c
 tests_transport_conformance_SOURCES += tests/transport/addr_shm.c
 endif

@@ -88,14 +88,22 @@ shm_futex_wait(uint32_t *word, uint32_t val, int64_t ns)
 	return syscall(SYS_futex, word, FUTEX_WAIT, val, &ts, NULL, 0) == 0 ? 0 : errno;
 }
 
-/* Wakes the waiter on `word` if its flag says it sleeps; the flag is cleared by whoever
- * wakes, so a run of messages makes one wake. Call after a seq_cst fence that follows the
- * publish, which pairs with the waiter's fence between setting the flag and checking. */
+/* Wakes the waiter on `word` if its flag says it waits; the flag is cleared by whoever
+ * wakes, so a run of messages makes one wake. A waiter on the futex is woken there; one
+ * that waits for its rendezvous socket to be readable (an event loop's, shm_nb.c) gets a
+ * byte on it. Call after a seq_cst fence that follows the publish, which pairs with the
+ * waiter's fence between setting the flag and checking. */
 static void
-shm_kick(uint32_t *word)
+shm_kick(struct shm_conn *c, uint32_t *word)
 {
-	if (__atomic_load_n(word, __ATOMIC_RELAXED) != 0 &&
-	    __atomic_exchange_n(word, 0, __ATOMIC_SEQ_CST) != 0)
+	uint32_t v;
+
+	if (__atomic_load_n(word, __ATOMIC_RELAXED) == 0 ||
+	    (v = __atomic_exchange_n(word, 0, __ATOMIC_SEQ_CST)) == 0)
+		return;
+	if (v == SHM_WAIT_FD)
+		(void)idl__sys_send(c->fd, "w", 1, MSG_DONTWAIT | MSG_NOSIGNAL);
+	else
 		syscall(SYS_futex, word, FUTEX_WAKE, 1, NULL, NULL, 0);
 }
 
@@ -290,7 +298,7 @@ shm_wait(struct shm_conn *c, int room, uint64_t need, struct idl_deadline *dl)
 		}
 	}
 	for (;;) {
-		__atomic_store_n(word, 1, __ATOMIC_SEQ_CST);
+		__atomic_store_n(word, SHM_WAIT_FUTEX, __ATOMIC_SEQ_CST);
 		err = shm_have(c, room, need, &have);
 		if (err == 0 && have < need && (err = shm_state(c)) != 0 &&
 		    (err = shm_wait_gone(c, room, err)) == 0)
@@ -303,7 +311,7 @@ shm_wait(struct shm_conn *c, int room, uint64_t need, struct idl_deadline *dl)
 		}
 		if (deadline - now < slice)
 			slice = deadline - now;
-		if (shm_futex_wait(word, 1, slice) == ETIMEDOUT) {
+		if (shm_futex_wait(word, SHM_WAIT_FUTEX, slice) == ETIMEDOUT) {
 			__atomic_store_n(word, 0, __ATOMIC_RELAXED);
 			if ((err = shm_alive(c)) != 0)
 				return shm_wait_gone(c, room, err);
@@ -367,6 +375,19 @@ shm_put_descs(struct shm_conn *c, const unsigned char *msg, uint32_t nd, idl_des
 	return 0;
 }
 
+/* Publishes the record of `len` bytes written at c->head, `rec` bytes in all: the stop word
+ * after it first, then its own word, with release. */
+static inline void
+shm_commit(struct shm_conn *c, uint32_t len, uint64_t rec)
+{
+	uint64_t *at = (uint64_t *)(c->ring_out + (c->head & (c->rbytes - 1)));
+	uint64_t *next = (uint64_t *)(c->ring_out + ((c->head + rec) & (c->rbytes - 1)));
+
+	__atomic_store_n(next, shm_rec_word(c->head + rec, 0) ^ SHM_REC_STOP, __ATOMIC_RELAXED);
+	__atomic_store_n(at, shm_rec_word(c->head, len), __ATOMIC_RELEASE);
+	c->head += rec;
+}
+
 /* Publishes a message whose nd descriptors (nd may be 0) go on the wire as `wire`. On
  * failure nothing of the message is left in the region. */
 static int
@@ -394,17 +415,11 @@ shm_publish(struct shm_conn *c, const struct idl_xmsg *m, uint32_t nd, idl_desc_
 			err = shm_put_descs(c, msg, nd, wire, dl);
 	}
 	if (err == 0) {
-		uint64_t *at = (uint64_t *)(c->ring_out + (c->head & (c->rbytes - 1)));
-		uint64_t *next = (uint64_t *)(c->ring_out + ((c->head + rec) & (c->rbytes - 1)));
-
-		__atomic_store_n(next, shm_rec_word(c->head + rec, 0) ^ SHM_REC_STOP,
-				 __ATOMIC_RELAXED);
-		__atomic_store_n(at, shm_rec_word(c->head, (uint32_t)m->len), __ATOMIC_RELEASE);
-		c->head += rec;
+		shm_commit(c, (uint32_t)m->len, rec);
 		if (idl__shm_cfg.spin_ns != 0 && idl__shm_cfg.ncpu > 1)
 			shm_note_cpu(c);
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
-		shm_kick(&c->ctl->ring[c->me].cons_sleep);
+		shm_kick(c, &c->ctl->ring[c->me].cons_sleep);
 	}
 	return err;
 }
@@ -474,7 +489,7 @@ shm_take(struct shm_conn *c, struct idl_xmsg *m, uint64_t word)
 	c->tail += SHM_REC_HDR + IDL_MSG_ROUND((uint64_t)len);
 	__atomic_store_n(&c->ctl->ring[1 - c->me].tail, c->tail, __ATOMIC_RELEASE);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	shm_kick(&c->ctl->ring[1 - c->me].prod_sleep);
+	shm_kick(c, &c->ctl->ring[1 - c->me].prod_sleep);
 	m->len = len;
 	if (len > m->cap) {
 		idl__shm_ool_drop(c->rg, m->data, n);
@@ -539,8 +554,8 @@ shm_conn_close(void *vconn)
 		 * the peer's see `gone`. */
 		__atomic_store_n(&c->ctl->side[c->me].gone, 1, __ATOMIC_SEQ_CST);
 		for (int d = 0; d < 2; d++) {
-			shm_kick(&c->ctl->ring[d].cons_sleep);
-			shm_kick(&c->ctl->ring[d].prod_sleep);
+			shm_kick(c, &c->ctl->ring[d].cons_sleep);
+			shm_kick(c, &c->ctl->ring[d].prod_sleep);
 		}
 	}
 	if (c->open)
@@ -559,6 +574,7 @@ shm_conn_fini(void *vconn)
 		idl__shm_region_unref(c->rg);
 	c->rg = NULL;
 	c->ctl = NULL;
+	idl__shm_nb_fini(c);
 }
 
 void
@@ -589,7 +605,7 @@ shm_conn_ool_alloc(void *vconn, size_t size)
 static const struct idl_transport shm_transport = {
 	IDL_TRANSPORT_INIT,
 	.scheme = "shm",
-	.flags = IDL_TRF_ZEROCOPY | IDL_TRF_CRED | IDL_TRF_DESC,
+	.flags = IDL_TRF_ZEROCOPY | IDL_TRF_CRED | IDL_TRF_DESC | IDL_TRF_OWNSET,
 	.ep_size = sizeof(struct shm_ep),
 	.conn_size = sizeof(struct shm_conn),
 	.tr_init = shm_init,
@@ -607,7 +623,55 @@ static const struct idl_transport shm_transport = {
 	.conn_fini = shm_conn_fini,
 	.conn_ool_alloc = shm_conn_ool_alloc,
 	.ool_free = idl__shm_ool_free,
+	.conn_fd = idl__shm_conn_fd,
+	.conn_sendv_nb = idl__shm_conn_sendv_nb,
+	.conn_recv_nb = idl__shm_conn_recv_nb,
 };
+
+/* The ring operations shm_nb.c drives without waiting (shm_impl.h); the paths here use
+ * them in line. */
+int
+idl__shm_ready(struct shm_conn *c, uint64_t *wordp)
+{
+	return shm_ready(c, wordp);
+}
+
+int
+idl__shm_take(struct shm_conn *c, struct idl_xmsg *m, uint64_t word)
+{
+	return shm_take(c, m, word);
+}
+
+int
+idl__shm_state(struct shm_conn *c)
+{
+	return shm_state(c);
+}
+
+int
+idl__shm_alive(struct shm_conn *c)
+{
+	return shm_alive(c);
+}
+
+int
+idl__shm_room(struct shm_conn *c, uint64_t need, uint64_t *room)
+{
+	return shm_room(c, need, room);
+}
+
+void
+idl__shm_write(struct shm_conn *c, const struct idl_xmsg *m, uint64_t rec)
+{
+	shm_copy_in(c, c->head + SHM_REC_HDR, m->data, m->len);
+	shm_commit(c, (uint32_t)m->len, rec);
+}
+
+void
+idl__shm_kick(struct shm_conn *c, uint32_t *word)
+{
+	shm_kick(c, word);
+}
 
 void
 idl__shm_register(void)

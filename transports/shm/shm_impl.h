@@ -53,6 +53,12 @@
 #define SHM_REC_HDR 8u
 #define SHM_REC_STOP (1ull << 63)
 
+/* What a waiter's word says (struct shm_ringctl): 0, nobody waits; SHM_WAIT_FUTEX, wake it
+ * with FUTEX_WAKE on the word; SHM_WAIT_FD, write a byte to its rendezvous socket (a side
+ * driven by an event loop, shm_nb.c, whose descriptor that makes readable). */
+#define SHM_WAIT_FUTEX 1u
+#define SHM_WAIT_FD 2u
+
 static inline uint64_t
 shm_rec_word(uint64_t pos, uint32_t len)
 {
@@ -63,9 +69,10 @@ shm_rec_word(uint64_t pos, uint32_t len)
  * sleep and read by the producer after each publish, so it lives alone; the consumer's tail
  * is read by the producer only when its last reading leaves too little room. */
 struct shm_ringctl {
-	_Alignas(SHM_LINE) uint32_t cons_sleep; /* futex: the consumer is asleep (or about to be) */
+	_Alignas(SHM_LINE) uint32_t
+		cons_sleep; /* SHM_WAIT_*: the consumer waits (or is about to) */
 	_Alignas(SHM_LINE) uint64_t tail; /* bytes consumed, written by the consumer only */
-	uint32_t prod_sleep; /* futex: the producer waits for room */
+	uint32_t prod_sleep; /* SHM_WAIT_*: the producer waits for room */
 };
 
 /* What a side says about itself. */
@@ -158,6 +165,12 @@ struct shm_conn {
 	uint64_t tail_seen; /* our outbound ring's tail as last read (validated) */
 	atomic_int cpu_said; /* the CPU we last published (noted by the sender and the receiver) */
 	struct idl_cred cred;
+	/* Driven by an event loop (shm_nb.c): an epoll set of the rendezvous socket and an
+	 * eventfd that stays readable while records wait that no wake-up reports. */
+	int nb_made;
+	int nb_set;
+	int nb_efd;
+	int nb_efd_on;
 };
 
 /* The tunables, read from the environment once, when the transport registers (shm.c). */
@@ -219,6 +232,25 @@ void idl__shm_ool_drop(struct shm_region *rg, const void *msg, size_t n);
  */
 int idl__shm_ool_alloc(void *conn, size_t size, void **datap);
 int idl__shm_ool_free(void *data, size_t size);
+
+/* The rings without waiting, for shm_nb.c (shm.c): whether a record is at our tail (1 with
+ * its word); take it; the error an op must return now, or 0; the rendezvous socket's
+ * liveness (its bytes read and ignored); the room in our outbound ring; write and publish
+ * message m as a record of `rec` bytes (room checked); wake a waiter (SHM_WAIT_*). */
+int idl__shm_ready(struct shm_conn *c, uint64_t *wordp);
+int idl__shm_take(struct shm_conn *c, struct idl_xmsg *m, uint64_t word);
+int idl__shm_state(struct shm_conn *c);
+int idl__shm_alive(struct shm_conn *c);
+int idl__shm_room(struct shm_conn *c, uint64_t need, uint64_t *room);
+void idl__shm_write(struct shm_conn *c, const struct idl_xmsg *m, uint64_t rec);
+void idl__shm_kick(struct shm_conn *c, uint32_t *word);
+
+/* shm_nb.c: the event operations (idl_transport.h), for the embedded server; the
+ * connection's event state freed. */
+int idl__shm_conn_fd(void *conn, unsigned *events);
+int idl__shm_conn_sendv_nb(void *conn, const struct idl_xmsg *msgs, unsigned n);
+int idl__shm_conn_recv_nb(void *conn, struct idl_xmsg *m);
+void idl__shm_nb_fini(struct shm_conn *c);
 
 /* For tests: the connection's region, and the pages of its outbound arena in use (after
  * taking in the frees the peer posted). */

@@ -156,10 +156,6 @@ udp_flatten(const char *name, size_t limit, const struct idl_xmsg *m, struct idl
 	return 0;
 }
 
-/*
- * Receives the next message that is new: a duplicate of a request the cache knows is
- * answered from the cache (or dropped while in progress) and the receive goes on.
- */
 /* A run was read ahead: replies are held from now until the next receive that asks the
  * kernel for more (udp_hold.c). In the receiving thread, as the next. */
 static void
@@ -181,6 +177,10 @@ udp_hold_end(struct udp_ep *ep)
 	idl__lock_give(&ep->lock);
 }
 
+/*
+ * Receives the next message that is new: a duplicate of a request the cache knows is
+ * answered from the cache (or dropped while in progress) and the receive goes on.
+ */
 static int
 udp_ep_recv(void *vep, struct idl_xmsg *m, struct idl_peer *from, struct idl_deadline *dl)
 {
