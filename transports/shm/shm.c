@@ -176,8 +176,8 @@ shm_state(struct shm_conn *c)
 }
 
 /* The liveness check after a sleep slice: end of file (or an error) on the rendezvous
- * socket means the peer process is gone. Nothing is sent on it after the hello, so any
- * bytes a peer sends there are read and ignored. */
+ * socket means the peer process is gone. After the hello a peer writes there only to wake
+ * a side driven by an event loop (shm_nb.c), so the bytes are read and ignored. */
 static int
 shm_alive(struct shm_conn *c)
 {
