@@ -170,7 +170,8 @@ struct shm_conn {
 	int nb_made;
 	int nb_set;
 	int nb_efd;
-	int nb_efd_on;
+	int nb_efd_on; /* under nb_lock: a send and a receive may spend it at once */
+	struct idl__lock nb_lock;
 };
 
 /* The tunables, read from the environment once, when the transport registers (shm.c). */

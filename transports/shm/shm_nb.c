@@ -83,15 +83,20 @@ idl__shm_conn_fd(void *vconn, unsigned *events)
 }
 
 /* What made the set readable is spent: the eventfd emptied, the socket's bytes read. The
- * socket's end of file (the peer's exit) is the error returned. */
+ * socket's end of file (the peer's exit) is the error returned. Under nb_lock: the thread
+ * that serves the connection may receive while another sends a deferred reply. */
 static int
 nb_spend(struct shm_conn *c)
 {
 	uint64_t v;
+	int err;
 
+	idl__lock_take(&c->nb_lock);
 	if (c->nb_efd_on && read(c->nb_efd, &v, sizeof v) == (ssize_t)sizeof v)
 		c->nb_efd_on = 0;
-	return idl__shm_alive(c);
+	err = idl__shm_alive(c);
+	idl__lock_give(&c->nb_lock);
+	return err;
 }
 
 /* Records wait that no byte may announce: the eventfd keeps the set readable. */
@@ -100,9 +105,11 @@ nb_more(struct shm_conn *c)
 {
 	uint64_t one = 1;
 
+	idl__lock_take(&c->nb_lock);
 	if (c->nb_made && !c->nb_efd_on &&
 	    write(c->nb_efd, &one, sizeof one) == (ssize_t)sizeof one)
 		c->nb_efd_on = 1;
+	idl__lock_give(&c->nb_lock);
 }
 
 int
