@@ -184,7 +184,7 @@ main(int argc, char **argv)
 
 	if (argc < 2 || argv[1][0] == '-') {
 		fprintf(stderr,
-			"usage: uv-server ADDRESS...   (unix:, tcp:, udp: and port: addresses)\n");
+			"usage: uv-server ADDRESS...   (unix:, tcp:, udp:, shm: and port: addresses)\n");
 		return 2;
 	}
 	if ((err = uv_loop_init(&us.loop)) != 0) {
