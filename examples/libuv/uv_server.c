@@ -183,8 +183,8 @@ main(int argc, char **argv)
 	int fd, err, status = 1;
 
 	if (argc < 2 || argv[1][0] == '-') {
-		fprintf(stderr,
-			"usage: uv-server ADDRESS...   (unix:, tcp:, udp:, shm: and port: addresses)\n");
+		fprintf(stderr, "usage: uv-server ADDRESS...   (unix:, tcp:, udp:, shm: and port: "
+				"addresses)\n");
 		return 2;
 	}
 	if ((err = uv_loop_init(&us.loop)) != 0) {
