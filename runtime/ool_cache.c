@@ -92,17 +92,9 @@ static size_t oc_nbuckets, oc_count;
 static size_t
 oc_env_limit(void)
 {
-	const char *s = getenv("IDL_OOL_CACHE");
-	unsigned long long v;
-	char *end;
-
-	if (s == NULL || *s < '0' || *s > '9')
-		return IDL_OOL_CACHE_DEFAULT;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno != 0 || *end != '\0' || v > OC_LIMIT_MAX || v > SIZE_MAX)
-		return IDL_OOL_CACHE_DEFAULT;
-	return (size_t)v;
+	return (size_t)idl__env_int("IDL_OOL_CACHE", IDL_OOL_CACHE_DEFAULT, 0,
+				    OC_LIMIT_MAX < SIZE_MAX ? (int64_t)OC_LIMIT_MAX
+							    : (int64_t)SIZE_MAX);
 }
 
 static void

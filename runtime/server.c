@@ -94,6 +94,8 @@ idl_server_create(idl_server_t **srvp)
 	atomic_init(&srv->gate.slots, 1);
 	pthread_mutex_init(&srv->log_lock, NULL);
 	srv->concurrency = 1;
+	srv->linger_ms =
+		(int)idl__env_int("IDL_SERVER_LINGER_MS", SRV_LINGER_MS, 1, SRV_LINGER_MAX_MS);
 	srv->epfd = -1;
 	memcpy(srv->limits, srv_limit_default, sizeof srv->limits);
 	srv->log = srv_log_stderr;

@@ -216,6 +216,7 @@ struct idl_server {
 	struct idl__list live; /* struct srv_src whose thread runs */
 	struct idl__list ended; /* struct srv_src whose thread ended, to join and free */
 	unsigned concurrency; /* routines that may run at once; 0: no limit */
+	int linger_ms; /* how long a busy source keeps its thread (SRV_LINGER_MS) */
 	struct srv_gate gate; /* concurrency != 0: the routines that may still start */
 	uint8_t *plain; /* nverdicts: 1 when the routine's requests carry no descriptors */
 	int efd; /* eventfd: stop requests and ended sources wake the accept loop */
@@ -273,10 +274,12 @@ struct idl_server {
 #define SRV_POOL_MIN 2u
 #define SRV_POOL_MAX 16u
 #define SRV_DEDICATED_MAX 16u
-/* A busy source keeps its thread while messages come within this many milliseconds. */
+/* A busy source keeps its thread while messages come within this many milliseconds
+ * (srv->linger_ms): SRV_LINGER_MS unless IDL_SERVER_LINGER_MS says otherwise, within
+ * [1, SRV_LINGER_MAX_MS]. At the connection limit an accept waits twice that for a busy
+ * source to become idle. */
 #define SRV_LINGER_MS 20
-/* At the connection limit, how long an accept waits for a busy source to become idle. */
-#define SRV_EVICT_WAIT_MS (2 * SRV_LINGER_MS)
+#define SRV_LINGER_MAX_MS 60000
 
 /* server.c */
 /* The default connection limit (IDL_LIMIT_CONNECTIONS). */

@@ -11,7 +11,7 @@
  * and it is not read until they are out (the output limit, docs/runtime.md). A connection
  * that comes back soon after being armed, several times in a row, is busy: its thread keeps
  * it (a dedicated thread, up to dedicated_max of them) and waits on it with blocking
- * receives, one kernel entry per message, until it is quiet for SRV_LINGER_MS.
+ * receives, one kernel entry per message, until it is quiet for its linger time (srv->linger_ms).
  *
  * Handshake and idle deadlines are kept by two lists ordered by deadline (not greeted
  * yet, by accept time; greeted, by the time they were last armed) and one timerfd; the
@@ -337,7 +337,7 @@ idl__srv_ev_send(struct srv_src *src, const struct idl_xmsg *x)
 	return 0;
 }
 
-/* A busy source's dedicated wait: the next message within SRV_LINGER_MS. 0 and a message,
+/* A busy source's dedicated wait: the next message within the linger time. 0 and a message,
  * IDL_EAGAIN when it stayed quiet, or the receive's error. `ev`: what a stream's transport
  * said it holds after the last message (srv_tr_events()). (A transport whose messages come
  * whole and that says with each what it holds after it, conn_recv_ev, is received from by
@@ -346,10 +346,10 @@ static int
 srv_linger_recv(struct srv_src *src, struct idl_xmsg *m, unsigned ev)
 {
 	const struct idl_transport *tr = src->ep->tr;
-	int err;
+	int linger = src->srv->linger_ms, err;
 
 	if (tr->flags & IDL_TRF_WHOLE) {
-		err = tr->conn_recv(src->conn, m, &(struct idl_deadline){ 0, SRV_LINGER_MS });
+		err = tr->conn_recv(src->conn, m, &(struct idl_deadline){ 0, linger });
 		return err == IDL_ETIMEDOUT ? IDL_EAGAIN : err;
 	}
 	/* A stream keeps partial frames across receives only without blocking: it waits for
@@ -360,13 +360,13 @@ srv_linger_recv(struct srv_src *src, struct idl_xmsg *m, unsigned ev)
 	if (ev & IDL_TR_EV_OUT)
 		return IDL_EAGAIN;
 	if (!(ev & IDL_TR_EV_MORE) && IDL__TR_OP(tr, conn_recv_wait) != NULL)
-		return tr->conn_recv_wait(src->conn, m, SRV_LINGER_MS);
+		return tr->conn_recv_wait(src->conn, m, linger);
 	if (!(ev & IDL_TR_EV_MORE)) {
 		/* `ev` was read before the last reply went: ask again. */
 		struct pollfd p = { .fd = IDL__TR_OP(tr, conn_fd)(src->conn, &ev),
 				    .events = POLLIN };
 
-		if ((ev & IDL_TR_EV_OUT) || idl__sys_poll(&p, 1, SRV_LINGER_MS) <= 0)
+		if ((ev & IDL_TR_EV_OUT) || idl__sys_poll(&p, 1, linger) <= 0)
 			return IDL_EAGAIN;
 	}
 	return IDL__TR_OP(tr, conn_recv_nb)(src->conn, m);
@@ -628,7 +628,7 @@ srv_serve(struct idl_server *srv, struct srv_src *src, uint32_t events, int dedi
 
 			if (recv_ev != NULL) {
 				err = recv_ev(src->conn, &m,
-					      &(struct idl_deadline){ 0, SRV_LINGER_MS }, &tev);
+					      &(struct idl_deadline){ 0, srv->linger_ms }, &tev);
 				if (err == IDL_ETIMEDOUT)
 					break;
 			} else if ((err = srv_linger_recv(src, &m, tev)) == IDL_EAGAIN) {

@@ -222,7 +222,7 @@ idl__srv_ev_evict(struct idl_server *srv)
 
 	/* A source that keeps a thread is busy until it has been quiet for the linger time:
 	 * wait that long for one to come back to the set before refusing. */
-	for (int i = 0; victim == NULL && i < SRV_EVICT_WAIT_MS && atomic_load(&srv->ndedicated);
+	for (int i = 0; victim == NULL && i < 2 * srv->linger_ms && atomic_load(&srv->ndedicated);
 	     i++) {
 		usleep(1000);
 		victim = srv_victim(srv);

@@ -4,6 +4,7 @@
  * the clock every deadline is measured on, zeroed aligned memory).
  */
 #include <config.h>
+#include <errno.h>
 
 #include <linux/futex.h>
 #include <pthread.h>
@@ -229,6 +230,23 @@ idl__zalloc(size_t size)
 		return NULL;
 	memset(p, 0, size);
 	return p;
+}
+
+int64_t
+idl__env_int(const char *name, int64_t dflt, int64_t min, int64_t max)
+{
+	const char *s = getenv(name);
+	char *end;
+	long long v;
+
+	/* Digits, and a minus sign only where a negative value is allowed ("-0" is not 0). */
+	if (s == NULL || (*s == '-' ? min >= 0 : (*s < '0' || *s > '9')))
+		return dflt;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno != 0 || *end != '\0' || v < min || v > max)
+		return dflt;
+	return v;
 }
 
 const char *

@@ -41,6 +41,11 @@ void idl__clear_detail(void);
  * (transport.c). */
 void *idl__zalloc(size_t size);
 
+/* The environment variable `name` as a decimal integer in [min, max]; `dflt` when it is
+ * unset, empty, malformed or out of range, so that a mistyped knob leaves the documented
+ * default rather than an arbitrary value (transport.c). */
+int64_t idl__env_int(const char *name, int64_t dflt, int64_t min, int64_t max);
+
 /*
  * A small lock for state that a per-message path takes and that is rarely contended (a
  * datagram endpoint's duplicate-reply cache, a connection's list of requests awaiting a

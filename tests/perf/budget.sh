@@ -29,19 +29,30 @@ set -u
 # that begin at 2 ms, and under callgrind a call on a loaded machine can outlast one: its
 # client counted from 623 to 900 over one day's runs of the same code, the higher ones
 # while `make -j2 check` ran the rest of the suite beside it, so its budget has that room.
-# unix:'s server counts 448 here and 450 in a fresh Debian 12 root since it reads ahead
-# (a receive looks for a run of messages every 32nd time, and says what it read ahead);
-# its budget is 460, so that a few instructions of difference between machines do not fail.
-# udp:'s server reads ahead the same way since, and holds the replies to a run (896 here; 887
-# before reading ahead): its budget is 910.
+# unix:'s server counts 450 to 453 since it reads ahead (a receive looks for a run of
+# messages every 32nd time, and says what it read ahead); its budget is 460, so that a few
+# instructions of difference between machines do not fail. udp:'s server reads ahead the
+# same way, and holds the replies to a run: 905 (897 over 1,000 calls; over 10,000 its
+# duplicate-reply cache is the size it keeps on a long-running server): its budget is 915.
+#
+# Besides the calls, a run does things once whose number depends on timing (a thread's own
+# malloc arena, a busy connection's thread given back, docs/benchmarks.md): N is large, so
+# that they move the result by an instruction or two a call, not twenty.
 budgets='unix 450 460
 tcp 520 520
 port 510 480
-udp 610 910
+udp 610 915
 shm 950 950'
-n=${IDL_BUDGET_CALLS:-1000}
+n=${IDL_BUDGET_CALLS:-10000}
 IDL_SHM_SPIN_NS=0
-export IDL_SHM_SPIN_NS
+# A connection that sends again soon keeps a server thread, which waits on it alone until it
+# has been quiet for the linger time (docs/runtime.md); past it, the connection goes back to
+# the epoll set, where a message costs about twice as many instructions until it is busy
+# again. Under callgrind on a loaded machine a client can be descheduled for longer than the
+# default 20 ms between two calls (the suite's other tests run beside this one). So the
+# server lingers for a minute here, and the count is the code's, not the scheduler's.
+IDL_SERVER_LINGER_MS=60000
+export IDL_SHM_SPIN_NS IDL_SERVER_LINGER_MS
 
 b=$IDL_TOP_BUILDDIR
 lib=$b/runtime/.libs/libidlrt.so
@@ -73,6 +84,23 @@ fail() {
 # total FILE: the instruction count a callgrind output file records.
 total() {
 	sed -n 's/^summary: *//p; s/^totals: *//p' "$1" | head -n 1
+}
+
+# perfn OUT-N OUT-2N: the functions whose own count grew by at least one instruction a call
+# between the two runs, largest first (callgrind_annotate, which is perl; said if absent).
+perfn() {
+	if ! command -v callgrind_annotate >/dev/null 2>&1; then
+		echo "    (callgrind_annotate is not installed)"
+		return
+	fi
+	for f in "$1" "$2"; do
+		callgrind_annotate --auto=no --threshold=100 "$f" 2>/dev/null |
+			sed -n 's/^ *\([0-9,][0-9,]*\) ([ 0-9.]*%)  \([^ ]*\).*/\2 \1/p' |
+			tr -d , | sort >"$f.fn"
+	done
+	join -a 1 -a 2 -e 0 -o 0,1.2,2.2 "$1.fn" "$2.fn" |
+		awk -v n="$n" '{ d = ($3 - $2) / n; if (d >= 1 && $1 != "PROGRAM") printf "    %7.1f %s\n", d, $1 }' |
+		sort -rn | head -n 12
 }
 
 # count ADDRESS CALLS: runs the server and the client under callgrind with CALLS calls;
@@ -129,7 +157,14 @@ while read -r t cbudget sbudget; do
 	done
 	printf '%-5s client %5d (budget %d)  server %5d (budget %d)  %s (%d run%s)\n' "$t" "$c" \
 		"$cbudget" "$s" "$sbudget" "$verdict" "$try" "$([ $try = 1 ] || echo s)"
-	[ "$verdict" = ok ] || echo "$t" >>"$tmp/over"
+	if [ "$verdict" != ok ]; then
+		echo "$t" >>"$tmp/over"
+		# Where the counts went, so that a failure elsewhere says why.
+		for side in srv cli; do
+			echo "  $t $side: instructions per call by function ($n calls more):"
+			perfn "$tmp/$side.$n.out" "$tmp/$side.$((2 * n)).out"
+		done
+	fi
 done <"$tmp/budgets"
 [ -f "$tmp/over" ] && fail "a null call costs more instructions than its budget on:" $(cat "$tmp/over")
 echo "PASS: every transport within its instruction budget ($n and $((2 * n)) calls)"

@@ -3,6 +3,7 @@
  * it gives a transport (the release of a sent message, the deadline clock).
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <stddef.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -19,6 +20,7 @@
 
 #include "internal.h"
 #include "ool_cache.h"
+#include "server.h"
 #include "sock/sock_timeo.h"
 
 /* Ops that are never called: the registry only looks at which are filled. */
@@ -366,6 +368,66 @@ test_sock_timeo(void)
 	close(sv[1]);
 }
 
+/* A knob in the environment is a decimal integer within its bounds, or the default: a
+ * mistyped value must not become an arbitrary one. */
+static void
+test_env_int(void)
+{
+	static const struct {
+		const char *v;
+		int64_t want;
+	} cases[] = {
+		{ "250", 250 },
+		{ "1", 1 },
+		{ "60000", 60000 },
+		{ "-5", -5 },
+		{ "", 20 },
+		{ "0", 20 },
+		{ "60001", 20 },
+		{ "12ms", 20 },
+		{ " 7", 20 },
+		{ "0x10", 20 },
+		{ "1e3", 20 },
+		{ "+9", 20 },
+		{ "99999999999999999999", 20 },
+	};
+	const char *name = "IDL_TEST_ENV_INT";
+
+	unsetenv(name);
+	CU_ASSERT_EQUAL(idl__env_int(name, 20, 1, 60000), 20);
+	setenv(name, "-0", 1);
+	CU_ASSERT_EQUAL(idl__env_int(name, 20, 0, 60000), 20);
+	setenv(name, "0", 1);
+	CU_ASSERT_EQUAL(idl__env_int(name, 20, 0, 60000), 0);
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		int64_t min = cases[i].want < 0 ? -10 : 1;
+
+		setenv(name, cases[i].v, 1);
+		CU_ASSERT_EQUAL(idl__env_int(name, 20, min, 60000), cases[i].want);
+	}
+	unsetenv(name);
+}
+
+/* A server takes its linger time from the environment when it is created. */
+static void
+test_server_linger(void)
+{
+	idl_server_t *srv;
+
+	setenv("IDL_SERVER_LINGER_MS", "250", 1);
+	CU_ASSERT_EQUAL_FATAL(idl_server_create(&srv), 0);
+	CU_ASSERT_EQUAL(srv->linger_ms, 250);
+	idl_server_destroy(srv);
+	setenv("IDL_SERVER_LINGER_MS", "a while", 1);
+	CU_ASSERT_EQUAL_FATAL(idl_server_create(&srv), 0);
+	CU_ASSERT_EQUAL(srv->linger_ms, SRV_LINGER_MS);
+	idl_server_destroy(srv);
+	unsetenv("IDL_SERVER_LINGER_MS");
+	CU_ASSERT_EQUAL_FATAL(idl_server_create(&srv), 0);
+	CU_ASSERT_EQUAL(srv->linger_ms, SRV_LINGER_MS);
+	idl_server_destroy(srv);
+}
+
 static CU_TestInfo tr_tests[] = {
 	{ "find", test_find },
 	{ "register", test_register },
@@ -375,6 +437,8 @@ static CU_TestInfo tr_tests[] = {
 	{ "clock", test_clock },
 	{ "deadline lazy", test_deadline_lazy },
 	{ "sock timeo", test_sock_timeo },
+	{ "env int", test_env_int },
+	{ "server linger", test_server_linger },
 	CU_TEST_INFO_NULL,
 };
 

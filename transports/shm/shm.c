@@ -40,28 +40,12 @@
 
 struct shm_cfg idl__shm_cfg;
 
-static int64_t
-shm_env(const char *name, int64_t dflt, int64_t min, int64_t max)
-{
-	const char *s = getenv(name);
-	char *end;
-	long long v;
-
-	if (s == NULL || *s == '\0')
-		return dflt;
-	errno = 0;
-	v = strtoll(s, &end, 10);
-	if (errno != 0 || *end != '\0' || v < min || v > max)
-		return dflt;
-	return v;
-}
-
 static int
 shm_init(void)
 {
-	uint64_t ring = (uint64_t)shm_env("IDL_SHM_RING_BYTES", SHM_RING_DEFAULT, SHM_RING_MIN,
-					  SHM_RING_MAX);
-	uint64_t ool = (uint64_t)shm_env("IDL_SHM_OOL_BYTES", SHM_OOL_DEFAULT, 0, SHM_OOL_MAX);
+	uint64_t ring = (uint64_t)idl__env_int("IDL_SHM_RING_BYTES", SHM_RING_DEFAULT, SHM_RING_MIN,
+					       SHM_RING_MAX);
+	uint64_t ool = (uint64_t)idl__env_int("IDL_SHM_OOL_BYTES", SHM_OOL_DEFAULT, 0, SHM_OOL_MAX);
 	uint32_t r = SHM_RING_MIN;
 
 	while (r < ring)
@@ -70,9 +54,9 @@ shm_init(void)
 	idl__shm_cfg.ool_bytes = (ool + SHM_PAGE - 1) / SHM_PAGE * SHM_PAGE;
 	if (idl__shm_cfg.ool_bytes > SHM_OOL_MAX)
 		idl__shm_cfg.ool_bytes = SHM_OOL_MAX;
-	idl__shm_cfg.spin_ns = shm_env("IDL_SHM_SPIN_NS", SHM_SPIN_DEFAULT_NS, 0, 1000000000);
+	idl__shm_cfg.spin_ns = idl__env_int("IDL_SHM_SPIN_NS", SHM_SPIN_DEFAULT_NS, 0, 1000000000);
 	idl__shm_cfg.slice_max_ms =
-		shm_env("IDL_SHM_LIVENESS_MS", SHM_SLICE_MAX_DEFAULT_MS, 1, 60000);
+		idl__env_int("IDL_SHM_LIVENESS_MS", SHM_SLICE_MAX_DEFAULT_MS, 1, 60000);
 	idl__shm_cfg.ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	return 0;
 }
