@@ -24,6 +24,7 @@
 #define ERR_DETAIL_MAX 256
 
 static _Thread_local char err_detail[ERR_DETAIL_MAX];
+_Thread_local unsigned char idl__detail_set __attribute__((tls_model("initial-exec")));
 /* Formatted names and messages for codes outside the table (positive codes, unknown
  * errno values) live in a per-thread buffer: valid until the thread's next such call. */
 static _Thread_local char err_scratch[64];
@@ -162,6 +163,7 @@ idl_stub_fail(int err, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(err_detail, sizeof err_detail, fmt, ap);
 	va_end(ap);
+	idl__detail_set = 1;
 	return err;
 }
 
@@ -173,11 +175,13 @@ idl__fail(int err, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(err_detail, sizeof err_detail, fmt, ap);
 	va_end(ap);
+	idl__detail_set = 1;
 	return err;
 }
 
 void
-idl__clear_detail(void)
+idl__clear_detail_now(void)
 {
 	err_detail[0] = '\0';
+	idl__detail_set = 0;
 }

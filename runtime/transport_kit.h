@@ -35,7 +35,21 @@
  * idl__clear_detail() starts a public entry point with an empty detail.
  */
 int idl__fail(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void idl__clear_detail(void);
+
+/* Whether the calling thread's detail may be non-empty: set by every function that writes
+ * one, so that clearing it - which every call does first - is a test of one thread-local
+ * byte when there is nothing to clear. The initial-exec model makes that byte one load at a
+ * fixed offset from the thread pointer, with no call into the dynamic linker's TLS lookup;
+ * it costs one byte of the static TLS block, which a library loaded with dlopen() may use. */
+extern _Thread_local unsigned char idl__detail_set __attribute__((tls_model("initial-exec")));
+void idl__clear_detail_now(void);
+
+static inline void
+idl__clear_detail(void)
+{
+	if (__builtin_expect(idl__detail_set, 0))
+		idl__clear_detail_now();
+}
 
 /* Zeroed memory aligned to 16 for transport state and message buffers; free() releases it
  * (transport.c). */

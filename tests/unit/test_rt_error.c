@@ -72,6 +72,7 @@ static void
 test_detail(void)
 {
 	idl_port_t p = IDL_PORT_NULL;
+	idl_server_t *srv;
 	pthread_t t;
 	void *rv = (void *)-1;
 
@@ -86,6 +87,16 @@ test_detail(void)
 	CU_ASSERT_EQUAL(idl_port_open("noscheme", &p), IDL_EADDRINVAL);
 	CU_ASSERT_PTR_NULL(strstr(idl_errdetail(), "nosuch:/x"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(idl_errdetail(), "noscheme"));
+	/* A call that succeeds leaves no detail behind, whether the runtime or a stub wrote
+	 * the last one. */
+	CU_ASSERT_EQUAL_FATAL(idl_server_create(&srv), 0);
+	CU_ASSERT_STRING_EQUAL(idl_errdetail(), "");
+	idl_server_destroy(srv);
+	CU_ASSERT_EQUAL(idl_stub_fail(IDL_EPROTO, "stub %d", 7), IDL_EPROTO);
+	CU_ASSERT_STRING_EQUAL(idl_errdetail(), "stub 7");
+	CU_ASSERT_EQUAL_FATAL(idl_server_create(&srv), 0);
+	CU_ASSERT_STRING_EQUAL(idl_errdetail(), "");
+	idl_server_destroy(srv);
 }
 
 static void
