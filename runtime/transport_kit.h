@@ -169,6 +169,18 @@ idl__sys_recvmsg(int fd, struct msghdr *mh, int flags)
 }
 #endif
 
+/* futex(2) for a word, an operation, a value and a relative timeout (or NULL): 0 or the
+ * count woken, or -1 with errno set. */
+#ifdef IDL__SYS_LIBC
+#define idl__sys_futex(word, op, val, ts) syscall(SYS_futex, word, op, val, ts, NULL, 0)
+#else
+static inline long
+idl__sys_futex(uint32_t *word, int op, uint32_t val, const struct timespec *ts)
+{
+	return idl__syscall6(SYS_futex, (long)word, op, (long)val, (long)ts, 0, 0);
+}
+#endif
+
 /* poll(2), which newer architectures have only as ppoll. */
 #if defined(IDL__SYS_LIBC) || !defined(SYS_poll)
 #define idl__sys_poll poll

@@ -69,7 +69,7 @@ shm_futex_wait(uint32_t *word, uint32_t val, int64_t ns)
 	struct timespec ts = { (time_t)(ns / 1000000000), (long)(ns % 1000000000) };
 
 	/* Not FUTEX_PRIVATE: the word is in a mapping shared with another process. */
-	return syscall(SYS_futex, word, FUTEX_WAIT, val, &ts, NULL, 0) == 0 ? 0 : errno;
+	return idl__sys_futex(word, FUTEX_WAIT, val, &ts) == 0 ? 0 : errno;
 }
 
 /* Wakes the waiter on `word` if its flag says it waits; the flag is cleared by whoever
@@ -77,18 +77,23 @@ shm_futex_wait(uint32_t *word, uint32_t val, int64_t ns)
  * that waits for its rendezvous socket to be readable (an event loop's, shm_nb.c) gets a
  * byte on it. Call after a seq_cst fence that follows the publish, which pairs with the
  * waiter's fence between setting the flag and checking. */
-static void
-shm_kick(struct shm_conn *c, uint32_t *word)
+static __attribute__((noinline)) void
+shm_wake(struct shm_conn *c, uint32_t *word)
 {
-	uint32_t v;
+	uint32_t v = __atomic_exchange_n(word, 0, __ATOMIC_SEQ_CST);
 
-	if (__atomic_load_n(word, __ATOMIC_RELAXED) == 0 ||
-	    (v = __atomic_exchange_n(word, 0, __ATOMIC_SEQ_CST)) == 0)
-		return;
 	if (v == SHM_WAIT_FD)
 		(void)idl__sys_send(c->fd, "w", 1, MSG_DONTWAIT | MSG_NOSIGNAL);
-	else
-		syscall(SYS_futex, word, FUTEX_WAKE, 1, NULL, NULL, 0);
+	else if (v != 0)
+		(void)idl__sys_futex(word, FUTEX_WAKE, 1, NULL);
+}
+
+static inline __attribute__((always_inline)) void
+shm_kick(struct shm_conn *c, uint32_t *word)
+{
+	/* Nobody waits, most of the time: one load, no call. */
+	if (__atomic_load_n(word, __ATOMIC_RELAXED) != 0)
+		shm_wake(c, word);
 }
 
 static inline void
@@ -145,7 +150,7 @@ shm_break(struct shm_conn *c, int err, const char *what)
 }
 
 /* The error an op must return before waiting any longer, or 0. */
-static int
+static inline __attribute__((always_inline)) int
 shm_state(struct shm_conn *c)
 {
 	int b;
@@ -182,7 +187,7 @@ shm_alive(struct shm_conn *c)
 
 /* Whether the record at our tail is published: 1 with its word, 0 if not yet. A length that
  * could not fit the ring is a broken (or hostile) producer. */
-static int
+static inline __attribute__((always_inline)) int
 shm_ready(struct shm_conn *c, uint64_t *wordp)
 {
 	uint64_t word = __atomic_load_n((uint64_t *)(c->ring_in + (c->tail & (c->rbytes - 1))),
@@ -198,7 +203,7 @@ shm_ready(struct shm_conn *c, uint64_t *wordp)
 
 /* Room left in our outbound ring, at least `need` if it can be had: the consumer's tail is
  * read (a cache line it writes) only when the tail seen last leaves too little room. */
-static int
+static inline __attribute__((always_inline)) int
 shm_room(struct shm_conn *c, uint64_t need, uint64_t *room)
 {
 	uint64_t tail, used;
@@ -308,7 +313,7 @@ shm_wait(struct shm_conn *c, int room, uint64_t need, struct idl_deadline *dl)
 
 /* ---- The rings ---- */
 
-static void
+static inline __attribute__((always_inline)) void
 shm_copy_in(struct shm_conn *c, uint64_t pos, const void *src, size_t n)
 {
 	size_t off = (size_t)(pos & (c->rbytes - 1)), first = c->rbytes - off;
@@ -321,7 +326,7 @@ shm_copy_in(struct shm_conn *c, uint64_t pos, const void *src, size_t n)
 	}
 }
 
-static void
+static inline __attribute__((always_inline)) void
 shm_copy_out(struct shm_conn *c, uint64_t pos, void *dst, size_t n)
 {
 	size_t off = (size_t)(pos & (c->rbytes - 1)), first = c->rbytes - off;
@@ -379,7 +384,7 @@ shm_publish(struct shm_conn *c, const struct idl_xmsg *m, uint32_t nd, idl_desc_
 	    struct idl_deadline *dl)
 {
 	const unsigned char *msg = m->data;
-	uint64_t rec, room;
+	uint64_t rec, room = 0;
 	int err;
 
 	if ((err = shm_state(c)) != 0)
@@ -463,7 +468,7 @@ shm_conn_send(void *vconn, const struct idl_xmsg *m, struct idl_deadline *dl)
 
 /* Takes the record at our tail, whose word (loaded once, checked) is `word`: copies the
  * bytes out and releases the room. */
-static int
+static inline __attribute__((always_inline)) int
 shm_take(struct shm_conn *c, struct idl_xmsg *m, uint64_t word)
 {
 	uint32_t len = (uint32_t)word;
