@@ -122,7 +122,7 @@ struct idl__aport {
 	pthread_mutex_t lock;
 	/* Held while dispatching, so that done functions of one port never run at once. */
 	pthread_mutex_t dispatch_lock;
-	pthread_t dispatcher; /* valid while `dispatching` */
+	const char *dispatcher; /* &idl__aport_self of the thread inside dispatch */
 	int dispatching; /* a thread is inside dispatch: sends are corked */
 	int closing;
 	int epfd, evfd, tfd;
@@ -178,8 +178,19 @@ int64_t idl__async_timers(struct idl__aport *ap, int64_t now);
 /* port_poll.c: lock held unless said. */
 /* The port's asynchronous state, made on first use (no lock held). */
 int idl__aport_get(struct idl_port *p, struct idl__aport **app);
-/* A live connection, connecting first if needed (bounded by deadline). */
-int idl__aport_conn(struct idl__aport *ap, int64_t deadline);
+/* Connects, or connects again after the connection died (bounded by deadline): 0 once
+ * there is a live connection. */
+int idl__aport_connect(struct idl__aport *ap, int64_t deadline);
+
+/* A live connection, connecting first if needed: the common case, a connection that is
+ * there and alive, is a test in line. */
+static inline int
+idl__aport_conn(struct idl__aport *ap, int64_t deadline)
+{
+	if (ap->conn != NULL && !ap->conn->dead)
+		return 0;
+	return idl__aport_connect(ap, deadline);
+}
 /* Appends a call's request (or, with call NULL, the cancel message ctl) to the queue. */
 int idl__aport_enqueue(struct idl__aport *ap, struct idl_async *call, idl_msg_header_t *ctl);
 /* Sends what the queue holds as far as it goes now (nb), or wakes the sender. */
@@ -190,8 +201,17 @@ void idl__aport_arm(struct idl__aport *ap, int64_t deadline);
 void idl__aport_wake(struct idl__aport *ap);
 /* The connection ended: every call fails with err. */
 void idl__aport_conn_dead(struct idl__aport *ap, struct idl__aconn *c, int err);
+/* A thread's identity for the dispatch check: the address of a thread-local byte, a fixed
+ * offset from the thread pointer (initial-exec), where pthread_self() would be a call. Only
+ * the thread inside dispatch is ever compared, and it is alive while it is. */
+extern _Thread_local char idl__aport_self __attribute__((tls_model("initial-exec")));
+
 /* Whether sends are held for the end of a dispatch on this thread. */
-int idl__aport_corked(const struct idl__aport *ap);
+static inline int
+idl__aport_corked(const struct idl__aport *ap)
+{
+	return ap->dispatching && ap->dispatcher == &idl__aport_self;
+}
 /* Runs the completions on the list (at most max; all for max < 0) with no lock held;
  * returns how many ran. dispatch_lock held. */
 int idl__async_run(struct idl__aport *ap, int max);

@@ -31,11 +31,7 @@
 /* Messages handed to conn_sendv_nb in one call. */
 #define POLL_SEND_BATCH 64
 
-int
-idl__aport_corked(const struct idl__aport *ap)
-{
-	return ap->dispatching && pthread_equal(ap->dispatcher, pthread_self());
-}
+_Thread_local char idl__aport_self __attribute__((tls_model("initial-exec")));
 
 void
 idl__aport_wake(struct idl__aport *ap)
@@ -338,7 +334,7 @@ idl__aport_conn_dead(struct idl__aport *ap, struct idl__aconn *c, int err)
 }
 
 int
-idl__aport_conn(struct idl__aport *ap, int64_t deadline)
+idl__aport_connect(struct idl__aport *ap, int64_t deadline)
 {
 	struct idl_port *p = ap->port;
 	const struct idl_transport *tr = p->tr;
@@ -745,7 +741,7 @@ poll_enter(struct idl__aport *ap)
 	pthread_mutex_unlock(&ap->lock);
 	pthread_mutex_lock(&ap->dispatch_lock);
 	pthread_mutex_lock(&ap->lock);
-	ap->dispatcher = pthread_self();
+	ap->dispatcher = &idl__aport_self;
 	ap->dispatching = 1;
 	return 0;
 }
@@ -851,7 +847,7 @@ idl__async_close(struct idl_port *p)
 		poll_conn_free(ap, c);
 		ap->conn = NULL;
 	}
-	ap->dispatcher = pthread_self();
+	ap->dispatcher = &idl__aport_self;
 	ap->dispatching = 1;
 	pthread_mutex_unlock(&ap->lock);
 	/* The done functions run here, on the closing thread: each call ends exactly once. */

@@ -594,6 +594,49 @@ ta_dispatch_max(void)
 	idl_port_close(run.port);
 }
 
+/* A done function that dispatches the port it runs for: refused, since dispatching again
+ * from inside would run done functions of the port inside one another. A call it starts
+ * instead goes out when the dispatch ends, and completes in a later one. */
+struct ta_reenter {
+	struct ta_run *run;
+	struct ta_call next;
+	int dispatch_err;
+	int start_kr;
+};
+
+static void
+ta_reenter_done(void *ctx, kern_return_t kr, int sum)
+{
+	struct ta_reenter *r = ctx;
+
+	(void)sum;
+	TT_CHECK_KR(kr, 0);
+	r->dispatch_err = idl_port_dispatch(r->run->port, 0);
+	r->start_kr = ta_start(r->run, &r->next, 20, 22, NULL);
+	atomic_fetch_sub(&r->run->outstanding, 1);
+}
+
+static void
+ta_reenter(void)
+{
+	struct ta_run run = { .port = tt_open() };
+	struct ta_reenter r = { .run = &run, .dispatch_err = 1, .start_kr = 1 };
+
+	if (run.port == NULL)
+		return;
+	atomic_fetch_add(&run.outstanding, 1);
+	TT_CHECK_KR(bench_add_async(run.port, 1, 2, ta_reenter_done, &r, NULL), 0);
+	CU_ASSERT_EQUAL(ta_drain(&run, 10000), 0);
+	CU_ASSERT_EQUAL(r.dispatch_err, IDL_EBUSY);
+	TT_CHECK_KR(r.start_kr, 0);
+	CU_ASSERT_EQUAL(atomic_load(&r.next.ran), 1);
+	TT_CHECK_KR(r.next.kr, 0);
+	CU_ASSERT_EQUAL(r.next.sum, 42);
+	/* Outside any done function, dispatching is allowed again. */
+	CU_ASSERT(idl_port_dispatch(run.port, 0) >= 0);
+	idl_port_close(run.port);
+}
+
 /* The server dies while 64 calls wait for their subsystem's hello (it was stopped before
  * it could answer): no request of theirs reached the transport, so they go on the next
  * connection, to the server started after it, and every one succeeds. Where the pollable
@@ -720,6 +763,7 @@ const struct tt_case tt_async_cases[] = {
 	{ "async: calls made before the hello is answered", ta_before_hello },
 	{ "async: close in flight", ta_close },
 	{ "async: dispatch runs at most max", ta_dispatch_max },
+	{ "async: a done function cannot dispatch, but can call", ta_reenter },
 	{ "async: connect in the caller's loop", ta_connect },
 	{ "async: queued calls carried to a new connection", ta_carry },
 	{ "async: peer death in flight", ta_death },
