@@ -403,6 +403,53 @@ pt_many_clients(void)
 	CU_ASSERT_EQUAL(pt_left_by(getpid(), 1000), 0);
 }
 
+/* Sends one-way messages to a stopped server until one is not taken within the port's
+ * timeout; returns how many were. */
+static int
+pt_fill(idl_port_t port)
+{
+	int n = 0, kr;
+
+	while (n < 100 && (kr = bench_notify(port, n)) == 0)
+		n++;
+	if (n < 100)
+		CU_ASSERT_EQUAL(kr, IDL_ETIMEDOUT);
+	return n;
+}
+
+/* IDL_PORT_QUEUE_DEPTH is how many requests a client's queue holds: with the server stopped,
+ * that many one-way messages are taken at once, and one more if the server's thread was
+ * already waiting in its receive (the kernel hands that one straight to it); the next waits,
+ * here until the port's timeout. The default is 4. */
+static void
+pt_queue_depth(void)
+{
+	idl_port_t port;
+	int n;
+
+	pt_new_address();
+	CU_ASSERT_EQUAL_FATAL(pt_server_start(), 0);
+	for (int depth = 4; depth <= 9; depth += 5) {
+		if (depth == 4)
+			unsetenv("IDL_PORT_QUEUE_DEPTH");
+		else
+			setenv("IDL_PORT_QUEUE_DEPTH", "9", 1);
+		if ((port = pt_open(300)) == NULL)
+			break;
+		CU_ASSERT(pt_works(port, depth));
+		pt_server_kill(SIGSTOP);
+		n = pt_fill(port);
+		CU_ASSERT(n >= depth && n <= depth + 1);
+		if (n < depth || n > depth + 1)
+			fprintf(stderr, "port_test: a queue of %d took %d messages\n", depth, n);
+		pt_server_kill(SIGCONT);
+		CU_ASSERT(pt_works(port, depth + 1));
+		idl_port_close(port);
+	}
+	unsetenv("IDL_PORT_QUEUE_DEPTH");
+	pt_server_kill(SIGTERM);
+}
+
 /* A client process killed while its call is in the server: the server frees what it held
  * and serves others; nothing of the client is left. */
 static void
@@ -521,9 +568,8 @@ static const struct {
 	const char *name;
 	void (*fn)(void);
 } pt_cases[] = {
-	{ "credentials and hang-up", pt_cred },
-	{ "many clients", pt_many_clients },
-	{ "client killed mid-call", pt_kill_client },
+	{ "credentials and hang-up", pt_cred },	      { "many clients", pt_many_clients },
+	{ "request queue depth", pt_queue_depth },    { "client killed mid-call", pt_kill_client },
 	{ "server killed mid-call", pt_kill_server },
 };
 

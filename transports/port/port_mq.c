@@ -40,7 +40,8 @@
  * RLIMIT_MSGQUEUE holds about a hundred clients. */
 #define PORT_RDV_DEPTH 8
 #define PORT_RDV_MSGSIZE 256
-#define PORT_REQ_DEPTH 4
+#define PORT_REQ_DEPTH 4 /* IDL_PORT_QUEUE_DEPTH, read at each connect, within [1, 64] */
+#define PORT_REQ_DEPTH_MAX 64
 #define PORT_REP_DEPTH 2
 #define PORT_MSGSIZE 1024
 #define PORT_MIN_MSGSIZE 128 /* the kernel's smallest msgsize_max; a control message fits */
@@ -481,7 +482,9 @@ port_conn_connect(void *vconn, const char *rest, struct idl_deadline *dl)
 	c->names_live = 1;
 	if ((err = port_make_queue(&c->rq, c->rq_name, PORT_KIND_REP, PORT_REP_DEPTH, O_RDWR,
 				   rest)) != 0 ||
-	    (err = port_make_queue(&c->sq, c->sq_name, PORT_KIND_REQ, PORT_REQ_DEPTH,
+	    (err = port_make_queue(&c->sq, c->sq_name, PORT_KIND_REQ,
+				   (long)idl__env_int("IDL_PORT_QUEUE_DEPTH", PORT_REQ_DEPTH, 1,
+						      PORT_REQ_DEPTH_MAX),
 				   O_WRONLY | O_NONBLOCK, rest)) != 0)
 		goto out;
 	if ((c->rbuf = idl__zalloc((size_t)c->rq.msgsize)) == NULL) {
