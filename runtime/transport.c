@@ -1,11 +1,12 @@
 /*
  * transport.c - the registry of transports, looked up by the scheme of an address; what the
  * transport contract gives every transport (the release of a sent message's descriptors,
- * the clock every deadline is measured on, zeroed aligned memory).
+ * the clock every deadline is measured on, zeroed aligned memory, the small futex lock and
+ * the environment knobs' parser).
  */
 #include <config.h>
-#include <errno.h>
 
+#include <errno.h>
 #include <linux/futex.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -210,13 +211,13 @@ idl__lock_wait(struct idl__lock *l)
 	/* Marked as slept on (2) before sleeping, so that the holder's release wakes us; the
 	 * exchange that takes it leaves it marked, since others may sleep too. */
 	while (atomic_exchange_explicit(&l->word, 2, memory_order_acquire) != 0)
-		syscall(SYS_futex, (uint32_t *)&l->word, FUTEX_WAIT_PRIVATE, 2, NULL, NULL, 0);
+		(void)idl__sys_futex((uint32_t *)&l->word, FUTEX_WAIT_PRIVATE, 2, NULL);
 }
 
 void
 idl__lock_wake(struct idl__lock *l)
 {
-	syscall(SYS_futex, (uint32_t *)&l->word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	(void)idl__sys_futex((uint32_t *)&l->word, FUTEX_WAKE_PRIVATE, 1, NULL);
 }
 
 void *
