@@ -98,13 +98,13 @@ idl__ool_span_read(void *arg, size_t off, void *dst, size_t n)
 }
 
 int
-idl__ool_inline_in(void *msg, size_t msize, size_t wire_len, const char *scheme, idl__ool_reader rd,
-		   void *arg)
+idl__ool_inline_layout(const void *msg, size_t msize, size_t wire_len, const char *scheme,
+		       uint32_t *ndp)
 {
-	unsigned char *descs = (unsigned char *)msg + IDL_MSG_HEADER_SIZE;
+	const unsigned char *descs = (const unsigned char *)msg + IDL_MSG_HEADER_SIZE;
 	const idl_msg_header_t *h = msg;
 	size_t off = msize;
-	uint32_t nd, i;
+	uint32_t nd;
 	idl_desc_t d;
 	int err;
 
@@ -113,8 +113,7 @@ idl__ool_inline_in(void *msg, size_t msize, size_t wire_len, const char *scheme,
 	if (h->size != msize || msize > wire_len)
 		return idl__fail(IDL_EPROTO, "%s: a %u-byte message in %zu bytes", scheme, h->size,
 				 wire_len);
-	/* The layout first, whole: nothing is allocated for a message that lies. */
-	for (i = 0; i < nd; i++) {
+	for (uint32_t i = 0; i < nd; i++) {
 		memcpy(&d, descs + (size_t)i * IDL_DESC_SIZE, sizeof d);
 		if (d.type != IDL_DESC_OOL)
 			return idl__fail(IDL_EPROTO,
@@ -138,7 +137,35 @@ idl__ool_inline_in(void *msg, size_t msize, size_t wire_len, const char *scheme,
 	if (off != wire_len)
 		return idl__fail(IDL_EPROTO, "%s: %zu bytes after the out-of-line data", scheme,
 				 wire_len - off);
+	*ndp = nd;
+	return 0;
+}
 
+/* Frees the blocks of the first n descriptors, which point at them. */
+static void
+ool_free_first(unsigned char *descs, uint32_t n)
+{
+	idl_desc_t d;
+
+	while (n-- > 0) {
+		memcpy(&d, descs + (size_t)n * IDL_DESC_SIZE, sizeof d);
+		if (d.size != 0)
+			idl__ool_free_plain((void *)(uintptr_t)d.addr, d.size);
+	}
+}
+
+int
+idl__ool_inline_in(void *msg, size_t msize, size_t wire_len, const char *scheme, idl__ool_reader rd,
+		   void *arg)
+{
+	unsigned char *descs = (unsigned char *)msg + IDL_MSG_HEADER_SIZE;
+	uint32_t nd, i;
+	idl_desc_t d;
+	int err;
+
+	/* The layout first, whole: nothing is allocated for a message that lies. */
+	if ((err = idl__ool_inline_layout(msg, msize, wire_len, scheme, &nd)) != 0)
+		return err;
 	for (i = 0; i < nd; i++) {
 		void *p;
 
@@ -163,14 +190,69 @@ idl__ool_inline_in(void *msg, size_t msize, size_t wire_len, const char *scheme,
 	if (err == 0)
 		return 0;
 	/* Undo the ones converted: their addr are ours now; the rest are still offsets. */
-	while (i-- > 0) {
-		memcpy(&d, descs + (size_t)i * IDL_DESC_SIZE, sizeof d);
-		if (d.size != 0)
-			idl__ool_free_plain((void *)(uintptr_t)d.addr, d.size);
-	}
+	ool_free_first(descs, i);
 	if (err == IDL_EPROTO && idl_errdetail()[0] == '\0')
 		idl__fail(err, "%s: out-of-line data cut short", scheme);
 	return err;
+}
+
+int
+idl__ool_inline_alloc(void *msg, uint32_t nd, const char *scheme)
+{
+	unsigned char *descs = (unsigned char *)msg + IDL_MSG_HEADER_SIZE;
+	idl_desc_t d;
+
+	for (uint32_t i = 0; i < nd; i++) {
+		void *p;
+
+		memcpy(&d, descs + (size_t)i * IDL_DESC_SIZE, sizeof d);
+		if (d.size == 0)
+			continue;
+		if ((p = idl__ool_alloc_fill(d.size)) == NULL) {
+			ool_free_first(descs, i);
+			return idl__fail(IDL_ENOMEM, "%s: no memory for %u bytes out of line",
+					 scheme, d.size);
+		}
+		d.addr = (uint64_t)(uintptr_t)p;
+		memcpy(descs + (size_t)i * IDL_DESC_SIZE, &d, sizeof d);
+	}
+	return 0;
+}
+
+void
+idl__ool_inline_free(void *msg, uint32_t nd)
+{
+	ool_free_first((unsigned char *)msg + IDL_MSG_HEADER_SIZE, nd);
+}
+
+unsigned
+idl__ool_inline_iov(const void *msg, size_t msize, uint32_t nd, size_t pos, struct iovec *iov,
+		    void *pad)
+{
+	const unsigned char *descs = (const unsigned char *)msg + IDL_MSG_HEADER_SIZE;
+	size_t off = msize;
+	unsigned n = 0;
+	idl_desc_t d;
+
+	for (uint32_t i = 0; i < nd; i++) {
+		size_t end, rend;
+
+		memcpy(&d, descs + (size_t)i * IDL_DESC_SIZE, sizeof d);
+		if (d.size == 0)
+			continue;
+		end = off + d.size;
+		rend = off + IDL_MSG_ROUND((size_t)d.size);
+		if (pos < end) {
+			size_t from = pos > off ? pos - off : 0;
+
+			iov[n++] = (struct iovec){ (unsigned char *)(uintptr_t)d.addr + from,
+						   d.size - from };
+		}
+		if (pos < rend && rend > end)
+			iov[n++] = (struct iovec){ pad, rend - (pos > end ? pos : end) };
+		off = rend;
+	}
+	return n;
 }
 
 int

@@ -280,6 +280,22 @@ typedef int (*idl__ool_reader)(void *arg, size_t off, void *dst, size_t n);
  * the end of the wire message. On failure nothing stays allocated. */
 int idl__ool_inline_in(void *msg, size_t msize, size_t wire_len, const char *scheme,
 		       idl__ool_reader rd, void *arg);
+/* The checks idl__ool_inline_in() makes before it allocates anything: the descriptors
+ * (idl__desc_in_check), then the data in descriptor order, each at the next multiple of 8,
+ * ending exactly at wire_len. 0 and *nd the count, or IDL_EPROTO naming `scheme`. */
+int idl__ool_inline_layout(const void *msg, size_t msize, size_t wire_len, const char *scheme,
+			   uint32_t *nd);
+/* For a receiver that fills the data itself, after idl__ool_inline_layout(): each of the nd
+ * descriptors gets a block of its size (idl__ool_alloc_fill, not cleared) and its addr
+ * becomes the block's. 0, or IDL_ENOMEM with nothing left allocated. */
+int idl__ool_inline_alloc(void *msg, uint32_t nd, const char *scheme);
+/* Frees the blocks idl__ool_inline_alloc() gave msg's nd descriptors. */
+void idl__ool_inline_free(void *msg, uint32_t nd);
+/* The pieces that the wire bytes from offset `pos` to the end go into, once the blocks are
+ * allocated: the rest of each datum, and its padding into the IDL_MSG_ALIGN bytes at `pad`
+ * (read and thrown away). Fills iov (room for 2 * IDL_DESC_MAX) and returns the count. */
+unsigned idl__ool_inline_iov(const void *msg, size_t msize, uint32_t nd, size_t pos,
+			     struct iovec *iov, void *pad);
 /* A reply whose descriptors cannot go (IDL_ENOTSUP for a port, a size over a limit...):
  * the client is told `err` by a bare reply instead, so that it does not wait for nothing
  * and the connection stays. Returns 1 and fills *bare and *out for a reply, 0 (the sender

@@ -24,6 +24,9 @@ IDL_SUITE(rt_ool)
 #ifdef HAVE_TRANSPORT_UNIX
 IDL_SUITE(tr_unix_ra)
 #endif
+#ifdef HAVE_TRANSPORT_TCP
+IDL_SUITE(tr_tcp_rx)
+#endif
 #ifdef HAVE_TRANSPORT_UDP
 IDL_SUITE(tr_udp_cache)
 IDL_SUITE(tr_udp_ra)

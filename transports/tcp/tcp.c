@@ -460,6 +460,8 @@ idl__tcp_conn_recv(void *vconn, struct idl_xmsg *m, struct idl_deadline *dl)
 	int err;
 
 	m->nfds = 0;
+	if (__builtin_expect(c->rx != NULL, 0))
+		return idl__tcp_rx_recv(c, m, dl, 0);
 	if (c->carry_len == 0) {
 		struct iovec iov[2] = {
 			{ .iov_base = &prefix, .iov_len = TCP_PREFIX },
@@ -567,6 +569,7 @@ tcp_conn_fini(void *vconn)
 	c->open = 0;
 	free(c->carry);
 	c->carry = NULL;
+	idl__tcp_rx_drop(c);
 	free(c->out);
 	c->out = NULL;
 	c->out_len = 0;

@@ -20,6 +20,7 @@
 #define TCP_CARRY_KEEP (64u << 10)
 
 struct inet_addrs;
+struct tcp_rx;
 
 struct tcp_conn {
 	int fd;
@@ -31,6 +32,9 @@ struct tcp_conn {
 	size_t carry_off;
 	size_t carry_len;
 	size_t carry_cap;
+	/* A frame with out-of-line data being received into its blocks (tcp_rx.c), or NULL;
+	 * while there is one, the carry buffer is empty. */
+	struct tcp_rx *rx;
 	/* Output a non-blocking send could not write: the rest of one frame, written before
 	 * anything else goes (conn_sendv_nb). */
 	unsigned char *out;
@@ -67,5 +71,21 @@ int idl__tcp_conn_fd(void *conn, unsigned *events);
 int idl__tcp_conn_sendv_nb(void *conn, const struct idl_xmsg *msgs, unsigned n);
 int idl__tcp_conn_recv_nb(void *conn, struct idl_xmsg *m);
 int idl__tcp_conn_recv_wait(void *conn, struct idl_xmsg *m, int timeout_ms);
+
+/* tcp_rx.c: a frame with out-of-line data received into its blocks across receives. */
+/* Takes a frame into c->rx when it is a message with out-of-line data, not whole yet (`have`
+ * of its `len` bytes, prefix not counted, are at `body`), whose message is all there, fits
+ * `cap` and has a layout that checks out: 1, the bytes at `body` copied (the caller drops
+ * them); 0 leaves the frame to the caller. */
+int idl__tcp_rx_start(struct tcp_conn *c, const unsigned char *body, size_t have, uint32_t len,
+		      size_t cap);
+/* Goes on receiving c->rx's frame: 0 and the message in m once it is whole (IDL_EMSGSIZE,
+ * the frame dropped, if it no longer fits m); otherwise the receive's error, c->rx kept
+ * when it is the deadline's. Each wait is bounded by dl as the blocking receive's are;
+ * `linger`: a wait that ends without bytes is IDL_EAGAIN, and each wait after bytes came
+ * is dl's whole timeout again (the non-blocking and lingering receives). */
+int idl__tcp_rx_recv(struct tcp_conn *c, struct idl_xmsg *m, struct idl_deadline *dl, int linger);
+/* Frees c->rx and its blocks (a connection's end). */
+void idl__tcp_rx_drop(struct tcp_conn *c);
 
 #endif /* IDL_TRANSPORTS_TCP_IMPL_H */

@@ -282,6 +282,9 @@ tcp_recv_nb(struct tcp_conn *c, struct idl_xmsg *m, int wait_ms)
 	 * held: it waits for writability first (the contract's conn_recv_wait). */
 	if (wait_ms > 0 && c->out_len != 0)
 		return IDL_EAGAIN;
+	/* The rest of a frame with out-of-line data goes straight into its blocks. */
+	if (c->rx != NULL)
+		return idl__tcp_rx_recv(c, m, &(struct idl_deadline){ 0, wait_ms }, 1);
 	/* With nothing carried over, the frame usually comes whole: one recvmsg scatters it
 	 * into the caller's buffer as the blocking receive does, and no carry buffer is made
 	 * and freed for it. Anything else - a partial frame, one too large for the caller -
@@ -329,6 +332,11 @@ tcp_recv_nb(struct tcp_conn *c, struct idl_xmsg *m, int wait_ms)
 								  &(struct idl_deadline){ 0, 0 });
 				return 0;
 			}
+			/* The start of a large frame with out-of-line data: the rest goes straight
+			 * into its blocks. */
+			if (idl__tcp_rx_start(c, m->data, body, len, m->cap))
+				return idl__tcp_rx_recv(c, m, &(struct idl_deadline){ 0, wait_ms },
+							1);
 		}
 		err = idl__tcp_carry_put(c, &prefix,
 					 (size_t)n < TCP_PREFIX ? (size_t)n : TCP_PREFIX);
@@ -340,6 +348,18 @@ tcp_recv_nb(struct tcp_conn *c, struct idl_xmsg *m, int wait_ms)
 	while (!tcp_carry_whole(c)) {
 		size_t want = TCP_CARRY_MIN;
 		ssize_t r;
+
+		if (c->carry_len > TCP_PREFIX) {
+			uint32_t len;
+
+			memcpy(&len, c->carry + c->carry_off, TCP_PREFIX);
+			if (idl__tcp_rx_start(c, c->carry + c->carry_off + TCP_PREFIX,
+					      c->carry_len - TCP_PREFIX, ntohl(len), m->cap)) {
+				c->carry_len = c->carry_off = 0;
+				return idl__tcp_rx_recv(c, m, &(struct idl_deadline){ 0, wait_ms },
+							1);
+			}
+		}
 
 		if (c->carry_len >= TCP_PREFIX) {
 			uint32_t prefix;
