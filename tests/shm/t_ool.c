@@ -2,8 +2,8 @@
  * t_ool.c - out-of-line data over shm: with hand-built messages (the compiler does not emit
  * descriptors yet): a block from the out-of-line allocator sent with dealloc reaches the
  * server at the same offset of the same shared memory (no copy), and the server reads it
- * in place; other buffers are copied once; frees flow back to the sender; a received block
- * outlives its connection until it is freed.
+ * in place; other buffers are copied once; frees flow back to the sender, and the lowest
+ * free pages are taken first; a received block outlives its connection until it is freed.
  */
 #include <poll.h>
 #include <signal.h>
@@ -244,6 +244,21 @@ ot_zero_copy(void)
 	CU_ASSERT_EQUAL(idl__shm_ool_used(c), 0);
 	rd = ot_desc(m, 0);
 	CU_ASSERT_EQUAL(idl__shm_ool_free((void *)(uintptr_t)rd.addr, rd.size), 1);
+
+	/* First fit: with the arena empty again, each copy lands at its very start - the block
+	 * the one before freed, still in the caches - not further on at every call. */
+	ot_fill(heap, OT_HEAP, 1);
+	for (int i = 0; i < 3; i++) {
+		d[0] = (idl_desc_t){ .addr = (uintptr_t)heap,
+				     .size = OT_HEAP,
+				     .type = IDL_DESC_OOL };
+		ST_CHECK_KR(ot_call(c, m, OT_CMD_ONE, d, 1), 0);
+		ST_CHECK_KR(((idl_msg_header_t *)m)->retcode, 0);
+		memcpy(off, m + 40, sizeof off);
+		CU_ASSERT_EQUAL(off[0], c->rg->lay.arena_off[SHM_CLIENT]);
+		rd = ot_desc(m, 0);
+		CU_ASSERT_EQUAL(idl__shm_ool_free((void *)(uintptr_t)rd.addr, rd.size), 1);
+	}
 
 	/* Memory outside every region is not the transport's. */
 	CU_ASSERT_EQUAL(idl__shm_ool_free(&local, sizeof local), 0);

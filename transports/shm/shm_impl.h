@@ -136,7 +136,7 @@ struct shm_region {
 	pthread_mutex_t lock;
 	uint8_t *pstate; /* per page of the outbound arena: enum shm_page */
 	uint32_t *prun; /* at a block's first page: its length in pages */
-	uint32_t cursor; /* next-fit start */
+	uint32_t low; /* no free page lies below it: where a first fit starts */
 	uint32_t used; /* pages not free */
 	uint64_t fq_tail; /* how far we drained the outbound arena's free queue */
 	uint64_t fq_head; /* how far we posted into the inbound arena's free queue */

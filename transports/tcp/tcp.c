@@ -171,8 +171,10 @@ tcp_sendv(struct tcp_conn *c, struct iovec *iov, size_t niov, size_t total, stru
 		n = idl__sys_sendmsg(c->fd, &mh, MSG_NOSIGNAL | (t == 1 ? MSG_DONTWAIT : 0));
 		if (n > 0) {
 			sent += (size_t)n;
-			if (sent < total)
-				idl__sock_again(dl);
+			/* The whole frame at once, as nearly always: nothing to advance. */
+			if (sent == total)
+				return 0;
+			idl__sock_again(dl);
 			/* Advance the iovecs past what went out. */
 			while (n > 0 && mh.msg_iovlen > 0) {
 				size_t k = (size_t)n < mh.msg_iov->iov_len ? (size_t)n
