@@ -34,7 +34,23 @@ srv_ss_hashes(const struct srv_ss *s, unsigned version)
 struct srv_hello {
 	uint8_t *said; /* nsubs flags */
 	uint8_t *verdicts; /* nverdicts enum idl__sig_state */
+	/* The last request that passed every check of idl__srv_serve_one() carrying no
+	 * descriptors, so that the next one like it is known good by two compares: its
+	 * header's first word (magic, order, kind, flags; never 0 for a real header) and its
+	 * id, and its subsystem's index. Zeroed by every hello, which may change a verdict. */
+	uint32_t fast_w0;
+	int32_t fast_id;
+	uint32_t fast_si;
 };
+
+/* Forgets the request remembered in h, as a hello or a forgotten peer must. */
+static inline void
+idl__srv_hello_unfast(struct srv_hello *h)
+{
+	h->fast_w0 = 0;
+	h->fast_id = 0;
+	h->fast_si = 0;
+}
 
 /* A message endpoint remembers the hellos of this many peers; beyond, the one heard from
  * least recently is forgotten (and must say hello again: the client does so by itself). */

@@ -133,6 +133,7 @@ idl__srv_peer(struct srv_src *src, const struct idl_peer *from)
 		idl__list_remove(&ps->recency, &p->link);
 		peer_unhash(ps, p);
 		memset(p->hello.said, 0, src->srv->nsubs);
+		idl__srv_hello_unfast(&p->hello);
 	} else {
 		if (ps->count >= ps->nbuckets && peers_grow(ps) != 0)
 			return NULL;

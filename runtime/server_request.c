@@ -307,6 +307,8 @@ serve_hello(const struct idl_server *srv, struct srv_hello *hs, const idl_msg_he
 	unsigned version;
 	int err;
 
+	/* Whatever it says may change a verdict the fast path relies on. */
+	idl__srv_hello_unfast(hs);
 	if ((err = idl__hello_parse(in, len, &name, &b)) != 0)
 		return err;
 	version = IDL_HELLO_VERSION_OF(b->version);
@@ -406,10 +408,54 @@ serve_auth_ok(struct srv_src *src, const struct idl_peer *from, const struct srv
 	return 0;
 }
 
-uint32_t
-idl__srv_serve_one(struct srv_src *src, struct srv_hello *hs, idl_msg_header_t *in, size_t len,
-		   int rcv_err, idl_msg_header_t *out, const struct idl_peer *from,
-		   struct srv_peer *peer)
+/*
+ * A request that passed the checks goes to its subsystem's demux; returns the reply's size
+ * (0: none is sent). `kind` is the request's, read before the demux ran. In line in both
+ * paths of idl__srv_serve_one().
+ */
+static inline __attribute__((always_inline)) uint32_t
+serve_dispatch(struct srv_src *src, const struct idl_peer *from, struct srv_peer *peer,
+	       idl_msg_header_t *in, const struct srv_ss *s, idl_msg_header_t *out, uint8_t kind,
+	       int carries)
+{
+	struct idl_server *srv = src->srv;
+	struct srv_req rq = { src, from, peer, in, s };
+
+	serve_dispatch_enter(srv);
+	serve_current = &rq;
+	if (s->demux != NULL)
+		s->demux(in, out);
+	else
+		s->demux_ctx(s->ctx, in, out);
+	serve_current = NULL;
+	serve_dispatch_leave(srv);
+	/* MIG's rule: the routine keeps what the request carried only when it returned
+	 * KERN_SUCCESS or MIG_NO_REPLY. A request without descriptors carries nothing. */
+	if (carries && out->retcode != KERN_SUCCESS && out->retcode != MIG_NO_REPLY)
+		idl_msg_destroy(in);
+	if (kind == IDL_KIND_ONEWAY || out->retcode == MIG_NO_REPLY)
+		return 0;
+	/* A demux never writes past max_reply; a size that says otherwise is a bug in user
+	 * code, and the client gets a clean error instead of stray bytes. */
+	if (__builtin_expect(out->size < IDL_MSG_HEADER_SIZE || out->size > s->ss->max_reply ||
+				     (out->retcode != 0 && out->size != IDL_MSG_HEADER_SIZE),
+			     0)) {
+		out->size = IDL_MSG_HEADER_SIZE;
+		out->flags = 0;
+		out->ndesc = 0;
+		if (out->retcode == 0)
+			out->retcode = MIG_TYPE_ERROR;
+	}
+	return out->size;
+}
+
+/* Every check of a message, one at a time, each refusal answered as the protocol says;
+ * what passes is dispatched and, when it carries no descriptors, remembered in hs for
+ * the fast path. */
+static __attribute__((noinline)) uint32_t
+serve_checked(struct srv_src *src, struct srv_hello *hs, idl_msg_header_t *in, size_t len,
+	      int rcv_err, idl_msg_header_t *out, const struct idl_peer *from,
+	      struct srv_peer *peer)
 {
 	struct idl_server *srv = src->srv;
 	const struct idl_routine_desc *rt;
@@ -467,33 +513,18 @@ idl__srv_serve_one(struct srv_src *src, struct srv_hello *hs, idl_msg_header_t *
 	else if (srv->auth != NULL && !serve_auth_ok(src, from, s, rt))
 		err = IDL_EACCES;
 	else {
-		struct srv_req rq = { src, from, peer, in, s };
+		int carries = (h.flags & IDL_MSGF_DESC) != 0 || h.ndesc != 0;
 
-		serve_dispatch_enter(srv);
-		serve_current = &rq;
-		if (s->demux != NULL)
-			s->demux(in, out);
-		else
-			s->demux_ctx(s->ctx, in, out);
-		serve_current = NULL;
-		serve_dispatch_leave(srv);
-		/* MIG's rule: the routine keeps what the request carried only when it
-		 * returned KERN_SUCCESS or MIG_NO_REPLY. */
-		if (out->retcode != KERN_SUCCESS && out->retcode != MIG_NO_REPLY)
-			idl_msg_destroy(in);
-		if (h.kind == IDL_KIND_ONEWAY || out->retcode == MIG_NO_REPLY)
-			return 0;
-		/* A demux never writes past max_reply; a size that says otherwise is a bug in
-		 * user code, and the client gets a clean error instead of stray bytes. */
-		if (out->size < IDL_MSG_HEADER_SIZE || out->size > s->ss->max_reply ||
-		    (out->retcode != 0 && out->size != IDL_MSG_HEADER_SIZE)) {
-			out->size = IDL_MSG_HEADER_SIZE;
-			out->flags = 0;
-			out->ndesc = 0;
-			if (out->retcode == 0)
-				out->retcode = MIG_TYPE_ERROR;
+		/* Everything checked here holds for the next request with this header's first
+		 * word and id until a hello: the fast path takes it with two compares. The
+		 * authorisation hook is asked about every request, so none is remembered
+		 * while there is one. */
+		if (!carries && srv->auth == NULL) {
+			memcpy(&hs->fast_w0, &h, sizeof hs->fast_w0);
+			hs->fast_id = h.id;
+			hs->fast_si = (uint32_t)si;
 		}
-		return out->size;
+		return serve_dispatch(src, from, peer, in, s, out, h.kind, carries);
 	}
 	/* Refused before dispatch: what the message carries is released here. Only a message
 	 * whose header was read whole and agrees with the bytes received can carry anything
@@ -511,6 +542,37 @@ idl__srv_serve_one(struct srv_src *src, struct srv_hello *hs, idl_msg_header_t *
 		out->kind = IDL_KIND_HELLO_REPLY;
 	out->retcode = err;
 	return IDL_MSG_HEADER_SIZE;
+}
+
+/*
+ * The fast path: a request whose header's first word and id are those of the last one
+ * that passed every check on this source (hs), received whole, of the size it says and
+ * without descriptors, has passed them too - the hello's verdicts and the routine's kind
+ * are what they were, and no authorisation hook is set - so only the client's in-flight
+ * limit is asked again. Anything else takes serve_checked().
+ */
+uint32_t
+idl__srv_serve_one(struct srv_src *src, struct srv_hello *hs, idl_msg_header_t *in, size_t len,
+		   int rcv_err, idl_msg_header_t *out, const struct idl_peer *from,
+		   struct srv_peer *peer)
+{
+	struct idl_server *srv = src->srv;
+	uint32_t w0;
+
+	if (__builtin_expect(rcv_err == 0 && len >= IDL_MSG_HEADER_SIZE, 1)) {
+		memcpy(&w0, in, sizeof w0);
+		if (__builtin_expect(w0 == hs->fast_w0 && in->id == hs->fast_id &&
+					     in->size == len && len % IDL_MSG_ALIGN == 0 &&
+					     in->ndesc == 0 && srv->auth == NULL &&
+					     atomic_load_explicit(peer != NULL ? &peer->pending
+										: &src->pending,
+								  memory_order_relaxed) <
+						     srv->limits[IDL_LIMIT_INFLIGHT],
+				     1))
+			return serve_dispatch(src, from, peer, in, &srv->subs[hs->fast_si], out,
+					      in->kind, 0);
+	}
+	return serve_checked(src, hs, in, len, rcv_err, out, from, peer);
 }
 
 /* Sends a reply of n bytes from src's reply buffer (to `to` on a message endpoint).

@@ -77,9 +77,10 @@ tt_raw_recv(struct tt_raw *r, union tt_buf *m, size_t *len)
 }
 
 /* The hello for bench: header, base, routine count, name length, version, the hashes and
- * the name padded to 8 (docs/wire-format.md, "The hello"). */
+ * the name padded to 8 (docs/wire-format.md, "The hello"); routine number `differ` (none
+ * when it is past the last) with a hash the server's does not match. */
 static size_t
-tt_hello(union tt_buf *m, uint32_t seqno)
+tt_hello_differing(union tt_buf *m, uint32_t seqno, uint32_t differ)
 {
 	const struct idl_subsystem *ss = &bench_subsystem;
 	size_t namelen = strlen(ss->name) + 1;
@@ -95,17 +96,21 @@ tt_hello(union tt_buf *m, uint32_t seqno)
 	memcpy(p + 8, &u, 4);
 	u = 1;
 	memcpy(p + 12, &u, 4);
-	for (uint32_t i = 0; i < ss->nroutines; i++)
-		memcpy(p + 16 + 8 * i, &ss->routines[i].sig_hash, 8);
+	for (uint32_t i = 0; i < ss->nroutines; i++) {
+		uint64_t hash = ss->routines[i].sig_hash ^ (i == differ ? 1 : 0);
+
+		memcpy(p + 16 + 8 * i, &hash, 8);
+	}
 	memcpy(p + 16 + 8 * ss->nroutines, ss->name, namelen);
 	return size;
 }
 
-/* Sends the hello on r and checks the server's answer. */
+/* Sends the hello (routine `differ` differing, as tt_hello_differing()) on r and checks
+ * the server's answer. */
 static int
-tt_raw_hello(struct tt_raw *r, union tt_buf *m)
+tt_raw_hello_differing(struct tt_raw *r, union tt_buf *m, uint32_t differ)
 {
-	size_t len = tt_hello(m, ++r->seqno);
+	size_t len = tt_hello_differing(m, ++r->seqno, differ);
 	int err;
 
 	TT_CHECK_KR(err = tt_raw_send(r, m, len), 0);
@@ -118,6 +123,12 @@ tt_raw_hello(struct tt_raw *r, union tt_buf *m)
 	CU_ASSERT_EQUAL(m->head.size, len);
 	TT_CHECK_KR(m->head.retcode, 0);
 	return m->head.kind == IDL_KIND_HELLO_REPLY && m->head.retcode == 0 ? 0 : -1;
+}
+
+static int
+tt_raw_hello(struct tt_raw *r, union tt_buf *m)
+{
+	return tt_raw_hello_differing(r, m, UINT32_MAX);
 }
 
 /* Connects, and exchanges the hello when `hello` is set; returns 0, or -1 after a CUnit
@@ -396,6 +407,25 @@ tt_bad_sequence(void)
 	tt_raw_add_works(&r, m);
 
 	/* A second hello replaces the first, and calls go on working. */
+	if (tt_raw_hello(&r, m) == 0)
+		tt_raw_add_works(&r, m);
+
+	/* The server remembers a request that passed its checks, to pass the next like it
+	 * at once: a header like it in all but its size, or a hello that changes the
+	 * routine's verdict, must be checked again. */
+	tt_raw_add_works(&r, m);
+	tt_head(m, IDL_KIND_REQUEST, TT_ID_ADD, 40, ++r.seqno);
+	memcpy(m->b + 24, v, sizeof v);
+	tt_expect_error(&r, m, 32, IDL_EPROTO, "add saying 40 bytes in 32, after an add");
+	tt_head(m, IDL_KIND_REQUEST, TT_ID_ADD, 32, ++r.seqno);
+	memcpy(m->b + 24, v, sizeof v);
+	m->head.ndesc = 1;
+	tt_expect_error(&r, m, 32, MIG_BAD_ARGUMENTS, "add with a descriptor count, after an add");
+	if (tt_raw_hello_differing(&r, m, (uint32_t)(TT_ID_ADD - bench_subsystem.base)) == 0) {
+		tt_head(m, IDL_KIND_REQUEST, TT_ID_ADD, 32, ++r.seqno);
+		memcpy(m->b + 24, v, sizeof v);
+		tt_expect_error(&r, m, 32, IDL_ESIGNATURE, "add after a hello that differs on it");
+	}
 	if (tt_raw_hello(&r, m) == 0)
 		tt_raw_add_works(&r, m);
 out:
