@@ -565,7 +565,7 @@ idl__srv_serve_one(struct srv_src *src, struct srv_hello *hs, idl_msg_header_t *
 					     in->size == len && len % IDL_MSG_ALIGN == 0 &&
 					     in->ndesc == 0 && srv->auth == NULL &&
 					     atomic_load_explicit(peer != NULL ? &peer->pending
-										: &src->pending,
+									       : &src->pending,
 								  memory_order_relaxed) <
 						     srv->limits[IDL_LIMIT_INFLIGHT],
 				     1))
