@@ -34,14 +34,14 @@ set -u
 # the same way, and holds the replies to a run: 905 (897 over 1,000 calls; over 10,000 its
 # duplicate-reply cache is the size it keeps on a long-running server). Every other budget
 # is the count plus 10 to 15, so that a few instructions of difference between machines do
-# not fail: unix 400/451, tcp 433/521, port 455/456, udp 558/905.
+# not fail: unix 400/451, tcp 347/352, port 349/290, udp 558/905.
 #
 # Besides the calls, a run does things once whose number depends on timing (a thread's own
 # malloc arena, a busy connection's thread given back, docs/benchmarks.md): N is large, so
 # that they move the result by an instruction or two a call, not twenty.
 budgets='unix 410 465
-tcp 445 535
-port 465 470
+tcp 360 365
+port 360 300
 udp 570 915
 shm 860 860'
 n=${IDL_BUDGET_CALLS:-10000}

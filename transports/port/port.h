@@ -52,6 +52,11 @@ struct port_conn {
 	atomic_int dead; /* the peer's process has exited */
 	struct idl_cred cred;
 	void *rbuf; /* rq.msgsize bytes, for receives into smaller buffers */
+	/* The end of a receive's first wait, a slice after it began, kept for the first waits
+	 * of the receives after it until one of them times out (idl__port_recv()); rq_end_kept
+	 * says whether there is one. Used by the one receive at a time the core makes. */
+	struct timespec rq_end;
+	int rq_end_kept;
 	char ring[PORT_RING][PORT_NAME_MAX]; /* out-of-line names sent (sender only) */
 	unsigned ring_next;
 	int names_live; /* client: our queue names still exist (handshake unfinished) */
@@ -111,19 +116,12 @@ void idl__port_abstime(int64_t deadline, int64_t wait_ns, struct timespec *ts);
 /* Fills n random bytes. */
 void idl__port_random(void *buf, size_t n);
 
-/* A queue's send and timed receive as system calls of their own, not cancellation points
+/* A queue's timed receive as a system call of its own, not a cancellation point
  * (transport_kit.h, idl__sys_send(), says why): on Linux a queue descriptor is a file
- * descriptor, and mq_send() is mq_timedsend() without a time. */
+ * descriptor. The send, and the fast path's receive, are sock/sys_raw.h's. */
 #ifdef IDL__SYS_LIBC
-#define port_mq_send(q, buf, len) mq_send(q, buf, len, 0)
 #define port_mq_timedreceive(q, buf, len, ts) mq_timedreceive(q, buf, len, NULL, ts)
 #else
-static inline int
-port_mq_send(mqd_t q, const char *buf, size_t len)
-{
-	return (int)idl__syscall6(SYS_mq_timedsend, q, (long)buf, (long)len, 0, 0, 0);
-}
-
 static inline ssize_t
 port_mq_timedreceive(mqd_t q, char *buf, size_t len, const struct timespec *ts)
 {

@@ -26,12 +26,16 @@
 #include <unistd.h>
 
 #include "port.h"
+#include "sock/sys_raw.h"
 
 /* Without a pidfd, a wait wakes this often to ask whether the peer still lives. */
 #define PORT_POLL_MS 100
 /* A receive that got a wake-up meant for nobody (close not called): wait again. Errors are
  * negative, so this is none of them. */
 #define PORT_AGAIN 1
+/* The shortest deadline whose receive waits at a slice's end kept from an earlier receive
+ * (port_recv_gen()): the most a kept end can make it late, a slice, is 2% of it. */
+#define PORT_KEEP_MIN_NS (50 * PORT_SLICE_NS)
 /* How long the goodbye may wait for room in the peer's queue. */
 #define PORT_BYE_MS 50
 
@@ -266,21 +270,20 @@ port_err(struct port_conn *c, int e)
 	return IDL_ESYSERR(e);
 }
 
-/* Sends len bytes on the connection's send queue, waiting for room until the deadline. */
-static int
-port_put(struct port_conn *c, const void *data, size_t len, struct idl_deadline *dl)
+/* Goes on sending len bytes on the connection's send queue after a send of them returned r
+ * (sys_raw.h), waiting for room until the deadline. */
+static __attribute__((noinline)) int
+port_put_more(struct port_conn *c, const void *data, size_t len, struct idl_deadline *dl, long r)
 {
 	int dead = 0, w;
 
-	for (;;) {
-		/* The send queue is O_NONBLOCK: room is the common case, and then this is the
-		 * only system call. */
-		if (port_mq_send(c->sq.mq, data, len) == 0)
+	for (;; r = idl__raw_mq_send(c->sq.mq, data, len)) {
+		if (r == 0)
 			return 0;
-		if (errno == EINTR)
+		if (r == -EINTR)
 			continue;
-		if (errno != EAGAIN)
-			return port_err(c, errno);
+		if (r != -EAGAIN)
+			return port_err(c, (int)-r);
 		if (atomic_load(&c->closed))
 			return IDL_ECLOSED;
 		/* A full queue whose reader has exited never drains. */
@@ -295,6 +298,17 @@ port_put(struct port_conn *c, const void *data, size_t len, struct idl_deadline 
 			return w;
 		dead = w;
 	}
+}
+
+/* Sends len bytes on the connection's send queue, waiting for room until the deadline. The
+ * send queue is O_NONBLOCK: room is the common case, and then this is the only system
+ * call. */
+static int
+port_put(struct port_conn *c, const void *data, size_t len, struct idl_deadline *dl)
+{
+	long r = idl__raw_mq_send(c->sq.mq, data, len);
+
+	return r == 0 ? 0 : port_put_more(c, data, len, dl, r);
 }
 
 /* Sends the `total` bytes of the pieces in iov: in the queue when they fit, else out of
@@ -349,12 +363,15 @@ port_send_desc(struct port_conn *c, const struct idl_xmsg *m, struct idl_deadlin
 	return err;
 }
 
-int
-idl__port_send(void *vconn, const struct idl_xmsg *m, struct idl_deadline *dl)
+/* Every send but a plain message that fits the queue, which is room there now (or that one
+ * after the fast path's send of it returned r, sys_raw.h; IDL_RAW_NONE when it made none). */
+static __attribute__((noinline)) int
+port_send_gen(struct port_conn *c, const struct idl_xmsg *m, struct idl_deadline *dl, long r)
 {
-	struct port_conn *c = vconn;
 	struct iovec iov = { m->data, m->len };
 
+	if (r != IDL_RAW_NONE)
+		return port_put_more(c, m->data, m->len, dl, r);
 	if (atomic_load(&c->closed))
 		return IDL_ECLOSED;
 	if (atomic_load(&c->bye) || atomic_load(&c->dead))
@@ -364,6 +381,26 @@ idl__port_send(void *vconn, const struct idl_xmsg *m, struct idl_deadline *dl)
 	if (m->len < (size_t)c->sq.msgsize)
 		return port_put(c, m->data, m->len, dl);
 	return port_sendv(c, &iov, 1, m->len, dl);
+}
+
+/* The common send - a live connection, a plain message that fits the queue, room there - is
+ * one mq_send and no call; the rest is port_send_gen()'s. */
+int
+idl__port_send(void *vconn, const struct idl_xmsg *m, struct idl_deadline *dl)
+{
+	struct port_conn *c = vconn;
+
+	if (__builtin_expect(
+		    (atomic_load(&c->closed) | atomic_load(&c->bye) | atomic_load(&c->dead)) == 0 &&
+			    m->len < (size_t)c->sq.msgsize && !idl__desc_msg(m->data, m->len),
+		    1)) {
+		long r = idl__raw_mq_send(c->sq.mq, m->data, m->len);
+
+		if (r == 0)
+			return 0;
+		return port_send_gen(c, m, dl, r);
+	}
+	return port_send_gen(c, m, dl, IDL_RAW_NONE);
 }
 
 /* A message with descriptors received whole in buf (n bytes): the message into m->data,
@@ -433,10 +470,23 @@ port_got(struct port_conn *c, struct idl_xmsg *m, const char *buf, size_t n)
 	return PORT_AGAIN;
 }
 
-int
-idl__port_recv(void *vconn, struct idl_xmsg *m, struct idl_deadline *dl)
+/*
+ * The receive, from the top or from what the fast path's receive returned (r, sys_raw.h;
+ * IDL_RAW_NONE when it made none).
+ *
+ * The first wait of a receive is a slice, timed with the coarse clock (port_first_wait()),
+ * and the slice's end is kept for the first waits of the next receives (the fast path,
+ * idl__port_recv()): a reply that comes within microseconds, the usual case, then needs no
+ * clock read. A first wait that ends at a kept end has waited somewhere between nothing and
+ * a slice, as the receive cannot know when it began; it goes on as a first wait with a fresh
+ * slice. So a kept end only ever shortens a wait, and a call whose deadline passes can end
+ * after it by at most the part of a slice it waited first (as a socket's wait cut short by
+ * a signal can, sock/sock_timeo.h); which is why only a deadline at least PORT_KEEP_MIN_NS
+ * away, or none, waits at a kept end.
+ */
+static __attribute__((noinline)) int
+port_recv_gen(struct port_conn *c, struct idl_xmsg *m, struct idl_deadline *dl, long r0)
 {
-	struct port_conn *c = vconn;
 	size_t msgsize = (size_t)c->rq.msgsize;
 	char *buf = m->cap >= msgsize ? m->data : c->rbuf;
 	int dead = 0, first = 1, whole = 0, w, r;
@@ -446,15 +496,32 @@ idl__port_recv(void *vconn, struct idl_xmsg *m, struct idl_deadline *dl)
 
 	m->nfds = 0;
 	for (;;) {
-		if ((r = port_ended(c)) != 0)
-			return r;
-		/* The fast path blocks in this one call for a slice; later rounds only take
-		 * what the wait below said is there. */
-		if (first && dl->abs_ns == 0)
-			least = port_first_wait(dl, &ts, &whole);
-		else
-			idl__port_abstime(idl_deadline_abs(dl), first ? PORT_SLICE_NS : 0, &ts);
-		n = port_mq_timedreceive(c->rq.mq, buf, msgsize, &ts);
+		if (r0 != IDL_RAW_NONE) {
+			/* The fast path's wait, at a kept end. */
+			n = idl__raw_errno(r0);
+			r0 = IDL_RAW_NONE;
+			if (n < 0 && errno == ETIMEDOUT) {
+				c->rq_end_kept = 0;
+				continue;
+			}
+		} else {
+			if ((r = port_ended(c)) != 0)
+				return r;
+			/* The fast path blocks in this one call for a slice; later rounds only
+			 * take what the wait below said is there. */
+			if (first && dl->abs_ns == 0) {
+				least = port_first_wait(dl, &ts, &whole);
+				/* A slice's end is kept; a whole timeout's is the deadline's. */
+				if (!whole) {
+					c->rq_end = ts;
+					c->rq_end_kept = 1;
+				}
+			} else {
+				idl__port_abstime(idl_deadline_abs(dl), first ? PORT_SLICE_NS : 0,
+						  &ts);
+			}
+			n = port_mq_timedreceive(c->rq.mq, buf, msgsize, &ts);
+		}
 		if (n >= 0 && (r = port_got(c, m, buf, (size_t)n)) != PORT_AGAIN)
 			return r;
 		if (n >= 0) {
@@ -488,6 +555,78 @@ idl__port_recv(void *vconn, struct idl_xmsg *m, struct idl_deadline *dl)
 			return w;
 		dead = w;
 	}
+}
+
+/* Copies n bytes, at most PORT_COPY_SMALL, with a few moves in line where memcpy would be a
+ * call (the client's reply comes through the connection's buffer, its own being smaller
+ * than the queue's messages): the first and the last bytes of the size class, which may
+ * overlap. */
+#define PORT_COPY_SMALL 64
+static inline __attribute__((always_inline)) void
+port_copy_small(void *dst, const void *src, size_t n)
+{
+	unsigned char *d = dst;
+	const unsigned char *s = src;
+
+	if (n >= 16) {
+		if (n >= 32) {
+			memcpy(d, s, 32);
+			memcpy(d + n - 32, s + n - 32, 32);
+		} else {
+			memcpy(d, s, 16);
+			memcpy(d + n - 16, s + n - 16, 16);
+		}
+	} else if (n >= 8) {
+		memcpy(d, s, 8);
+		memcpy(d + n - 8, s + n - 8, 8);
+	} else if (n >= 4) {
+		memcpy(d, s, 4);
+		memcpy(d + n - 4, s + n - 4, 4);
+	} else if (n > 0) {
+		d[0] = s[0];
+		d[n - 1] = s[n - 1];
+		d[n / 2] = s[n / 2];
+	}
+}
+
+/*
+ * The common receive - a live connection, a deadline not anchored and at least
+ * PORT_KEEP_MIN_NS away (or none), a kept slice end (port_recv_gen()), and a plain message
+ * that fits the caller's buffer - is one mq_timedreceive and no call, not even the clock's.
+ * The rest is port_recv_gen()'s, which goes on from what that receive returned.
+ */
+int
+idl__port_recv(void *vconn, struct idl_xmsg *m, struct idl_deadline *dl)
+{
+	struct port_conn *c = vconn;
+	size_t msgsize = (size_t)c->rq.msgsize;
+
+	if (__builtin_expect((atomic_load(&c->closed) | atomic_load(&c->bye)) == 0 &&
+				     c->rq_end_kept && dl->abs_ns == 0 &&
+				     (dl->ms == IDL_DEADLINE_MS_NONE ||
+				      (int64_t)dl->ms * 1000000 >= PORT_KEEP_MIN_NS),
+			     1)) {
+		char *buf = m->cap >= msgsize ? m->data : c->rbuf;
+		long n = idl__raw_mq_timedreceive(c->rq.mq, buf, msgsize, &c->rq_end);
+
+		/* A data message is shorter than the queue's messages, a control message as
+		 * long (port_is_ctl()); an error is negative. */
+		if ((unsigned long)n < msgsize && !idl__desc_msg(buf, (size_t)n)) {
+			if (buf == m->data) {
+				m->len = (size_t)n;
+				m->nfds = 0;
+				return 0;
+			}
+			if ((size_t)n <= m->cap && n <= PORT_COPY_SMALL) {
+				port_copy_small(m->data, buf, (size_t)n);
+				m->len = (size_t)n;
+				m->nfds = 0;
+				return 0;
+			}
+		}
+		return port_recv_gen(c, m, dl, n);
+	}
+	return port_recv_gen(c, m, dl, IDL_RAW_NONE);
 }
 
 /*

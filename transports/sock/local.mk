@@ -1,6 +1,6 @@
 # transports/sock/local.mk - the socket code several transports share: UNIX socket files
 # (unix:, shm:'s rendezvous), the socket deadline cache (unix:, tcp:, udp:), reading ahead
-# (unix:, udp:), and the
+# (unix:, udp:), the fast paths' system calls with the kernel's result (tcp:, port:), and the
 # HOST:PORT addresses of tcp: and udp:. Small, so built whenever one of them is.
 runtime_libidlrt_la_SOURCES += \
 	transports/sock/sockfile.h \
@@ -8,7 +8,8 @@ runtime_libidlrt_la_SOURCES += \
 	transports/sock/sock_timeo.h \
 	transports/sock/sock_timeo.c \
 	transports/sock/sock_ra.h \
-	transports/sock/sock_ra.c
+	transports/sock/sock_ra.c \
+	transports/sock/sys_raw.h
 if TRANSPORT_TCP
 runtime_libidlrt_la_SOURCES += transports/sock/inet.h transports/sock/inet.c
 else

@@ -33,11 +33,20 @@
  */
 int idl__sock_timeo_set(int fd, int opt, int64_t *cached, struct idl_deadline *dl);
 
+/* The common case alone: whether the socket's timeout, `cached`, already is the unanchored
+ * deadline's, so that a blocking call bounded by it needs nothing done first. A transport's
+ * fast path tests it before anything else and leaves every other case to its general path. */
+static inline int
+idl__sock_timeo_kept(const struct idl_deadline *dl, int64_t cached)
+{
+	return dl->abs_ns == 0 && ((dl->ms > 0 && cached == (int64_t)dl->ms * 1000) ||
+				   (dl->ms == IDL_DEADLINE_MS_NONE && cached == 0));
+}
+
 static inline int
 idl__sock_timeo(int fd, int opt, int64_t *cached, struct idl_deadline *dl)
 {
-	if (dl->abs_ns == 0 && ((dl->ms > 0 && *cached == (int64_t)dl->ms * 1000) ||
-				(dl->ms == IDL_DEADLINE_MS_NONE && *cached == 0)))
+	if (idl__sock_timeo_kept(dl, *cached))
 		return 0;
 	return idl__sock_timeo_set(fd, opt, cached, dl);
 }

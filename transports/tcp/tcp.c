@@ -4,11 +4,14 @@
  *
  * A message travels as a frame: a 4-byte big-endian length, then the message. The frame
  * is written with one sendmsg of two iovecs (never a separate write for the prefix) and
- * read with one recvmsg that scatters the prefix into a local word and the message straight
- * into the caller's buffer, so a call makes one send and one receive system call on each
- * side and no copy. A receive may take in more than one frame (pipelined requests, replies
- * of concurrent calls); the surplus is kept in a per-connection carry buffer and served
- * from there by the next receive without a system call.
+ * read with one recvmsg that scatters the prefix into a word of the connection's and the
+ * message straight into the caller's buffer, so a call makes one send and one receive
+ * system call on each side and no copy. The common send and receive are fast paths that
+ * make no call but the system call's (tcp_impl.h, sock/sys_raw.h say why); anything else
+ * goes on in a general path from what their system call returned. A receive may take in
+ * more than one frame (pipelined requests, replies of concurrent calls); the surplus is kept
+ * in a per-connection carry buffer and served from there by the next receive without a
+ * system call.
  *
  * The frame length is independent of the header's size field, so a message whose header
  * lies about its size is still delimited, and an oversized one is skipped whole: the
@@ -39,6 +42,7 @@
 
 #include "sock/inet.h"
 #include "sock/sock_timeo.h"
+#include "sock/sys_raw.h"
 #include "tcp_impl.h"
 
 /* A server drops a client that stays silent and unreachable this long: keepalive after
@@ -153,59 +157,82 @@ idl__tcp_conn_err(struct tcp_conn *c, int e)
 	return IDL_ESYSERR(e);
 }
 
-/* Writes the `total` bytes of the pieces in iov (advanced in place) as one frame. In line
- * in each caller: the client's send then compiles to the two-piece case alone, as it did
- * before a server's connection could hold the rest of a frame (tcp_flush_out). */
-static inline __attribute__((always_inline)) int
-tcp_sendv(struct tcp_conn *c, struct iovec *iov, size_t niov, size_t total, struct idl_deadline *dl)
+/*
+ * Goes on writing a frame of `total` bytes, the pieces mh holds (advanced in place), after a
+ * sendmsg of it that returned n (the count, or -1 with errno set) with `t` the socket
+ * timeout's verdict it was made with (idl__sock_timeo()). Out of line: the kernel nearly
+ * always takes a whole frame at once, and its callers' fast paths then return at once.
+ */
+static __attribute__((noinline)) int
+tcp_send_more(struct tcp_conn *c, struct msghdr *mh, size_t total, ssize_t n, int t,
+	      struct idl_deadline *dl)
 {
-	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = niov };
 	size_t sent = 0;
 
-	while (sent < total) {
-		int t = idl__sock_timeo(c->fd, SO_SNDTIMEO, &c->sndtimeo_us, dl);
-		ssize_t n;
-
-		if (t < 0)
-			return t;
-		n = idl__sys_sendmsg(c->fd, &mh, MSG_NOSIGNAL | (t == 1 ? MSG_DONTWAIT : 0));
+	for (;;) {
 		if (n > 0) {
 			sent += (size_t)n;
-			/* The whole frame at once, as nearly always: nothing to advance. */
 			if (sent == total)
 				return 0;
 			idl__sock_again(dl);
 			/* Advance the iovecs past what went out. */
-			while (n > 0 && mh.msg_iovlen > 0) {
-				size_t k = (size_t)n < mh.msg_iov->iov_len ? (size_t)n
-									   : mh.msg_iov->iov_len;
+			while (n > 0 && mh->msg_iovlen > 0) {
+				size_t k = (size_t)n < mh->msg_iov->iov_len ? (size_t)n
+									    : mh->msg_iov->iov_len;
 
-				mh.msg_iov->iov_base = (char *)mh.msg_iov->iov_base + k;
-				mh.msg_iov->iov_len -= k;
+				mh->msg_iov->iov_base = (char *)mh->msg_iov->iov_base + k;
+				mh->msg_iov->iov_len -= k;
 				n -= (ssize_t)k;
-				if (mh.msg_iov->iov_len == 0) {
-					mh.msg_iov++;
-					mh.msg_iovlen--;
+				if (mh->msg_iov->iov_len == 0) {
+					mh->msg_iov++;
+					mh->msg_iovlen--;
 				}
 			}
-			continue;
-		}
-		if (n < 0 && errno == EINTR) {
+		} else if (n < 0 && errno == EINTR) {
 			idl__sock_again(dl);
-			continue;
+		} else if (n < 0 && errno == EAGAIN) {
+			if (t == 1 || idl__sock_late(dl)) {
+				/* Half a frame on the wire cannot be taken back: the stream has
+				 * lost its framing, and the connection must end. */
+				if (sent != 0)
+					shutdown(c->fd, SHUT_RDWR);
+				return IDL_ETIMEDOUT;
+			}
+		} else {
+			return idl__tcp_conn_err(c, n < 0 ? errno : EPIPE);
 		}
-		if (n < 0 && errno == EAGAIN) {
-			if (t != 1 && !idl__sock_late(dl))
-				continue;
-			/* Half a frame on the wire cannot be taken back: the stream has lost
-			 * its framing, and the connection must end. */
-			if (sent != 0)
-				shutdown(c->fd, SHUT_RDWR);
-			return IDL_ETIMEDOUT;
-		}
-		return idl__tcp_conn_err(c, n < 0 ? errno : EPIPE);
+		if ((t = idl__sock_timeo(c->fd, SO_SNDTIMEO, &c->sndtimeo_us, dl)) < 0)
+			return t;
+		n = idl__sys_sendmsg(c->fd, mh, MSG_NOSIGNAL | (t == 1 ? MSG_DONTWAIT : 0));
 	}
-	return 0;
+}
+
+/* Goes on with the frame of `total` bytes in c->siov after the fast path's sendmsg of it
+ * returned `raw` (sys_raw.h): with a copy of the pieces, which tcp_send_more() advances. */
+static __attribute__((noinline)) int
+tcp_send_rest(struct tcp_conn *c, size_t total, long raw, struct idl_deadline *dl)
+{
+	uint32_t prefix = c->sprefix;
+	struct iovec iov[2] = { { &prefix, TCP_PREFIX }, c->siov[1] };
+	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
+
+	return tcp_send_more(c, &mh, total, idl__raw_errno(raw), 0, dl);
+}
+
+/* Writes the `total` bytes of the pieces in iov (advanced in place) as one frame. */
+static int
+tcp_sendv(struct tcp_conn *c, struct iovec *iov, size_t niov, size_t total, struct idl_deadline *dl)
+{
+	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = niov };
+	int t = idl__sock_timeo(c->fd, SO_SNDTIMEO, &c->sndtimeo_us, dl);
+	ssize_t n;
+
+	if (t < 0)
+		return t;
+	n = idl__sys_sendmsg(c->fd, &mh, MSG_NOSIGNAL | (t == 1 ? MSG_DONTWAIT : 0));
+	if (n > 0 && (size_t)n == total)
+		return 0;
+	return tcp_send_more(c, &mh, total, n, t, dl);
 }
 
 /* A message with descriptors: the frame holds the message and its data after it
@@ -259,10 +286,11 @@ tcp_flush_out(struct tcp_conn *c, struct idl_deadline *dl)
 	return err;
 }
 
-static int
-tcp_conn_send(void *vconn, const struct idl_xmsg *m, struct idl_deadline *dl)
+/* Every send but the common one (tcp_conn_send()): the rest of an earlier frame to write
+ * first, descriptors, a frame over the limit, a socket timeout to set. */
+static __attribute__((noinline)) int
+tcp_send_gen(struct tcp_conn *c, const struct idl_xmsg *m, struct idl_deadline *dl)
 {
-	struct tcp_conn *c = vconn;
 	uint32_t prefix = htonl((uint32_t)m->len);
 	struct iovec iov[2] = {
 		{ .iov_base = &prefix, .iov_len = TCP_PREFIX },
@@ -270,6 +298,8 @@ tcp_conn_send(void *vconn, const struct idl_xmsg *m, struct idl_deadline *dl)
 	};
 	int err;
 
+	if (c->smh.msg_iov == NULL)
+		tcp_conn_sargs(c);
 	if (c->out_len != 0 && (err = tcp_flush_out(c, dl)) != 0) {
 		if (idl__desc_msg(m->data, m->len))
 			idl__msg_release_sent(m->data);
@@ -283,6 +313,30 @@ tcp_conn_send(void *vconn, const struct idl_xmsg *m, struct idl_deadline *dl)
 				 "limit of %u bytes",
 				 c->name, m->len, TCP_FRAME_MAX);
 	return tcp_sendv(c, iov, 2, TCP_PREFIX + m->len, dl);
+}
+
+/* The common send - a plain frame, nothing left of an earlier one, the socket's timeout
+ * already the call's - is one sendmsg and no call: the rest is tcp_send_gen(). */
+static int
+tcp_conn_send(void *vconn, const struct idl_xmsg *m, struct idl_deadline *dl)
+{
+	struct tcp_conn *c = vconn;
+	size_t len = m->len;
+
+	if (__builtin_expect(c->smh.msg_iov != NULL && c->out_len == 0 && len <= TCP_FRAME_MAX &&
+				     !idl__desc_msg(m->data, len) &&
+				     idl__sock_timeo_kept(dl, c->sndtimeo_us),
+			     1)) {
+		long n;
+
+		c->sprefix = htonl((uint32_t)len);
+		c->siov[1] = (struct iovec){ m->data, len };
+		n = idl__raw_sendmsg(c->fd, &c->smh, MSG_NOSIGNAL);
+		if ((unsigned long)n == TCP_PREFIX + len)
+			return 0;
+		return tcp_send_rest(c, TCP_PREFIX + len, n, dl);
+	}
+	return tcp_send_gen(c, m, dl);
 }
 
 /* Keeps bytes received beyond the current frame for the next receive. */
@@ -452,15 +506,20 @@ idl__tcp_recv_desc(struct tcp_conn *c, struct idl_xmsg *m, uint32_t len, size_t 
  * `prefix` and the message (and whatever follows it, up to m->cap) into m->data; when it
  * brought the whole frame, that is the only system call. Everything else - a frame split
  * across segments, bytes of the next frames, an oversized frame - takes the slow path.
+ * `raw` and prefix: what the fast path's recvmsg returned (sys_raw.h; IDL_RAW_NONE when it
+ * made none) and received.
  */
-int
-idl__tcp_conn_recv(void *vconn, struct idl_xmsg *m, struct idl_deadline *dl)
+static __attribute__((noinline)) int
+tcp_recv_gen(struct tcp_conn *c, struct idl_xmsg *m, struct idl_deadline *dl, long raw,
+	     uint32_t prefix)
 {
-	struct tcp_conn *c = vconn;
-	uint32_t prefix = 0, len;
+	ssize_t n = idl__raw_errno(raw);
+	uint32_t len;
 	size_t body = 0; /* bytes of the message already in m->data */
 	int err;
 
+	if (c->rmh.msg_iov == NULL)
+		tcp_conn_rargs(c);
 	m->nfds = 0;
 	if (__builtin_expect(c->rx != NULL, 0))
 		return idl__tcp_rx_recv(c, m, dl, 0);
@@ -470,20 +529,16 @@ idl__tcp_conn_recv(void *vconn, struct idl_xmsg *m, struct idl_deadline *dl)
 			{ .iov_base = m->data, .iov_len = m->cap },
 		};
 		struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
-		ssize_t n;
+		int t = 0;
 
 		for (;;) {
-			int t = idl__sock_timeo(c->fd, SO_RCVTIMEO, &c->rcvtimeo_us, dl);
-
-			if (t < 0)
-				return t;
-			n = idl__sys_recvmsg(c->fd, &mh,
-					     MSG_CMSG_CLOEXEC | (t == 1 ? MSG_DONTWAIT : 0));
 			if (n > 0)
 				break;
 			if (n == 0)
 				return idl__tcp_conn_err(c, EPIPE);
-			if (errno == EAGAIN) {
+			if (n == IDL_RAW_NONE) {
+				/* The fast path's receive was not made. */
+			} else if (errno == EAGAIN) {
 				if (t == 1 || idl__sock_late(dl))
 					return IDL_ETIMEDOUT;
 			} else if (errno == EINTR) {
@@ -491,6 +546,10 @@ idl__tcp_conn_recv(void *vconn, struct idl_xmsg *m, struct idl_deadline *dl)
 			} else {
 				return idl__tcp_conn_err(c, errno);
 			}
+			if ((t = idl__sock_timeo(c->fd, SO_RCVTIMEO, &c->rcvtimeo_us, dl)) < 0)
+				return t;
+			n = idl__sys_recvmsg(c->fd, &mh,
+					     MSG_CMSG_CLOEXEC | (t == 1 ? MSG_DONTWAIT : 0));
 		}
 		if ((size_t)n < TCP_PREFIX) {
 			/* A prefix split across segments: read the rest of it. */
@@ -547,6 +606,37 @@ bad_frame:
 	shutdown(c->fd, SHUT_RDWR);
 	return idl__fail(IDL_EPROTO, "tcp:%s: frame length %u over the limit of %u bytes", c->name,
 			 len, TCP_FRAME_MAX);
+}
+
+/* The common receive - nothing carried over, the socket's timeout already the call's, one
+ * whole plain frame and nothing after it - is one recvmsg and no call; everything else is
+ * tcp_recv_gen()'s, which goes on from what that recvmsg returned. */
+int
+idl__tcp_conn_recv(void *vconn, struct idl_xmsg *m, struct idl_deadline *dl)
+{
+	struct tcp_conn *c = vconn;
+
+	if (__builtin_expect(c->rmh.msg_iov != NULL && c->rx == NULL && c->carry_len == 0 &&
+				     idl__sock_timeo_kept(dl, c->rcvtimeo_us),
+			     1)) {
+		long n;
+		uint32_t len;
+
+		c->riov[1] = (struct iovec){ m->data, m->cap };
+		n = idl__raw_recvmsg(c->fd, &c->rmh, MSG_CMSG_CLOEXEC);
+		len = ntohl(c->rprefix);
+
+		/* Exactly one frame, so no more than m->cap; an error is negative, which no
+		 * frame's length matches. */
+		if ((unsigned long)n == TCP_PREFIX + (unsigned long)len && len <= TCP_FRAME_MAX &&
+		    !idl__desc_msg(m->data, len)) {
+			m->len = len;
+			m->nfds = 0;
+			return 0;
+		}
+		return tcp_recv_gen(c, m, dl, n, c->rprefix);
+	}
+	return tcp_recv_gen(c, m, dl, IDL_RAW_NONE, 0);
 }
 
 static void

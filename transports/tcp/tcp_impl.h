@@ -8,6 +8,8 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
 
 #include "transport_kit.h"
 
@@ -44,8 +46,38 @@ struct tcp_conn {
 	 * has and the next one to try (tcp_connect.c). NULL otherwise. */
 	struct inet_addrs *pend;
 	unsigned pend_next;
+	/* The fast paths' system call arguments (idl__tcp_conn_recv(), tcp_conn_send() and
+	 * their non-blocking forms), kept here so that a call stores only the message's place
+	 * and size and its function needs no stack frame of its own. The receive's are used by
+	 * one receive at a time and the send's by one send at a time, as the core makes them;
+	 * each general path sets its direction's up the first time (tcp_conn_rargs(),
+	 * tcp_conn_sargs()), and a fast path is taken once they are. */
+	uint32_t rprefix;
+	uint32_t sprefix;
+	struct iovec riov[2];
+	struct iovec siov[2];
+	struct msghdr rmh;
+	struct msghdr smh;
 	char name[80];
 };
+
+/* Sets up the fast paths' arguments of each direction; the rest of each msghdr is zero, as
+ * the connection's memory is when the core hands it over. */
+static inline void
+tcp_conn_rargs(struct tcp_conn *c)
+{
+	c->riov[0] = (struct iovec){ &c->rprefix, sizeof c->rprefix };
+	c->rmh.msg_iovlen = 2;
+	c->rmh.msg_iov = c->riov;
+}
+
+static inline void
+tcp_conn_sargs(struct tcp_conn *c)
+{
+	c->siov[0] = (struct iovec){ &c->sprefix, sizeof c->sprefix };
+	c->smh.msg_iovlen = 2;
+	c->smh.msg_iov = c->siov;
+}
 
 /* tcp.c */
 /* TCP_NODELAY on fd: 0 or -1 with errno. */

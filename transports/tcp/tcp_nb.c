@@ -18,6 +18,7 @@
 #include <arpa/inet.h>
 
 #include "sock/sock_timeo.h"
+#include "sock/sys_raw.h"
 #include "tcp_impl.h"
 
 /* Whether the carry buffer holds a whole frame (or a frame length over the limit, which
@@ -150,36 +151,36 @@ tcp_frames_sent(const struct iovec *iov, unsigned k, size_t sent, size_t *part)
 	return j;
 }
 
-int
-idl__tcp_conn_sendv_nb(void *vconn, const struct idl_xmsg *msgs, unsigned n)
+/* Every non-blocking send but one plain frame with nothing held before it (or that one's
+ * send, after the fast path's sendmsg returned `raw` (sys_raw.h) other than the whole frame:
+ * `raw` is IDL_RAW_NONE when it made none). */
+static __attribute__((noinline)) int
+tcp_sendv_nb_gen(struct tcp_conn *c, const struct idl_xmsg *msgs, unsigned n, long raw)
 {
-	struct tcp_conn *c = vconn;
-	/* Nothing left of an earlier frame, the usual case: no call to learn it. */
-	int err = c->out_len != 0 ? tcp_out_nb(c) : 0;
+	int err;
 	unsigned i = 0;
 
-	if (err != 0)
-		return err == IDL_EAGAIN ? (n == 0 ? err : 0) : err;
-	/* One frame, a server's reply: the batch's bookkeeping would cost it more than the
-	 * system call it saves. */
-	if (n == 1 && !idl__desc_msg(msgs[0].data, msgs[0].len) && msgs[0].len <= TCP_FRAME_MAX) {
-		uint32_t prefix = htonl((uint32_t)msgs[0].len);
-		struct iovec iov[2] = { { &prefix, TCP_PREFIX }, { msgs[0].data, msgs[0].len } };
-		struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
-		ssize_t k;
+	if (c->smh.msg_iov == NULL)
+		tcp_conn_sargs(c);
+	if (raw != IDL_RAW_NONE) {
+		ssize_t k = idl__raw_errno(raw);
 
-		do
-			k = idl__sys_sendmsg(c->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
-		while (k < 0 && errno == EINTR);
+		/* The fast path's frame: c->siov holds it. */
+		while (k < 0 && errno == EINTR)
+			k = idl__sys_sendmsg(c->fd, &c->smh, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (k < 0 && errno == EAGAIN)
 			return 0;
 		if (k <= 0)
 			return idl__tcp_conn_err(c, k < 0 ? errno : EPIPE);
 		if ((size_t)k == TCP_PREFIX + msgs[0].len)
 			return 1;
-		err = tcp_keep_rest(c, iov, 2, (size_t)k, TCP_PREFIX + msgs[0].len - (size_t)k);
+		err = tcp_keep_rest(c, c->siov, 2, (size_t)k, TCP_PREFIX + msgs[0].len - (size_t)k);
 		return err != 0 ? err : 1;
 	}
+	/* Nothing left of an earlier frame, the usual case: no call to learn it. */
+	err = c->out_len != 0 ? tcp_out_nb(c) : 0;
+	if (err != 0)
+		return err == IDL_EAGAIN ? (n == 0 ? err : 0) : err;
 	while (i < n) {
 		uint32_t prefix[TCP_NB_BATCH];
 		struct iovec iov[2 * TCP_NB_BATCH];
@@ -227,6 +228,30 @@ idl__tcp_conn_sendv_nb(void *vconn, const struct idl_xmsg *msgs, unsigned n)
 	return (int)n;
 }
 
+/* One plain frame with nothing held before it, a server's reply: one sendmsg and no call,
+ * where the batch's bookkeeping would cost it more than the system call it saves. */
+int
+idl__tcp_conn_sendv_nb(void *vconn, const struct idl_xmsg *msgs, unsigned n)
+{
+	struct tcp_conn *c = vconn;
+
+	if (__builtin_expect(n == 1 && c->smh.msg_iov != NULL && c->out_len == 0 &&
+				     msgs[0].len <= TCP_FRAME_MAX &&
+				     !idl__desc_msg(msgs[0].data, msgs[0].len),
+			     1)) {
+		size_t len = msgs[0].len;
+		long k;
+
+		c->sprefix = htonl((uint32_t)len);
+		c->siov[1] = (struct iovec){ msgs[0].data, len };
+		k = idl__raw_sendmsg(c->fd, &c->smh, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if ((unsigned long)k == TCP_PREFIX + len)
+			return 1;
+		return tcp_sendv_nb_gen(c, msgs, n, k);
+	}
+	return tcp_sendv_nb_gen(c, msgs, n, IDL_RAW_NONE);
+}
+
 /* Takes the whole frame at the head of the carry buffer when it is a plain message that fits
  * the caller's buffer: one copy, and none of the blocking receive's general path (the
  * pipelined case, many replies read by one receive). IDL_EAGAIN leaves anything else - a
@@ -271,13 +296,16 @@ tcp_carry_drop(struct tcp_conn *c)
  * one frame and the read-ahead. wait_ms > 0: the first receive, made when nothing is carried
  * over, waits up to that long for the first bytes (the socket's receive timeout, cached as
  * the blocking receive's is); every later one does not wait, so a partial frame is kept,
- * never waited for.
+ * never waited for. `raw`: what the fast path's recvmsg returned (sys_raw.h), IDL_RAW_NONE
+ * when it made none.
  */
-static int
-tcp_recv_nb(struct tcp_conn *c, struct idl_xmsg *m, int wait_ms)
+static __attribute__((noinline)) int
+tcp_recv_nb_gen(struct tcp_conn *c, struct idl_xmsg *m, int wait_ms, long raw)
 {
 	int err;
 
+	if (c->rmh.msg_iov == NULL)
+		tcp_conn_rargs(c);
 	/* The server's wait on a busy connection reads nothing while the rest of a reply is
 	 * held: it waits for writability first (the contract's conn_recv_wait). */
 	if (wait_ms > 0 && c->out_len != 0)
@@ -290,10 +318,7 @@ tcp_recv_nb(struct tcp_conn *c, struct idl_xmsg *m, int wait_ms)
 	 * and freed for it. Anything else - a partial frame, one too large for the caller -
 	 * goes into the carry buffer, as if the loop below had read it. */
 	if (c->carry_len == 0) {
-		uint32_t prefix;
-		struct iovec iov[2] = { { &prefix, TCP_PREFIX }, { m->data, m->cap } };
-		struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
-		ssize_t n;
+		ssize_t n = idl__raw_errno(raw);
 		int flags = MSG_CMSG_CLOEXEC | MSG_DONTWAIT;
 
 		if (wait_ms > 0) {
@@ -306,9 +331,11 @@ tcp_recv_nb(struct tcp_conn *c, struct idl_xmsg *m, int wait_ms)
 				flags = MSG_CMSG_CLOEXEC;
 		}
 		m->nfds = 0;
-		do
-			n = idl__sys_recvmsg(c->fd, &mh, flags);
-		while (n < 0 && errno == EINTR);
+		c->riov[1] = (struct iovec){ m->data, m->cap };
+		if (n == IDL_RAW_NONE)
+			n = idl__sys_recvmsg(c->fd, &c->rmh, flags);
+		while (n < 0 && errno == EINTR)
+			n = idl__sys_recvmsg(c->fd, &c->rmh, flags);
 		if (n == 0)
 			return idl__tcp_conn_err(c, EPIPE);
 		if (n < 0 && errno == EAGAIN) {
@@ -318,7 +345,7 @@ tcp_recv_nb(struct tcp_conn *c, struct idl_xmsg *m, int wait_ms)
 		if (n < 0)
 			return idl__tcp_conn_err(c, errno);
 		if ((size_t)n >= TCP_PREFIX) {
-			uint32_t len = ntohl(prefix);
+			uint32_t len = ntohl(c->rprefix);
 			size_t body = (size_t)n - TCP_PREFIX;
 
 			if (len <= TCP_FRAME_MAX && len <= m->cap && body >= len) {
@@ -338,7 +365,7 @@ tcp_recv_nb(struct tcp_conn *c, struct idl_xmsg *m, int wait_ms)
 				return idl__tcp_rx_recv(c, m, &(struct idl_deadline){ 0, wait_ms },
 							1);
 		}
-		err = idl__tcp_carry_put(c, &prefix,
+		err = idl__tcp_carry_put(c, &c->rprefix,
 					 (size_t)n < TCP_PREFIX ? (size_t)n : TCP_PREFIX);
 		if (err == 0 && (size_t)n > TCP_PREFIX)
 			err = idl__tcp_carry_put(c, m->data, (size_t)n - TCP_PREFIX);
@@ -408,6 +435,36 @@ tcp_recv_nb(struct tcp_conn *c, struct idl_xmsg *m, int wait_ms)
 	if (c->carry_len == 0 && c->carry_cap > TCP_CARRY_KEEP)
 		tcp_carry_drop(c);
 	return err;
+}
+
+/* The common receive: nothing carried over or held, the socket's timeout already the wait's,
+ * and one whole plain frame, nothing after it; one recvmsg and no call. The rest is
+ * tcp_recv_nb_gen()'s, which goes on from what that recvmsg returned. In line in both
+ * entry points. */
+static inline __attribute__((always_inline)) int
+tcp_recv_nb(struct tcp_conn *c, struct idl_xmsg *m, int wait_ms)
+{
+	if (__builtin_expect(c->rmh.msg_iov != NULL && c->rx == NULL && c->carry_len == 0 &&
+				     (wait_ms <= 0 || (c->out_len == 0 &&
+						       c->rcvtimeo_us == (int64_t)wait_ms * 1000)),
+			     1)) {
+		long n;
+		uint32_t len;
+
+		c->riov[1] = (struct iovec){ m->data, m->cap };
+		n = idl__raw_recvmsg(c->fd, &c->rmh,
+				     MSG_CMSG_CLOEXEC | (wait_ms > 0 ? 0 : MSG_DONTWAIT));
+		len = ntohl(c->rprefix);
+		/* As the blocking receive's fast path (idl__tcp_conn_recv()). */
+		if ((unsigned long)n == TCP_PREFIX + (unsigned long)len && len <= TCP_FRAME_MAX &&
+		    !idl__desc_msg(m->data, len)) {
+			m->len = len;
+			m->nfds = 0;
+			return 0;
+		}
+		return tcp_recv_nb_gen(c, m, wait_ms, n);
+	}
+	return tcp_recv_nb_gen(c, m, wait_ms, IDL_RAW_NONE);
 }
 
 int
