@@ -12,6 +12,7 @@
  */
 #include <config.h>
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +62,41 @@ call_lean_unsent(struct idl_port *p, struct cl_conn *c, struct idl__call *w, int
 	idl__call_finish(w, err, idl_errdetail()[0] != '\0' ? w->why_buf : "send failed");
 }
 
+/* Two 32-bit halves as the 64-bit word they make in memory, and four bytes as the 32-bit
+ * word they make: the header's words, whatever the byte order. */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define CALL_W64(lo, hi) ((uint64_t)(uint32_t)(lo) | (uint64_t)(uint32_t)(hi) << 32)
+#define CALL_W32(b0, b1, b2, b3)                                                                   \
+	((uint32_t)(b0) | (uint32_t)(b1) << 8 | (uint32_t)(b2) << 16 | (uint32_t)(b3) << 24)
+#else
+#define CALL_W64(lo, hi) ((uint64_t)(uint32_t)(lo) << 32 | (uint64_t)(uint32_t)(hi))
+#define CALL_W32(b0, b1, b2, b3)                                                                   \
+	((uint32_t)(b0) << 24 | (uint32_t)(b1) << 16 | (uint32_t)(b2) << 8 | (uint32_t)(b3))
+#endif
+
+_Static_assert(offsetof(idl_msg_header_t, size) == 4 && offsetof(idl_msg_header_t, id) == 8 &&
+		       offsetof(idl_msg_header_t, seqno) == 12 &&
+		       offsetof(idl_msg_header_t, retcode) == 16 &&
+		       offsetof(idl_msg_header_t, ndesc) == 20 &&
+		       sizeof(idl_msg_header_t) == 3 * sizeof(uint64_t),
+	       "call_reply_plain() reads the header as three words");
+
+/* Whether h, len bytes received, is this call's plain reply: magic, order, kind, size, id and
+ * seqno as expected, IDL_MSGF_DESC clear (the other flags are not looked at), the retcode
+ * KERN_SUCCESS and no descriptors. The header's three words compared at once, without a
+ * branch per field. */
+static inline __attribute__((always_inline)) int
+call_reply_plain(const idl_msg_header_t *h, uint32_t len, int32_t rep_id, uint32_t seqno)
+{
+	const uint64_t mask0 = CALL_W64(CALL_W32(0xff, 0xff, 0xff, IDL_MSGF_DESC), UINT32_MAX);
+	const uint64_t want0 =
+		CALL_W64(CALL_W32(IDL_MSG_MAGIC, IDL_ORDER_NATIVE, IDL_KIND_REPLY, 0), len);
+	uint64_t got[3];
+
+	memcpy(got, h, sizeof got);
+	return (((got[0] & mask0) ^ want0) | (got[1] ^ CALL_W64(rep_id, seqno)) | got[2]) == 0;
+}
+
 /*
  * The lean path: this call holds the port alone. Sends, then receives into the caller's
  * buffer until its own reply (a late reply to an earlier call that gave up is dropped). No
@@ -68,7 +104,7 @@ call_lean_unsent(struct idl_port *p, struct cl_conn *c, struct idl__call *w, int
  */
 static inline __attribute__((always_inline)) int
 call_lean(struct idl_port *p, struct cl_conn *c, idl_msg_header_t *req, struct idl__call *w,
-	  int *handed)
+	  int *handed, int *plain)
 {
 	int (*combined)(void *, const struct idl_xmsg *, struct idl_xmsg *, struct idl_deadline *) =
 		IDL__TR_OP(p->tr, conn_call);
@@ -79,7 +115,6 @@ call_lean(struct idl_port *p, struct cl_conn *c, idl_msg_header_t *req, struct i
 	w->seqno = atomic_fetch_add_explicit(&p->seqno, 1, memory_order_relaxed);
 	req->seqno = w->seqno;
 	w->rep_id = (int32_t)((uint32_t)req->id + IDL_REPLY_ID_OFFSET);
-	w->complete = call_lean_done;
 	/* From here the transport has the request, and releases what it gives away. */
 	*handed = 1;
 	w->state = IDL__CALL_SENT;
@@ -108,13 +143,23 @@ call_lean(struct idl_port *p, struct cl_conn *c, idl_msg_header_t *req, struct i
 	} else {
 		err = combined(c->tr_state, &m, &rep, &w->dl);
 	}
+	/* The common case - this call's well-formed reply, KERN_SUCCESS, no descriptors - in
+	 * three compares of the header's words. */
+	if (err == 0 && rep.len >= IDL_MSG_HEADER_SIZE &&
+	    call_reply_plain(w->rep, (uint32_t)rep.len, w->rep_id, w->seqno)) {
+		w->state = IDL__CALL_DONE;
+		w->result = 0;
+		*plain = 1;
+		return 0;
+	}
 	while (err == 0 || err == IDL_EMSGSIZE) {
 		const idl_msg_header_t *h = w->rep;
 		uint32_t seqno;
 		int ok;
 
-		/* The common case in one test: this call's well-formed reply, without a body
-		 * if it is an error (idl__call_take() checks the same, one case at a time). */
+		/* Any other reply of this call in one test: this call's well-formed reply, without
+		 * a body if it is an error (idl__call_take() checks the same, one case at a time).
+		 */
 		if (err == 0 && rep.len >= IDL_MSG_HEADER_SIZE && h->seqno == w->seqno &&
 		    h->magic == IDL_MSG_MAGIC && h->order == IDL_ORDER_NATIVE &&
 		    h->kind == IDL_KIND_REPLY && h->id == w->rep_id && h->size == rep.len &&
@@ -416,7 +461,7 @@ call_lean_run(struct idl_port *p, struct cl_conn *c, const struct idl_subsystem 
 {
 	const uint8_t *verdicts = c->last_verdicts;
 	struct idl__call w;
-	int err, retry;
+	int err, retry, plain = 0;
 
 	w.state = IDL__CALL_QUEUED;
 	w.rep_kind = kind == IDL_KIND_REQUEST ? IDL_KIND_REPLY : 0;
@@ -427,9 +472,9 @@ call_lean_run(struct idl_port *p, struct cl_conn *c, const struct idl_subsystem 
 	w.held = NULL;
 	w.dl = idl_deadline_in(timeout_ms);
 	w.complete = call_lean_done;
-	err = call_lean(p, c, req, &w, handed);
-	if (err == 0 &&
-	    (kind != IDL_KIND_REQUEST || (!(rep->flags & IDL_MSGF_DESC) && rep->ndesc == 0))) {
+	err = call_lean(p, c, req, &w, handed, &plain);
+	if (plain || (err == 0 && (kind != IDL_KIND_REQUEST ||
+				   (!(rep->flags & IDL_MSGF_DESC) && rep->ndesc == 0)))) {
 		call_lean_leave(p, c);
 		return 0;
 	}

@@ -29,20 +29,20 @@ set -u
 # that begin at 2 ms, and under callgrind a call on a loaded machine can outlast one: over
 # 1,000 calls its client counted from 623 to 900 in one day's runs of the same code; over
 # 10,000, 790 to 811 (server 753 to 776) with eight busy loops beside it, so its budget is
-# 860 a side. unix:'s server counts 450 to 453 since it reads ahead (a receive looks for a
-# run of messages every 32nd time, and says what it read ahead); udp:'s server reads ahead
-# the same way, and holds the replies to a run: 905 (897 over 1,000 calls; over 10,000 its
-# duplicate-reply cache is the size it keeps on a long-running server). Every other budget
-# is the count plus 10 to 15, so that a few instructions of difference between machines do
-# not fail: unix 400/451, tcp 347/352, port 349/290, udp 558/905.
+# 860 a side (since its ring's helpers went in line it counts 610 to 660 a side). unix:'s and
+# udp:'s servers read ahead (a receive looks for a run of messages every 32nd time, and says
+# what it read ahead), and udp:'s holds the replies to a run; over 10,000 calls udp:'s
+# duplicate-reply cache is the size it keeps on a long-running server. Every other budget is
+# the count plus 10 to 15, so that a few instructions of difference between machines do not
+# fail: unix 384/382, tcp 326/352, port 328/290, udp 540/834.
 #
 # Besides the calls, a run does things once whose number depends on timing (a thread's own
 # malloc arena, a busy connection's thread given back, docs/benchmarks.md): N is large, so
 # that they move the result by an instruction or two a call, not twenty.
-budgets='unix 410 465
-tcp 360 365
-port 360 300
-udp 570 915
+budgets='unix 395 395
+tcp 340 365
+port 340 300
+udp 550 845
 shm 860 860'
 n=${IDL_BUDGET_CALLS:-10000}
 IDL_SHM_SPIN_NS=0
