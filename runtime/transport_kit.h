@@ -19,6 +19,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -59,6 +60,37 @@ void *idl__zalloc(size_t size);
  * unset, empty, malformed or out of range, so that a mistyped knob leaves the documented
  * default rather than an arbitrary value (transport.c). */
 int64_t idl__env_int(const char *name, int64_t dflt, int64_t min, int64_t max);
+
+/* Copies n bytes, at most IDL__COPY_SMALL, with a few moves in line where memcpy would be a
+ * call of a variable length (a small message through a transport's own buffer, a small reply
+ * into a cache): the first and the last bytes of the size class, which may overlap. */
+#define IDL__COPY_SMALL 64
+static inline __attribute__((always_inline)) void
+idl__copy_small(void *dst, const void *src, size_t n)
+{
+	unsigned char *d = dst;
+	const unsigned char *s = src;
+
+	if (n >= 16) {
+		if (n >= 32) {
+			memcpy(d, s, 32);
+			memcpy(d + n - 32, s + n - 32, 32);
+		} else {
+			memcpy(d, s, 16);
+			memcpy(d + n - 16, s + n - 16, 16);
+		}
+	} else if (n >= 8) {
+		memcpy(d, s, 8);
+		memcpy(d + n - 8, s + n - 8, 8);
+	} else if (n >= 4) {
+		memcpy(d, s, 4);
+		memcpy(d + n - 4, s + n - 4, 4);
+	} else if (n > 0) {
+		d[0] = s[0];
+		d[n - 1] = s[n - 1];
+		d[n / 2] = s[n / 2];
+	}
+}
 
 /*
  * A small lock for state that a per-message path takes and that is rarely contended (a

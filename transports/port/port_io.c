@@ -557,38 +557,6 @@ port_recv_gen(struct port_conn *c, struct idl_xmsg *m, struct idl_deadline *dl, 
 	}
 }
 
-/* Copies n bytes, at most PORT_COPY_SMALL, with a few moves in line where memcpy would be a
- * call (the client's reply comes through the connection's buffer, its own being smaller
- * than the queue's messages): the first and the last bytes of the size class, which may
- * overlap. */
-#define PORT_COPY_SMALL 64
-static inline __attribute__((always_inline)) void
-port_copy_small(void *dst, const void *src, size_t n)
-{
-	unsigned char *d = dst;
-	const unsigned char *s = src;
-
-	if (n >= 16) {
-		if (n >= 32) {
-			memcpy(d, s, 32);
-			memcpy(d + n - 32, s + n - 32, 32);
-		} else {
-			memcpy(d, s, 16);
-			memcpy(d + n - 16, s + n - 16, 16);
-		}
-	} else if (n >= 8) {
-		memcpy(d, s, 8);
-		memcpy(d + n - 8, s + n - 8, 8);
-	} else if (n >= 4) {
-		memcpy(d, s, 4);
-		memcpy(d + n - 4, s + n - 4, 4);
-	} else if (n > 0) {
-		d[0] = s[0];
-		d[n - 1] = s[n - 1];
-		d[n / 2] = s[n / 2];
-	}
-}
-
 /*
  * The common receive - a live connection, a deadline not anchored and at least
  * PORT_KEEP_MIN_NS away (or none), a kept slice end (port_recv_gen()), and a plain message
@@ -617,8 +585,10 @@ idl__port_recv(void *vconn, struct idl_xmsg *m, struct idl_deadline *dl)
 				m->nfds = 0;
 				return 0;
 			}
-			if ((size_t)n <= m->cap && n <= PORT_COPY_SMALL) {
-				port_copy_small(m->data, buf, (size_t)n);
+			/* The client's reply comes through the connection's buffer, its own
+			 * being smaller than the queue's messages: a small one in line. */
+			if ((size_t)n <= m->cap && n <= IDL__COPY_SMALL) {
+				idl__copy_small(m->data, buf, (size_t)n);
 				m->len = (size_t)n;
 				m->nfds = 0;
 				return 0;

@@ -14,22 +14,6 @@ struct udp_slab {
 	struct udp_entry e[UDP_CACHE_SLAB];
 };
 
-uint64_t
-idl__udp_fingerprint(const unsigned char *p, size_t n, size_t truelen)
-{
-	uint64_t h = 0x9e3779b97f4a7c15ull ^ truelen, w;
-	size_t i = 0;
-
-	for (; i + 8 <= n; i += 8) {
-		memcpy(&w, p + i, 8);
-		h = (h ^ w) * 0xff51afd7ed558ccdull;
-		h ^= h >> 32;
-	}
-	for (; i < n; i++)
-		h = (h ^ p[i]) * 0x100000001b3ull;
-	return h ^ (h >> 29);
-}
-
 int64_t
 idl__udp_cache_now(void)
 {
@@ -206,15 +190,12 @@ idl__udp_cache_take(struct udp_cache *c, uint64_t key, const unsigned char *addr
 }
 
 struct udp_entry *
-idl__udp_cache_for_reply(struct udp_cache *c, const unsigned char *addr, uint32_t alen,
-			 uint32_t seqno)
+idl__udp_cache_find_pending(struct udp_cache *c, const unsigned char *addr, uint32_t alen,
+			    uint32_t seqno)
 {
-	struct udp_entry *e = c->last;
+	struct udp_entry *e =
+		idl__udp_cache_find(c, idl__udp_key(addr, alen, seqno), addr, alen, seqno);
 
-	if (e != NULL && e->seqno == seqno && e->alen == alen &&
-	    idl__udp_addr_eq(e->addr, addr, alen))
-		return e->state == UDP_PENDING ? e : NULL;
-	e = idl__udp_cache_find(c, idl__udp_key(addr, alen, seqno), addr, alen, seqno);
 	return e != NULL && e->state == UDP_PENDING ? e : NULL;
 }
 
@@ -228,19 +209,8 @@ idl__udp_cache_store(struct udp_cache *c, struct udp_entry *e, const void *reply
 			return -1;
 		memcpy(p, reply, len);
 	} else {
-		/* A few words, in line: a call would cost more than the copy. A reply is a
-		 * whole number of words (IDL_MSG_ALIGN); any rest goes byte by byte. */
-		const unsigned char *r = reply;
-		size_t i = 0;
-
-		for (; i + 8 <= len; i += 8) {
-			uint64_t w;
-
-			memcpy(&w, r + i, 8);
-			memcpy(p + i, &w, 8);
-		}
-		for (; i < len; i++)
-			p[i] = r[i];
+		/* A few words, in line: a call would cost more than the copy. */
+		idl__copy_small(p, reply, len);
 	}
 	e->reply = p;
 	e->replen = (uint32_t)len;

@@ -63,9 +63,26 @@ struct udp_cache {
 	struct udp_entry *last; /* the entry the last request made, or NULL */
 };
 
+_Static_assert(UDP_CACHE_INLINE <= IDL__COPY_SMALL, "a reply kept in line is a small copy");
+
 /* A fast 64-bit fingerprint, eight bytes at a time: retransmissions are byte-identical.
- * `n` bytes at p are hashed; `truelen` is the datagram's whole length. */
-uint64_t idl__udp_fingerprint(const unsigned char *p, size_t n, size_t truelen);
+ * `n` bytes at p are hashed; `truelen` is the datagram's whole length. In line: a request's
+ * few words cost less than the call would. */
+static inline uint64_t
+idl__udp_fingerprint(const unsigned char *p, size_t n, size_t truelen)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ truelen, w;
+	size_t i = 0;
+
+	for (; i + 8 <= n; i += 8) {
+		memcpy(&w, p + i, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+	}
+	for (; i < n; i++)
+		h = (h ^ p[i]) * 0x100000001b3ull;
+	return h ^ (h >> 29);
+}
 /* The hash key of a client's address and a sequence number: an IPv4 address (a 16-byte
  * sockaddr_in) in line, mixed once, where a loop and a call would cost more than the rest of
  * the lookup; other addresses through the fingerprint. */
@@ -123,10 +140,22 @@ struct udp_entry *idl__udp_cache_find(struct udp_cache *c, uint64_t key, const u
 struct udp_entry *idl__udp_cache_take(struct udp_cache *c, uint64_t key, const unsigned char *addr,
 				      uint32_t alen, uint32_t seqno, uint64_t fp, uint32_t reqlen,
 				      int64_t now, int *dup);
-/* The pending entry a reply of `len` bytes to (addr, seqno) belongs to, or NULL: the last
- * one made when it matches, else a lookup. */
-struct udp_entry *idl__udp_cache_for_reply(struct udp_cache *c, const unsigned char *addr,
-					   uint32_t alen, uint32_t seqno);
+/* The pending entry of (addr, seqno) found by a lookup, or NULL. */
+struct udp_entry *idl__udp_cache_find_pending(struct udp_cache *c, const unsigned char *addr,
+					      uint32_t alen, uint32_t seqno);
+/* The pending entry a reply to (addr, seqno) belongs to, or NULL: the last one made when it
+ * matches (in line, the common case), else a lookup. */
+static inline struct udp_entry *
+idl__udp_cache_for_reply(struct udp_cache *c, const unsigned char *addr, uint32_t alen,
+			 uint32_t seqno)
+{
+	struct udp_entry *e = c->last;
+
+	if (e != NULL && e->seqno == seqno && e->alen == alen &&
+	    idl__udp_addr_eq(e->addr, addr, alen))
+		return e->state == UDP_PENDING ? e : NULL;
+	return idl__udp_cache_find_pending(c, addr, alen, seqno);
+}
 /* Stores a reply in a pending entry (it becomes done); 0, or -1 when out of memory (the
  * entry stays pending: a duplicate is then dropped, not answered). */
 int idl__udp_cache_store(struct udp_cache *c, struct udp_entry *e, const void *reply, size_t len);
