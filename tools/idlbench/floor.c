@@ -241,10 +241,10 @@ fl_calls(const struct fl_job *j, struct fl_chan *c, const struct fl_sizes *z, st
 
 	if (rq == NULL || rp == NULL)
 		goto done;
+	ib_cpu_mark(out);
 	for (unsigned i = 0; i < j->warmup; i++)
 		if (fl_put(o, c, rq, z->req, z->frame) != 0 || fl_get(o, c, rp, z->rep, z) <= 0)
 			goto done;
-	ib_cpu_mark(out);
 	for (unsigned k = 0; k < j->reps; k++) {
 		double t0 = ib_now(), t1;
 
@@ -313,9 +313,9 @@ fl_oneway(const struct fl_job *j, struct fl_chan *c, const struct fl_sizes *z, s
 		if (use_sendto && fl_udp_disconnect(c, strchr(j->addr, ':') + 1) != 0)
 			goto done;
 	}
+	ib_cpu_mark(out);
 	if (fl_burst(o, c, z, j->warmup, msg, sync, ack, use_sendto) < 0)
 		goto done;
-	ib_cpu_mark(out);
 	for (unsigned k = 0; k < j->reps; k++) {
 		double t0 = ib_now(), t1;
 		long got = fl_burst(o, c, z, j->iterations, msg, sync, ack, use_sendto);
@@ -358,13 +358,12 @@ fl_drive_pingpong(const struct fl_job *j, struct fl_chan *c, const struct fl_siz
 	    o->accept(&l, &in) != 0)
 		goto done;
 	accepted = 1;
+	ib_cpu_mark(out);
 	for (unsigned k = 0; k <= j->reps; k++) {
 		unsigned n = k == 0 ? j->warmup : j->iterations;
 		uint32_t v = 2 * n;
 		double t0 = ib_now(), t1;
 
-		if (k == 1)
-			ib_cpu_mark(out); /* the warm-up (k == 0) left out */
 		memcpy(b + z->frame + FL_VALUE_OFF, &v, sizeof v);
 		if (fl_put(o, c, b, z->req, z->frame) != 0 || fl_pingpong(o, &in, c, z, b, 1) != 1)
 			goto done;

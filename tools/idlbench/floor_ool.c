@@ -454,10 +454,10 @@ fl_ool_calls(const struct fl_job *j, struct fl_chan *c, struct ib_reps *out)
 	}
 	memset(data, 'O', j->payload);
 	memset(f.msg + f.frame, 'Q', f.req);
+	ib_cpu_mark(out);
 	for (unsigned i = 0; i < j->warmup; i++)
 		if (fo_send(&f, data) != 0 || fo_get_reply(&f) != 0)
 			goto done;
-	ib_cpu_mark(out);
 	for (unsigned k = 0; k < j->reps; k++) {
 		double t0 = ib_now(), t1;
 

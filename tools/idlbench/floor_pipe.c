@@ -141,9 +141,9 @@ fl_pipe_calls(const struct fl_job *j, struct fl_chan *c, size_t req, size_t rep,
 
 		setsockopt(c->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
 	}
+	ib_cpu_mark(out);
 	if (fl_pipe_run(o, c, j->warmup, n, rq, req, rp, rep, cap) != 0)
 		goto done;
-	ib_cpu_mark(out);
 	for (unsigned k = 0; k < j->reps; k++) {
 		double t0 = ib_now(), t1;
 

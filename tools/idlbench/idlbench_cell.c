@@ -10,12 +10,15 @@
  * point (idlbench_run.c).
  *
  * The CPU of a cell (docs/benchmarks.md, "Reading the output"): the client's loop marks
- * where its timed calls start (after the warm-up) and where they end, reading there its own
- * rusage (getrusage(RUSAGE_SELF): every thread of it, user and system time) and the server's
- * CPU clock (clock_getcpuclockid() on the server's pid), so that neither process's start-up,
- * warm-up or teardown counts; the server's clock is split into user and system time as its
- * rusage from wait4() splits its whole life. Each is divided by the calls (messages, MB) the
- * repetitions made.
+ * where its calls start (before the warm-up, its connection made) and where they end (after
+ * the last repetition), reading there the server's CPU clock (clock_getcpuclockid() on its
+ * pid) and its own rusage (getrusage(RUSAGE_SELF): every thread of it, user and system
+ * time). The server's is split into user and system time as its rusage from wait4() splits
+ * its whole life. Neither process's start-up, connection or exit is counted; each figure is
+ * divided by the calls (messages, MB) of the warm-up and the repetitions. The kernel counts
+ * a thread's time when it stops or at its tick, so a reading waits for the threads to be idle
+ * (ib_cpu_settled()). A peer program's client is read between its reports of repetitions,
+ * and its server here, before the client starts and after it ended.
  *
  * It picks each kind's sides (the floors, bench.defs's, the user's, the peers') and knows the
  * base, the floors and the interface; it must not know runs or reports.
@@ -256,8 +259,13 @@ ib_client_child(const struct ib_cell *cell, struct ib_reps *out)
 double
 ib_cell_ops(const struct ib_cell *cell)
 {
-	double n = (double)cell->reps * cell->iterations;
+	double n = (double)cell->warmup + (double)cell->reps * cell->iterations;
 
+	/* A peer program runs one repetition more, its warm-up (idlbench_peers.c). */
+	if (cell->kind == IB_PROG)
+		n = (double)(cell->warmup > cell->iterations ? cell->warmup - cell->iterations
+							     : 0) +
+		    (double)(cell->reps + 1) * cell->iterations;
 	if (cell->row->mode == IB_MODE_PINGPONG)
 		n *= 2; /* each burst passes the counter 2n times */
 	if (cell->row->metric == IB_BANDWIDTH)
@@ -317,7 +325,7 @@ ib_server_stop(struct ib_server *srv)
 	srv->pid = -1;
 }
 
-/* Forks the client, its loop watching the server's CPU clock, reads its figures within
+/* Forks the client, its marks reading the server's CPU clock, reads its figures within
  * IB_CELL_MS and reaps it. */
 static int
 ib_client(const struct ib_cell *cell, int cpu, pid_t server, struct ib_reps *out)
@@ -361,23 +369,24 @@ ib_tv(const struct timeval *tv)
 	return (double)tv->tv_sec * 1e6 + (double)tv->tv_usec;
 }
 
-/* The CPU per call of both sides between the client's marks (the file's opening comment). */
+/* The CPU per call of both sides (the file's opening comment): the client's between its
+ * marks, the server's over its clock's window (-1: none). */
 static void
-ib_account(const struct ib_cell *cell, const struct ib_reps *out, const struct rusage *sru,
-	   struct ib_use *use)
+ib_account(const struct ib_cell *cell, const struct ib_reps *out, double window,
+	   const struct rusage *sru, struct ib_use *use)
 {
-	double ops = out->ops > 0 ? out->ops : ib_cell_ops(cell);
+	double ops = ib_cell_ops(cell), cops = out->ops > 0 ? out->ops : ops;
 	double u = out->self[1].user - out->self[0].user, s = out->self[1].sys - out->self[0].sys;
 	double su, ss;
 
-	if (out->marks < 2 || !(ops > 0))
+	if (out->marks == 2 && cops > 0) {
+		use->client = (u + s) / cops;
+		if (!out->nosplit)
+			use->csplit = (struct ib_cpu){ u / cops, s / cops };
+	}
+	if (window < 0 || !(ops > 0))
 		return;
-	use->client = (u + s) / ops;
-	if (!out->nosplit)
-		use->csplit = (struct ib_cpu){ u / ops, s / ops };
-	if (out->server[0] < 0 || out->server[1] < 0)
-		return;
-	use->server = (out->server[1] - out->server[0]) / ops;
+	use->server = window / ops;
 	if (sru == NULL)
 		return;
 	su = ib_tv(&sru->ru_utime);
@@ -393,6 +402,7 @@ ib_cell_run(const struct ib_cell *cell, int cpu_client, int cpu_server, struct i
 {
 	struct ib_server own = { -1, "" }, *srv = kept;
 	struct rusage sru;
+	double s0, s1, window = -1;
 	int r;
 
 	memset(out, 0, sizeof *out);
@@ -404,8 +414,16 @@ ib_cell_run(const struct ib_cell *cell, int cpu_client, int cpu_server, struct i
 		if ((r = ib_spawn_server(cell, cpu_server, &own, out->why, sizeof out->why)) != 0)
 			goto out;
 	}
+	/* A peer program's client is not ours to mark: its server's window is the client's
+	 * whole life, its count of calls the cell's whole count. */
+	s0 = srv != NULL && use != NULL && cell->kind == IB_PROG ? ib_cpu_settled(srv->pid) : -1;
 	fflush(NULL);
 	r = ib_client(cell, cpu_client, srv != NULL ? srv->pid : -1, out);
+	if (r == 0 && s0 >= 0 && (s1 = ib_cpu_settled(srv->pid)) >= s0)
+		window = s1 - s0;
+	else if (r == 0 && out->marks == 2 && out->server[0] >= 0 &&
+		 out->server[1] >= out->server[0])
+		window = out->server[1] - out->server[0];
 out:
 	if (srv == &own) {
 		ib_stop(own.pid, SIGTERM, &sru);
@@ -414,6 +432,6 @@ out:
 	if (cell->addr2[0] != '\0')
 		ib_cleanup(cell->addr2);
 	if (r == 0 && use != NULL)
-		ib_account(cell, out, srv == &own ? &sru : NULL, use);
+		ib_account(cell, out, window, srv == &own ? &sru : NULL, use);
 	return r;
 }

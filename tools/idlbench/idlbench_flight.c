@@ -107,8 +107,8 @@ ib_flight_cell(const struct ib_cell *cell, ib_flight_start_fn *start, void *arg,
 		snprintf(out->why, sizeof out->why, "%.60s: %s", cell->addr, idl_errname(err));
 		goto out;
 	}
+	ib_cpu_mark(out);
 	if (ib_flight_run(f, cell->warmup) == 0) {
-		ib_cpu_mark(out);
 		for (unsigned k = 0; k < cell->reps; k++) {
 			double t0 = ib_now(), t1;
 

@@ -195,9 +195,9 @@ ib_calls(const struct ib_cell *cell, idl_port_t port, struct ib_reps *out)
 
 	if (s == NULL)
 		return ib_fail(out, "out of memory", IDL_ENOMEM);
+	ib_cpu_mark(out);
 	for (unsigned i = 0; kr == 0 && i < cell->warmup; i++)
 		kr = row->call(port, i, s);
-	ib_cpu_mark(out);
 	for (unsigned k = 0; kr == 0 && k < cell->reps; k++) {
 		double t0 = ib_now(), t1;
 
@@ -232,12 +232,12 @@ ib_oneway(const struct ib_cell *cell, idl_port_t port, struct ib_reps *out)
 	uint32_t before, after;
 	int kr;
 
+	ib_cpu_mark(out);
 	for (unsigned i = 0; i < cell->warmup; i++)
 		if ((kr = bench_notify(port, 1)) != 0)
 			return ib_fail(out, "notify", kr);
 	if ((kr = ib_notified(port, &before)) != 0)
 		return ib_fail(out, "intrpc", kr);
-	ib_cpu_mark(out);
 	for (unsigned k = 0; k < cell->reps; k++) {
 		double t0 = ib_now(), t1;
 
@@ -287,13 +287,12 @@ ib_pingpong(const struct ib_cell *cell, struct ib_reps *out)
 	started = 1;
 	if ((kr = idl_port_open(cell->addr, &ib_pp.port)) != 0)
 		goto out;
+	ib_cpu_mark(out);
 	for (unsigned k = 0; k <= cell->reps; k++) {
 		unsigned n = k == 0 ? cell->warmup : cell->iterations;
 		struct timespec ts;
 		double t0 = ib_now(), t1;
 
-		if (k == 1)
-			ib_cpu_mark(out); /* the warm-up (k == 0) left out */
 		if ((kr = bench_notify(ib_pp.port, (int)(2 * n))) != 0)
 			goto out;
 		clock_gettime(CLOCK_REALTIME, &ts);

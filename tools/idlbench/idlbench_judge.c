@@ -221,49 +221,96 @@ jd_next(FILE *f, const struct ib_judgement *j, unsigned i)
 	fputc('\n', f);
 }
 
-/* One flag as an item of its kind's line. */
-static void
-jd_item(FILE *f, const struct ib_judgement *j, const struct vd_flag *fl, int first)
-{
-	char lo[16], hi[16];
+/* The most flags of one kind the text lists in a placement (the JSON has them all). */
+#define JD_FLAGS_SHOWN 8
 
-	fputs(first ? " " : ", ", f);
-	if (fl->kind == VD_FLAG_SPIN) {
-		fprintf(f, "%s %s (cpu x%.1f its time)", j->cols[fl->col]->name,
-			jd_kinds[j->kind].name, fl->value);
-		return;
-	}
-	fprintf(f, "%s %s%s x%.2f", j->cols[fl->col]->name, j->rows[fl->row]->name,
-		fl->floor ? " floor" : "", fl->value);
-	if (fl->kind == VD_FLAG_SPREAD) {
+/* One flag as an item of its kind's list, the line wrapped before 96 columns. */
+static void
+jd_item(FILE *f, const struct ib_judgement *j, const struct vd_flag *fl, int first, int *col)
+{
+	char item[128], lo[16], hi[16];
+	int n;
+
+	if (fl->kind == VD_FLAG_SPIN)
+		n = snprintf(item, sizeof item, "%s %s (cpu x%.1f its time)",
+			     j->cols[fl->col]->name, jd_kinds[j->kind].name, fl->value);
+	else
+		n = snprintf(item, sizeof item, "%s %s%s x%.2f", j->cols[fl->col]->name,
+			     j->rows[fl->row]->name, fl->floor ? " floor" : "", fl->value);
+	if (fl->kind == VD_FLAG_SPREAD && n > 0 && (size_t)n < sizeof item) {
 		jd_fig(lo, sizeof lo, j, fl->lo);
 		jd_fig(hi, sizeof hi, j, fl->hi);
-		fprintf(f, " (%s-%s)", lo, hi);
+		n += snprintf(item + n, sizeof item - (size_t)n, " (%s-%s)", lo, hi);
 	}
+	if (!first && *col + n + 2 > 96) {
+		fputs(",\n     ", f);
+		*col = 5;
+	} else if (!first) {
+		fputs(", ", f);
+		*col += 2;
+	}
+	fputs(item, f);
+	*col += n;
 }
 
-/* The flags of one placement, a line per kind with its cause. */
+/* A flag's cause on lines of its own, in parentheses, wrapped before 96 columns. */
+static void
+jd_wrap(FILE *f, const char *text)
+{
+	int col = fprintf(f, "\n      (");
+
+	while (*text != '\0') {
+		size_t w = strcspn(text, " ");
+
+		if (col + (int)w > 95) {
+			fputs("\n       ", f);
+			col = 7;
+		}
+		col += fprintf(f, "%.*s", (int)w, text);
+		text += w;
+		if (*text == ' ' && text[1] != '\0' &&
+		    col + (int)strcspn(text + 1, " ") + 1 <= 95) {
+			fputc(' ', f);
+			col++;
+		}
+		text += *text == ' ';
+	}
+	fputs(")\n", f);
+}
+
+/* The flags of one kind in one placement: a list, then the cause. */
+static void
+jd_flag_kind(FILE *f, const struct ib_judgement *j, size_t n, enum ib_placement p,
+	     enum vd_flag_kind k, int *any)
+{
+	unsigned items = 0;
+	int col = 0;
+
+	for (size_t i = 0; i < n; i++)
+		for (unsigned x = 0; j[i].placement == p && x < j[i].res.nflags; x++) {
+			if (j[i].res.flags[x].kind != k)
+				continue;
+			if (!(*any)++)
+				fprintf(f, "  flags:\n");
+			if (items == 0)
+				col = fprintf(f, "    %s: ", ib_flag_what(k));
+			if (items++ < JD_FLAGS_SHOWN)
+				jd_item(f, &j[i], &j[i].res.flags[x], items == 1, &col);
+		}
+	if (items > JD_FLAGS_SHOWN)
+		fprintf(f, "\n     and %u more (the JSON has them all)", items - JD_FLAGS_SHOWN);
+	if (items > 0)
+		jd_wrap(f, ib_flag_cause(k, p));
+}
+
+/* The flags of one placement, a list per kind with its cause. */
 static void
 jd_flags(FILE *f, const struct ib_judgement *j, size_t n, enum ib_placement p)
 {
 	int any = 0;
 
-	for (int k = VD_FLAG_SPREAD; k <= VD_FLAG_SPIN; k++) {
-		int items = 0;
-
-		for (size_t i = 0; i < n; i++)
-			for (unsigned x = 0; j[i].placement == p && x < j[i].res.nflags; x++) {
-				if (j[i].res.flags[x].kind != (enum vd_flag_kind)k)
-					continue;
-				if (!any++)
-					fprintf(f, "  flags:\n");
-				if (!items)
-					fprintf(f, "    %s:", ib_flag_what((enum vd_flag_kind)k));
-				jd_item(f, &j[i], &j[i].res.flags[x], !items++);
-			}
-		if (items)
-			fprintf(f, "\n      (%s)\n", ib_flag_cause((enum vd_flag_kind)k, p));
-	}
+	for (int k = VD_FLAG_SPREAD; k <= VD_FLAG_SPIN; k++)
+		jd_flag_kind(f, j, n, p, (enum vd_flag_kind)k, &any);
 }
 
 void

@@ -162,10 +162,10 @@ lg_verdict(FILE *f)
 		"  flags    a figure or floor whose rounds spread over 2x; a cell over 2%% faster "
 		"than its floor\n"
 		"           (within the floor's spread: noise); a cell over 3x slower than its "
-		"floor; "
-		"a transport whose client and server\n"
-		"           CPU per call exceed its time per call by 25%%: it spins, its speed "
-		"bought with CPU.\n");
+		"floor; a transport\n"
+		"           whose client and server CPU per call exceed its time per call by 25%%: "
+		"it spins, its\n"
+		"           speed bought with CPU.\n");
 }
 
 void

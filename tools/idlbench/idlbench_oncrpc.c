@@ -218,10 +218,10 @@ ib_peer_client(const struct ib_cell *cell, struct ib_reps *out)
 		return -1;
 	}
 	memset(data, 'x', sizeof data);
+	ib_cpu_mark(out);
 	for (unsigned i = 0; i < cell->warmup; i++)
 		if (ib_peer_call(row, cl, i, data) != 0)
 			goto fail;
-	ib_cpu_mark(out);
 	for (unsigned k = 0; k < cell->reps; k++) {
 		double t0 = ib_now(), t1;
 

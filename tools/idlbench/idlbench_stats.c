@@ -102,21 +102,32 @@ ib_cost_of(const struct ib_run *run, const struct ib_result *dyn)
 	return t == NULL ? NAN : st_ratio(dyn, 0, t, 0);
 }
 
-/* The median over the rounds of one component of the CPU per call. */
-static double
-st_use(const struct ib_result *r, int side, size_t off)
+/* The median over the rounds of one side's CPU per call, and its split into user and system
+ * time in the proportion of all the rounds' together, so that the two parts add up to it. */
+static void
+st_use(const struct ib_result *r, int side, int server, double *total, struct ib_cpu *split)
 {
-	double v[IB_MAX_ROUNDS];
+	double v[IB_MAX_ROUNDS], user = 0, sys = 0;
 	unsigned n = 0;
 
 	for (unsigned k = 0; k < r->rounds && k < IB_MAX_ROUNDS; k++) {
-		double x;
+		const struct ib_use *u = &r->use[side][k];
+		double t = server ? u->server : u->client;
+		const struct ib_cpu *c = server ? &u->ssplit : &u->csplit;
 
-		memcpy(&x, (const char *)&r->use[side][k] + off, sizeof x);
-		if (!isnan(r->v[side][k]) && !isnan(x))
-			v[n++] = x;
+		if (isnan(r->v[side][k]) || isnan(t))
+			continue;
+		v[n++] = t;
+		if (!isnan(c->user) && !isnan(c->sys)) {
+			user += c->user;
+			sys += c->sys;
+		}
 	}
-	return ib_median(v, n);
+	*total = ib_median(v, n);
+	*split = (struct ib_cpu){ NAN, NAN };
+	if (n > 0 && user + sys > 0)
+		*split = (struct ib_cpu){ *total * user / (user + sys),
+					  *total * sys / (user + sys) };
 }
 
 struct ib_use
@@ -124,12 +135,8 @@ ib_use_of(const struct ib_result *r, int side)
 {
 	struct ib_use u;
 
-	u.client = st_use(r, side, offsetof(struct ib_use, client));
-	u.server = st_use(r, side, offsetof(struct ib_use, server));
-	u.csplit.user = st_use(r, side, offsetof(struct ib_use, csplit.user));
-	u.csplit.sys = st_use(r, side, offsetof(struct ib_use, csplit.sys));
-	u.ssplit.user = st_use(r, side, offsetof(struct ib_use, ssplit.user));
-	u.ssplit.sys = st_use(r, side, offsetof(struct ib_use, ssplit.sys));
+	st_use(r, side, 0, &u.client, &u.csplit);
+	st_use(r, side, 1, &u.server, &u.ssplit);
 	return u;
 }
 

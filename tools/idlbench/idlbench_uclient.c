@@ -52,9 +52,9 @@ ib_ucalls(const struct ib_cell *cell, struct ib_uvals *s, idl_port_t port, struc
 {
 	int kr = 0;
 
+	ib_cpu_mark(out);
 	for (unsigned i = 0; kr == 0 && i < cell->warmup; i++)
 		kr = ib_once(s, port);
-	ib_cpu_mark(out);
 	for (unsigned k = 0; kr == 0 && k < cell->reps; k++) {
 		double t0 = ib_now(), t1;
 
@@ -92,8 +92,8 @@ ib_uoneway(const struct ib_cell *cell, struct ib_uvals *s, idl_port_t port, stru
 		ib_vals_fini(&sync);
 		return ib_ufail(out, ib_user->sync.name, kr);
 	}
-	kr = ib_burst(s, ib_user->have_sync ? &sync : NULL, port, cell->warmup);
 	ib_cpu_mark(out);
+	kr = ib_burst(s, ib_user->have_sync ? &sync : NULL, port, cell->warmup);
 	for (unsigned k = 0; kr == 0 && k < cell->reps; k++) {
 		double t0 = ib_now();
 
