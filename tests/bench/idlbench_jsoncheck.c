@@ -457,8 +457,10 @@ check_result(const struct jv *r, size_t i)
 		fail("floor must be a number or null", i);
 	if (!peer && !is(jv_get(r, "ratio"), J_NUM) && !is(jv_get(r, "ratio"), J_NULL))
 		fail("ratio must be a number or null", i);
-	if (!marshal && jv_get(r, "cpu") == NULL)
-		fail("a row over a transport lacks cpu and floor_cpu", i);
+	if (!marshal && !is(jv_get(r, "cpu"), J_OBJ))
+		fail("a row over a transport has no CPU figures (cpu)", i);
+	if (!marshal && is(jv_get(r, "floor"), J_NUM) && !is(jv_get(r, "floor_cpu"), J_OBJ))
+		fail("a row with a floor has no CPU figures of its floor (floor_cpu)", i);
 	check_cpu(r, "cpu", i);
 	check_cpu(r, "floor_cpu", i);
 }
