@@ -120,9 +120,10 @@ pl_script(const char *path, const char *out, const char *data, int svg, const st
 	fprintf(f, "set terminal %s size %zu,480\nset output '%s'\n",
 		svg ? "svg dynamic" : "pngcairo", width < 900 ? 900 : width, out);
 	fprintf(f,
-		"set title \"idlbench %s, placement %s: %s\\nmedian of %u rounds, the bar "
-		"from the lowest to the highest\"\n",
-		run->date, ib_placement_name(c->p), ib_titles[c->m] + 8, run->rounds);
+		"set title \"placement %s: %s (%s, %s is better)\\nidlbench %s: median of %u "
+		"rounds, the bar from the lowest to the highest\"\n",
+		ib_placement_name(c->p), pl_kinds[c->m], pl_units[c->m],
+		c->m == IB_LATENCY ? "smaller" : "bigger", run->date, run->rounds);
 	fputs("set datafile missing '?'\nset style data histogram\n"
 	      "set style histogram errorbars gap 2 lw 1\nset style fill solid 0.7 border -1\n"
 	      "set key outside right\nset grid ytics\n",
@@ -134,10 +135,12 @@ pl_script(const char *path, const char *out, const char *data, int svg, const st
 	else
 		fputs("set yrange [0:*]\n", f);
 	fputs("plot ", f);
+	/* A transport's floor in its colour, hatched. */
 	for (size_t k = 0; k < c->ns; k++)
-		fprintf(f, "%s'%s' using %zu:%zu:%zu%s title '%s%s'%s", k ? ", " : "", data,
+		fprintf(f, "%s'%s' using %zu:%zu:%zu%s title '%s%s' lc %zu%s", k ? ", " : "", data,
 			2 + 3 * k, 3 + 3 * k, 4 + 3 * k, k ? "" : ":xtic(1)", c->s[k].col->name,
-			c->s[k].side ? " floor" : "", c->s[k].side ? " fill pattern 4" : "");
+			c->s[k].side ? " floor" : "", (size_t)(c->s[k].col - run->cols) + 1,
+			c->s[k].side ? " fill pattern 4" : "");
 	fputc('\n', f);
 	return fclose(f);
 }
