@@ -3,12 +3,12 @@
 #
 #   mk/deps.sh          what the build and the main job need: the toolchain, autotools,
 #                       flex, bison, libffi, pkg-config, libuv for the event-loop examples,
-#                       and the peers the transport comparison shows beside idlkit (ONC
-#                       RPC, sd-bus, gRPC, Cap'n Proto)
+#                       the peers the transport comparison shows beside idlkit (ONC RPC,
+#                       sd-bus, gRPC, Cap'n Proto), and gnuplot for its charts (--plot)
 #   mk/deps.sh --test   that, and what only the test suite needs: CUnit, the sanitizers'
 #                       clang, clang-format, valgrind, GNU MIG for the compatibility tests,
 #                       nftables and iproute2 for the network tests, CMake for the consumer
-#                       test, strace, man-db, gnuplot
+#                       test, strace, man-db
 #
 # The README's two commands and .ci/run start here, so the lists live in one place.
 set -eu
@@ -20,6 +20,7 @@ packages="
 	libsystemd-dev
 	libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
 	libcapnp-dev capnproto
+	gnuplot-nox
 "
 test_packages="
 	libcunit1-dev
@@ -27,7 +28,7 @@ test_packages="
 	valgrind strace
 	gnumach-dev mig-x86-64-gnu
 	iproute2 nftables
-	cmake man-db groff-base gnuplot-nox
+	cmake man-db groff-base
 "
 case "${1:-}" in
 "") ;;

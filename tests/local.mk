@@ -39,6 +39,7 @@ dist_check_SCRIPTS += \
 	tests/lint/format.sh \
 	tests/lint/kit.sh \
 	tests/lint/layers.sh \
+	tests/lint/idlbench.sh \
 	tests/compile/ledger.sh
 TESTS += \
 	tests/golden.sh \
@@ -48,6 +49,7 @@ TESTS += \
 	tests/lint/format.sh \
 	tests/lint/kit.sh \
 	tests/lint/layers.sh \
+	tests/lint/idlbench.sh \
 	tests/compile/ledger.sh
 
 # `make format` applies .clang-format to the tracked sources; tests/lint/format.sh checks it.

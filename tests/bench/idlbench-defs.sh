@@ -134,7 +134,7 @@ row() {
 run null
 grep -q "^interface: .*ledger.defs (subsystem ledger), 4 rows; client: the compiled client" \
 	"$tmp/null.txt" || fail "null: the interface line does not say the stubs were compiled"
-grep -q "^floor: " "$tmp/null.txt" && grep -q "^ratio: " "$tmp/null.txt" ||
+grep -q "^  floor  " "$tmp/null.txt" && grep -q "^  ratio  " "$tmp/null.txt" ||
 	fail "null: floor and ratio are not explained"
 for t in $transports; do
 	for r in deposit balances audit; do

@@ -30,7 +30,7 @@ for bad in 0 1025 -3 x16 ""; do
 		fail "--inflight '$bad' does not say the range: $(cat "$tmp/bad.out")"
 done
 "$bench" --inflight 4 --marshal >"$tmp/bad.out" 2>&1
-[ $? -eq 2 ] && grep -q "not with --defs, --marshal or serve" "$tmp/bad.out" ||
+[ $? -eq 2 ] && grep -q "not with --marshal or serve" "$tmp/bad.out" ||
 	fail "--inflight 4 --marshal is not a usage error: $(cat "$tmp/bad.out")"
 
 transports=

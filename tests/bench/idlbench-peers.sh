@@ -1,7 +1,7 @@
 #!/bin/sh
 # idlbench-peers.sh - the peer programs as idlbench's columns (tools/idlbench/peers/): a run
 # of null, add, biginout and ool64k over unix and tcp with every peer this build has, one
-# placement, one round of 40 calls (the shape of the output, not its figures). Each peer's columns must have figures and a speedup, and its JSON
+# placement, one round of 40 calls (the shape of the output, not its figures). Each peer's columns must have figures, a CPU line and a speedup, and its JSON
 # rows the peer's library and version; then a peer whose server answers add wrongly must
 # have that said in add's cell (the programs check every answer) while its other rows are
 # timed, and with no peer programs where idlbench looks, the run goes on without them and
@@ -55,7 +55,9 @@ for p in $built; do
 	for t in $("$peerdir/$p" transports); do
 		col=$name-$t
 		grep -Eq "^$col +$name +[0-9]" "$tmp/all.txt" || fail "no figures for $col"
-		grep -A1 -E "^$col +$name" "$tmp/all.txt" | grep -Eq "^ +speedup +[0-9]" ||
+		grep -A2 -E "^$col +$name" "$tmp/all.txt" | grep -Eq "^ +cpu us +[0-9.]+\+[0-9.]+ " ||
+			fail "no CPU line (client+server) under $col"
+		grep -A2 -E "^$col +$name" "$tmp/all.txt" | grep -Eq "^ +speedup +[0-9]" ||
 			fail "no speedup under $col"
 		for r in null add biginout ool64k; do
 			line=$(grep "\"transport\": \"$col\", \"routine\": \"$r\"," "$tmp/all.json") ||

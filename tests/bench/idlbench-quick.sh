@@ -1,9 +1,13 @@
 #!/bin/sh
-# idlbench-quick.sh - idlbench's smoke test: a one-round quick run over every transport this
-# build has, in every placement. The tables must show the three metrics and a column per
-# transport, and the JSON must have the documented shape (idlbench_jsoncheck), with a
-# latency and a one-way row with a floor for each transport, and the peer's rows when the
-# ONC RPC peer is built.
+# idlbench-quick.sh - idlbench's smoke test: a quick run of two rounds over every transport
+# this build has, in every placement. The verdict must come first (before the tables), a
+# block per placement with idlkit's transports in order, then the legend once, then the
+# tables with their three metrics, a column per transport and a CPU line under each figure
+# and floor; the summary's "then ... slower" lists slowest last. The JSON must have the
+# documented shape (idlbench_jsoncheck: the verdict, the CPU figures non-negative and
+# plausible), with a latency and a one-way row with a floor for each transport, and the
+# peer's rows when the ONC RPC peer is built. --markdown writes tables that parse as
+# Markdown tables; --plot, when gnuplot is here, a chart per table.
 : "${IDL_TOP_BUILDDIR:?run me through make check}"
 set -u
 fail() {
@@ -26,7 +30,7 @@ for t in unix udp tcp shm port; do
 done
 [ -n "$transports" ] || fail "config.h names no transport"
 
-# The chart too, when gnuplot is here to draw it.
+# The charts too, when gnuplot is here to draw them.
 plot=
 if command -v gnuplot >/dev/null 2>&1; then
 	plot="--plot $tmp/out.svg"
@@ -34,8 +38,8 @@ fi
 # Every column but the peer programs': they start a program per cell (tests/bench/
 # idlbench-peers.sh runs them), and this run must stay within its bound.
 start=$(date +%s)
-"$bench" --quick --rounds 1 --iterations 50 --json "$tmp/out.json" $plot \
-	--transports unix,unix-dyn,udp,tcp,shm,port,oncrpc >"$tmp/out.txt" 2>"$tmp/err"
+"$bench" --quick --rounds 2 --iterations 50 --json "$tmp/out.json" --markdown "$tmp/out.md" \
+	$plot --transports unix,unix-dyn,udp,tcp,shm,port,oncrpc >"$tmp/out.txt" 2>"$tmp/err"
 status=$?
 end=$(date +%s)
 cat "$tmp/out.txt"
@@ -52,9 +56,41 @@ for p in same split free; do
 done
 for t in $transports; do
 	grep -Eq "^$t +idlkit +[0-9]" "$tmp/out.txt" || fail "no latency figures for $t"
-	grep -Eq "^ +ratio +[0-9]" "$tmp/out.txt" || fail "no ratio line"
+	sed -n "/^$t  *idlkit/,/ratio/p" "$tmp/out.txt" | grep -Eq "^ +cpu us +[0-9.]+\+[0-9.]+ " ||
+		fail "no CPU line (client+server) under $t's figures"
 done
+grep -Eq "^ +ratio +[0-9]" "$tmp/out.txt" || fail "no ratio line"
 grep -q "^idlkit stubs" "$tmp/out.txt" || fail "no marshaling line"
+
+# The verdict first: before the legend and the first table, a block per placement, each
+# with idlkit's local and network transports in order.
+first_table=$(grep -n "communication latencies" "$tmp/out.txt" | head -n 1 | cut -d: -f1)
+verdict=$(grep -n "^Verdict: " "$tmp/out.txt" | head -n 1 | cut -d: -f1)
+legend=$(grep -n "^Reading this output" "$tmp/out.txt" | cut -d: -f1)
+[ -n "$verdict" ] && [ "$verdict" -lt "$first_table" ] || fail "no verdict before the tables"
+[ "$(echo "$legend" | wc -l)" -eq 1 ] && [ "$legend" -gt "$verdict" ] &&
+	[ "$legend" -lt "$first_table" ] || fail "the legend is not printed once, after the verdict"
+sed -n "${verdict},${legend}p" "$tmp/out.txt" >"$tmp/verdict"
+for p in same split free; do
+	grep -q "^placement $p.*, 2 rounds" "$tmp/verdict" || fail "no verdict for placement $p"
+done
+grep -Eq "^  calls, local +(unix|shm|port) +[0-9.]+-[0-9.]+ us per call over 6 rows; cpu [0-9.]+ us" \
+	"$tmp/verdict" || fail "the verdict does not name the fastest local transport for calls"
+grep -Eq "^  calls, network +(udp|tcp) " "$tmp/verdict" || fail "no verdict of the network transports"
+grep -Eq "^ +(unix|shm|port|udp|tcp) x[0-9.]+ +([a-z]+ faster in [0-9] of 2 rounds|within noise of )" \
+	"$tmp/verdict" || fail "the verdict's order does not say its rounds"
+! grep -q "unix-dyn\|oncrpc" "$tmp/verdict" || fail "the verdict ranks a peer or the interpreted server"
+for word in verdict flags figure "cpu us" floor ratio speedup cost "-" "udp raw one-way"; do
+	sed -n "${legend},${first_table}p" "$tmp/out.txt" | grep -q "^  $word " ||
+		fail "the legend does not say what '$word' is"
+done
+
+# The summary's lists: slowest last.
+grep "; then .* slower$" "$tmp/out.txt" | while read -r line; do
+	echo "$line" | sed 's/.*; then //; s/ slower$//' | tr ',' '\n' | sed 's/.* x//' |
+		awk '$1 + 0 < prev { exit 1 } { prev = $1 + 0 }' ||
+		fail "a summary's list is not slowest last: $line"
+done || exit 1
 
 "$check" "$tmp/out.json" $transports || fail "the JSON does not have the documented shape"
 if grep -q "^#define HAVE_TIRPC 1" "$IDL_TOP_BUILDDIR/config.h"; then
@@ -62,7 +98,28 @@ if grep -q "^#define HAVE_TIRPC 1" "$IDL_TOP_BUILDDIR/config.h"; then
 		grep -q "\"transport\": \"$t\"" "$tmp/out.json" || fail "no peer rows for $t"
 	done
 fi
+
+# The Markdown: every table a header, a separator and rows of as many cells; one table per
+# placement and metric the text has, and the verdict's.
+awk '/^\|/ { n = gsub(/\|/, "|")
+		if (!row) { cells = n; tables++ }
+		else if (n != cells) { print "line " NR ": " n - 1 " cells in a table of " cells - 1; bad = 1 }
+		if (row == 1 && $0 !~ /^\|(-+:?\|)+$/) { print "line " NR ": no separator under the header"; bad = 1 }
+		row++; next }
+	{ row = 0 }
+	END { print tables " tables"; exit bad || tables < 10 }' "$tmp/out.md" >"$tmp/md.check" ||
+	fail "--markdown's tables do not parse: $(cat "$tmp/md.check")"
+cat "$tmp/md.check"
+grep -q "^## Verdict" "$tmp/out.md" && grep -q "^| calls, local | " "$tmp/out.md" ||
+	fail "--markdown has no verdict table"
+
 if [ -n "$plot" ]; then
-	grep -q "<svg" "$tmp/out.svg" || fail "--plot wrote no SVG"
+	for p in same split free; do
+		for kind in latency oneway bandwidth; do
+			grep -q "<svg" "$tmp/out-$p-$kind.svg" 2>/dev/null ||
+				fail "--plot wrote no chart of $p's $kind table"
+		done
+	done
+	grep -q "wrote $tmp/out-same-latency.svg" "$tmp/err" || fail "--plot does not name its files"
 fi
 exit 0

@@ -2,7 +2,7 @@
  * floor.c - the floor of every row: our own raw program over the same kernel object, with
  * the same byte counts as the row's request and reply (header included, and the transport's
  * own framing), blocking sends and receives, in the same round and placement as the row it
- * is printed beside (DESIGN.md, "The floor"). The kernel objects are in floor_sock.c,
+ * is printed beside (docs/benchmarks.md, "The floor"). The kernel objects are in floor_sock.c,
  * floor_mq.c and floor_shm.c; this file has the loops, the same for all of them.
  *
  *   call      the client sends the request and receives the reply, `iterations` times;
@@ -16,6 +16,10 @@
  *             data (floor_ool.c);
  *   in flight the call loop with --inflight N requests sent before their replies are read,
  *             in batches (floor_pipe.c).
+ *
+ * Layer 1, the floors (ib_floor.h): a floor knows the base and the job it is given; it must
+ * not know rows, columns, cells, runs or reports. The cells turn a row into a job
+ * (idlbench_cell.c).
  */
 #include <config.h>
 
@@ -27,7 +31,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-#include "idlbench.h"
+#include "ib_floor.h"
 
 #define FL_SYNC 'S'
 #define FL_DATA 'N'
@@ -36,40 +40,35 @@
 
 struct fl_sizes {
 	size_t req, rep; /* the row's messages */
-	size_t sreq, srep; /* the one-way sync round trip: intrpc's */
+	size_t sreq, srep; /* the one-way sync round trip */
 	size_t frame;
 	size_t msgmax; /* the largest of them, without the frame */
 	size_t cap; /* receive buffer */
 };
 
-static const struct ib_row *
-fl_row(const char *name)
+const struct fl_ops *
+fl_find(const char *scheme)
 {
-	for (size_t i = 0; i < ib_nrows; i++)
-		if (strcmp(ib_rows[i].name, name) == 0)
-			return &ib_rows[i];
+	static const struct fl_ops *const all[] = { &fl_unix_ops, &fl_udp_ops, &fl_tcp_ops,
+						    &fl_shm_ops, &fl_port_ops };
+
+	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+		if (strcmp(all[i]->scheme, scheme) == 0)
+			return all[i];
 	return NULL;
 }
 
 static void
-fl_sizes(const struct ib_cell *cell, struct fl_sizes *z)
+fl_sizes(const struct fl_job *j, struct fl_sizes *z)
 {
-	const struct ib_row *sync = fl_row("intrpc");
 	size_t m;
 
 	memset(z, 0, sizeof z[0]);
-	z->req = cell->row->req;
-	z->rep = cell->row->rep;
-	z->sreq = sync != NULL ? sync->req : 32;
-	z->srep = sync != NULL ? sync->rep : 32;
-	/* A user's one-way row ends with a round trip of another routine: its request is sent
-	 * at the row's size (a stream floor reads each message at that size), its reply at
-	 * the routine's. */
-	if (cell->row->u != NULL) {
-		z->sreq = z->req;
-		z->srep = cell->row->srep != 0 ? cell->row->srep : 32;
-	}
-	z->frame = cell->col->floor->frame;
+	z->req = j->req;
+	z->rep = j->rep;
+	z->sreq = j->sreq;
+	z->srep = j->srep;
+	z->frame = j->ops->frame;
 	m = z->req;
 	if (z->rep > m)
 		m = z->rep;
@@ -174,21 +173,21 @@ fl_pingpong(const struct fl_ops *o, struct fl_chan *in, struct fl_chan *out,
 }
 
 int
-ib_floor_serve(const struct ib_cell *cell, int ready_fd)
+fl_serve(const struct fl_job *j, int ready_fd)
 {
-	const struct fl_ops *o = cell->col->floor;
-	const char *rest = strchr(cell->addr, ':') + 1;
+	const struct fl_ops *o = j->ops;
+	const char *rest = strchr(j->addr, ':') + 1;
 	struct fl_listener l;
 	struct fl_chan c, back;
 	struct fl_sizes z;
 	unsigned char *b;
 	int r = -1;
 
-	fl_sizes(cell, &z);
+	fl_sizes(j, &z);
 	if (o->listen(&l, rest, z.msgmax + z.frame) != 0) {
 		char msg[200];
 
-		snprintf(msg, sizeof msg, "floor listen %s: %s", cell->addr, strerror(errno));
+		snprintf(msg, sizeof msg, "floor listen %s: %s", j->addr, strerror(errno));
 		ib_ready(ready_fd, msg);
 		o->unlisten(&l);
 		return 1;
@@ -196,22 +195,22 @@ ib_floor_serve(const struct ib_cell *cell, int ready_fd)
 	ib_ready(ready_fd, NULL);
 	if (o->accept(&l, &c) != 0)
 		goto out;
-	switch (cell->row->mode) {
-	case IB_MODE_CALL:
-		if (cell->inflight > 1)
+	switch (j->mode) {
+	case FL_CALL:
+		if (j->inflight > 1)
 			r = fl_pipe_serve(o, &c, z.req + z.frame, z.rep + z.frame, z.cap);
-		else if (cell->row->payload != 0)
-			r = fl_ool_serve(o, &c, z.req, z.rep, cell->row->payload);
+		else if (j->payload != 0)
+			r = fl_ool_serve(o, &c, z.req, z.rep, j->payload);
 		else
 			r = fl_serve_calls(o, &c, &z);
 		break;
-	case IB_MODE_ONEWAY:
-	case IB_MODE_SENDTO:
+	case FL_ONEWAY:
+	case FL_SENDTO:
 		r = fl_serve_oneway(o, &c, &z);
 		break;
-	case IB_MODE_PINGPONG:
+	case FL_PINGPONG:
 		/* Connect back to the driver, which listens on addr2 before it connects. */
-		if (o->connect(&back, strchr(cell->addr2, ':') + 1, z.msgmax + z.frame) != 0)
+		if (o->connect(&back, strchr(j->addr2, ':') + 1, z.msgmax + z.frame) != 0)
 			break;
 		if ((b = fl_buf(&z, 'P')) != NULL) {
 			r = fl_pingpong(o, &c, &back, &z, b, 0) < 0 ? -1 : 0;
@@ -234,27 +233,29 @@ fl_fail(struct ib_reps *out, const char *what)
 }
 
 static int
-fl_calls(const struct ib_cell *cell, const struct fl_ops *o, struct fl_chan *c,
-	 const struct fl_sizes *z, struct ib_reps *out)
+fl_calls(const struct fl_job *j, struct fl_chan *c, const struct fl_sizes *z, struct ib_reps *out)
 {
+	const struct fl_ops *o = j->ops;
 	unsigned char *rq = fl_buf(z, 'Q'), *rp = fl_buf(z, 0);
 	int r = -1;
 
 	if (rq == NULL || rp == NULL)
 		goto done;
-	for (unsigned i = 0; i < cell->warmup; i++)
+	ib_cpu_mark(out);
+	for (unsigned i = 0; i < j->warmup; i++)
 		if (fl_put(o, c, rq, z->req, z->frame) != 0 || fl_get(o, c, rp, z->rep, z) <= 0)
 			goto done;
-	for (unsigned k = 0; k < cell->reps; k++) {
+	for (unsigned k = 0; k < j->reps; k++) {
 		double t0 = ib_now(), t1;
 
-		for (unsigned i = 0; i < cell->iterations; i++)
+		for (unsigned i = 0; i < j->iterations; i++)
 			if (fl_put(o, c, rq, z->req, z->frame) != 0 ||
 			    fl_get(o, c, rp, z->rep, z) <= 0)
 				goto done;
 		t1 = ib_now();
-		out->v[out->n++] = (t1 - t0) * 1e6 / cell->iterations;
+		out->v[out->n++] = (t1 - t0) * 1e6 / j->iterations;
 	}
+	ib_cpu_mark(out);
 	r = 0;
 done:
 	free(rq);
@@ -296,11 +297,11 @@ fl_burst(const struct fl_ops *o, struct fl_chan *c, const struct fl_sizes *z, un
 }
 
 static int
-fl_oneway(const struct ib_cell *cell, const struct fl_ops *o, struct fl_chan *c,
-	  const struct fl_sizes *z, struct ib_reps *out)
+fl_oneway(const struct fl_job *j, struct fl_chan *c, const struct fl_sizes *z, struct ib_reps *out)
 {
+	const struct fl_ops *o = j->ops;
 	unsigned char *msg = fl_buf(z, FL_DATA), *sync = fl_buf(z, FL_SYNC), *ack = fl_buf(z, 0);
-	int use_sendto = cell->row->mode == IB_MODE_SENDTO;
+	int use_sendto = j->mode == FL_SENDTO;
 	int r = -1;
 
 	if (msg == NULL || sync == NULL || ack == NULL)
@@ -309,23 +310,24 @@ fl_oneway(const struct ib_cell *cell, const struct fl_ops *o, struct fl_chan *c,
 		struct timeval tv = { 0, 200000 };
 
 		setsockopt(c->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-		if (use_sendto && fl_udp_disconnect(c, strchr(cell->addr, ':') + 1) != 0)
+		if (use_sendto && fl_udp_disconnect(c, strchr(j->addr, ':') + 1) != 0)
 			goto done;
 	}
-	if (fl_burst(o, c, z, cell->warmup, msg, sync, ack, use_sendto) < 0)
+	ib_cpu_mark(out);
+	if (fl_burst(o, c, z, j->warmup, msg, sync, ack, use_sendto) < 0)
 		goto done;
-	for (unsigned k = 0; k < cell->reps; k++) {
+	for (unsigned k = 0; k < j->reps; k++) {
 		double t0 = ib_now(), t1;
-		long got = fl_burst(o, c, z, cell->iterations, msg, sync, ack, use_sendto);
+		long got = fl_burst(o, c, z, j->iterations, msg, sync, ack, use_sendto);
 
 		if (got < 0)
 			goto done;
 		t1 = ib_now();
 		/* The user's rows count what was sent: their server counts nothing. */
 		out->v[out->n++] =
-			(double)(cell->row->count_sent ? cell->iterations : (unsigned long)got) /
-			(t1 - t0);
+			(double)(j->count_sent ? j->iterations : (unsigned long)got) / (t1 - t0);
 	}
+	ib_cpu_mark(out);
 	r = 0;
 done:
 	free(msg);
@@ -335,10 +337,11 @@ done:
 }
 
 static int
-fl_drive_pingpong(const struct ib_cell *cell, const struct fl_ops *o, struct fl_chan *c,
-		  const struct fl_sizes *z, struct ib_reps *out)
+fl_drive_pingpong(const struct fl_job *j, struct fl_chan *c, const struct fl_sizes *z,
+		  struct ib_reps *out)
 {
-	const char *rest2 = strchr(cell->addr2, ':') + 1;
+	const struct fl_ops *o = j->ops;
+	const char *rest2 = strchr(j->addr2, ':') + 1;
 	unsigned char *b = fl_buf(z, 'P');
 	struct fl_listener l;
 	struct fl_chan in;
@@ -351,12 +354,13 @@ fl_drive_pingpong(const struct ib_cell *cell, const struct fl_ops *o, struct fl_
 	if (o->listen(&l, rest2, z->msgmax + z->frame) != 0)
 		goto done;
 	listening = 1;
-	if (o->connect(c, strchr(cell->addr, ':') + 1, z->msgmax + z->frame) != 0 ||
+	if (o->connect(c, strchr(j->addr, ':') + 1, z->msgmax + z->frame) != 0 ||
 	    o->accept(&l, &in) != 0)
 		goto done;
 	accepted = 1;
-	for (unsigned k = 0; k <= cell->reps; k++) {
-		unsigned n = k == 0 ? cell->warmup : cell->iterations;
+	ib_cpu_mark(out);
+	for (unsigned k = 0; k <= j->reps; k++) {
+		unsigned n = k == 0 ? j->warmup : j->iterations;
 		uint32_t v = 2 * n;
 		double t0 = ib_now(), t1;
 
@@ -367,6 +371,7 @@ fl_drive_pingpong(const struct ib_cell *cell, const struct fl_ops *o, struct fl_
 		if (k > 0)
 			out->v[out->n++] = 2.0 * n / (t1 - t0);
 	}
+	ib_cpu_mark(out);
 	r = 0;
 done:
 	if (r != 0)
@@ -380,34 +385,34 @@ done:
 }
 
 int
-ib_floor_client(const struct ib_cell *cell, struct ib_reps *out)
+fl_client(const struct fl_job *j, struct ib_reps *out)
 {
-	const struct fl_ops *o = cell->col->floor;
+	const struct fl_ops *o = j->ops;
 	struct fl_chan c;
 	struct fl_sizes z;
 	int r;
 
 	memset(&c, 0, sizeof c);
 	c.fd = c.rfd = -1;
-	fl_sizes(cell, &z);
-	if (cell->row->mode == IB_MODE_PINGPONG) {
-		r = fl_drive_pingpong(cell, o, &c, &z, out);
+	fl_sizes(j, &z);
+	if (j->mode == FL_PINGPONG) {
+		r = fl_drive_pingpong(j, &c, &z, out);
 		o->close(&c);
 		return r;
 	}
-	if (o->connect(&c, strchr(cell->addr, ':') + 1, z.msgmax + z.frame) != 0) {
+	if (o->connect(&c, strchr(j->addr, ':') + 1, z.msgmax + z.frame) != 0) {
 		fl_fail(out, "connect");
 		o->close(&c);
 		return -1;
 	}
-	if (cell->row->mode == IB_MODE_CALL && cell->inflight > 1)
-		r = fl_pipe_calls(cell, o, &c, z.req + z.frame, z.rep + z.frame, z.cap, out);
-	else if (cell->row->mode == IB_MODE_CALL && cell->row->payload != 0)
-		r = fl_ool_calls(cell, o, &c, out);
-	else if (cell->row->mode == IB_MODE_CALL)
-		r = fl_calls(cell, o, &c, &z, out);
+	if (j->mode == FL_CALL && j->inflight > 1)
+		r = fl_pipe_calls(j, &c, z.req + z.frame, z.rep + z.frame, z.cap, out);
+	else if (j->mode == FL_CALL && j->payload != 0)
+		r = fl_ool_calls(j, &c, out);
+	else if (j->mode == FL_CALL)
+		r = fl_calls(j, &c, &z, out);
 	else
-		r = fl_oneway(cell, o, &c, &z, out);
+		r = fl_oneway(j, &c, &z, out);
 	o->close(&c);
 	return r;
 }

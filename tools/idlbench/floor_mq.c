@@ -4,6 +4,9 @@
  * the clock for each receive, as the transport's receive does; one that passes is waited
  * again), blocking, nothing else. The queues are created 0600 and removed by the server when
  * the cell ends (and by idlbench itself if a process died first).
+ *
+ * Layer 1, the floors (ib_floor.h): it knows the base and the job it is given; it must not
+ * know rows, columns, cells, runs or reports.
  */
 #include <config.h>
 
@@ -15,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "idlbench.h"
+#include "ib_floor.h"
 
 /* Queue depth: the default (and, without CAP_SYS_RESOURCE, the largest) of this kernel. */
 #define FL_MQ_DEPTH 10

@@ -17,6 +17,9 @@
  *         (transports/shm/shm_ool.c).
  *
  * udp has none: the payload is above its datagram limit, and the cell says so.
+ *
+ * Layer 1, the floors (ib_floor.h): it knows the base and the job it is given; it must not
+ * know rows, columns, cells, runs or reports.
  */
 #include <config.h>
 
@@ -36,7 +39,7 @@
 #include <unistd.h>
 
 #include "bench_impl.h"
-#include "idlbench.h"
+#include "ib_floor.h"
 
 #define FO_SEALS (F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE)
 #define FO_NAME_OFF 24u /* where the port floor's object name sits in the control message */
@@ -438,33 +441,33 @@ fl_ool_serve(const struct fl_ops *o, struct fl_chan *c, size_t req, size_t rep, 
 }
 
 int
-fl_ool_calls(const struct ib_cell *cell, const struct fl_ops *o, struct fl_chan *c,
-	     struct ib_reps *out)
+fl_ool_calls(const struct fl_job *j, struct fl_chan *c, struct ib_reps *out)
 {
-	const struct ib_row *row = cell->row;
-	unsigned char *data = malloc(row->payload);
+	unsigned char *data = malloc(j->payload);
 	struct fo f;
 	int r = -1;
 
-	if (data == NULL || fo_init(&f, o, c, row->req, row->rep, row->payload, 0) != 0) {
+	if (data == NULL || fo_init(&f, j->ops, c, j->req, j->rep, j->payload, 0) != 0) {
 		free(data);
 		snprintf(out->why, sizeof out->why, "floor out of line: %s", strerror(errno));
 		return -1;
 	}
-	memset(data, 'O', row->payload);
+	memset(data, 'O', j->payload);
 	memset(f.msg + f.frame, 'Q', f.req);
-	for (unsigned i = 0; i < cell->warmup; i++)
+	ib_cpu_mark(out);
+	for (unsigned i = 0; i < j->warmup; i++)
 		if (fo_send(&f, data) != 0 || fo_get_reply(&f) != 0)
 			goto done;
-	for (unsigned k = 0; k < cell->reps; k++) {
+	for (unsigned k = 0; k < j->reps; k++) {
 		double t0 = ib_now(), t1;
 
-		for (unsigned i = 0; i < cell->iterations; i++)
+		for (unsigned i = 0; i < j->iterations; i++)
 			if (fo_send(&f, data) != 0 || fo_get_reply(&f) != 0)
 				goto done;
 		t1 = ib_now();
-		out->v[out->n++] = (double)row->payload * cell->iterations / (t1 - t0) / 1e6;
+		out->v[out->n++] = (double)j->payload * j->iterations / (t1 - t0) / 1e6;
 	}
+	ib_cpu_mark(out);
 	r = 0;
 done:
 	if (r != 0)

@@ -18,6 +18,9 @@
  * so that the two sides can never both wait to send. A message queue holds few messages (10) and
  * has no non-blocking batch: its loop keeps at most that many calls in flight (fl_pipe_depth()),
  * and the output says so.
+ *
+ * Layer 1, the floors (ib_floor.h): it knows the base and the job it is given; it must not
+ * know rows, columns, cells, runs or reports.
  */
 #include <config.h>
 
@@ -28,7 +31,7 @@
 #include <sys/socket.h>
 #include <sys/time.h>
 
-#include "idlbench.h"
+#include "ib_floor.h"
 
 /* The most messages one batch holds on the server (recvmmsg's UIO_MAXIOV). */
 #define FL_PIPE_MAX 1024u
@@ -120,10 +123,11 @@ fl_pipe_run(const struct fl_ops *o, struct fl_chan *c, unsigned total, unsigned 
 }
 
 int
-fl_pipe_calls(const struct ib_cell *cell, const struct fl_ops *o, struct fl_chan *c, size_t req,
-	      size_t rep, size_t cap, struct ib_reps *out)
+fl_pipe_calls(const struct fl_job *j, struct fl_chan *c, size_t req, size_t rep, size_t cap,
+	      struct ib_reps *out)
 {
-	unsigned n = fl_pipe_depth(o, cell->inflight);
+	const struct fl_ops *o = j->ops;
+	unsigned n = fl_pipe_depth(o, j->inflight);
 	unsigned char *rq = fl_pipe_buf(o, req, req, n, 'Q');
 	unsigned char *rp = calloc(n, cap > rep ? cap : rep);
 	int r = -1;
@@ -137,16 +141,18 @@ fl_pipe_calls(const struct ib_cell *cell, const struct fl_ops *o, struct fl_chan
 
 		setsockopt(c->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
 	}
-	if (fl_pipe_run(o, c, cell->warmup, n, rq, req, rp, rep, cap) != 0)
+	ib_cpu_mark(out);
+	if (fl_pipe_run(o, c, j->warmup, n, rq, req, rp, rep, cap) != 0)
 		goto done;
-	for (unsigned k = 0; k < cell->reps; k++) {
+	for (unsigned k = 0; k < j->reps; k++) {
 		double t0 = ib_now(), t1;
 
-		if (fl_pipe_run(o, c, cell->iterations, n, rq, req, rp, rep, cap) != 0)
+		if (fl_pipe_run(o, c, j->iterations, n, rq, req, rp, rep, cap) != 0)
 			goto done;
 		t1 = ib_now();
-		out->v[out->n++] = cell->iterations / (t1 - t0);
+		out->v[out->n++] = j->iterations / (t1 - t0);
 	}
+	ib_cpu_mark(out);
 	r = 0;
 done:
 	if (r != 0)

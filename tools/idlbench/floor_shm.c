@@ -15,6 +15,9 @@
  * needs and a floor does not: the liveness check after a slice, the call's deadline,
  * validation of the peer's indices, out-of-line data. Records are the transport's: an 8-byte header
  * (length and tag) and the message padded to 8, copied in and copied out.
+ *
+ * Layer 1, the floors (ib_floor.h): it knows the base and the job it is given; it must not
+ * know rows, columns, cells, runs or reports.
  */
 #include <config.h>
 
@@ -34,7 +37,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "idlbench.h"
+#include "ib_floor.h"
 
 #define FS_RING (64u * 1024u) /* the transport's default ring */
 #define FS_LINE 64

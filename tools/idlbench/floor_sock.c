@@ -6,6 +6,9 @@
  * socket keeps them set while its deadline does not change; the server's waits have none,
  * as the runtime's server waits have none.
  * They are what a row's stub overhead is measured against (DESIGN.md, "The floor").
+ *
+ * Layer 1, the floors (ib_floor.h): it knows the base and the job it is given; it must not
+ * know rows, columns, cells, runs or reports.
  */
 #include <config.h>
 
@@ -22,7 +25,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "idlbench.h"
+#include "ib_floor.h"
 
 /* The most messages one sendmmsg() or recvmmsg() takes (UIO_MAXIOV), and --inflight's bound. */
 #define FL_BATCH_MAX 1024u
@@ -529,17 +532,4 @@ fl_udp_sendto(struct fl_chan *c, const void *buf, size_t len)
 			   sizeof fl_udp_dest);
 	while (n < 0 && errno == EINTR);
 	return n == (ssize_t)len ? 0 : -1;
-}
-
-const struct fl_ops *
-fl_find(const char *scheme)
-{
-	static const struct fl_ops *const all[] = {
-		&fl_unix_ops, &fl_tcp_ops, &fl_udp_ops, &fl_port_ops, &fl_shm_ops,
-	};
-
-	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-		if (strcmp(all[i]->scheme, scheme) == 0)
-			return all[i];
-	return NULL;
 }

@@ -17,6 +17,9 @@
  * built: the descriptor table built from the .defs file is the client and the server; the
  * routines are the user's library or the null routines compiled alone, or, with no compiler
  * at all, answered from the descriptors (idlbench_user.c).
+ *
+ * Layer 2 (ib_iface.h): it knows the base and the interface; it must not know columns,
+ * cells, floors, runs or reports.
  */
 #include <config.h>
 
@@ -34,7 +37,7 @@
 
 #include "idlc.h"
 #include "idlcall.h"
-#include "idlbench.h"
+#include "ib_iface.h"
 
 /* Where the runtime's headers are: installed, or this build's source tree for a binary run
  * from its build tree (make bench, make check), which must not use another version's. */
@@ -263,27 +266,44 @@ ib_check_impl(const struct ib_iface *u, struct idlcall_lib *lib, const char *pre
 	return 0;
 }
 
+/* Each call's generated functions in client.so: the call, and a routine's asynchronous
+ * call when idlbench could write one. */
+struct ib_syms {
+	void *so;
+	int failed;
+};
+
+static void
+ib_find_thunks(struct ib_ucall *c, void *arg)
+{
+	struct ib_syms *s = arg;
+	char sym[64];
+
+	snprintf(sym, sizeof sym, "ib_call_%u", (unsigned)c->rt->number);
+	if ((*(void **)&c->thunk = dlsym(s->so, sym)) == NULL && !s->failed) {
+		fprintf(stderr, "idlbench: client.so has no %s\n", sym);
+		s->failed = 1;
+	}
+	snprintf(sym, sizeof sym, "ib_acall_%u", (unsigned)c->rt->number);
+	*(void **)&c->athunk = dlsym(s->so, sym);
+}
+
 /* The compiled client and server, loaded. */
 static int
 ib_load_compiled(struct ib_iface *u, const char *sub)
 {
 	const struct idlc_module *m = idlc_module(ib_defs_ctx(u));
+	struct ib_syms syms = { NULL, 0 };
 	char sym[256];
 
 	if ((u->client_so = ib_load(u, "client.so")) == NULL ||
 	    (u->server_so = ib_load(u, "server.so")) == NULL)
 		return -1;
-	for (size_t i = 0; i <= u->ncalls; i++) {
-		struct ib_ucall *c = i < u->ncalls ? &u->calls[i] : u->have_sync ? &u->sync : NULL;
-
-		if (c == NULL)
-			break;
-		snprintf(sym, sizeof sym, "ib_call_%u", (unsigned)c->rt->number);
-		if ((*(void **)&c->thunk = dlsym(u->client_so, sym)) == NULL) {
-			fprintf(stderr, "idlbench: client.so has no %s\n", sym);
-			return -1;
-		}
-	}
+	syms.so = u->client_so;
+	ib_ucalls_each(u, ib_find_thunks, &syms);
+	if (syms.failed)
+		return -1;
+	*(void **)&u->async_done = dlsym(u->client_so, "ib_async_done");
 	snprintf(sym, sizeof sym, "%s_subsystem", sub);
 	u->server_ss = dlsym(u->server_so, sym);
 	if (m->serverdemux != NULL)

@@ -2,7 +2,10 @@
  * idlbench_defs.c - the user's interface (--defs FILE.defs) and its rows (--call): the .defs
  * file loaded through the compiler's library as idlcall loads it, each call's arguments read
  * as idlcall reads them (libidlcall.a), checked by packing the request once, so that a
- * mistake is told before anything is built or forked.
+ * mistake is told before anything is built or forked. The --setup calls are read the same way.
+ *
+ * Layer 2 (ib_iface.h): it knows the base and the rows; it must not know columns, cells,
+ * floors, runs or reports.
  */
 #include <config.h>
 
@@ -15,7 +18,7 @@
 #include <idl/idl_ool.h>
 
 #include "idlcall.h"
-#include "idlbench.h"
+#include "ib_iface.h"
 
 struct ib_defs {
 	struct idlcall_iface ifc;
@@ -139,7 +142,7 @@ ib_full_size(const struct idl_arg_desc *a, struct idl_arg_value *v)
 /* Packs the request once with the call's values (ports as null ones), so that a count above
  * its bound or a string too long is told now, by name. */
 static int
-ib_check_call(const struct ib_iface *u, const struct ib_ucall *c, const char *spec)
+ib_check_call(const struct ib_iface *u, const struct ib_ucall *c, const char *opt)
 {
 	const struct idl_routine_desc *rt = c->rt;
 	struct idl_arg_value *v = calloc(rt->nargs + 1u, sizeof *v);
@@ -164,7 +167,7 @@ ib_check_call(const struct ib_iface *u, const struct ib_ucall *c, const char *sp
 	if (n == IDL_ENOTSUP && !u->interpreted)
 		return 0; /* types only compiled stubs handle: the compiler checks those */
 	if (n < 0) {
-		fprintf(stderr, "idlbench: --call '%s': %s (%s)%s%s\n", spec,
+		fprintf(stderr, "idlbench: %s '%s': %s (%s)%s%s\n", opt, c->spec,
 			n == IDL_ENOTSUP ? "its arguments can only be carried by compiled stubs"
 					 : idl_strerror(n),
 			idl_errname(n), *idl_errdetail() != '\0' ? ": " : "", idl_errdetail());
@@ -187,78 +190,59 @@ ib_uncallable(const struct idl_routine_desc *rt)
 	return NULL;
 }
 
-int
-ib_defs_call(struct ib_iface *u, const char *spec)
+/* The routine a call names and the row's name (NAME=ROUTINE names it); -1 printed. */
+static int
+ib_call_name(struct ib_iface *u, struct ib_ucall *c, const char *opt, const char *word)
 {
-	char *buf = malloc(strlen(spec) + 1), *words[256];
-	struct ib_ucall *c = &u->calls[u->ncalls];
-	const char *routine, *eq, *why;
-	int n, need = 0, w = 1, rc = -1;
-	char err[512];
+	const char *routine = word, *eq = strchr(word, '='), *why;
+	size_t k = eq != NULL ? (size_t)(eq - word) : 0;
 
-	if (buf == NULL || u->ncalls == IB_MAX_CALLS) {
-		fprintf(stderr, "idlbench: at most %d --call\n", IB_MAX_CALLS);
-		free(buf);
+	if (eq != NULL && (k == 0 || k >= sizeof c->name)) {
+		fprintf(stderr, "idlbench: %s '%s': a row name of 1 to %zu characters\n", opt,
+			c->spec, sizeof c->name - 1);
 		return -1;
 	}
-	if ((n = ib_words(spec, words, 256, buf)) < 0)
-		goto out;
-	if (n == 0) {
-		fprintf(stderr, "idlbench: --call wants 'ROUTINE ARG...'\n");
-		goto out;
-	}
-	/* NAME=ROUTINE names the row. */
-	routine = words[0];
-	eq = strchr(words[0], '=');
-	if (eq != NULL) {
-		size_t k = (size_t)(eq - words[0]);
-
-		if (k == 0 || k >= sizeof c->name) {
-			fprintf(stderr,
-				"idlbench: --call '%s': a row name of 1 to %zu characters\n", spec,
-				sizeof c->name - 1);
-			goto out;
-		}
+	if (eq != NULL)
 		routine = eq + 1;
-	}
 	if ((c->rt = idlcall_find(u->ss, routine)) == NULL) {
-		fprintf(stderr, "idlbench: --call '%s': %s: subsystem %s has no routine '%s'", spec,
-			u->path, u->ss->name, routine);
+		fprintf(stderr, "idlbench: %s '%s': %s: subsystem %s has no routine '%s'", opt,
+			c->spec, u->path, u->ss->name, routine);
 		ib_list_routines(u->ss);
-		goto out;
+		return -1;
 	}
-	snprintf(c->name, sizeof c->name, "%.*s", eq != NULL ? (int)(eq - words[0]) : 31,
-		 eq != NULL ? words[0] : routine);
-	for (size_t i = 0; i < u->ncalls; i++)
-		if (strcmp(u->calls[i].name, c->name) == 0) {
-			fprintf(stderr,
-				"idlbench: --call '%s': a second row named %s (name it: "
-				"--call NAME='%s')\n",
-				spec, c->name, spec);
-			goto out;
-		}
+	snprintf(c->name, sizeof c->name, "%.*s", eq != NULL ? (int)k : 31,
+		 eq != NULL ? word : routine);
 	if ((why = ib_uncallable(c->rt)) != NULL) {
-		fprintf(stderr, "idlbench: --call '%s': %s.%s has %s: idlbench cannot time it\n",
-			spec, u->ss->name, routine, why);
-		goto out;
+		fprintf(stderr, "idlbench: %s '%s': %s.%s has %s: idlbench cannot time it\n", opt,
+			c->spec, u->ss->name, routine, why);
+		return -1;
 	}
+	return 0;
+}
+
+/* The call's values from its words after the routine's; -1 printed. */
+static int
+ib_call_args(struct ib_ucall *c, const char *opt, char **words, int n)
+{
+	int need = 0, w = 0;
+	char err[512];
+
 	for (unsigned i = 0; i < c->rt->nargs; i++)
 		if (c->rt->args[i].dir == IDL_DIR_IN || c->rt->args[i].dir == IDL_DIR_INOUT)
 			need++;
-	if (n - 1 != need) {
+	if (n != need) {
 		char *sig = idlcall_signature(c->rt);
 
-		fprintf(stderr, "idlbench: --call '%s': %s takes %d argument%s, not %d: %s\n", spec,
-			routine, need, need == 1 ? "" : "s", n - 1, sig != NULL ? sig : "");
+		fprintf(stderr, "idlbench: %s '%s': %s takes %d argument%s, not %d: %s\n", opt,
+			c->spec, c->rt->name, need, need == 1 ? "" : "s", n,
+			sig != NULL ? sig : "");
 		free(sig);
-		goto out;
+		return -1;
 	}
 	c->vals = calloc(c->rt->nargs + 1u, sizeof *c->vals);
 	c->ports = calloc(c->rt->nargs + 1u, sizeof *c->ports);
-	if (c->vals == NULL || c->ports == NULL) {
-		fputs("idlbench: out of memory\n", stderr);
-		goto out;
-	}
+	if (c->vals == NULL || c->ports == NULL)
+		goto nomem;
 	for (unsigned i = 0; i < c->rt->nargs; i++) {
 		const struct idl_arg_desc *a = &c->rt->args[i];
 		void *data;
@@ -269,27 +253,76 @@ ib_defs_call(struct ib_iface *u, const char *spec)
 		c->consumes |= ib_arg_consumed(a);
 		if (ib_arg_ports(a)) {
 			if ((c->ports[i] = strdup(words[w++])) == NULL)
-				goto out;
+				goto nomem;
 			continue;
 		}
 		if (idlcall_parse_arg(a, words[w++], &data, &count, err, sizeof err) != 0) {
-			fprintf(stderr, "idlbench: --call '%s': %s\n", spec, err);
-			goto out;
+			fprintf(stderr, "idlbench: %s '%s': %s\n", opt, c->spec, err);
+			return -1;
 		}
 		c->vals[i].data = data;
 		c->vals[i].count = count;
-		if (ib_full_size(a, &c->vals[i]) != 0) {
-			fputs("idlbench: out of memory\n", stderr);
+		if (ib_full_size(a, &c->vals[i]) != 0)
+			goto nomem;
+	}
+	return 0;
+nomem:
+	fputs("idlbench: out of memory\n", stderr);
+	return -1;
+}
+
+int
+ib_defs_call(struct ib_iface *u, const char *spec, int setup)
+{
+	const char *opt = setup ? "--setup" : "--call";
+	size_t *count = setup ? &u->nsetup : &u->ncalls;
+	struct ib_ucall *c = setup ? &u->setup[u->nsetup] : &u->calls[u->ncalls];
+	char *buf = malloc(strlen(spec) + 1), *words[256];
+	int n, rc = -1;
+
+	if (buf == NULL || *count == IB_MAX_CALLS) {
+		fprintf(stderr, "idlbench: at most %d %s\n", IB_MAX_CALLS, opt);
+		free(buf);
+		return -1;
+	}
+	memset(c, 0, sizeof *c);
+	c->spec = spec;
+	if ((n = ib_words(spec, words, 256, buf)) < 0)
+		goto out;
+	if (n == 0) {
+		fprintf(stderr, "idlbench: %s wants 'ROUTINE ARG...'\n", opt);
+		goto out;
+	}
+	if (ib_call_name(u, c, opt, words[0]) != 0)
+		goto out;
+	for (size_t i = 0; !setup && i < u->ncalls; i++)
+		if (strcmp(u->calls[i].name, c->name) == 0) {
+			fprintf(stderr,
+				"idlbench: --call '%s': a second row named %s (name it: "
+				"--call NAME='%s')\n",
+				spec, c->name, spec);
 			goto out;
 		}
-	}
-	if (ib_check_call(u, c, spec) != 0)
+	if (ib_call_args(c, opt, words + 1, n - 1) != 0 || ib_check_call(u, c, opt) != 0)
 		goto out;
-	u->ncalls++;
+	(*count)++;
 	rc = 0;
 out:
 	free(buf);
 	return rc;
+}
+
+void
+ib_ucalls_each(const struct ib_iface *u, void (*f)(struct ib_ucall *c, void *arg), void *arg)
+{
+	struct ib_iface *w = (struct ib_iface *)u;
+
+	for (size_t i = 0; i < u->ncalls; i++)
+		f(&w->calls[i], arg);
+	if (u->have_sync)
+		f(&w->sync, arg);
+	for (size_t i = 0; i < u->nsetup; i++)
+		f(&w->setup[i], arg);
 }
 
 struct idl_arg_value *
@@ -431,6 +464,9 @@ ib_defs_unload(struct ib_iface *u)
 {
 	for (size_t i = 0; i < u->ncalls; i++)
 		ib_ucall_free(&u->calls[i], 0);
+	for (size_t i = 0; i < u->nsetup; i++)
+		ib_ucall_free(&u->setup[i], 0);
+	u->nsetup = 0;
 	if (u->sync_own)
 		ib_ucall_free(&u->sync, 1);
 	u->ncalls = 0;

@@ -1,10 +1,14 @@
 /*
- * idlbench_gen.c - the C that idlbench compiles beside the user's generated stubs:
+ * idlbench_gen.c - the C that idlbench compiles beside the user's generated stubs, layer 2
+ * (ib_iface.h):
  *
  *   the calls   one function per routine that a row calls, `ib_call_N(port, values)`, which
  *               calls the compiled client stub with the row's values (wire form, made by
  *               idlbench_defs.c) converted to the stub's C parameters, and releases what the
- *               reply gave the caller, as the user's program would;
+ *               reply gave the caller, as the user's program would; for a routine also
+ *               `ib_acall_N(port, values, ctx)`, the same through its asynchronous stub,
+ *               whose done function releases what the reply gave and calls
+ *               `ib_async_done(ctx, kr)` (a hook of client.so's that the cells set);
  *   the null    every server routine answering KERN_SUCCESS with its out arguments zeroed
  *   routines    and empty, so that a run without --impl times the messaging alone.
  *
@@ -12,7 +16,11 @@
  * headers (emit_param_item(), read back item by item), so they cannot disagree with the
  * stubs; what each parameter is comes from the middle end's facts of its argument
  * (idlc/middle.h). A parameter's role is found by its name: the argument's own, or the
- * argument's name with Poly, Cnt or Dealloc after it.
+ * argument's name with Poly, Cnt or Dealloc after it. The asynchronous stub's and its done
+ * function's parameter lists are read from the generated header itself, which declares them.
+ *
+ * It knows the interface (the user's calls) and the compiler's emitter; it must not know
+ * columns, cells, floors, runs or reports.
  */
 #include <config.h>
 
@@ -22,7 +30,7 @@
 #include <string.h>
 
 #include "emit.h"
-#include "idlbench.h"
+#include "ib_iface.h"
 
 enum gen_role {
 	GEN_VALUE = 0,
@@ -438,38 +446,186 @@ done:
 	return rc;
 }
 
+/* ---- The asynchronous calls ---- */
+
+/* The parameters of a declaration of the generated header, `LEAD NAME(...)`, split at its
+ * commas. Returns how many, or -1 when the header has no such declaration. */
+static int
+gen_proto(const char *header, const char *lead, const char *name, const struct idlc_routine *rt,
+	  struct gen_param *out, size_t max)
+{
+	char key[256];
+	const char *p, *end;
+	size_t n = 0;
+
+	snprintf(key, sizeof key, "%s%s(", lead, name);
+	if ((p = strstr(header, key)) == NULL || (end = strchr(p, ')')) == NULL)
+		return -1;
+	for (p += strlen(key); p < end && n < max; n++) {
+		size_t len = strcspn(p, ",)");
+
+		if (gen_split(p, len, &out[n]) != 0)
+			return -1;
+		gen_role(rt, &out[n]);
+		p += len + (p[len] == ',');
+	}
+	return (int)n;
+}
+
+/* One parameter of the asynchronous stub: the request's values as the synchronous call
+ * passes them, inout ones as inputs, a countinout array's room as its bound. */
+static void
+gen_param_async(struct gen_call *g, const struct gen_param *p, uint32_t number)
+{
+	const struct idlc_arg *a = p->arg;
+	unsigned i = a != NULL ? gen_index(g->rt, a) : 0;
+
+	if (strcmp(p->name, "idl_done") == 0)
+		strbuf_printf(g->args, "ib_adone_%" PRIu32, number);
+	else if (strcmp(p->name, "idl_ctx") == 0)
+		strbuf_puts(g->args, "ib_ctx");
+	else if (strcmp(p->name, "idl_callp") == 0)
+		strbuf_puts(g->args, "NULL");
+	else if (a == NULL)
+		g->why = "a parameter idlbench does not know";
+	else if (p->role == GEN_CNT && !p->by_ref && !idlc_is(a, IDLC_AK_REQUEST))
+		strbuf_printf(g->args, "(%s)%" PRIu32 "u", p->type, a->row->count);
+	else if (p->role == GEN_VALUE && idlc_is(a, IDLC_AK_RECORD) && p->by_ref)
+		strbuf_printf(g->args, "(%s)ib_v[%u].data", p->type, i);
+	else if (p->role == GEN_VALUE && idlc_is(a, IDLC_AK_REQUEST))
+		gen_value_in(g, p, i);
+	else if (p->role == GEN_VALUE && idlc_is(a, IDLC_AK_REPLY))
+		g->why = "an out argument among its asynchronous stub's";
+	else
+		gen_param_user(g, p);
+}
+
+/* What the done function owns of one out argument, released (ports closed, memory freed). */
+static void
+gen_release(struct gen_call *g, const struct gen_param *ps, int n, const struct gen_param *p)
+{
+	const struct idlc_arg *a = p->arg;
+	enum idl_arg_kind k = a->rtype->arg_kind;
+	char cnt[128];
+
+	snprintf(cnt, sizeof cnt, "%" PRIu32 "u", a->row->count);
+	for (int q = 0; idlc_is(a, IDLC_AK_COUNTED) && q < n; q++)
+		if (ps[q].role == GEN_CNT && ps[q].arg == idlc_count_owner(a))
+			snprintf(cnt, sizeof cnt, "%s", ps[q].name);
+	if (k == IDL_ARG_PORT)
+		strbuf_printf(g->post, "\t\tidl_port_close((idl_port_t)%s);\n", p->name);
+	if (idlc_is(a, IDLC_AK_PORTS))
+		strbuf_printf(g->post,
+			      "\t\tfor (mach_msg_type_number_t ib_k = 0; ib_k < %s; ib_k++)\n"
+			      "\t\t\tidl_port_close(((idl_port_t *)(void *)%s)[ib_k]);\n",
+			      cnt, p->name);
+	if (k == IDL_ARG_OOL && !idlc_is(a, IDLC_AK_INLINE_PORTS))
+		strbuf_printf(
+			g->post, "\t\tidl_ool_free((void *)%s, (size_t)%s * %zu);\n", p->name, cnt,
+			idlc_is(a, IDLC_AK_PORTS) ? sizeof(void *) : (size_t)a->row->elem_size);
+}
+
+/* ib_adone_N: the done function, and ib_acall_N: the asynchronous stub with a row's values.
+ * Returns 1 (and writes nothing) when idlbench cannot call the routine asynchronously. */
+static int
+gen_acall(struct idlc_ctx *ctx, const struct idlc_routine *rt, const char *header,
+	  struct strbuf *out)
+{
+	struct gen_param *dp = calloc(2 * GEN_MAX_PARAMS, sizeof *dp), *ap = dp + GEN_MAX_PARAMS;
+	struct strbuf decl = STRBUF_INIT, pre = STRBUF_INIT, args = STRBUF_INIT, post = STRBUF_INIT;
+	struct gen_call g = { &decl, &pre, &args, &post, rt, NULL, NULL };
+	struct emit_out o;
+	char name[200];
+	int nd = -1, na = -1, rc = 1;
+
+	emit_init(&o, ctx, idlc_module(ctx), IDLC_OUT_USER, out);
+	g.stub = emit_user_name(&o, rt);
+	snprintf(name, sizeof name, "%s_done_t", g.stub);
+	if (dp != NULL &&
+	    (nd = gen_proto(header, "typedef void ", name, rt, dp, GEN_MAX_PARAMS)) >= 2) {
+		snprintf(name, sizeof name, "%s_async", g.stub);
+		na = gen_proto(header, "kern_return_t ", name, rt, ap, GEN_MAX_PARAMS);
+	}
+	for (int k = 0; k < na && g.why == NULL; k++) {
+		strbuf_puts(&args, k > 0 ? ", " : "");
+		gen_param_async(&g, &ap[k], rt->number);
+	}
+	for (int k = 2; k < nd && na >= 0 && g.why == NULL; k++)
+		if (dp[k].role == GEN_VALUE && dp[k].arg != NULL)
+			gen_release(&g, dp, nd, &dp[k]);
+	if (na < 0 || g.why != NULL || decl.failed || pre.failed || args.failed || post.failed)
+		goto done;
+	strbuf_printf(out, "\n/* Routine %s: its asynchronous stub with a row's values. */\n",
+		      rt->name);
+	strbuf_printf(out, "static void\nib_adone_%" PRIu32 "(", rt->number);
+	for (int k = 0; k < nd; k++)
+		strbuf_printf(out, "%s%s%s%s", k > 0 ? ", " : "", dp[k].type,
+			      dp[k].by_ref ? "" : " ", dp[k].name);
+	strbuf_printf(out,
+		      ")\n{\n\tif (%s == KERN_SUCCESS) {\n%s\t}\n\tib_async_done(%s, %s);\n}\n",
+		      dp[1].name, strbuf_str(&post), dp[0].name, dp[1].name);
+	strbuf_printf(out,
+		      "\nint\nib_acall_%" PRIu32
+		      "(void *ib_port, const struct idl_arg_value *ib_v, "
+		      "void *ib_ctx)\n{\n%s\n%s\t(void)ib_v;\n\treturn %s_async(%s);\n}\n",
+		      rt->number, strbuf_str(&decl), strbuf_str(&pre), g.stub, strbuf_str(&args));
+	rc = 0;
+done:
+	strbuf_fini(&decl);
+	strbuf_fini(&pre);
+	strbuf_fini(&args);
+	strbuf_fini(&post);
+	free(dp);
+	return rc;
+}
+
+struct gen_seen {
+	uint32_t numbers[3 * IB_MAX_CALLS + 1];
+	size_t n;
+};
+
+static void
+gen_seen_add(struct ib_ucall *c, void *arg)
+{
+	struct gen_seen *s = arg;
+
+	for (size_t k = 0; k < s->n; k++)
+		if (s->numbers[k] == c->rt->number)
+			return;
+	s->numbers[s->n++] = c->rt->number;
+}
+
 int
 ib_gen_calls(const struct ib_iface *u, const char *client_header, struct strbuf *out)
 {
 	struct idlc_ctx *ctx = ib_defs_ctx(u);
-	int done[IB_MAX_CALLS + 1];
-	size_t ndone = 0;
+	struct strbuf header = STRBUF_INIT;
+	struct gen_seen seen = { { 0 }, 0 };
+	int rc = 0;
 
-	strbuf_printf(
-		out,
-		"/* Generated by idlbench from %s: each routine a row calls, called through "
-		"its\n * compiled client stub. */\n#include <stdint.h>\n#include <string.h>\n\n"
-		"#include <idl/idl.h>\n#include <idl/idl_dynamic.h>\n#include <idl/idl_ool.h>\n\n"
-		"#include \"%s\"\n",
-		u->path, client_header);
-	for (size_t i = 0; i <= u->ncalls; i++) {
-		const struct ib_ucall *c = i < u->ncalls  ? &u->calls[i]
-					   : u->have_sync ? &u->sync
-							  : NULL;
-		const struct idlc_routine *rt;
-		size_t k;
+	strbuf_printf(out,
+		      "/* Generated by idlbench from %s: each routine a row calls, called through "
+		      "its\n * compiled client stub (and its asynchronous stub). */\n#include "
+		      "<stdint.h>\n"
+		      "#include <string.h>\n\n#include <idl/idl.h>\n#include <idl/idl_dynamic.h>\n"
+		      "#include <idl/idl_ool.h>\n\n#include \"%s\"\n\n"
+		      "/* Where the done functions end: set by idlbench's client. */\n"
+		      "void (*ib_async_done)(void *ib_ctx, int ib_kr);\n",
+		      u->path, client_header);
+	if (idlc_generate_to(ctx, IDLC_OUT_HEADER, &header) != 0 || header.failed)
+		rc = -1;
+	ib_ucalls_each(u, gen_seen_add, &seen);
+	for (size_t i = 0; rc == 0 && i < seen.n; i++) {
+		const struct idlc_routine *rt = gen_routine(ctx, seen.numbers[i]);
 
-		if (c == NULL)
-			break;
-		for (k = 0; k < ndone && done[k] != (int)c->rt->number; k++)
-			;
-		if (k < ndone)
-			continue;
-		done[ndone++] = (int)c->rt->number;
-		if ((rt = gen_routine(ctx, c->rt->number)) == NULL || gen_call(ctx, rt, out) != 0)
-			return -1;
+		if (rt == NULL || gen_call(ctx, rt, out) != 0)
+			rc = -1;
+		else if (rt->kind == IDLC_RT_ROUTINE &&
+			 gen_acall(ctx, rt, strbuf_str(&header), out) < 0)
+			rc = -1;
 	}
-	return out->failed ? -1 : 0;
+	strbuf_fini(&header);
+	return rc != 0 || out->failed ? -1 : 0;
 }
 
 /* ---- The null routines ---- */

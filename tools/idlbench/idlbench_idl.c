@@ -1,9 +1,7 @@
 /*
- * idlbench_idl.c - the idlkit side of a cell: the rows as calls of the generated stubs, the
- * server (bench_impl.c's routines, as bench-server serves them), and the client loops.
- *
- * Rows are data-driven: a row runs when bench_subsystem has its routine; otherwise it prints
- * "n/a".
+ * idlbench_idl.c - the idlkit side of a bench.defs cell, layer 3 (ib_cell.h): the server
+ * (bench_impl.c's routines, as bench-server serves them) and the client loops that call a
+ * row's stub (idlbench_rows.c) and time it.
  *
  * Notification ping-pong needs a notify that answers: idlbench links with
  * -Wl,--wrap=S_bench_notify, so the generated demux calls __wrap_S_bench_notify below,
@@ -15,6 +13,9 @@
  * answers requests from bench_subsystem's descriptors and calls the routines through libffi:
  * Flick's comparison of compiled against interpretive stubs, over the same client and
  * transport, so that the difference is what the dynamic path costs.
+ *
+ * It knows the base and the interface's rows; it must not know the user's interface (the
+ * cells pick its sides, idlbench_cell.c), runs or reports.
  */
 #include <config.h>
 
@@ -34,163 +35,7 @@
 #include "bench.h"
 #include "benchServer.h"
 #include "bench_impl.h"
-#include "idlbench.h"
-
-/* The scratch data of the calls that move bytes. */
-struct ib_scratch {
-	big_t in; /* bench_pattern(BENCH_SALT_IN) */
-	big_t inout; /* bench_pattern(BENCH_SALT_INOUT_IN) */
-	big_t data;
-	void *ool; /* out-of-line rows: the payload */
-};
-
-static int
-row_null(void *port, unsigned i, void *s)
-{
-	(void)i;
-	(void)s;
-	return bench_null(port);
-}
-
-static int
-row_add(void *port, unsigned i, void *s)
-{
-	int sum = 0;
-	kern_return_t kr = bench_add(port, (int)i, 1, &sum);
-
-	(void)s;
-	return kr != 0 ? kr : sum == (int)(i + 1u) ? 0 : -1;
-}
-
-static int
-row_intrpc(void *port, unsigned i, void *s)
-{
-	int y = 0, err = -1;
-	kern_return_t kr = bench_intrpc(port, (int)i, &y, &err);
-
-	(void)s;
-	return kr != 0 ? kr : y == (int)(i + 1u) && err == 0 ? 0 : -1;
-}
-
-static int
-row_bigin(void *port, unsigned i, void *vs)
-{
-	struct ib_scratch *s = vs;
-
-	(void)i;
-	return bench_bigin(port, s->in);
-}
-
-static int
-row_bigout(void *port, unsigned i, void *vs)
-{
-	struct ib_scratch *s = vs;
-	kern_return_t kr = bench_bigout(port, s->data);
-
-	(void)i;
-	return kr != 0 ? kr : s->data[199] == bench_pattern(199, BENCH_SALT_OUT) ? 0 : -1;
-}
-
-static int
-row_biginout(void *port, unsigned i, void *vs)
-{
-	struct ib_scratch *s = vs;
-	kern_return_t kr;
-
-	(void)i;
-	/* The server checks what it gets and sends other bytes back: send the input again. */
-	memcpy(s->data, s->inout, sizeof s->data);
-	kr = bench_biginout(port, s->data);
-	return kr != 0 ? kr : s->data[0] == bench_pattern(0, BENCH_SALT_INOUT_OUT) ? 0 : -1;
-}
-
-/*
- * The out-of-line rows, written against the MIG form `routine ool64k(server : mach_port_t;
- * data : ool_t)` with `type ool_t = array[] of char` (C: char *, with a count). The data is
- * the caller's: it stays ours after the call (no dealloc), as a caller's buffer would.
- */
-static int
-row_ool64k(void *port, unsigned i, void *vs)
-{
-	struct ib_scratch *s = vs;
-
-	(void)i;
-	return bench_ool64k(port, s->ool, 64u << 10);
-}
-
-static int
-row_ool1m(void *port, unsigned i, void *vs)
-{
-	struct ib_scratch *s = vs;
-
-	(void)i;
-	return bench_ool1m(port, s->ool, 1u << 20);
-}
-
-static struct ib_row ib_bench_rows[] = {
-	{ .name = "null", .routine = "null", .metric = IB_LATENCY, .call = row_null },
-	{ .name = "add", .routine = "add", .metric = IB_LATENCY, .call = row_add },
-	{ .name = "intrpc", .routine = "intrpc", .metric = IB_LATENCY, .call = row_intrpc },
-	{ .name = "bigin", .routine = "bigin", .metric = IB_LATENCY, .call = row_bigin },
-	{ .name = "bigout", .routine = "bigout", .metric = IB_LATENCY, .call = row_bigout },
-	{ .name = "biginout", .routine = "biginout", .metric = IB_LATENCY, .call = row_biginout },
-	{ .name = "ool64k",
-	  .routine = "ool64k",
-	  .metric = IB_BANDWIDTH,
-	  .payload = 64u << 10,
-	  .iter_div = 8,
-	  .call = row_ool64k },
-	{ .name = "ool1m",
-	  .routine = "ool1m",
-	  .metric = IB_BANDWIDTH,
-	  .payload = 1u << 20,
-	  .iter_div = 64,
-	  .call = row_ool1m },
-	{ .name = "notify", .routine = "notify", .metric = IB_ONEWAY, .mode = IB_MODE_ONEWAY },
-	{ .name = "notifypp", .routine = "notify", .metric = IB_ONEWAY, .mode = IB_MODE_PINGPONG },
-	/* Floor only, over UDP: the same one-way messages sent unconnected (seed 003). */
-	{ .name = "notify-sendto",
-	  .routine = "notify",
-	  .metric = IB_ONEWAY,
-	  .mode = IB_MODE_SENDTO },
-};
-
-struct ib_row *ib_rows = ib_bench_rows;
-size_t ib_nrows = sizeof ib_bench_rows / sizeof ib_bench_rows[0];
-
-static const struct idl_routine_desc *
-ib_routine(const char *name)
-{
-	for (uint32_t i = 0; i < bench_subsystem.nroutines; i++) {
-		const struct idl_routine_desc *rt = &bench_subsystem.routines[i];
-
-		if (rt->name != NULL && strcmp(rt->name, name) == 0)
-			return rt;
-	}
-	return NULL;
-}
-
-void
-ib_rows_init(void)
-{
-	int have_sync = ib_routine("intrpc") != NULL;
-
-	for (size_t i = 0; i < ib_nrows; i++) {
-		struct ib_row *row = &ib_rows[i];
-		const struct idl_routine_desc *rt = ib_routine(row->routine);
-
-		if (row->iter_div == 0)
-			row->iter_div = 1;
-		row->present = rt != NULL && (row->mode != IB_MODE_CALL || row->call != NULL);
-		/* One-way rate needs intrpc to count what arrived. */
-		if (row->mode == IB_MODE_ONEWAY || row->mode == IB_MODE_SENDTO)
-			row->present = row->present && have_sync;
-		if (rt != NULL) {
-			row->req = rt->req_max;
-			row->rep = rt->rep_max;
-		}
-	}
-}
+#include "ib_cell.h"
 
 /* ---- Ping-pong: set in a ping-pong process before its server runs. ---- */
 
@@ -260,7 +105,7 @@ ib_on_signal(int sig)
 
 /* Serves bench.defs on address: through the generated demux, or the interpreter. */
 static int
-ib_server_start(const char *address, int dynamic, char *why, size_t len)
+ib_bench_start(const char *address, int dynamic, char *why, size_t len)
 {
 	struct sigaction sa;
 	int err;
@@ -291,13 +136,11 @@ ib_idl_serve(const struct ib_cell *cell, int ready_fd)
 	char why[256];
 	int err;
 
-	if (ib_user != NULL)
-		return ib_user_serve(cell, ready_fd);
 	if (cell->row->mode == IB_MODE_PINGPONG) {
 		ib_pp.active = 1;
 		ib_pp.peer = cell->addr2;
 	}
-	if (ib_server_start(cell->addr, cell->col->dynamic, why, sizeof why) != 0) {
+	if (ib_bench_start(cell->addr, cell->col->dynamic, why, sizeof why) != 0) {
 		ib_ready(ready_fd, why);
 		return 1;
 	}
@@ -317,7 +160,7 @@ ib_serve_forever(const char *address, int print_ready, int dynamic)
 	char why[256];
 	int err;
 
-	if (ib_server_start(address, dynamic, why, sizeof why) != 0) {
+	if (ib_bench_start(address, dynamic, why, sizeof why) != 0) {
 		fprintf(stderr, "idlbench: serve: %s\n", why);
 		return 1;
 	}
@@ -347,17 +190,12 @@ static int
 ib_calls(const struct ib_cell *cell, idl_port_t port, struct ib_reps *out)
 {
 	const struct ib_row *row = cell->row;
-	struct ib_scratch *s = calloc(1, sizeof *s);
+	void *s = ib_scratch_new(row);
 	int kr = 0;
 
 	if (s == NULL)
 		return ib_fail(out, "out of memory", IDL_ENOMEM);
-	bench_fill(s->in, sizeof s->in, BENCH_SALT_IN);
-	bench_fill(s->inout, sizeof s->inout, BENCH_SALT_INOUT_IN);
-	if (row->payload != 0 && (s->ool = malloc(row->payload)) == NULL)
-		kr = IDL_ENOMEM;
-	else if (row->payload != 0)
-		memset(s->ool, 'O', row->payload);
+	ib_cpu_mark(out);
 	for (unsigned i = 0; kr == 0 && i < cell->warmup; i++)
 		kr = row->call(port, i, s);
 	for (unsigned k = 0; kr == 0 && k < cell->reps; k++) {
@@ -372,8 +210,8 @@ ib_calls(const struct ib_cell *cell, idl_port_t port, struct ib_reps *out)
 		else
 			out->v[out->n++] = (t1 - t0) * 1e6 / cell->iterations;
 	}
-	free(s->ool);
-	free(s);
+	ib_cpu_mark(out);
+	ib_scratch_free(s);
 	return kr == 0 ? 0 : ib_fail(out, row->name, kr);
 }
 
@@ -394,6 +232,7 @@ ib_oneway(const struct ib_cell *cell, idl_port_t port, struct ib_reps *out)
 	uint32_t before, after;
 	int kr;
 
+	ib_cpu_mark(out);
 	for (unsigned i = 0; i < cell->warmup; i++)
 		if ((kr = bench_notify(port, 1)) != 0)
 			return ib_fail(out, "notify", kr);
@@ -411,6 +250,7 @@ ib_oneway(const struct ib_cell *cell, idl_port_t port, struct ib_reps *out)
 		out->v[out->n++] = (double)(after - before) / (t1 - t0);
 		before = after;
 	}
+	ib_cpu_mark(out);
 	return 0;
 }
 
@@ -436,7 +276,7 @@ ib_pingpong(const struct ib_cell *cell, struct ib_reps *out)
 	sem_init(&ib_pp.done, 0, 0);
 	/* The driver's own endpoint is compiled on every column: the server under test is the
 	 * other process's. */
-	if (ib_server_start(cell->addr2, 0, why, sizeof why) != 0) {
+	if (ib_bench_start(cell->addr2, 0, why, sizeof why) != 0) {
 		snprintf(out->why, sizeof out->why, "%.90s", why);
 		return -1;
 	}
@@ -447,6 +287,7 @@ ib_pingpong(const struct ib_cell *cell, struct ib_reps *out)
 	started = 1;
 	if ((kr = idl_port_open(cell->addr, &ib_pp.port)) != 0)
 		goto out;
+	ib_cpu_mark(out);
 	for (unsigned k = 0; k <= cell->reps; k++) {
 		unsigned n = k == 0 ? cell->warmup : cell->iterations;
 		struct timespec ts;
@@ -465,6 +306,7 @@ ib_pingpong(const struct ib_cell *cell, struct ib_reps *out)
 		if (k > 0)
 			out->v[out->n++] = 2.0 * n / (t1 - t0);
 	}
+	ib_cpu_mark(out);
 out:
 	if (started) {
 		idl_server_stop(ib_srv);
@@ -481,8 +323,6 @@ ib_idl_client(const struct ib_cell *cell, struct ib_reps *out)
 	idl_port_t port;
 	int kr;
 
-	if (cell->row->u != NULL)
-		return ib_user_client(cell, out);
 	if (cell->row->mode == IB_MODE_PINGPONG)
 		return ib_pingpong(cell, out);
 	if (cell->inflight > 1)

@@ -12,6 +12,9 @@
  * packing, the demux's checks and unpacking, the demux's reply packing and the stub's reply
  * checks and unpacking. At all other times both wraps pass straight through (one predictable
  * branch per call).
+ *
+ * Layer 3, beside the cells: it knows the base and bench.defs's stubs; it must not know runs
+ * or reports.
  */
 #include <config.h>
 
@@ -24,7 +27,7 @@
 #include "bench.h"
 #include "benchServer.h"
 #include "bench_impl.h"
-#include "idlbench.h"
+#include "ib_cell.h"
 
 static int ib_inproc;
 static uint32_t ib_inproc_seqno;

@@ -1,10 +1,11 @@
 /*
  * idlbench_nopeer.c - the peer's entry points when configure found no rpcgen or libtirpc:
- * the ONC RPC columns and the XDR half of --marshal are then left out, and say so.
+ * the ONC RPC columns and the XDR half of --marshal are then left out, and say so. A side of
+ * a cell, layer 3: it must not know runs or reports.
  */
 #include <config.h>
 
-#include "idlbench.h"
+#include "ib_cell.h"
 
 int
 ib_peer_available(void)

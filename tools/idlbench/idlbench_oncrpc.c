@@ -5,6 +5,9 @@
  * and registers with protocol 0, and the client is given the server's address: rpcbind is
  * never asked, as perf-notes measured it. Also rpcgen's XDR of a whole biginout call for
  * --marshal.
+ *
+ * A side of a cell, layer 3: it knows the base and the cells; it must not know runs or
+ * reports.
  */
 #include <config.h>
 
@@ -20,7 +23,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "idlbench.h"
+#include "ib_cell.h"
 #include "oncrpc/bench.h"
 
 /* rpcgen -m writes the dispatcher without a prototype in the header. */
@@ -215,6 +218,7 @@ ib_peer_client(const struct ib_cell *cell, struct ib_reps *out)
 		return -1;
 	}
 	memset(data, 'x', sizeof data);
+	ib_cpu_mark(out);
 	for (unsigned i = 0; i < cell->warmup; i++)
 		if (ib_peer_call(row, cl, i, data) != 0)
 			goto fail;
@@ -227,20 +231,13 @@ ib_peer_client(const struct ib_cell *cell, struct ib_reps *out)
 		t1 = ib_now();
 		out->v[out->n++] = (t1 - t0) * 1e6 / cell->iterations;
 	}
+	ib_cpu_mark(out);
 	clnt_destroy(cl);
 	return 0;
 fail:
 	snprintf(out->why, sizeof out->why, "oncrpc %s: %.70s", row, clnt_sperror(cl, ""));
 	clnt_destroy(cl);
 	return -1;
-}
-
-static int
-ib_xdr_cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
 }
 
 /*
@@ -282,6 +279,5 @@ ib_xdr_biginout_ns(unsigned iterations)
 	}
 	if (!ok || memcmp(cl_res, cl_arg, sizeof cl_res) != 0)
 		return -1;
-	qsort(v, 9, sizeof v[0], ib_xdr_cmp);
-	return v[4];
+	return ib_median(v, 9);
 }

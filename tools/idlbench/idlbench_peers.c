@@ -9,6 +9,13 @@
  *
  * A program runs from the build tree when idlbench does (make bench, make check), else from
  * where `make install` put it; IDLBENCH_PEERDIR in the environment overrides both.
+ *
+ * The client program runs one repetition more than the cell's, the first its warm-up: the
+ * client's CPU is the program's CPU clock over the others (its start-up and warm-up left
+ * out), read as each "rep" line arrives, and the server's over the same span.
+ *
+ * A side of a cell, layer 3: it knows the base, the interface (whether it runs from its
+ * build tree) and the cells; it must not know runs or reports.
  */
 #include <config.h>
 
@@ -23,7 +30,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "idlbench.h"
+#include "ib_cell.h"
 
 #ifndef IDLBENCH_PEERS
 #define IDLBENCH_PEERS ""
@@ -220,6 +227,37 @@ ib_prog_serve(const struct ib_cell *cell, int ready_fd)
 	return 1;
 }
 
+/* One line of the client program's: a repetition's "rep I NS", or anything else, kept as the
+ * reason a failed cell will give. Repetition 0 is the end of the warm-up, where the CPU of
+ * the timed ones starts (the program's CPU clock, and the server's); each later one is a
+ * figure and where that CPU ends so far. */
+static void
+ib_prog_line(const struct ib_cell *cell, pid_t pid, char *line, char *last, size_t lastlen,
+	     struct ib_reps *out)
+{
+	unsigned long i;
+	double ns, clk;
+
+	if (sscanf(line, "rep %lu %lf", &i, &ns) != 2 || ns <= 0) {
+		line[strcspn(line, "\n")] = '\0';
+		if (line[0] != '\0')
+			snprintf(last, lastlen, "%.*s", (int)lastlen - 1, line);
+		return;
+	}
+	if (out->marks == 2)
+		out->marks = 1; /* the last repetition so far is the end */
+	if ((clk = ib_cpu_clock(pid)) >= 0 && (i == 0 || out->marks == 1))
+		ib_cpu_mark_clock(out, clk);
+	if (i == 0 || out->n >= sizeof out->v / sizeof out->v[0])
+		return;
+	/* A bandwidth row's figure is its payload over the time of a call. */
+	out->v[out->n++] = cell->row->metric == IB_BANDWIDTH ? (double)cell->row->payload * 1e3 / ns
+							     : ns / 1000.0;
+	out->ops = (double)out->n * cell->iterations;
+	if (cell->row->metric == IB_BANDWIDTH)
+		out->ops *= cell->row->payload / 1e6;
+}
+
 /* Why a client program's exit status ended its cell (peer.h's statuses). */
 static const char *
 ib_exit_why(int status)
@@ -241,7 +279,9 @@ ib_exit_why(int status)
 	return "the peer's client failed";
 }
 
-/* The client's side: the program's repetitions, each "rep I NS", as the row's figures. Any
+/* The client's side: the program's repetitions, each "rep I NS", as the row's figures: one
+ * more than the cell's, the first of them the warm-up (with what is left of the cell's
+ * warm-up before it), so that the CPU of the timed ones can be read between two reports. Any
  * other line it prints (its errors, on stderr) is kept for the cell's reason. */
 int
 ib_prog_client(const struct ib_cell *cell, struct ib_reps *out)
@@ -263,8 +303,9 @@ ib_prog_client(const struct ib_cell *cell, struct ib_reps *out)
 	FILE *f;
 
 	snprintf(it, sizeof it, "%u", cell->iterations);
-	snprintf(reps, sizeof reps, "%u", cell->reps);
-	snprintf(warm, sizeof warm, "%u", cell->warmup);
+	snprintf(reps, sizeof reps, "%u", cell->reps + 1);
+	snprintf(warm, sizeof warm, "%u",
+		 cell->warmup > cell->iterations ? cell->warmup - cell->iterations : 0);
 	snprintf(tmo, sizeof tmo, "%u", IB_PEER_CALL_MS);
 	if (pipe2(p, O_CLOEXEC) != 0 || (pid = fork()) < 0) {
 		snprintf(out->why, sizeof out->why, "cannot start the peer: %s", strerror(errno));
@@ -288,22 +329,8 @@ ib_prog_client(const struct ib_cell *cell, struct ib_reps *out)
 		snprintf(out->why, sizeof out->why, "out of memory");
 		return -1;
 	}
-	while (fgets(line, sizeof line, f) != NULL) {
-		unsigned long i;
-		double ns;
-
-		if (sscanf(line, "rep %lu %lf", &i, &ns) == 2 && ns > 0) {
-			if (out->n >= sizeof out->v / sizeof out->v[0])
-				continue;
-			/* A bandwidth row's figure is its payload over the time of a call. */
-			out->v[out->n++] = cell->row->metric == IB_BANDWIDTH
-						   ? (double)cell->row->payload * 1e3 / ns
-						   : ns / 1000.0;
-		} else if (line[0] != '\n') {
-			line[strcspn(line, "\n")] = '\0';
-			snprintf(last, sizeof last, "%.*s", (int)sizeof last - 1, line);
-		}
-	}
+	while (fgets(line, sizeof line, f) != NULL)
+		ib_prog_line(cell, pid, line, last, sizeof last, out);
 	fclose(f);
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)

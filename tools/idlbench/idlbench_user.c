@@ -1,18 +1,20 @@
 /*
- * idlbench_user.c - the idlkit side of a cell of the user's interface (--defs): the server,
- * the client's loops, the probe that calls each row once before the run, and
- * `idlbench serve --defs`.
+ * idlbench_user.c - the idlkit side of a cell of the user's interface (--defs), layer 3: the
+ * values a call sends, one call of a row, the server, and `idlbench serve --defs`. The
+ * client's loops, the probe and the setup calls are idlbench_uclient.c's.
  *
  * The server is the compiled demux of server.so (the user's routines from --impl, or the
  * null routines), or, interpreted, the dynamic server of <idl/idl_dynamic.h> calling the same
  * routines through libffi; with no C compiler and no --impl, a demux that checks each request
  * and answers it with zeroed out arguments from the descriptors alone.
  *
- * The client calls a row's routine through its generated call (ib_call_N in client.so: the
- * compiled stub) or, interpreted, packs the request from the descriptor table, calls with
- * idl_call() or idl_send() and checks the reply as a stub would (idl_msg_check()), as idlcall
- * does. Either way what the reply gives the caller is released after each call, and what a
- * request gives away (dealloc data, moved ports) is made anew before each.
+ * A call goes through the row's generated call (ib_call_N in client.so: the compiled stub)
+ * or, interpreted, packs the request from the descriptor table, calls with idl_call() or
+ * idl_send() and checks the reply as a stub would (idl_msg_check()), as idlcall does. Either
+ * way what the reply gives the caller is released after each call, and what a request gives
+ * away (dealloc data, moved ports) is made anew before each.
+ *
+ * It knows the base, the interface and the cells; it must not know runs or reports.
  */
 #include <config.h>
 
@@ -24,26 +26,11 @@
 #include <idl/idl.h>
 #include <idl/idl_dynamic.h>
 #include <idl/idl_ool.h>
-#include <idl/idl_trace.h>
 
 #include "idlc.h"
-#include "idlbench.h"
-
-struct ib_iface *ib_user;
+#include "ib_user.h"
 
 /* ---- Values: what a call sends, made in the client process ---- */
-
-struct ib_uvals {
-	const struct ib_ucall *c;
-	struct idl_arg_value *v; /* rt->nargs entries */
-	idl_port_t *one; /* rt->nargs: the storage of single ports */
-	int made; /* the first make happened */
-	/* Interpreted: the request packed once into tmpl (when nothing is given away) and
-	 * copied for each call, the reply room. */
-	uint64_t *req, *rep, *tmpl;
-	size_t req_cap, rep_cap;
-	uint32_t req_len;
-};
 
 static int
 ib_open(const char *text, idl_port_t *p)
@@ -131,7 +118,7 @@ ib_make(struct ib_uvals *s)
 	return 0;
 }
 
-static int
+int
 ib_vals_init(struct ib_uvals *s, const struct ib_ucall *c)
 {
 	const struct idl_routine_desc *rt = c->rt;
@@ -161,7 +148,7 @@ ib_vals_init(struct ib_uvals *s, const struct ib_ucall *c)
 }
 
 /* What the last call did not give away: ports opened once, arrays of them. */
-static void
+void
 ib_vals_fini(struct ib_uvals *s)
 {
 	const struct idl_routine_desc *rt = s->c != NULL ? s->c->rt : NULL;
@@ -217,8 +204,14 @@ ib_interp_call(struct ib_uvals *s, idl_port_t port)
 	return kr;
 }
 
+int
+ib_vals_remake(struct ib_uvals *s)
+{
+	return s->c->consumes ? ib_make(s) : 0;
+}
+
 /* One call of a row, compiled or interpreted. */
-static int
+int
 ib_once(struct ib_uvals *s, idl_port_t port)
 {
 	int err;
@@ -228,14 +221,6 @@ ib_once(struct ib_uvals *s, idl_port_t port)
 	if (!ib_user->interpreted)
 		return s->c->thunk(port, s->v);
 	return ib_interp_call(s, port);
-}
-
-/* A synchronising call's answer: any reply of the server's, even a refusal of zeroed
- * arguments, tells that what came before it on the connection was served. */
-static int
-ib_sync_ok(int kr)
-{
-	return kr >= 0 || kr == MIG_BAD_ARGUMENTS;
 }
 
 /* ---- The server ---- */
@@ -365,178 +350,4 @@ ib_user_serve_forever(struct ib_iface *u, const char *address)
 	if ((err = ib_user_run()) != 0)
 		fprintf(stderr, "idlbench: serve: %s\n", idl_strerror(err));
 	return err == 0 ? 0 : 1;
-}
-
-/* ---- The client ---- */
-
-static int
-ib_ufail(struct ib_reps *out, const char *what, int kr)
-{
-	int ports = 0;
-
-	for (unsigned i = 0; ib_user != NULL && kr == IDL_ENOTSUP && i < ib_user->ncalls; i++)
-		if (strcmp(ib_user->calls[i].name, what) == 0)
-			for (unsigned k = 0; k < ib_user->calls[i].rt->nargs; k++)
-				ports |= ib_arg_ports(&ib_user->calls[i].rt->args[k]);
-	if (kr == IDL_ENOTSUP)
-		snprintf(out->why, sizeof out->why, "the transport carries no %s (%s)",
-			 ports ? "ports" : "out-of-line data", idl_errname(kr));
-	else if (kr > 0)
-		snprintf(out->why, sizeof out->why, "%s: the server returned %d", what, kr);
-	else
-		snprintf(out->why, sizeof out->why, "%s: %s (%s)", what, idl_strerror(kr),
-			 idl_errname(kr));
-	return -1;
-}
-
-static int
-ib_ucalls(const struct ib_cell *cell, struct ib_uvals *s, idl_port_t port, struct ib_reps *out)
-{
-	int kr = 0;
-
-	for (unsigned i = 0; kr == 0 && i < cell->warmup; i++)
-		kr = ib_once(s, port);
-	for (unsigned k = 0; kr == 0 && k < cell->reps; k++) {
-		double t0 = ib_now(), t1;
-
-		for (unsigned i = 0; kr == 0 && i < cell->iterations; i++)
-			kr = ib_once(s, port);
-		t1 = ib_now();
-		out->v[out->n++] = (t1 - t0) * 1e6 / cell->iterations;
-	}
-	return kr == 0 ? 0 : ib_ufail(out, cell->row->name, kr);
-}
-
-/* n one-way messages, then the synchronising round trip: what the time covers was served. */
-static int
-ib_burst(struct ib_uvals *s, struct ib_uvals *sync, idl_port_t port, unsigned n)
-{
-	int kr;
-
-	for (unsigned i = 0; i < n; i++)
-		if ((kr = ib_once(s, port)) != 0)
-			return kr;
-	if (sync != NULL && !ib_sync_ok(kr = ib_once(sync, port)))
-		return kr;
-	return 0;
-}
-
-static int
-ib_uoneway(const struct ib_cell *cell, struct ib_uvals *s, idl_port_t port, struct ib_reps *out)
-{
-	struct ib_uvals sync;
-	int kr;
-
-	memset(&sync, 0, sizeof sync);
-	if (ib_user->have_sync && (kr = ib_vals_init(&sync, &ib_user->sync)) != 0) {
-		ib_vals_fini(&sync);
-		return ib_ufail(out, ib_user->sync.name, kr);
-	}
-	kr = ib_burst(s, ib_user->have_sync ? &sync : NULL, port, cell->warmup);
-	for (unsigned k = 0; kr == 0 && k < cell->reps; k++) {
-		double t0 = ib_now();
-
-		kr = ib_burst(s, ib_user->have_sync ? &sync : NULL, port, cell->iterations);
-		out->v[out->n++] = cell->iterations / (ib_now() - t0);
-	}
-	ib_vals_fini(&sync);
-	return kr == 0 ? 0 : ib_ufail(out, cell->row->name, kr);
-}
-
-int
-ib_user_client(const struct ib_cell *cell, struct ib_reps *out)
-{
-	struct ib_uvals s;
-	idl_port_t port;
-	int kr;
-
-	if ((kr = idl_port_open(cell->addr, &port)) != 0) {
-		snprintf(out->why, sizeof out->why, "%.60s: %s", cell->addr, idl_errname(kr));
-		return -1;
-	}
-	if ((kr = ib_vals_init(&s, cell->row->u)) != 0)
-		kr = ib_ufail(out, cell->row->name, kr);
-	else if (cell->row->mode == IB_MODE_ONEWAY)
-		kr = ib_uoneway(cell, &s, port, out);
-	else
-		kr = ib_ucalls(cell, &s, port, out);
-	ib_vals_fini(&s);
-	idl_port_close(port);
-	return kr;
-}
-
-/* ---- The probe ---- */
-
-/* The bytes of the last request and reply the client traced: the message and the
- * out-of-line data beside it, which a floor moves inline. */
-static uint64_t ib_sent, ib_received;
-
-static uint64_t
-ib_bytes(const idl_msg_header_t *m, size_t len)
-{
-	uint64_t n = len;
-
-	if (len < IDL_MSG_HEADER_SIZE || !(m->flags & IDL_MSGF_DESC) ||
-	    m->ndesc > (len - IDL_MSG_HEADER_SIZE) / IDL_DESC_SIZE)
-		return n;
-	for (uint32_t i = 0; i < m->ndesc; i++) {
-		idl_desc_t d;
-
-		memcpy(&d, (const char *)m + IDL_MSG_HEADER_SIZE + (size_t)i * IDL_DESC_SIZE,
-		       sizeof d);
-		if (d.type == IDL_DESC_OOL)
-			n += IDL_MSG_ROUND((uint64_t)d.size);
-	}
-	return n;
-}
-
-static void
-ib_probe_hook(void *arg, const struct idl_trace_event *ev)
-{
-	(void)arg;
-	if (ev->side != IDL_TRACE_CLIENT || ev->len < IDL_MSG_HEADER_SIZE)
-		return;
-	if (ev->dir == IDL_TRACE_SEND &&
-	    (ev->msg->kind == IDL_KIND_REQUEST || ev->msg->kind == IDL_KIND_ONEWAY))
-		ib_sent = ib_bytes(ev->msg, ev->len);
-	else if (ev->dir == IDL_TRACE_RECV && ev->msg->kind == IDL_KIND_REPLY)
-		ib_received = ib_bytes(ev->msg, ev->len);
-}
-
-/* Each row called once, then the sync: out->v[3k] the request's bytes, [3k+1] the reply's,
- * [3k+2] the call's result. */
-int
-ib_user_probe(const struct ib_cell *cell, struct ib_reps *out)
-{
-	idl_port_t port;
-	int kr;
-
-	if ((kr = idl_port_open(cell->addr, &port)) != 0) {
-		snprintf(out->why, sizeof out->why, "%s (%s) %.50s", idl_strerror(kr),
-			 idl_errname(kr), idl_errdetail());
-		return -1;
-	}
-	idl_trace_set_hook(ib_probe_hook, NULL);
-	for (size_t k = 0; k <= ib_user->ncalls; k++) {
-		const struct ib_ucall *c = k < ib_user->ncalls	? &ib_user->calls[k]
-					   : ib_user->have_sync ? &ib_user->sync
-								: NULL;
-		struct ib_uvals s;
-
-		if (c == NULL)
-			break;
-		ib_sent = ib_received = 0;
-		if ((kr = ib_vals_init(&s, c)) == 0)
-			kr = ib_once(&s, port);
-		ib_vals_fini(&s);
-		out->v[3 * k] = (double)ib_sent;
-		out->v[3 * k + 1] = (double)ib_received;
-		out->v[3 * k + 2] = kr;
-		out->n = (unsigned)(3 * k + 3);
-		if (kr != 0 && out->why[0] == '\0' && *idl_errdetail() != '\0')
-			snprintf(out->why, sizeof out->why, "%.95s", idl_errdetail());
-	}
-	idl_trace_set_hook(NULL, NULL);
-	idl_port_close(port);
-	return 0;
 }

@@ -4,28 +4,50 @@
 
 bin_PROGRAMS += tools/idlbench/idlbench
 
+# The files in their layers (tests/lint/idlbench.sh checks the direction): base; floors and
+# the verdict's rule; the interface; the cells; the run; the reports; the command line.
 tools_idlbench_idlbench_SOURCES = \
-	tools/idlbench/idlbench.h \
-	tools/idlbench/idlbench.c \
-	tools/idlbench/idlbench_run.c \
-	tools/idlbench/idlbench_cell.c \
-	tools/idlbench/idlbench_idl.c \
-	tools/idlbench/idlbench_inflight.c \
-	tools/idlbench/idlbench_defs.c \
-	tools/idlbench/idlbench_gen.c \
-	tools/idlbench/idlbench_build.c \
-	tools/idlbench/idlbench_user.c \
-	tools/idlbench/idlbench_summary.c \
-	tools/idlbench/idlbench_peers.c \
-	tools/idlbench/idlbench_marshal.c \
-	tools/idlbench/idlbench_report.c \
-	tools/idlbench/idlbench_json.c \
+	tools/idlbench/ib_base.h \
+	tools/idlbench/idlbench_base.c \
+	tools/idlbench/ib_floor.h \
 	tools/idlbench/floor.c \
 	tools/idlbench/floor_sock.c \
 	tools/idlbench/floor_mq.c \
 	tools/idlbench/floor_shm.c \
 	tools/idlbench/floor_ool.c \
 	tools/idlbench/floor_pipe.c \
+	tools/idlbench/ib_verdict.h \
+	tools/idlbench/idlbench_verdict.c \
+	tools/idlbench/ib_iface.h \
+	tools/idlbench/idlbench_rows.c \
+	tools/idlbench/idlbench_defs.c \
+	tools/idlbench/idlbench_gen.c \
+	tools/idlbench/idlbench_build.c \
+	tools/idlbench/ib_cell.h \
+	tools/idlbench/ib_flight.h \
+	tools/idlbench/ib_user.h \
+	tools/idlbench/idlbench_cell.c \
+	tools/idlbench/idlbench_idl.c \
+	tools/idlbench/idlbench_flight.c \
+	tools/idlbench/idlbench_inflight.c \
+	tools/idlbench/idlbench_user.c \
+	tools/idlbench/idlbench_uclient.c \
+	tools/idlbench/idlbench_peers.c \
+	tools/idlbench/idlbench_marshal.c \
+	tools/idlbench/ib_run.h \
+	tools/idlbench/idlbench_cols.c \
+	tools/idlbench/idlbench_probe.c \
+	tools/idlbench/idlbench_run.c \
+	tools/idlbench/idlbench_stats.c \
+	tools/idlbench/ib_report.h \
+	tools/idlbench/idlbench_judge.c \
+	tools/idlbench/idlbench_legend.c \
+	tools/idlbench/idlbench_report.c \
+	tools/idlbench/idlbench_summary.c \
+	tools/idlbench/idlbench_json.c \
+	tools/idlbench/idlbench_plot.c \
+	tools/idlbench/idlbench_markdown.c \
+	tools/idlbench/idlbench.c \
 	examples/bench/bench_impl.c \
 	examples/bench/bench_impl.h \
 	examples/bench/bench_types.h
