@@ -445,8 +445,10 @@ call_general(struct idl_port *p, const struct idl_subsystem *ss, const struct id
 		stale = verdicts;
 		retried = 1;
 	}
-	idl__cl_conn_unref(p, c);
 	call_leave(p);
+	/* The last reference frees a dead connection, and a transport's clean-up may wait a
+	 * moment for its peer (port:'s goodbye): not under the lock. */
+	idl__cl_conn_unref(p, c);
 	return err;
 }
 
