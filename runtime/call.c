@@ -33,14 +33,16 @@ call_lean_done(struct idl__call *w)
 
 /* The connection failed under a lean call: it ends, and the call with it. The call keeps
  * a reference, so that the connection (and the reason kept in it) outlives its detaching
- * until the call has reported it. */
+ * until the call has reported it. A combined send and receive may have failed in its send,
+ * having found the peer gone before the request went (shm:): the server's goodbye, if it
+ * left one, is read first, as after any failed send, so that an idle close is seen as
+ * one and the call goes again. */
 static void
 call_lean_dead(struct idl_port *p, struct cl_conn *c, struct idl__call *w, int err)
 {
 	atomic_fetch_add_explicit(&c->refs, 1, memory_order_relaxed);
 	pthread_mutex_lock(&p->lock);
-	idl__call_dead_why(c);
-	idl__cl_conn_dead(p, c, err == IDL_ECLOSED ? MIG_SERVER_DIED : err);
+	(void)idl__call_send_failed(p, c, err);
 	idl__call_finish(w, c->dead_err,
 			 c->dead_why[0] != '\0'		  ? c->dead_why
 			 : c->dead_err == MIG_SERVER_DIED ? "the server went away"

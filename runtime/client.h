@@ -194,8 +194,9 @@ int idl__call_goodbye(struct idl_port *p, struct cl_conn *c, const void *buf, si
 /* Whether c ended by a goodbye that promises its calls' requests were not read (IDLE,
  * EVICTED): a call may then be sent again on a new connection. */
 int idl__call_goodbye_retry(const struct cl_conn *c);
-/* A transport error on send: the peer's death ends the connection. Returns the call's
- * error. */
+/* A transport error on a send (or on a combined send and receive): the server's goodbye,
+ * when it left one and nobody else receives, ends the connection with its reason (read
+ * without waiting); else the peer's death does. Returns the call's error. */
 int idl__call_send_failed(struct idl_port *p, struct cl_conn *c, int err);
 
 /* call_hello.c: port lock held. */
