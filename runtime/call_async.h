@@ -120,6 +120,7 @@ struct idl__aconn {
 	int dead;
 	int dead_err;
 	char dead_why[192];
+	uint32_t goodbye; /* the reason of the server's goodbye that ended it, or 0 */
 	struct idl__ahello *hellos;
 	size_t nhellos, hellos_cap;
 	/* Calls on the hellos' waiters: they count toward the send queue's bound with the
@@ -186,7 +187,8 @@ int idl__async_place(struct idl__aport *ap, struct idl_async *call);
 void idl__async_uncarry(struct idl__aport *ap, struct idl_async *call);
 /* The connection c died with err: the calls whose request never reached the transport
  * move to the carry list (once per call, and only after a connection that worked died;
- * c->connecting, a limit or a closing port: none), then every other call fails. */
+ * c->connecting, a limit or a closing port: none), and after an IDLE or EVICTED goodbye the
+ * calls it had taken too; then every other call fails. */
 void idl__async_conn_died(struct idl__aport *ap, struct idl__aconn *c, int err, const char *why);
 /* Puts the carried calls on the live connection ap->conn (hello first where needed), or,
  * with err != 0 (no connection could be made), fails them with err. */
