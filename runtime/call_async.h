@@ -103,6 +103,9 @@ struct idl__aconn {
 	int nb; /* driven by the non-blocking ops in dispatch; else by two threads */
 	int fd; /* conn_fd, in the port's epoll set (nb); -1 until then */
 	int want_out; /* EPOLLOUT asked for: the queue waits for room */
+	/* A flush sends the queue's head with the blocking conn_send, without the lock
+	 * (port_poll.c): no other flush sends, and the connection is not freed, meanwhile. */
+	int blocking;
 	int connecting; /* a connect started without blocking is in progress (nb only) */
 	/* A blocking connect runs on the connection's first thread, without the lock: calls
 	 * queue meanwhile, nothing is sent or received, and only that thread (or the port's

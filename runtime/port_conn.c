@@ -244,6 +244,10 @@ aconn_open_main(void *arg)
 void
 idl__aport_conn_free(struct idl__aport *ap, struct idl__aconn *c)
 {
+	/* A flush's blocking send (port_poll.c) ends within its call's deadline, sooner for
+	 * the connection closed under it. */
+	while (c->blocking)
+		pthread_cond_wait(&c->scv, &ap->lock);
 	if (c->has_othread || c->has_rthread) {
 		pthread_mutex_unlock(&ap->lock);
 		/* The first thread starts the receiver: joined first, it has said whether. */

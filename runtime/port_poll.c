@@ -11,8 +11,9 @@
  * in batches. A transport without them is driven by two threads of the connection's own, a
  * receiver blocked in conn_recv and a sender taking the queue, which complete calls under
  * the lock and write the eventfd; the caller's loop sees the same descriptor either way.
- * Nothing here waits for the peer with the lock held, but for a message with descriptors
- * that the transport cannot send without blocking (poll_send_blocking()).
+ * Nothing here waits for the peer with the lock held: a message with descriptors that the
+ * transport cannot send without blocking goes with the lock released
+ * (poll_send_blocking()).
  */
 #include <config.h>
 
@@ -200,9 +201,16 @@ poll_held(struct idl__aport *ap, struct idl__aconn *c)
 	return (events & IDL_TR_EV_OUT) != 0;
 }
 
-/* Sends the head of the queue with the blocking conn_send, bounded by its call's deadline:
+/*
+ * Sends the head of the queue with the blocking conn_send, bounded by its call's deadline:
  * the contract's way for a message with descriptors that conn_sendv_nb refused (it cannot go
- * as it is, and conn_send says why). 0, or the connection's error. Lock held. */
+ * as it is, and conn_send says why). That send may wait - for room, or, on unix:, to connect
+ * the port it passes on - so it runs without the lock, and the calls, their timers and the
+ * receives go on meanwhile. The entry is taken off the queue first (its call SENT, as a
+ * reply may come as soon as it is out); `blocking` keeps every other flush out until it is
+ * done, so that requests go in their order, and keeps the connection from being freed.
+ * 0, or the connection's error. Lock held; released meanwhile.
+ */
 static int
 poll_send_blocking(struct idl__aport *ap, struct idl__aconn *c)
 {
@@ -214,19 +222,33 @@ poll_send_blocking(struct idl__aport *ap, struct idl__aconn *c)
 	struct idl_xmsg m;
 	int err;
 
+	if (call != NULL)
+		atomic_fetch_add(&call->refs, 1); /* the request outlives a completion */
+	idl__aconn_pop(c);
+	c->blocking = 1;
+	pthread_mutex_unlock(&ap->lock);
 	memset(&m, 0, sizeof m);
 	m.data = msg;
 	m.len = msg->size;
+	idl__clear_detail();
 	err = ap->port->tr->conn_send(c->tr_state, &m, &dl);
-	if (err != 0 && err != IDL_ETIMEDOUT && err != IDL_EMSGSIZE)
+	pthread_mutex_lock(&ap->lock);
+	c->blocking = 0;
+	pthread_cond_broadcast(&c->scv);
+	if (call == NULL)
+		free(msg);
+	if (err != 0 && err != IDL_ETIMEDOUT && err != IDL_EMSGSIZE) {
+		if (call != NULL)
+			idl__async_unref(call);
 		return err;
+	}
 	if (err != 0 && call != NULL)
 		idl__async_finish(ap, call, err,
 				  err == IDL_EMSGSIZE
 					  ? "request larger than the transport takes"
 					  : "deadline passed before the request was sent");
-	free(e->ctl);
-	idl__aconn_pop(c);
+	if (call != NULL)
+		idl__async_unref(call);
 	return 0;
 }
 
@@ -250,7 +272,7 @@ idl__aport_flush(struct idl__aport *ap)
 	int (*sendv)(void *, const struct idl_xmsg *, unsigned);
 	int sent;
 
-	if (c == NULL || c->dead || c->connecting || c->opening)
+	if (c == NULL || c->dead || c->connecting || c->opening || c->blocking)
 		return;
 	if (!c->nb) {
 		if (c->qlen != 0)
@@ -284,6 +306,9 @@ idl__aport_flush(struct idl__aport *ap)
 		if (sent == IDL_ENOTSUP) {
 			if ((sent = poll_send_blocking(ap, c)) != 0)
 				goto dead;
+			/* The lock was released: the connection may have ended meanwhile. */
+			if (c->dead)
+				return;
 			continue;
 		}
 		if (sent == IDL_EMSGSIZE) {
