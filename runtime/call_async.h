@@ -13,6 +13,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 
 #include <idl/idl_async.h>
 
@@ -250,6 +251,22 @@ idl__aconn_pop(struct idl__aconn *c)
 	e->ctl = NULL;
 	c->qhead = (c->qhead + 1) % c->qcap;
 	c->qlen--;
+}
+
+/* Grows the connection's receive buffer to the largest reply a call of the port accepts;
+ * on no memory it stays as it is. */
+static inline void
+idl__aconn_rbuf(struct idl__aport *ap, struct idl__aconn *c)
+{
+	if (c->rcap < ap->max_rep) {
+		void *nb = idl__zalloc(ap->max_rep);
+
+		if (nb != NULL) {
+			free(c->rbuf);
+			c->rbuf = nb;
+			c->rcap = ap->max_rep;
+		}
+	}
 }
 
 /* port_poll.c: lock held unless said. */

@@ -65,15 +65,7 @@ aconn_receiver(void *arg)
 			pthread_mutex_unlock(&ap->lock);
 			break;
 		}
-		if (c->rcap < ap->max_rep) {
-			void *nb = idl__zalloc(ap->max_rep);
-
-			if (nb != NULL) {
-				free(c->rbuf);
-				c->rbuf = nb;
-				c->rcap = ap->max_rep;
-			}
-		}
+		idl__aconn_rbuf(ap, c);
 		pthread_mutex_unlock(&ap->lock);
 		memset(&m, 0, sizeof m);
 		m.data = c->rbuf;

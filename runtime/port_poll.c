@@ -420,15 +420,7 @@ poll_pump(struct idl__aport *ap)
 	if (c != NULL && c->nb && !c->dead && !c->connecting && !c->opening) {
 		int (*recv_nb)(void *, struct idl_xmsg *) = IDL__TR_OP(ap->port->tr, conn_recv_nb);
 
-		if (c->rcap < ap->max_rep) {
-			void *nb = idl__zalloc(ap->max_rep);
-
-			if (nb != NULL) {
-				free(c->rbuf);
-				c->rbuf = nb;
-				c->rcap = ap->max_rep;
-			}
-		}
+		idl__aconn_rbuf(ap, c);
 		c->recv_more = 0;
 		for (int i = 0; c->rbuf != NULL && !c->dead; i++) {
 			struct idl_xmsg m;

@@ -352,14 +352,21 @@ hr_deadlines(const char *scheme)
 	free(r);
 }
 
+/* Runs a case on every registered transport. */
 static void
-test_deadlines(void)
+hr_each(void (*fn)(const char *scheme))
 {
 	const char *schemes[8];
 	size_t n = hd_schemes(schemes, 8);
 
 	for (size_t i = 0; i < n; i++)
-		hr_deadlines(schemes[i]);
+		fn(schemes[i]);
+}
+
+static void
+test_deadlines(void)
+{
+	hr_each(hr_deadlines);
 }
 
 static void
@@ -403,11 +410,7 @@ hr_idle(const char *scheme)
 static void
 test_idle_all(void)
 {
-	const char *schemes[8];
-	size_t n = hd_schemes(schemes, 8);
-
-	for (size_t i = 0; i < n; i++)
-		hr_idle(schemes[i]);
+	hr_each(hr_idle);
 }
 
 CU_TestInfo hd_reconnect_tests[] = {
