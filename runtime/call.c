@@ -302,9 +302,9 @@ call_leave(struct idl_port *p)
 	pthread_mutex_unlock(&p->lock);
 }
 
-/* Drops the call's reference to a connection (one that died, or failed its hello), with the
- * port's lock released meanwhile: the last reference frees it, and a transport's clean-up may wait
- * a moment for its peer (port:'s goodbye waits up to 50 ms for room). */
+/* Drops the call's reference to a connection (one that died, or failed its hello), with
+ * the port's lock released meanwhile: the last reference frees it, and a transport's
+ * clean-up may wait a moment for its peer (port:'s goodbye waits up to 50 ms for room). */
 static void
 call_unref_dead(struct idl_port *p, struct cl_conn *c)
 {

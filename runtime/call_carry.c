@@ -3,9 +3,9 @@
  * dies, a call whose request had not reached the transport (still in the send queue, or
  * waiting for its subsystem's hello) cannot have run at the server, so it goes on the next
  * connection instead of failing; the calls already sent fail, unless the server's goodbye
- * promised that it read none of them (docs/runtime.md, "Deadlines, death, cancel"). A call is
- * carried at most once, so that a server that dies at every connection does not keep a call going
- * round. The lock of the port is held throughout.
+ * promised that it read none of them (docs/runtime.md, "Deadlines, death, cancel"). A call
+ * is carried at most once, so that a server that dies at every connection does not keep a
+ * call going round. The lock of the port is held throughout.
  */
 #include <config.h>
 

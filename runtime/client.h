@@ -7,10 +7,10 @@
  * connection below that is not atomic, except the transport state, which belongs to
  * whoever holds the role for it: the connecting thread (`connecting`, without the mutex),
  * the sender (send_lock) or the one receiving thread (`receiving`). Nothing that waits for
- * the peer - a connect, a send, a receive - runs with the mutex held. A call alone on its port (the
- * lean path) holds all of it without the mutex: it took the port's `calls` word from 0 to
- * IDL__PORT_LEAN | 1, and every other call waits, counted in that word, until it is back to a plain
- * count. See docs/runtime.md, "The call path".
+ * the peer - a connect, a send, a receive - runs with the mutex held. A call alone on its
+ * port (the lean path) holds all of it without the mutex: it took the port's `calls` word
+ * from 0 to IDL__PORT_LEAN | 1, and every other call waits, counted in that word, until it
+ * is back to a plain count. See docs/runtime.md, "The call path".
  */
 #ifndef IDL_RUNTIME_CLIENT_H
 #define IDL_RUNTIME_CLIENT_H
