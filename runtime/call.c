@@ -33,14 +33,16 @@ call_lean_done(struct idl__call *w)
 
 /* The connection failed under a lean call: it ends, and the call with it. The call keeps
  * a reference, so that the connection (and the reason kept in it) outlives its detaching
- * until the call has reported it. */
+ * until the call has reported it. A combined send and receive may have failed in its send,
+ * having found the peer gone before the request went (shm:): the server's goodbye, if it
+ * left one, is read first, as after any failed send, so that an idle close is seen as
+ * one and the call goes again. */
 static void
 call_lean_dead(struct idl_port *p, struct cl_conn *c, struct idl__call *w, int err)
 {
 	atomic_fetch_add_explicit(&c->refs, 1, memory_order_relaxed);
 	pthread_mutex_lock(&p->lock);
-	idl__call_dead_why(c);
-	idl__cl_conn_dead(p, c, err == IDL_ECLOSED ? MIG_SERVER_DIED : err);
+	(void)idl__call_send_failed(p, c, err);
 	idl__call_finish(w, c->dead_err,
 			 c->dead_why[0] != '\0'		  ? c->dead_why
 			 : c->dead_err == MIG_SERVER_DIED ? "the server went away"
@@ -300,6 +302,17 @@ call_leave(struct idl_port *p)
 	pthread_mutex_unlock(&p->lock);
 }
 
+/* Drops the call's reference to a connection (one that died, or failed its hello), with
+ * the port's lock released meanwhile: the last reference frees it, and a transport's
+ * clean-up may wait a moment for its peer (port:'s goodbye waits up to 50 ms for room). */
+static void
+call_unref_dead(struct idl_port *p, struct cl_conn *c)
+{
+	pthread_mutex_unlock(&p->lock);
+	idl__cl_conn_unref(p, c);
+	pthread_mutex_lock(&p->lock);
+}
+
 /* The connection and the verdicts of ss on it, connecting and saying hello first when
  * needed. Lock held; a reference is taken on *cp when it returns 0. */
 static int
@@ -316,13 +329,13 @@ call_setup(struct idl_port *p, const struct idl_subsystem *ss, struct idl_deadli
 		/* A hello runs no server code, so trying it once more on a new connection is
 		 * always safe: a server drops a connection that stays silent past its handshake
 		 * timeout, and a port may be opened long before its first call. */
-		idl__cl_conn_unref(p, c);
+		call_unref_dead(p, c);
 		if ((err = idl__cl_conn_get(p, dl, &c)) != 0)
 			return err;
 		err = idl__call_hello(p, c, ss, dl, verdicts);
 	}
 	if (err != 0) {
-		idl__cl_conn_unref(p, c);
+		call_unref_dead(p, c);
 		return err;
 	}
 	*cp = c;
@@ -428,7 +441,7 @@ call_general(struct idl_port *p, const struct idl_subsystem *ss, const struct id
 		if (!retried && c->dead && idl__call_goodbye_retry(c) && !idl__msg_consumes(req)) {
 			/* The server closed an idle connection and read nothing of this request:
 			 * it goes again, once, on a new connection. */
-			idl__cl_conn_unref(p, c);
+			call_unref_dead(p, c);
 			if ((err = call_setup(p, ss, dl, &c, &verdicts)) != 0) {
 				call_leave(p);
 				return err;
@@ -445,8 +458,10 @@ call_general(struct idl_port *p, const struct idl_subsystem *ss, const struct id
 		stale = verdicts;
 		retried = 1;
 	}
-	idl__cl_conn_unref(p, c);
 	call_leave(p);
+	/* The last reference frees a dead connection, and a transport's clean-up may wait a
+	 * moment for its peer (port:'s goodbye): not under the lock. */
+	idl__cl_conn_unref(p, c);
 	return err;
 }
 

@@ -399,6 +399,7 @@ idl__async_deliver(struct idl__aport *ap, void *buf, size_t len, int rcv_err)
 
 		if (reason != 0) {
 			idl__call_drop(buf, len, rcv_err);
+			c->goodbye = reason;
 			idl__aport_conn_dead(ap, c, idl__goodbye_err(reason));
 			return;
 		}

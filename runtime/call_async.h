@@ -13,6 +13,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 
 #include <idl/idl_async.h>
 
@@ -87,13 +88,35 @@ struct idl__aqent {
 	idl_msg_header_t *ctl;
 };
 
+/* The connect of a connection made with the blocking conn_connect, on a thread of its own
+ * (port_conn.c): running, done (the thread is about to take the lock to say so), or given
+ * up by a port that closed meanwhile (the thread then frees the connection itself). */
+enum idl__aopen {
+	IDL__AOPEN_RUNNING = 0,
+	IDL__AOPEN_DONE = 1,
+	IDL__AOPEN_ORPHAN = 2,
+};
+
 struct idl__aconn {
 	struct idl__aport *ap;
+	const struct idl_transport *tr;
 	void *tr_state;
 	int nb; /* driven by the non-blocking ops in dispatch; else by two threads */
-	int fd; /* conn_fd, in the port's epoll set (nb) */
+	int fd; /* conn_fd, in the port's epoll set (nb); -1 until then */
 	int want_out; /* EPOLLOUT asked for: the queue waits for room */
+	/* A flush sends the queue's head with the blocking conn_send, without the lock
+	 * (port_poll.c): no other flush sends, and the connection is not freed, meanwhile. */
+	int blocking;
 	int connecting; /* a connect started without blocking is in progress (nb only) */
+	/* A blocking connect runs on the connection's first thread, without the lock: calls
+	 * queue meanwhile, nothing is sent or received, and only that thread (or the port's
+	 * close, which then leaves the connection to it) ends the connection. */
+	int opening;
+	atomic_int open_state; /* enum idl__aopen, while opening */
+	struct idl_deadline open_dl; /* the connect's: the call's that made the connection */
+	char *addr; /* the port's address, and the part after the scheme (rest): the */
+	char *rest; /* connecting thread's own copy, which outlives a port that closed */
+	int tr_used; /* tr_state went to a connect: conn_fini ends it */
 	int recv_more; /* a pass stopped at its bound: messages may wait read ahead */
 	/* A transport that resends unanswered requests (conn_resend): when its next resend is
 	 * due, or IDL_DEADLINE_NONE when it was not asked since it last had none. */
@@ -101,6 +124,7 @@ struct idl__aconn {
 	int dead;
 	int dead_err;
 	char dead_why[192];
+	uint32_t goodbye; /* the reason of the server's goodbye that ended it, or 0 */
 	struct idl__ahello *hellos;
 	size_t nhellos, hellos_cap;
 	/* Calls on the hellos' waiters: they count toward the send queue's bound with the
@@ -109,9 +133,11 @@ struct idl__aconn {
 	/* The send queue: a ring. */
 	struct idl__aqent *q;
 	unsigned qcap, qhead, qlen, qcalls; /* qcalls: entries that are calls (the bound) */
-	/* The threaded driver. */
-	pthread_t rthread, sthread;
-	int threads; /* how many of the two were started */
+	/* The connection's threads: the first (othread) connects, where the connect blocks,
+	 * and then, for the threaded driver, is its sender and starts its receiver
+	 * (rthread). */
+	pthread_t othread, rthread;
+	int has_othread, has_rthread;
 	pthread_cond_t scv; /* the sender: the queue got work, or the connection ended */
 	void *rbuf;
 	size_t rcap;
@@ -165,7 +191,8 @@ int idl__async_place(struct idl__aport *ap, struct idl_async *call);
 void idl__async_uncarry(struct idl__aport *ap, struct idl_async *call);
 /* The connection c died with err: the calls whose request never reached the transport
  * move to the carry list (once per call, and only after a connection that worked died;
- * c->connecting, a limit or a closing port: none), then every other call fails. */
+ * c->connecting, a limit or a closing port: none), and after an IDLE or EVICTED goodbye the
+ * calls it had taken too; then every other call fails. */
 void idl__async_conn_died(struct idl__aport *ap, struct idl__aconn *c, int err, const char *why);
 /* Puts the carried calls on the live connection ap->conn (hello first where needed), or,
  * with err != 0 (no connection could be made), fails them with err. */
@@ -175,12 +202,76 @@ void idl__async_spares_free(struct idl__aport *ap);
 /* Fires the calls whose deadline passed; returns the earliest deadline left. */
 int64_t idl__async_timers(struct idl__aport *ap, int64_t now);
 
+/* port_conn.c: the connection's life. Lock held. */
+/* Makes a connection when there is none, or the last one died: 0 once ap->conn is one that
+ * is alive, or connecting - on tcp: without blocking, in the port's loop; elsewhere on a
+ * thread of the connection, bounded by deadline, while the calls queue behind it. Never
+ * waits for the peer. */
+int idl__aport_connect(struct idl__aport *ap, int64_t deadline);
+/* The connection ended: every call fails with err. */
+void idl__aport_conn_dead(struct idl__aport *ap, struct idl__aconn *c, int err);
+/* The transport failed with err (IDL_ECLOSED: the peer went away): the connection ends,
+ * with `what` (or nothing) and the transport's detail as its reason, or what err means
+ * when the transport gave no detail. */
+void idl__aport_conn_failed(struct idl__aport *ap, struct idl__aconn *c, const char *what, int err);
+/* Frees a connection that ended (its threads joined first, with the lock released). */
+void idl__aport_conn_free(struct idl__aport *ap, struct idl__aconn *c);
+/* The port closes: its connection (no longer ap->conn) is ended and freed, or, while its
+ * connect still runs, left to the thread that connects, which frees it when the connect
+ * returns. Its calls have completed already. */
+void idl__aport_conn_close(struct idl__aport *ap, struct idl__aconn *c);
+
+/* The first entry of the queue, or NULL when it is empty; empty entries are skipped. */
+static inline struct idl__aqent *
+idl__aconn_head(struct idl__aconn *c)
+{
+	while (c->qlen > 0) {
+		struct idl__aqent *e = &c->q[c->qhead];
+
+		if (e->call != NULL || e->ctl != NULL)
+			return e;
+		c->qhead = (c->qhead + 1) % c->qcap;
+		c->qlen--;
+	}
+	return NULL;
+}
+
+/* Takes the queue's first entry off; its call, if any, is SENT from here. */
+static inline void
+idl__aconn_pop(struct idl__aconn *c)
+{
+	struct idl__aqent *e = &c->q[c->qhead];
+
+	if (e->call != NULL) {
+		e->call->queued = 0;
+		atomic_store(&e->call->state, IDL__ASYNC_SENT);
+		c->qcalls--;
+	}
+	e->call = NULL;
+	e->ctl = NULL;
+	c->qhead = (c->qhead + 1) % c->qcap;
+	c->qlen--;
+}
+
+/* Grows the connection's receive buffer to the largest reply a call of the port accepts;
+ * on no memory it stays as it is. */
+static inline void
+idl__aconn_rbuf(struct idl__aport *ap, struct idl__aconn *c)
+{
+	if (c->rcap < ap->max_rep) {
+		void *nb = idl__zalloc(ap->max_rep);
+
+		if (nb != NULL) {
+			free(c->rbuf);
+			c->rbuf = nb;
+			c->rcap = ap->max_rep;
+		}
+	}
+}
+
 /* port_poll.c: lock held unless said. */
 /* The port's asynchronous state, made on first use (no lock held). */
 int idl__aport_get(struct idl_port *p, struct idl__aport **app);
-/* Connects, or connects again after the connection died (bounded by deadline): 0 once
- * there is a live connection. */
-int idl__aport_connect(struct idl__aport *ap, int64_t deadline);
 
 /* A live connection, connecting first if needed: the common case, a connection that is
  * there and alive, is a test in line. */
@@ -199,8 +290,6 @@ void idl__aport_flush(struct idl__aport *ap);
 void idl__aport_arm(struct idl__aport *ap, int64_t deadline);
 /* Writes the eventfd (once until drained). */
 void idl__aport_wake(struct idl__aport *ap);
-/* The connection ended: every call fails with err. */
-void idl__aport_conn_dead(struct idl__aport *ap, struct idl__aconn *c, int err);
 /* A thread's identity for the dispatch check: the address of a thread-local byte, a fixed
  * offset from the thread pointer (initial-exec), where pthread_self() would be a call. Only
  * the thread inside dispatch is ever compared, and it is alive while it is. */

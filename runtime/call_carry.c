@@ -2,9 +2,10 @@
  * call_carry.c - calls carried over to a new connection: when a pollable port's connection
  * dies, a call whose request had not reached the transport (still in the send queue, or
  * waiting for its subsystem's hello) cannot have run at the server, so it goes on the next
- * connection instead of failing; the calls already sent fail (docs/runtime.md, "Deadlines,
- * death, cancel"). A call is carried at most once, so that a server that dies at every
- * connection does not keep a call going round. The lock of the port is held throughout.
+ * connection instead of failing; the calls already sent fail, unless the server's goodbye
+ * promised that it read none of them (docs/runtime.md, "Deadlines, death, cancel"). A call
+ * is carried at most once, so that a server that dies at every connection does not keep a
+ * call going round. The lock of the port is held throughout.
  */
 #include <config.h>
 
@@ -39,6 +40,21 @@ async_carry_add(struct idl__aport *ap, struct idl_async *call)
 	atomic_store(&call->state, IDL__ASYNC_QUEUED);
 }
 
+/* The calls whose requests the transport took, when the server's goodbye promised that it
+ * read none it did not answer (IDLE, EVICTED): their replies would have come before the
+ * goodbye, so the server never saw them, and they go on the next connection - but not one
+ * whose first send gave away what it carried (its memory freed, its ports moved). */
+static void
+async_carry_sent(struct idl__aport *ap)
+{
+	for (unsigned i = 0; i < IDL__ASYNC_BUCKETS; i++)
+		for (struct idl_async *call = ap->table[i]; call != NULL; call = call->hnext)
+			if (call->complete != NULL && !call->carried && !call->carrying &&
+			    atomic_load(&call->state) == IDL__ASYNC_SENT &&
+			    !idl__msg_consumes(call->req))
+				async_carry_add(ap, call);
+}
+
 void
 idl__async_conn_died(struct idl__aport *ap, struct idl__aconn *c, int err, const char *why)
 {
@@ -46,7 +62,7 @@ idl__async_conn_died(struct idl__aport *ap, struct idl__aconn *c, int err, const
 	 * connection. Not after a connect that failed (the next would fail alike), a limit's
 	 * goodbye (the server refused us) or a close, and only once per call, so that a server
 	 * that dies at every connection does not keep a call going round. */
-	if (err == MIG_SERVER_DIED && !c->connecting && !ap->closing) {
+	if (err == MIG_SERVER_DIED && !c->connecting && !c->opening && !ap->closing) {
 		for (unsigned i = 0; i < c->qlen; i++) {
 			struct idl__aqent *e = &c->q[(c->qhead + i) % c->qcap];
 			struct idl_async *call = e->call;
@@ -76,6 +92,8 @@ idl__async_conn_died(struct idl__aport *ap, struct idl__aconn *c, int err, const
 				}
 			}
 		}
+		if (c->goodbye == IDL_GOODBYE_IDLE || c->goodbye == IDL_GOODBYE_EVICTED)
+			async_carry_sent(ap);
 	}
 	idl__async_fail_all(ap, err, why);
 	if (ap->carry != NULL)

@@ -376,6 +376,36 @@ call_combined(struct idl_port *p, struct cl_conn *c, struct idl__call *w,
 	idl__call_poke_all(c);
 }
 
+/*
+ * Takes the connection's send lock within the call's deadline. A send holds it while it
+ * waits for room (a peer that reads nothing), up to its own deadline, and a combined send
+ * and receive while it waits for its reply: a call whose deadline comes first must not wait
+ * past it. 0, or ETIMEDOUT.
+ */
+static int
+call_send_lock(struct cl_conn *c, struct idl__call *w)
+{
+	int64_t abs, left;
+	struct timespec ts;
+
+	if (pthread_mutex_trylock(&c->send_lock) == 0)
+		return 0;
+	if ((abs = idl_deadline_abs(&w->dl)) == IDL_DEADLINE_NONE)
+		return pthread_mutex_lock(&c->send_lock);
+	/* pthread_mutex_timedlock() measures CLOCK_REALTIME: what is left, from now there. */
+	left = abs - idl_now_ns();
+	if (left < 0)
+		left = 0;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += (time_t)(left / 1000000000);
+	ts.tv_nsec += (long)(left % 1000000000);
+	if (ts.tv_nsec >= 1000000000) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000;
+	}
+	return pthread_mutex_timedlock(&c->send_lock, &ts);
+}
+
 /* Whether call w must wait before it may send: a combined send-and-receive is in the
  * transport, or a leader is blocked with a buffer too small for w's reply. A one-way send
  * waits at the send lock instead. */
@@ -427,8 +457,16 @@ idl__call_transact(struct idl_port *p, struct cl_conn *c, idl_msg_header_t *req,
 	}
 	w->state = IDL__CALL_SENT;
 	pthread_mutex_unlock(&p->lock);
+	if (call_send_lock(c, w) != 0) {
+		/* Another call's send still waits for room, within its own later deadline
+		 * (or a combined call its reply): this request never went. */
+		*handed = 0;
+		pthread_mutex_lock(&p->lock);
+		if (w->state != IDL__CALL_DONE)
+			idl__call_finish(w, IDL_ETIMEDOUT, call_unsent);
+		goto out;
+	}
 	IDL__TRACE(IDL_TRACE_CLIENT, IDL_TRACE_SEND, p->head.address, req, req->size);
-	pthread_mutex_lock(&c->send_lock);
 	err = p->tr->conn_send(c->tr_state, &m, &w->dl);
 	pthread_mutex_unlock(&c->send_lock);
 	pthread_mutex_lock(&p->lock);

@@ -5,11 +5,12 @@
  *
  * Locking: one mutex per port guards the port's connection pointer and everything in the
  * connection below that is not atomic, except the transport state, which belongs to
- * whoever holds the role for it: the sender (send_lock) or the one receiving thread
- * (`receiving`). A call alone on its port (the lean path) holds all of it without the
- * mutex: it took the port's `calls` word from 0 to IDL__PORT_LEAN | 1, and every other call
- * waits, counted in that word, until it is back to a plain count. See docs/runtime.md,
- * "The call path".
+ * whoever holds the role for it: the connecting thread (`connecting`, without the mutex),
+ * the sender (send_lock) or the one receiving thread (`receiving`). Nothing that waits for
+ * the peer - a connect, a send, a receive - runs with the mutex held. A call alone on its
+ * port (the lean path) holds all of it without the mutex: it took the port's `calls` word
+ * from 0 to IDL__PORT_LEAN | 1, and every other call waits, counted in that word, until it
+ * is back to a plain count. See docs/runtime.md, "The call path".
  */
 #ifndef IDL_RUNTIME_CLIENT_H
 #define IDL_RUNTIME_CLIENT_H
@@ -117,6 +118,16 @@ struct idl_port {
 	pthread_mutex_t lock;
 	pthread_cond_t lean_cv; /* the lean call left (broadcast under the lock) */
 	struct cl_conn *conn; /* NULL: the next call connects */
+	/* A connect runs without the lock (idl__cl_conn_get()): calls in flight on a dead
+	 * connection must still be able to end, and no call may wait for another's connect
+	 * past its own deadline. `connecting` is 1 while one does; `connects` counts those
+	 * that ended, each broadcasting conn_cv; connect_err and connect_why are the last
+	 * one's outcome (0 and "" when it connected). */
+	int connecting;
+	unsigned connects;
+	int connect_err;
+	char connect_why[192];
+	pthread_cond_t conn_cv;
 	/* The calls in flight and the pollable port (call_async.h), made on first use under
 	 * the lock and published with release order, so that later calls read it without the
 	 * lock (an acquire load); NULL until then. */
@@ -183,8 +194,9 @@ int idl__call_goodbye(struct idl_port *p, struct cl_conn *c, const void *buf, si
 /* Whether c ended by a goodbye that promises its calls' requests were not read (IDLE,
  * EVICTED): a call may then be sent again on a new connection. */
 int idl__call_goodbye_retry(const struct cl_conn *c);
-/* A transport error on send: the peer's death ends the connection. Returns the call's
- * error. */
+/* A transport error on a send (or on a combined send and receive): the server's goodbye,
+ * when it left one and nobody else receives, ends the connection with its reason (read
+ * without waiting); else the peer's death does. Returns the call's error. */
 int idl__call_send_failed(struct idl_port *p, struct cl_conn *c, int err);
 
 /* call_hello.c: port lock held. */

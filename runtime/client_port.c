@@ -8,6 +8,7 @@
 #include <config.h>
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -96,6 +97,7 @@ port_new(const char *address, struct idl_port **pp)
 	atomic_init(&p->calls, 0);
 	pthread_mutex_init(&p->lock, NULL);
 	idl__cl_cond_init(&p->lean_cv);
+	idl__cl_cond_init(&p->conn_cv);
 	*pp = p;
 	return 0;
 }
@@ -162,6 +164,7 @@ idl__port_adopt(const struct idl_transport *tr, const char *address, void *tr_st
 	atomic_init(&p->calls, 0);
 	pthread_mutex_init(&p->lock, NULL);
 	idl__cl_cond_init(&p->lean_cv);
+	idl__cl_cond_init(&p->conn_cv);
 	/* The connection is made: the port holds it as a call would have left it. */
 	c->tr_state = tr_state;
 	idl__cl_cond_init(&c->hello_cv);
@@ -183,6 +186,7 @@ idl_port_close(idl_port_t p)
 		idl__cl_conn_dead(p, p->conn, IDL_ECLOSED);
 	pthread_mutex_unlock(&p->lock);
 	pthread_cond_destroy(&p->lean_cv);
+	pthread_cond_destroy(&p->conn_cv);
 	pthread_mutex_destroy(&p->lock);
 	free(p->head.address);
 	free(p);
@@ -240,20 +244,49 @@ port_conn_free(struct idl_port *p, struct cl_conn *c)
 	free(c);
 }
 
-/* Returns the port's connection, making one if there is none, with a reference taken. */
+/* Waits, the lock held, for the connect another thread makes: 0 once it ended, or
+ * IDL_ETIMEDOUT when this call's deadline passed first. */
+static int
+port_connect_wait(struct idl_port *p, struct idl_deadline *dl)
+{
+	unsigned seen = p->connects;
+
+	while (p->connecting && p->connects == seen)
+		if (idl__cl_wait(&p->conn_cv, &p->lock, idl_deadline_abs(dl)) != 0 &&
+		    idl_deadline_passed(dl))
+			return idl__fail(IDL_ETIMEDOUT,
+					 "%s: deadline passed waiting for another call's connect",
+					 p->head.address);
+	return 0;
+}
+
+/*
+ * Returns the port's connection, making one if there is none, with a reference taken.
+ * Called with the lock held; returns with it held, but releases it while it connects, so
+ * that the calls still in flight on a dead connection end meanwhile (they need the lock to
+ * learn of the death and to leave), and the calls that came meanwhile wait for this connect
+ * within their own deadlines, not on the lock. The connect is bounded by this call's
+ * deadline. A call that waited for another's connect takes its outcome: its connection, or
+ * its error, unless that was the other call's deadline passing (then it connects itself,
+ * within its own).
+ */
 int
 idl__cl_conn_get(struct idl_port *p, struct idl_deadline *dl, struct cl_conn **cp)
 {
-	struct cl_conn *c = p->conn;
+	struct cl_conn *c;
 	int err;
 
+	while ((c = p->conn) == NULL && p->connecting) {
+		if ((err = port_connect_wait(p, dl)) != 0)
+			return err;
+		if (p->conn == NULL && p->connect_err != 0 && p->connect_err != IDL_ETIMEDOUT)
+			return idl__fail(p->connect_err, "%s", p->connect_why);
+	}
 	if (c != NULL) {
 		atomic_fetch_add_explicit(&c->refs, 1, memory_order_relaxed);
 		*cp = c;
 		return 0;
 	}
-	/* Connecting holds the port's lock: every other caller needs this connection too.
-	 * The connect is bounded by the deadline of the call that makes it. */
 	if ((c = calloc(1, sizeof *c)) == NULL ||
 	    (c->tr_state = idl__zalloc(p->tr->conn_size)) == NULL) {
 		free(c);
@@ -261,15 +294,23 @@ idl__cl_conn_get(struct idl_port *p, struct idl_deadline *dl, struct cl_conn **c
 	}
 	idl__cl_cond_init(&c->hello_cv);
 	pthread_mutex_init(&c->send_lock, NULL);
+	p->connecting = 1;
+	pthread_mutex_unlock(&p->lock);
 	idl__clear_detail();
 	err = p->tr->conn_connect(c->tr_state, p->rest, dl);
-	if (err != 0) {
-		/* Keep the transport's detail when it gave one. */
-		if (idl_errdetail()[0] == '\0')
-			idl__fail(err, "%s: connect: %s", p->head.address, idl_strerror(err));
+	/* Keep the transport's detail when it gave one. */
+	if (err != 0 && idl_errdetail()[0] == '\0')
+		idl__fail(err, "%s: connect: %s", p->head.address, idl_strerror(err));
+	if (err != 0)
 		port_conn_free(p, c);
+	pthread_mutex_lock(&p->lock);
+	p->connecting = 0;
+	p->connects++;
+	p->connect_err = err;
+	snprintf(p->connect_why, sizeof p->connect_why, "%s", err != 0 ? idl_errdetail() : "");
+	pthread_cond_broadcast(&p->conn_cv);
+	if (err != 0)
 		return err;
-	}
 	atomic_init(&c->refs, 2); /* the port's, and the caller's */
 	p->conn = c;
 	*cp = c;

@@ -27,6 +27,7 @@ runtime_libidlrt_la_SOURCES += \
 	runtime/call_async.h \
 	runtime/call_carry.c \
 	runtime/call_async.c \
+	runtime/port_conn.c \
 	runtime/port_poll.c
 # The server: its API, the accept loop, each request's checks, a message endpoint's peers,
 # one message served from bytes (harnesses).

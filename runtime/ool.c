@@ -65,7 +65,9 @@ idl_ool_free(void *addr, size_t size)
 }
 
 /* The transport and connection state of a client port's live connection, with a reference
- * taken (release with idl__cl_conn_unref under the port's lock); 0 when it has none. */
+ * taken (release with idl__cl_conn_unref, without the port's lock: the last reference frees
+ * the connection, and a transport's clean-up may wait a moment for its peer); 0 when it has
+ * none. */
 static struct cl_conn *
 ool_client_conn(struct idl_port *p)
 {
@@ -97,9 +99,7 @@ idl_ool_alloc_port(idl_port_t port, size_t size)
 		    (c = ool_client_conn(port)) == NULL)
 			return idl_ool_alloc(size);
 		p = IDL__TR_OP(port->tr, conn_ool_alloc)(c->tr_state, size);
-		pthread_mutex_lock(&port->lock);
 		idl__cl_conn_unref(port, c);
-		pthread_mutex_unlock(&port->lock);
 	} else if (h->kind == IDL__PORT_ENDPOINT && port == idl_request_port() &&
 		   idl__request_conn(&tr, &conn) == 0 && IDL__TR_OP(tr, conn_ool_alloc) != NULL) {
 		/* The request's connection is busy with this request until the routine
@@ -279,8 +279,6 @@ idl_port_cred(idl_port_t port, struct idl_cred *cred)
 	err = IDL__TR_OP(port->tr, conn_cred) != NULL
 		      ? IDL__TR_OP(port->tr, conn_cred)(c->tr_state, cred)
 		      : IDL_ENOTSUP;
-	pthread_mutex_lock(&port->lock);
 	idl__cl_conn_unref(port, c);
-	pthread_mutex_unlock(&port->lock);
 	return err;
 }

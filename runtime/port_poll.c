@@ -1,6 +1,7 @@
 /*
  * port_poll.c - the pollable port: idl_port_fd(), idl_port_dispatch(), idl_port_wait(),
- * the asynchronous connection and its send queue, and the two ways a connection is driven.
+ * the asynchronous connection's send queue, and its driving from the caller's loop (the
+ * connection itself - made, connected, its threads - is port_conn.c).
  *
  * The port's descriptor is an epoll set (docs/call-core.md, "The pollable port") holding an
  * eventfd, written when a completion is queued and drained when none is left, a timerfd
@@ -10,6 +11,9 @@
  * in batches. A transport without them is driven by two threads of the connection's own, a
  * receiver blocked in conn_recv and a sender taking the queue, which complete calls under
  * the lock and write the eventfd; the caller's loop sees the same descriptor either way.
+ * Nothing here waits for the peer with the lock held: a message with descriptors that the
+ * transport cannot send without blocking goes with the lock released
+ * (poll_send_blocking()).
  */
 #include <config.h>
 
@@ -152,277 +156,6 @@ idl__aport_get(struct idl_port *p, struct idl__aport **app)
 	return 0;
 }
 
-/* The threaded driver's receiver: blocks in conn_recv, hands each message over under the
- * lock, and ends the connection when the transport fails (the port's close included). */
-static void *
-poll_receiver(void *arg)
-{
-	struct idl__aconn *c = arg;
-	struct idl__aport *ap = c->ap;
-	const struct idl_transport *tr = ap->port->tr;
-
-	for (;;) {
-		struct idl_deadline dl = idl_deadline_in(-1);
-		struct idl_xmsg m;
-		int err;
-
-		pthread_mutex_lock(&ap->lock);
-		if (c->dead) {
-			pthread_mutex_unlock(&ap->lock);
-			break;
-		}
-		if (c->rcap < ap->max_rep) {
-			void *nb = idl__zalloc(ap->max_rep);
-
-			if (nb != NULL) {
-				free(c->rbuf);
-				c->rbuf = nb;
-				c->rcap = ap->max_rep;
-			}
-		}
-		pthread_mutex_unlock(&ap->lock);
-		memset(&m, 0, sizeof m);
-		m.data = c->rbuf;
-		m.cap = c->rcap;
-		err = tr->conn_recv(c->tr_state, &m, &dl);
-		pthread_mutex_lock(&ap->lock);
-		if (err == 0 || err == IDL_EMSGSIZE) {
-			idl__async_deliver(ap, c->rbuf, m.len, err);
-		} else if (err != IDL_ETIMEDOUT) {
-			if (!c->dead)
-				snprintf(c->dead_why, sizeof c->dead_why, "%s", idl_errdetail());
-			idl__aport_conn_dead(ap, c, err == IDL_ECLOSED ? MIG_SERVER_DIED : err);
-		}
-		pthread_mutex_unlock(&ap->lock);
-	}
-	return NULL;
-}
-
-/* The first entry of the queue, or NULL when it is empty; empty entries are skipped. */
-static struct idl__aqent *
-poll_head(struct idl__aconn *c)
-{
-	while (c->qlen > 0) {
-		struct idl__aqent *e = &c->q[c->qhead];
-
-		if (e->call != NULL || e->ctl != NULL)
-			return e;
-		c->qhead = (c->qhead + 1) % c->qcap;
-		c->qlen--;
-	}
-	return NULL;
-}
-
-/* Takes the queue's first entry off; its call, if any, is SENT from here. */
-static void
-poll_pop(struct idl__aconn *c)
-{
-	struct idl__aqent *e = &c->q[c->qhead];
-
-	if (e->call != NULL) {
-		e->call->queued = 0;
-		atomic_store(&e->call->state, IDL__ASYNC_SENT);
-		c->qcalls--;
-	}
-	e->call = NULL;
-	e->ctl = NULL;
-	c->qhead = (c->qhead + 1) % c->qcap;
-	c->qlen--;
-}
-
-/* The threaded driver's sender: sends the queue's entries one at a time with the blocking
- * conn_send, each bounded by its call's deadline. */
-static void *
-poll_sender(void *arg)
-{
-	struct idl__aconn *c = arg;
-	struct idl__aport *ap = c->ap;
-	const struct idl_transport *tr = ap->port->tr;
-
-	pthread_mutex_lock(&ap->lock);
-	for (;;) {
-		struct idl__aqent *e = NULL;
-		struct idl_async *call;
-		idl_msg_header_t *msg;
-		struct idl_deadline dl;
-		struct idl_xmsg m;
-		int err;
-
-		while (!c->dead && (e = poll_head(c)) == NULL)
-			pthread_cond_wait(&c->scv, &ap->lock);
-		if (c->dead)
-			break;
-		call = e->call;
-		msg = call != NULL ? call->req : e->ctl;
-		dl = call != NULL ? idl_deadline_at(call->deadline) : idl_deadline_in(1000);
-		if (call != NULL)
-			atomic_fetch_add(&call->refs, 1); /* the request outlives a completion */
-		poll_pop(c);
-		pthread_mutex_unlock(&ap->lock);
-		memset(&m, 0, sizeof m);
-		m.data = msg;
-		m.len = msg->size;
-		err = tr->conn_send(c->tr_state, &m, &dl);
-		pthread_mutex_lock(&ap->lock);
-		if (call == NULL)
-			free(msg);
-		if (err == IDL_ETIMEDOUT || err == IDL_EMSGSIZE) {
-			if (call != NULL)
-				idl__async_finish(
-					ap, call, err,
-					err == IDL_EMSGSIZE
-						? "request larger than the transport takes"
-						: "deadline passed before the request was sent");
-		} else if (err != 0) {
-			if (!c->dead)
-				snprintf(c->dead_why, sizeof c->dead_why, "send failed: %s",
-					 idl_errdetail());
-			idl__aport_conn_dead(ap, c, err == IDL_ECLOSED ? MIG_SERVER_DIED : err);
-		}
-		if (call != NULL)
-			idl__async_unref(call);
-	}
-	pthread_mutex_unlock(&ap->lock);
-	return NULL;
-}
-
-/* Frees a connection that ended (its threads joined first, with the lock released). */
-static void
-poll_conn_free(struct idl__aport *ap, struct idl__aconn *c)
-{
-	const struct idl_transport *tr = ap->port->tr;
-
-	if (c->threads > 0) {
-		pthread_mutex_unlock(&ap->lock);
-		pthread_join(c->rthread, NULL);
-		if (c->threads > 1)
-			pthread_join(c->sthread, NULL);
-		pthread_mutex_lock(&ap->lock);
-	}
-	for (unsigned i = 0; i < c->qlen; i++)
-		free(c->q[(c->qhead + i) % c->qcap].ctl);
-	for (size_t i = 0; i < c->nhellos; i++) {
-		free(c->hellos[i].verdicts);
-		free(c->hellos[i].own);
-	}
-	free(c->hellos);
-	free(c->q);
-	free(c->rbuf);
-	pthread_cond_destroy(&c->scv);
-	tr->conn_fini(c->tr_state);
-	free(c->tr_state);
-	free(c);
-}
-
-void
-idl__aport_conn_dead(struct idl__aport *ap, struct idl__aconn *c, int err)
-{
-	if (c->dead)
-		return;
-	/* Every call in flight completes, each once; a request still in the queue goes on the
-	 * next connection instead (idl__async_conn_died() says when). */
-	idl__async_conn_died(ap, c, err,
-			     c->dead_why[0] != '\0'   ? c->dead_why
-			     : err == MIG_SERVER_DIED ? "the server went away"
-						      : "the connection failed");
-	c->dead = 1;
-	c->dead_err = err;
-	ap->port->tr->conn_close(c->tr_state);
-	if (c->nb)
-		(void)epoll_ctl(ap->epfd, EPOLL_CTL_DEL, c->fd, NULL);
-	pthread_cond_broadcast(&c->scv);
-}
-
-int
-idl__aport_connect(struct idl__aport *ap, int64_t deadline)
-{
-	struct idl_port *p = ap->port;
-	const struct idl_transport *tr = p->tr;
-	struct idl_deadline dl = idl_deadline_at(deadline);
-	struct idl__aconn *c = ap->conn;
-	struct epoll_event ev;
-	int err;
-
-	if (c != NULL && !c->dead)
-		return 0;
-	if (c != NULL) {
-		/* The next call after the peer's death reconnects. */
-		ap->conn = NULL;
-		poll_conn_free(ap, c);
-		if (ap->conn != NULL)
-			return ap->conn->dead ? ap->conn->dead_err : 0;
-	}
-	if ((c = calloc(1, sizeof *c)) == NULL ||
-	    (c->tr_state = idl__zalloc(tr->conn_size)) == NULL ||
-	    (c->q = calloc(2 * IDL__ASYNC_SENDQ_MAX, sizeof *c->q)) == NULL) {
-		if (c != NULL)
-			free(c->tr_state);
-		free(c);
-		return idl__fail(IDL_ENOMEM, "%s: out of memory", p->head.address);
-	}
-	c->qcap = 2 * IDL__ASYNC_SENDQ_MAX;
-	c->ap = ap;
-	c->resend_at = IDL_DEADLINE_NONE;
-	pthread_cond_init(&c->scv, NULL);
-	/* A transport whose descriptor is a set of its own (IDL_TRF_OWNSET) is cheaper with
-	 * its blocking operations on threads. */
-	c->nb = IDL__TR_OP(tr, conn_fd) != NULL && IDL__TR_OP(tr, conn_sendv_nb) != NULL &&
-		IDL__TR_OP(tr, conn_recv_nb) != NULL && !(tr->flags & IDL_TRF_OWNSET);
-	idl__clear_detail();
-	/* A transport that connects without blocking does so in the caller's loop: the calls
-	 * queue behind the connect (poll_connect_step). Otherwise connecting holds the lock,
-	 * bounded by the call's deadline: every call of the port needs this connection. */
-	if (c->nb && IDL__TR_OP(tr, conn_connect_nb) != NULL &&
-	    IDL__TR_OP(tr, conn_connect_step) != NULL) {
-		err = tr->conn_connect_nb(c->tr_state, p->rest);
-		if (err == IDL_EAGAIN) {
-			c->connecting = 1;
-			err = 0;
-		}
-	} else {
-		err = tr->conn_connect(c->tr_state, p->rest, &dl);
-	}
-	if (err != 0) {
-		if (idl_errdetail()[0] == '\0')
-			idl__fail(err, "%s: connect: %s", p->head.address, idl_strerror(err));
-		c->dead = 1;
-		poll_conn_free(ap, c);
-		return err;
-	}
-	ap->conn = c;
-	if (c->nb) {
-		unsigned events;
-
-		c->fd = tr->conn_fd(c->tr_state, &events);
-		memset(&ev, 0, sizeof ev);
-		/* A connect in progress ends with writability. */
-		ev.events = EPOLLIN | (c->connecting ? EPOLLOUT : 0);
-		c->want_out = c->connecting;
-		ev.data.fd = c->fd;
-		if (c->fd < 0 || epoll_ctl(ap->epfd, EPOLL_CTL_ADD, c->fd, &ev) != 0)
-			err = idl__fail(IDL_ESYSERR(errno), "%s: epoll: %s", p->head.address,
-					strerror(errno));
-	} else {
-		if ((c->rbuf = idl__zalloc(IDL__ASYNC_RBUF_MIN)) != NULL)
-			c->rcap = IDL__ASYNC_RBUF_MIN;
-		if (c->rbuf == NULL)
-			err = idl__fail(IDL_ENOMEM, "%s: out of memory", p->head.address);
-		else if ((err = pthread_create(&c->rthread, NULL, poll_receiver, c)) == 0 &&
-			 ++c->threads &&
-			 (err = pthread_create(&c->sthread, NULL, poll_sender, c)) == 0)
-			c->threads++;
-		if (err > 0)
-			err = idl__fail(IDL_ESYSERR(err), "%s: cannot start a thread",
-					p->head.address);
-	}
-	if (err != 0) {
-		idl__aport_conn_dead(ap, c, err);
-		ap->conn = NULL;
-		poll_conn_free(ap, c);
-	}
-	return err;
-}
-
 int
 idl__aport_enqueue(struct idl__aport *ap, struct idl_async *call, idl_msg_header_t *ctl)
 {
@@ -468,13 +201,20 @@ poll_held(struct idl__aport *ap, struct idl__aconn *c)
 	return (events & IDL_TR_EV_OUT) != 0;
 }
 
-/* Sends the head of the queue with the blocking conn_send, bounded by its call's deadline:
+/*
+ * Sends the head of the queue with the blocking conn_send, bounded by its call's deadline:
  * the contract's way for a message with descriptors that conn_sendv_nb refused (it cannot go
- * as it is, and conn_send says why). 0, or the connection's error. Lock held. */
+ * as it is, and conn_send says why). That send may wait - for room, or, on unix:, to connect
+ * the port it passes on - so it runs without the lock, and the calls, their timers and the
+ * receives go on meanwhile. The entry is taken off the queue first (its call SENT, as a
+ * reply may come as soon as it is out); `blocking` keeps every other flush out until it is
+ * done, so that requests go in their order, and keeps the connection from being freed.
+ * 0, or the connection's error. Lock held; released meanwhile.
+ */
 static int
 poll_send_blocking(struct idl__aport *ap, struct idl__aconn *c)
 {
-	struct idl__aqent *e = poll_head(c);
+	struct idl__aqent *e = idl__aconn_head(c);
 	struct idl_async *call = e->call;
 	idl_msg_header_t *msg = call != NULL ? call->req : e->ctl;
 	struct idl_deadline dl =
@@ -482,19 +222,33 @@ poll_send_blocking(struct idl__aport *ap, struct idl__aconn *c)
 	struct idl_xmsg m;
 	int err;
 
+	if (call != NULL)
+		atomic_fetch_add(&call->refs, 1); /* the request outlives a completion */
+	idl__aconn_pop(c);
+	c->blocking = 1;
+	pthread_mutex_unlock(&ap->lock);
 	memset(&m, 0, sizeof m);
 	m.data = msg;
 	m.len = msg->size;
+	idl__clear_detail();
 	err = ap->port->tr->conn_send(c->tr_state, &m, &dl);
-	if (err != 0 && err != IDL_ETIMEDOUT && err != IDL_EMSGSIZE)
+	pthread_mutex_lock(&ap->lock);
+	c->blocking = 0;
+	pthread_cond_broadcast(&c->scv);
+	if (call == NULL)
+		free(msg);
+	if (err != 0 && err != IDL_ETIMEDOUT && err != IDL_EMSGSIZE) {
+		if (call != NULL)
+			idl__async_unref(call);
 		return err;
+	}
 	if (err != 0 && call != NULL)
 		idl__async_finish(ap, call, err,
 				  err == IDL_EMSGSIZE
 					  ? "request larger than the transport takes"
 					  : "deadline passed before the request was sent");
-	free(e->ctl);
-	poll_pop(c);
+	if (call != NULL)
+		idl__async_unref(call);
 	return 0;
 }
 
@@ -518,7 +272,7 @@ idl__aport_flush(struct idl__aport *ap)
 	int (*sendv)(void *, const struct idl_xmsg *, unsigned);
 	int sent;
 
-	if (c == NULL || c->dead || c->connecting)
+	if (c == NULL || c->dead || c->connecting || c->opening || c->blocking)
 		return;
 	if (!c->nb) {
 		if (c->qlen != 0)
@@ -534,7 +288,7 @@ idl__aport_flush(struct idl__aport *ap)
 		}
 		goto dead;
 	}
-	while (poll_head(c) != NULL) {
+	while (idl__aconn_head(c) != NULL) {
 		struct idl_xmsg m[POLL_SEND_BATCH];
 		unsigned n = 0;
 
@@ -552,26 +306,29 @@ idl__aport_flush(struct idl__aport *ap)
 		if (sent == IDL_ENOTSUP) {
 			if ((sent = poll_send_blocking(ap, c)) != 0)
 				goto dead;
+			/* The lock was released: the connection may have ended meanwhile. */
+			if (c->dead)
+				return;
 			continue;
 		}
 		if (sent == IDL_EMSGSIZE) {
-			struct idl__aqent *e = poll_head(c);
+			struct idl__aqent *e = idl__aconn_head(c);
 
 			if (e->call != NULL)
 				idl__async_finish(ap, e->call, sent,
 						  "request larger than the transport takes");
 			else
 				free(e->ctl);
-			poll_pop(c);
+			idl__aconn_pop(c);
 			continue;
 		}
 		if (sent < 0)
 			goto dead;
 		for (int i = 0; i < sent; i++) {
-			struct idl__aqent *e = poll_head(c);
+			struct idl__aqent *e = idl__aconn_head(c);
 
 			free(e->ctl);
-			poll_pop(c);
+			idl__aconn_pop(c);
 		}
 		/* The first requests kept for resending since there were none: the transport
 		 * says when the first resend is due. */
@@ -587,11 +344,10 @@ idl__aport_flush(struct idl__aport *ap)
 		if ((unsigned)sent < n)
 			break;
 	}
-	poll_want_out(ap, c, poll_head(c) != NULL || poll_held(ap, c));
+	poll_want_out(ap, c, idl__aconn_head(c) != NULL || poll_held(ap, c));
 	return;
 dead:
-	snprintf(c->dead_why, sizeof c->dead_why, "send failed: %s", idl_errdetail());
-	idl__aport_conn_dead(ap, c, sent == IDL_ECLOSED ? MIG_SERVER_DIED : sent);
+	idl__aport_conn_failed(ap, c, "send failed", sent);
 }
 
 /* Takes a connect started without blocking one step further: once it is done the queue
@@ -632,8 +388,9 @@ failed:
 	idl__aport_conn_dead(ap, c, err);
 }
 
-/* Connects again for the calls carried over from a connection that died, and puts them on
- * it; if no connection can be made, they fail with the connect's error. Lock held. */
+/* Connects again for the calls carried over from a connection that died (without waiting:
+ * port_conn.c), and puts them on it; if no connection can be made, they fail with the
+ * connect's error. Lock held. */
 static void
 poll_carry(struct idl__aport *ap)
 {
@@ -660,18 +417,10 @@ poll_pump(struct idl__aport *ap)
 
 	if (c != NULL && c->connecting && !c->dead)
 		poll_connect_step(ap, c);
-	if (c != NULL && c->nb && !c->dead && !c->connecting) {
+	if (c != NULL && c->nb && !c->dead && !c->connecting && !c->opening) {
 		int (*recv_nb)(void *, struct idl_xmsg *) = IDL__TR_OP(ap->port->tr, conn_recv_nb);
 
-		if (c->rcap < ap->max_rep) {
-			void *nb = idl__zalloc(ap->max_rep);
-
-			if (nb != NULL) {
-				free(c->rbuf);
-				c->rbuf = nb;
-				c->rcap = ap->max_rep;
-			}
-		}
+		idl__aconn_rbuf(ap, c);
 		c->recv_more = 0;
 		for (int i = 0; c->rbuf != NULL && !c->dead; i++) {
 			struct idl_xmsg m;
@@ -695,8 +444,7 @@ poll_pump(struct idl__aport *ap)
 				idl__async_deliver(ap, c->rbuf, m.len, err);
 				continue;
 			}
-			snprintf(c->dead_why, sizeof c->dead_why, "%s", idl_errdetail());
-			idl__aport_conn_dead(ap, c, err == IDL_ECLOSED ? MIG_SERVER_DIED : err);
+			idl__aport_conn_failed(ap, c, NULL, err);
 		}
 	}
 	if (ap->carry != NULL && !ap->closing)
@@ -718,11 +466,8 @@ poll_pump(struct idl__aport *ap)
 		    now >= c->resend_at) {
 			int err = poll_resend(ap, c, now);
 
-			if (err != 0) {
-				snprintf(c->dead_why, sizeof c->dead_why, "%s", idl_errdetail());
-				idl__aport_conn_dead(ap, c,
-						     err == IDL_ECLOSED ? MIG_SERVER_DIED : err);
-			}
+			if (err != 0)
+				idl__aport_conn_failed(ap, c, NULL, err);
 		}
 	}
 	idl__aport_flush(ap);
@@ -840,11 +585,7 @@ idl__async_close(struct idl_port *p)
 	idl__async_carry_resume(ap, IDL_ECANCELED, "the port was closed");
 	idl__async_fail_all(ap, IDL_ECANCELED, "the port was closed");
 	if (ap->conn != NULL) {
-		struct idl__aconn *c = ap->conn;
-
-		snprintf(c->dead_why, sizeof c->dead_why, "the port was closed");
-		idl__aport_conn_dead(ap, c, IDL_ECANCELED);
-		poll_conn_free(ap, c);
+		idl__aport_conn_close(ap, ap->conn);
 		ap->conn = NULL;
 	}
 	ap->dispatcher = &idl__aport_self;

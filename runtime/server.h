@@ -368,6 +368,11 @@ void idl__srv_tlist_remove(struct idl_server *srv, struct srv_src *src);
 void idl__srv_timer_lower(struct idl_server *srv, int64_t due);
 /* Sends a goodbye on a source about to end: best effort, never blocking. */
 void idl__srv_goodbye(struct srv_src *src, enum idl_goodbye_reason why, const char *text);
+/* A connection's own thread ends it at its handshake or idle timeout (its receive timed
+ * out: nothing of it was read since): an IDLE goodbye first, as the event core's sweep
+ * says it, unless a deferred reply of it is still out (then nothing is promised). The
+ * client's next call then connects again and goes through. */
+void idl__srv_timeout_goodbye(struct srv_src *src);
 /* A goodbye message: its header, its reason and its text (idl_msg.h). */
 struct srv_goodbye {
 	idl_msg_header_t h;

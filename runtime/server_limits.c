@@ -89,6 +89,23 @@ idl__srv_goodbye(struct srv_src *src, enum idl_goodbye_reason why, const char *t
 	pthread_mutex_unlock(&src->send_lock);
 }
 
+/* What a connection closed at its handshake or idle timeout is told, by the event core and
+ * by a connection's own thread alike. */
+static const char srv_idle_text[] = "idle: closed by the server's idle timeout (idle_ms)";
+static const char srv_hs_text[] = "no hello in time (handshake_ms)";
+
+void
+idl__srv_timeout_goodbye(struct srv_src *src)
+{
+	/* A deferred reply not yet sent is a request read and unanswered: the goodbye would
+	 * promise otherwise, so the connection just ends. */
+	if (atomic_load(&src->pending) != 0 || atomic_load(&src->deferred) != 0)
+		return;
+	if (src->greeted)
+		atomic_fetch_add(&src->srv->st_refused[IDL_GOODBYE_IDLE], 1);
+	idl__srv_goodbye(src, IDL_GOODBYE_IDLE, src->greeted ? srv_idle_text : srv_hs_text);
+}
+
 /* Whether an ARMED source may be closed as idle: no request of its client read and left
  * unanswered (a deferred reply, a reply still queued), so that its client may send again
  * what it sent meanwhile. */
@@ -173,9 +190,7 @@ idl__srv_sweep(struct idl_server *srv)
 		} else {
 			idl__srv_conn_log(due, IDL_ETIMEDOUT, 0, 1);
 		}
-		idl__srv_goodbye(due, IDL_GOODBYE_IDLE,
-				 idle ? "idle: closed by the server's idle timeout (idle_ms)"
-				      : "no hello in time (handshake_ms)");
+		idl__srv_goodbye(due, IDL_GOODBYE_IDLE, idle ? srv_idle_text : srv_hs_text);
 		idl__srv_end(srv, due);
 	}
 }

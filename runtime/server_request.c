@@ -662,9 +662,13 @@ idl__srv_conn_main(void *arg)
 				   src->rbuf, m.len);
 
 		/* A stream transport has closed the connection when a message did not fit:
-		 * its framing is lost. A timeout is a limit: the connection ends. */
+		 * its framing is lost. A timeout is a limit: the connection ends, told why as
+		 * the event core tells its own (an IDLE goodbye), so that the client's next
+		 * call connects again rather than fail. */
 		if (err != 0 && (err != IDL_EMSGSIZE || (tr->flags & IDL_TRF_STREAM))) {
 			idl__srv_conn_log(src, err, m.len, 1);
+			if (err == IDL_ETIMEDOUT)
+				idl__srv_timeout_goodbye(src);
 			break;
 		}
 		if (err == IDL_EMSGSIZE)

@@ -70,5 +70,6 @@ extern CU_TestInfo hd_auth_tests[];
 extern CU_TestInfo hd_reply_tests[];
 extern CU_TestInfo hd_death_tests[];
 extern CU_TestInfo hd_scale_tests[];
+extern CU_TestInfo hd_reconnect_tests[];
 
 #endif /* IDL_TESTS_HARDEN_H */

@@ -28,6 +28,7 @@ tests_harden_harden_SOURCES = \
 	tests/harden/t_reply.c \
 	tests/harden/t_death.c \
 	tests/harden/t_scale.c \
+	tests/harden/t_reconnect.c \
 	tests/harden/every_impl.c \
 	tests/harden/every_impl.h
 tests_harden_harden_CPPFLAGS = $(every_cppflags) $(tests_procdump_cppflags)

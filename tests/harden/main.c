@@ -3,8 +3,8 @@
  *
  *     tests/harden/harden [SUITE [CASE]]
  *
- * Suites: limits, auth, reply, death (harden.h). The every-server it starts comes from
- * $IDL_HARDEN_SERVER, else the build's own tests/harden/every-server.
+ * Suites: limits, auth, reply, death, scale, reconnect (harden.h). The every-server it
+ * starts comes from $IDL_HARDEN_SERVER, else the build's own tests/harden/every-server.
  */
 #include <config.h>
 
@@ -38,6 +38,7 @@ main(int argc, char **argv)
 		{ "reply", NULL, NULL, NULL, NULL, hd_reply_tests },
 		{ "death", NULL, NULL, NULL, NULL, hd_death_tests },
 		{ "scale", NULL, NULL, NULL, NULL, hd_scale_tests },
+		{ "reconnect", NULL, NULL, NULL, NULL, hd_reconnect_tests },
 		CU_SUITE_INFO_NULL,
 	};
 	unsigned failed;

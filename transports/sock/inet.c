@@ -203,3 +203,29 @@ fail:
 	close(fd);
 	return idl__inet_sysfail(e, scheme, name, "bind");
 }
+
+int
+idl__inet_self(int fd)
+{
+	struct sockaddr_storage me, peer;
+	socklen_t ml = sizeof me, pl = sizeof peer;
+
+	if (getsockname(fd, (struct sockaddr *)&me, &ml) != 0 ||
+	    getpeername(fd, (struct sockaddr *)&peer, &pl) != 0 || ml != pl ||
+	    me.ss_family != peer.ss_family)
+		return 0;
+	if (me.ss_family == AF_INET) {
+		const struct sockaddr_in *a = (const struct sockaddr_in *)&me;
+		const struct sockaddr_in *b = (const struct sockaddr_in *)&peer;
+
+		return a->sin_port == b->sin_port && a->sin_addr.s_addr == b->sin_addr.s_addr;
+	}
+	if (me.ss_family == AF_INET6) {
+		const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)&me;
+		const struct sockaddr_in6 *b = (const struct sockaddr_in6 *)&peer;
+
+		return a->sin6_port == b->sin6_port &&
+		       memcmp(&a->sin6_addr, &b->sin6_addr, sizeof a->sin6_addr) == 0;
+	}
+	return 0;
+}

@@ -48,6 +48,12 @@ void idl__inet_format(const struct sockaddr *sa, socklen_t len, char *buf, size_
 int idl__inet_socket(const char *scheme, const struct inet_addr *a, int type, int passive,
 		     int nonblock);
 
+/* Whether a connected socket is connected to itself: on loopback, a connect to a port
+ * nobody listens on may be given that very port as its own (a TCP simultaneous open, a
+ * datagram socket that sends to itself). Such a socket would never reach a server and would
+ * hold the server's port, so the transports refuse it as a connect nothing answered. */
+int idl__inet_self(int fd);
+
 /* Maps a system error of a connect or a listen to an idlkit error with a detail. */
 int idl__inet_sysfail(int e, const char *scheme, const char *rest, const char *what);
 

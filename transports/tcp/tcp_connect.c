@@ -49,10 +49,14 @@ tcp_connect_wait(int fd, int64_t deadline)
 }
 
 /* A connected socket becomes the connection's: blocking, TCP_NODELAY. 0 or an errno (fd
- * closed). */
+ * closed); ECONNREFUSED for a socket connected to itself (idl__inet_self()). */
 static int
 tcp_connected(struct tcp_conn *c, int fd)
 {
+	if (idl__inet_self(fd)) {
+		close(fd);
+		return ECONNREFUSED;
+	}
 	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0 ||
 	    idl__tcp_nodelay(fd) != 0) {
 		int e = errno;

@@ -396,6 +396,8 @@ udp_conn_connect(void *vconn, const char *rest, struct idl_deadline *dl)
 	c->limit = as.a[0].sa.ss_family == AF_INET6 ? UDP_LIMIT_V6 : UDP_LIMIT_V4;
 	if (connect(fd, (struct sockaddr *)&as.a[0].sa, as.a[0].len) != 0)
 		return idl__inet_sysfail(errno, "udp", rest, "connect");
+	if (idl__inet_self(fd))
+		return idl__inet_sysfail(ECONNREFUSED, "udp", rest, "connect");
 	return 0;
 }
 
