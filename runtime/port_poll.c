@@ -186,7 +186,7 @@ poll_receiver(void *arg)
 		m.cap = c->rcap;
 		err = tr->conn_recv(c->tr_state, &m, &dl);
 		pthread_mutex_lock(&ap->lock);
-		if (err == 0 || err == IDL_EMSGSIZE) {
+		if (idl__rcv_has_msg(err, m.len)) {
 			idl__async_deliver(ap, c->rbuf, m.len, err);
 		} else if (err != IDL_ETIMEDOUT) {
 			if (!c->dead)
@@ -691,7 +691,7 @@ poll_pump(struct idl__aport *ap)
 			err = recv_nb(c->tr_state, &m);
 			if (err == IDL_EAGAIN)
 				break;
-			if (err == 0 || err == IDL_EMSGSIZE) {
+			if (idl__rcv_has_msg(err, m.len)) {
 				idl__async_deliver(ap, c->rbuf, m.len, err);
 				continue;
 			}
