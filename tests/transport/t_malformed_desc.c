@@ -1,0 +1,337 @@
+/*
+ * t_malformed_desc.c - malformed messages whose framing holds, one table row each: every
+ * field of the header and its flags, with the descriptor flag and without, and descriptors
+ * that lie (running past the message, a count that overflows, data outside the message, a
+ * kind the transport does not carry, a file descriptor no descriptor names). Each gets the
+ * reply docs/wire-format.md ("What the server checks") documents, with its id + 100 and its
+ * sequence number, while a call sent before it on the same connection is answered and a
+ * call after it works: only a lost framing may end a connection.
+ *
+ * A message with the descriptor flag goes past the sender's own transport, which would
+ * refuse to send it: as a packet (unix:), a datagram (udp:) or a length-prefixed frame (tcp:)
+ * written to the connection's socket. A transport whose connection has no socket of its own
+ * (shm:'s ring, port:'s queues) gets the rows without that flag here; its hostile peers are
+ * tests/shm's and tests/port's.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1 /* memfd_create */
+#endif
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <arpa/inet.h>
+
+#include <CUnit/CUnit.h>
+
+#include "conformance.h"
+
+#define TT_NO_REPLY 1 /* a row's `want`: no reply at all (a one-way message) */
+#define TT_FD_STRAY 1 /* a row's `fd`: a pipe's end that no descriptor names */
+#define TT_FD_MEMFD 2 /* an unsealed memfd, as descriptor 0's out-of-line data */
+
+/* One malformed message. Its bytes: the header (the fields below; the flags as given), then
+ * at offset 24, when `dtype` is set, one descriptor (dtype, dsize, daddr, daux); `sent` bytes
+ * go, whatever the size field says. */
+struct tt_framed {
+	const char *what;
+	uint8_t kind; /* 0xFF: 0 */
+	uint8_t flags;
+	int32_t id; /* 0: add's */
+	uint32_t size; /* the size field */
+	uint32_t sent; /* bytes sent */
+	uint32_t ndesc;
+	uint8_t dtype;
+	uint32_t dsize;
+	uint64_t daddr;
+	uint16_t daux;
+	int fd; /* file descriptors passed beside it (unix: only) */
+	int fdpass; /* only where descriptors name file descriptors (aux means something) */
+	char magic; /* 0: the right one */
+	int want; /* the reply's retcode, or TT_NO_REPLY */
+};
+
+#define D IDL_MSGF_DESC
+#define REQ IDL_KIND_REQUEST
+#define OOL IDL_DESC_OOL
+static const struct tt_framed tt_framed_rows[] = {
+	/* The descriptor count against the message. */
+	{ "descriptors running past the message", REQ, D, 0, 32, 32, 1, .want = IDL_EPROTO },
+	{ "a descriptor count of 0xFFFFFFFF", REQ, D, 0, 48, 48, 0xFFFFFFFFu, OOL,
+	  .want = IDL_EPROTO },
+	{ "65 descriptors", REQ, D, 0, 24 + 65 * 16, 24 + 65 * 16, 65, OOL, .want = IDL_EPROTO },
+	/* The size field against the bytes received. */
+	{ "size says 40, 32 sent", REQ, D, 0, 40, 32, .want = IDL_EPROTO },
+	{ "size says 24, 32 sent", REQ, D, 0, 24, 32, .want = IDL_EPROTO },
+	{ "size 0xFFFFFFFF, 32 sent", REQ, D, 0, 0xFFFFFFFFu, 32, .want = IDL_EPROTO },
+	{ "size 0, 32 sent", REQ, D, 0, 0, 32, .want = IDL_EPROTO },
+	{ "size 28 (not a multiple of 8)", REQ, D, 0, 28, 32, .want = IDL_EPROTO },
+	{ "size 36 in 40 (not a multiple of 8)", REQ, D, 0, 36, 40, .want = IDL_EPROTO },
+	/* Kinds. */
+	{ "an unknown kind", 99, D, 0, 32, 32, .want = IDL_EPROTO },
+	{ "kind 0", 0xFF, D, 0, 32, 32, .want = IDL_EPROTO },
+	{ "kind HELLO", IDL_KIND_HELLO, D, 4200, 32, 32, .want = IDL_EPROTO },
+	{ "kind REPLY, a datum well formed", IDL_KIND_REPLY, D, 0, 48, 56, 1, OOL, 8, 48,
+	  .want = IDL_EPROTO },
+	{ "kind HELLO_REPLY", IDL_KIND_HELLO_REPLY, D, 0, 32, 32, .want = IDL_EPROTO },
+	{ "kind GOODBYE", IDL_KIND_GOODBYE, D, 0, 32, 32, .want = IDL_EPROTO },
+	{ "one-way, descriptors past the message", IDL_KIND_ONEWAY, D, TT_ID_NOTIFY, 32, 32, 1,
+	  .want = TT_NO_REPLY },
+	/* Flags: bits that are not defined are 0 (docs/wire-format.md), with descriptors or
+	 * without. */
+	{ "flag 0x80 beside the descriptor flag", REQ, D | 0x80, 0, 32, 32, .want = IDL_EPROTO },
+	{ "flag 0x02 beside the descriptor flag", REQ, D | 0x02, 0, 32, 32, .want = IDL_EPROTO },
+	{ "flag 0x80", REQ, 0x80, 0, 32, 32, .want = IDL_EPROTO },
+	{ "flag 0x02", REQ, 0x02, 0, 32, 32, .want = IDL_EPROTO },
+	{ "flags 0xFE, a descriptor count", REQ, 0xFE, 0, 32, 32, 1, .want = IDL_EPROTO },
+	{ "flags 0xFF, descriptors past the message", REQ, 0xFF, 0, 32, 32, 1, .want = IDL_EPROTO },
+	/* The descriptors themselves. */
+	{ "a descriptor of unknown type", REQ, D, 0, 48, 48, 1, 9, .want = IDL_EPROTO },
+	{ "a descriptor of type 0", REQ, D, 0, 48, 48, 1, 0, .want = IDL_EPROTO },
+	{ "a datum outside the message", REQ, D, 0, 48, 56, 1, OOL, 8, 1000, .want = IDL_EPROTO },
+	{ "a datum inside the message", REQ, D, 0, 48, 56, 1, OOL, 8, 40, .want = IDL_EPROTO },
+	{ "a datum cut short", REQ, D, 0, 48, 56, 1, OOL, 16, 48, .want = IDL_EPROTO },
+	{ "a datum of 0xFFFFFFFF bytes", REQ, D, 0, 48, 56, 1, OOL, 0xFFFFFFFFu, 48,
+	  .want = IDL_EPROTO },
+	{ "an empty datum with an address", REQ, D, 0, 48, 48, 1, OOL, 0, 48, .want = IDL_EPROTO },
+	{ "bytes after the data", REQ, D, 0, 48, 64, 1, OOL, 8, 48, .want = IDL_EPROTO },
+	{ "a datum in an unknown form", REQ, D, 0, 48, 56, 1, OOL, 8, 48, 7, .fdpass = 1,
+	  .want = IDL_EPROTO },
+	{ "a port naming no file descriptor", REQ, D, 0, 48, 48, 1, IDL_DESC_PORT, 0, 0,
+	  .want = IDL_EPROTO },
+	{ "an array of ports naming none", REQ, D, 0, 48, 56, 1, IDL_DESC_PORT_ARRAY, 1, 48,
+	  .want = IDL_EPROTO },
+	{ "an array of 0xFFFFFFFF ports", REQ, D, 0, 48, 56, 1, IDL_DESC_PORT_ARRAY, 0xFFFFFFFFu,
+	  48, .want = IDL_EPROTO },
+	{ "a file descriptor no descriptor names", REQ, D, 0, 32, 32, .fd = TT_FD_STRAY,
+	  .want = IDL_EPROTO },
+	{ "an unsealed memfd", REQ, D, 0, 48, 48, 1, OOL, 8, 0, 1, .fd = TT_FD_MEMFD,
+	  .want = IDL_EPROTO },
+	/* Other header fields, with descriptors that lie. */
+	{ "id INT32_MAX, descriptors past the message", REQ, D, INT32_MAX, 32, 32, 1,
+	  .want = IDL_EPROTO },
+	{ "id -1, descriptors past the message", REQ, D, -1, 32, 32, 1, .want = IDL_EPROTO },
+	{ "a bad magic and the descriptor flag", REQ, D, 0, 32, 32, 1, .magic = 'X',
+	  .want = IDL_EPROTO },
+	/* Well formed on the wire, not the routine's: the runtime's own check. */
+	{ "the descriptor flag, no descriptors", REQ, D, 0, 32, 32, .want = MIG_BAD_ARGUMENTS },
+	{ "a datum add does not take", REQ, D, 0, 48, 56, 1, OOL, 8, 48,
+	  .want = MIG_BAD_ARGUMENTS },
+};
+#undef D
+#undef REQ
+#undef OOL
+
+/* Whether the bytes would be converted by a transport (native order, the magic, the flag). */
+static int
+tt_looks_desc(const union tt_buf *m, size_t len)
+{
+	return len >= IDL_MSG_HEADER_SIZE && (m->head.flags & IDL_MSGF_DESC) &&
+	       m->head.magic == IDL_MSG_MAGIC && m->head.order == IDL_ORDER_NATIVE;
+}
+
+/* The connection's own socket, or -1 when it has none (a set of the transport's own). */
+static int
+tt_raw_fd(const struct tt_raw *r)
+{
+	unsigned ev = 0;
+
+	if (tt.tr->conn_fd == NULL || (tt.tr->flags & IDL_TRF_OWNSET))
+		return -1;
+	return tt.tr->conn_fd(r->conn, &ev);
+}
+
+/* A file descriptor for a row to pass: -1 when it passes none or cannot make one. */
+static int
+tt_row_fd(const struct tt_framed *row)
+{
+	int p[2], fd;
+
+	if (row->fd == TT_FD_STRAY) {
+		if (pipe(p) != 0)
+			return -1;
+		close(p[1]);
+		return p[0];
+	}
+	if (row->fd != TT_FD_MEMFD || (fd = memfd_create("tt-unsealed", MFD_CLOEXEC)) < 0)
+		return -1;
+	if (write(fd, "unsealed", 8) != 8) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Writes the bytes to the connection's socket as the transport frames them: a tcp: frame
+ * with its length before it, else one packet or datagram, with `fd` passed beside it. */
+static int
+tt_raw_write(int sock, const void *b, size_t len, int fd)
+{
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} cm;
+	uint32_t prefix = htonl((uint32_t)len);
+	int tcp = strcmp(tt.tr->scheme, "tcp") == 0;
+	struct iovec iov[2] = { { &prefix, 4 }, { (void *)b, len } };
+	struct msghdr mh = { .msg_iov = tcp ? iov : iov + 1, .msg_iovlen = tcp ? 2 : 1 };
+	size_t total = len + (tcp ? 4 : 0);
+	ssize_t n;
+
+	if (fd >= 0) {
+		memset(&cm, 0, sizeof cm);
+		mh.msg_control = cm.buf;
+		mh.msg_controllen = sizeof cm.buf;
+		cm.h.cmsg_level = SOL_SOCKET;
+		cm.h.cmsg_type = SCM_RIGHTS;
+		cm.h.cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(&cm.h), &fd, sizeof fd);
+	}
+	/* Small enough to go whole on a connection nobody else writes to. */
+	while ((n = sendmsg(sock, &mh, MSG_NOSIGNAL)) < 0 && errno == EINTR)
+		continue;
+	return n == (ssize_t)total ? 0 : IDL_ESYSERR(n < 0 ? errno : EIO);
+}
+
+/* Builds the row's message on m with sequence number seqno; returns the bytes to send. */
+static size_t
+tt_row_build(const struct tt_framed *row, union tt_buf *m, uint32_t seqno)
+{
+	idl_desc_t d = { .addr = row->daddr, .size = row->dsize, .type = row->dtype };
+	int32_t v[2] = { 40, 2 };
+
+	memset(m->b, 0, row->sent + 64);
+	tt_head(m, row->kind == 0xFF ? 0 : row->kind, row->id != 0 ? row->id : TT_ID_ADD, row->size,
+		seqno);
+	m->head.flags = row->flags;
+	m->head.ndesc = row->ndesc;
+	if (row->magic != 0)
+		m->head.magic = (uint8_t)row->magic;
+	d.aux = row->daux;
+	if (row->dtype != 0 || row->ndesc != 0) {
+		if (row->sent >= IDL_MSG_HEADER_SIZE + sizeof d)
+			memcpy(m->b + IDL_MSG_HEADER_SIZE, &d, sizeof d);
+	}
+	/* add's arguments where a request without descriptors has them. */
+	if (row->sent >= 32 && row->ndesc == 0)
+		memcpy(m->b + IDL_MSG_HEADER_SIZE, v, sizeof v);
+	/* Inline data, if any, at its offset past the descriptor: a pattern. */
+	if (row->dsize != 0 && row->daddr >= IDL_MSG_HEADER_SIZE + sizeof d &&
+	    row->daddr < row->sent)
+		memset(m->b + row->daddr, 0xA5, row->sent - row->daddr);
+	return row->sent;
+}
+
+/* Checks that m holds a bare error reply to `id`/`seqno` of `kind` with retcode `want`. */
+static void
+tt_check_refusal(const struct tt_framed *row, const union tt_buf *m, size_t got, uint8_t kind,
+		 int32_t id, uint32_t seqno)
+{
+	if (m->head.retcode != row->want || m->head.seqno != seqno || m->head.kind != kind)
+		fprintf(stderr, "conformance: %s: retcode %s (%d), seqno %u (want %s, %u)\n",
+			row->what, idl_errname(m->head.retcode), m->head.retcode, m->head.seqno,
+			idl_errname(row->want), seqno);
+	CU_ASSERT_EQUAL(m->head.retcode, row->want);
+	CU_ASSERT_EQUAL(m->head.magic, IDL_MSG_MAGIC);
+	CU_ASSERT_EQUAL(m->head.kind, kind);
+	CU_ASSERT_EQUAL(m->head.id, (int32_t)((uint32_t)id + IDL_REPLY_ID_OFFSET));
+	CU_ASSERT_EQUAL(m->head.seqno, seqno);
+	CU_ASSERT_EQUAL(m->head.size, IDL_MSG_HEADER_SIZE);
+	CU_ASSERT_EQUAL(m->head.flags, 0);
+	CU_ASSERT_EQUAL(got, IDL_MSG_HEADER_SIZE);
+}
+
+/* One row on a connection of its own: an add sent first and still unanswered, then the
+ * row's message, then both replies in order, then an add that works. */
+static void
+tt_framed_row(const struct tt_framed *row, union tt_buf *m, int i)
+{
+	int32_t v[2] = { i, 1000 }, sum = 0, id;
+	struct idl_xmsg x;
+	struct tt_raw r;
+	uint32_t first, seqno;
+	size_t len, got = 0;
+	int sock, fd = -1, err;
+	uint8_t kind;
+
+	if (tt_raw_open(&r, m, 1) != 0)
+		return;
+	sock = tt_raw_fd(&r);
+	len = tt_row_build(row, m, r.seqno + 2);
+	if ((tt_looks_desc(m, len) && sock < 0) ||
+	    ((row->fd != 0 || row->fdpass) && !(tt.tr->flags & IDL_TRF_FDPASS)))
+		goto out; /* not a message this transport's connection can carry here */
+
+	/* The call in flight: sent, not yet answered. */
+	first = ++r.seqno;
+	tt_head(m, IDL_KIND_REQUEST, TT_ID_ADD, 32, first);
+	memcpy(m->b + IDL_MSG_HEADER_SIZE, v, sizeof v);
+	x = (struct idl_xmsg){ .data = m->b, .len = 32 };
+	TT_CHECK_KR(err = tt.tr->conn_send(r.conn, &x, &(struct idl_deadline){ 0, TT_RAW_MS }), 0);
+	if (err != 0)
+		goto out;
+
+	seqno = ++r.seqno;
+	len = tt_row_build(row, m, seqno);
+	id = m->head.id;
+	kind = m->head.kind == IDL_KIND_HELLO ? IDL_KIND_HELLO_REPLY : IDL_KIND_REPLY;
+	if (tt_looks_desc(m, len) || row->fd != 0) {
+		if (row->fd != 0 && (fd = tt_row_fd(row)) < 0)
+			CU_FAIL("no file descriptor to pass");
+		TT_CHECK_KR(err = tt_raw_write(sock, m->b, len, fd), 0);
+	} else {
+		x = (struct idl_xmsg){ .data = m->b, .len = len };
+		TT_CHECK_KR(
+			err = tt.tr->conn_send(r.conn, &x, &(struct idl_deadline){ 0, TT_RAW_MS }),
+			0);
+	}
+	if (fd >= 0)
+		close(fd);
+	if (err != 0)
+		goto out;
+
+	/* The call from before is answered: the message after it took nothing from it. */
+	TT_CHECK_KR(err = tt_raw_recv_seq(&r, m, &got, first), 0);
+	if (err != 0) {
+		fprintf(stderr, "conformance: %s: the connection ended\n", row->what);
+		goto out;
+	}
+	memcpy(&sum, m->b + IDL_MSG_HEADER_SIZE, sizeof sum);
+	CU_ASSERT_EQUAL(m->head.seqno, first);
+	TT_CHECK_KR(m->head.retcode, 0);
+	CU_ASSERT_EQUAL(sum, i + 1000);
+
+	if (row->want != TT_NO_REPLY) {
+		TT_CHECK_KR(err = tt_raw_recv_seq(&r, m, &got, seqno), 0);
+		if (err != 0) {
+			fprintf(stderr, "conformance: %s: no reply\n", row->what);
+			goto out;
+		}
+		tt_check_refusal(row, m, got, kind, id, seqno);
+	}
+	/* And the connection goes on: the next message is the reply to the next call (a
+	 * one-way message got none). */
+	tt_raw_add_works(&r, m);
+out:
+	tt_raw_close(&r);
+}
+
+void
+tt_bad_framed(void)
+{
+	union tt_buf *m = malloc(sizeof *m);
+
+	if (m == NULL) {
+		CU_FAIL("out of memory");
+		return;
+	}
+	for (size_t i = 0; i < sizeof tt_framed_rows / sizeof tt_framed_rows[0]; i++)
+		tt_framed_row(&tt_framed_rows[i], m, (int)i);
+	free(m);
+}
