@@ -18,18 +18,23 @@
 #endif
 
 #include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <arpa/inet.h>
 
 #include <CUnit/CUnit.h>
 
+#include "bench.h"
 #include "conformance.h"
 
 #define TT_NO_REPLY 1 /* a row's `want`: no reply at all (a one-way message) */
@@ -322,6 +327,178 @@ out:
 	tt_raw_close(&r);
 }
 
+/*
+ * The client's side: a server whose reply to one of two calls in flight on a port carries
+ * descriptors that lie. That call fails with IDL_EPROTO; the other gets its answer, and a
+ * call after them goes through on the same connection (the server accepts one only).
+ */
+
+/* The fake server's connection: receives one message into m (0, or the error). */
+static int
+tt_fake_recv(void *conn, union tt_buf *m, size_t *len)
+{
+	struct idl_xmsg x = { .data = m->b, .cap = sizeof m->b };
+	int err = tt.tr->conn_recv(conn, &x, &(struct idl_deadline){ 0, TT_RAW_MS });
+
+	*len = x.len;
+	return err;
+}
+
+/* Answers a hello with the client's own hashes: every routine agrees. */
+static int
+tt_fake_hello(void *conn, union tt_buf *m, size_t len)
+{
+	uint32_t n;
+	struct idl_xmsg x;
+
+	if (len < 40 || m->head.kind != IDL_KIND_HELLO)
+		return -1;
+	memcpy(&n, m->b + 28, 4);
+	if (n > 1000 || 40 + 8 * (size_t)n > len)
+		return -1;
+	m->head.kind = IDL_KIND_HELLO_REPLY;
+	m->head.id = (int32_t)((uint32_t)m->head.id + IDL_REPLY_ID_OFFSET);
+	m->head.size = 40 + 8 * n;
+	memset(m->b + 32, 0, 4); /* namelen; the version stays the hello's */
+	x = (struct idl_xmsg){ .data = m->b, .len = m->head.size };
+	return tt.tr->conn_send(conn, &x, &(struct idl_deadline){ 0, TT_RAW_MS }) == 0 ? 0 : -1;
+}
+
+/* Replies to the add request in q: a sum, or (`lie`) a 32-byte reply whose one descriptor
+ * runs past it, written straight to the socket. */
+static int
+tt_fake_answer(void *conn, const union tt_buf *q, int lie)
+{
+	union tt_buf r;
+	int32_t ab[2];
+	unsigned ev;
+	struct idl_xmsg x = { .data = r.b, .len = 32 };
+
+	memcpy(ab, q->b + IDL_MSG_HEADER_SIZE, sizeof ab);
+	tt_head(&r, IDL_KIND_REPLY, (int32_t)((uint32_t)q->head.id + IDL_REPLY_ID_OFFSET), 32,
+		q->head.seqno);
+	ab[0] += ab[1];
+	memcpy(r.b + IDL_MSG_HEADER_SIZE, ab, 4);
+	if (!lie)
+		return tt.tr->conn_send(conn, &x, &(struct idl_deadline){ 0, TT_RAW_MS }) == 0 ? 0
+											       : -1;
+	r.head.flags = IDL_MSGF_DESC;
+	r.head.ndesc = 1;
+	return tt_raw_write(tt.tr->conn_fd(conn, &ev), r.b, 32, -1) == 0 ? 0 : -1;
+}
+
+/* The fake server (a child process): one connection; the hello; two add requests, the one
+ * with a == 1 answered with the lie, the other well, in the order they came; then adds
+ * answered well until the client leaves. Exits 0 when all of that happened. */
+static void
+tt_fake_server(const char *address, int ready)
+{
+	const struct idl_transport *tr = tt.tr;
+	const char *rest;
+	size_t csz = (tr->conn_size + 15) & ~(size_t)15, len;
+	void *ep = calloc(1, tr->ep_size), *conn = aligned_alloc(16, csz);
+	union tt_buf *m = malloc(2 * sizeof *m);
+	struct pollfd p;
+
+	if (ep == NULL || conn == NULL || m == NULL || idl_transport_find(address, &rest) != tr ||
+	    tr->ep_listen(ep, rest, NULL) != 0 || write(ready, "r", 1) != 1)
+		_exit(2);
+	memset(conn, 0, csz);
+	p = (struct pollfd){ .fd = tr->ep_fd(ep), .events = POLLIN };
+	if (poll(&p, 1, TT_RAW_MS) != 1 || tr->ep_accept(ep, conn) != 0 ||
+	    tt_fake_recv(conn, m, &len) != 0 || tt_fake_hello(conn, m, len) != 0 ||
+	    tt_fake_recv(conn, &m[0], &len) != 0 || tt_fake_recv(conn, &m[1], &len) != 0)
+		_exit(3);
+	for (int i = 0; i < 2; i++) {
+		int32_t a;
+
+		memcpy(&a, m[i].b + IDL_MSG_HEADER_SIZE, 4);
+		if (tt_fake_answer(conn, &m[i], a == 1) != 0)
+			_exit(4);
+	}
+	while (tt_fake_recv(conn, m, &len) == 0)
+		if (m->head.kind != IDL_KIND_REQUEST || tt_fake_answer(conn, m, 0) != 0)
+			_exit(5);
+	_exit(0);
+}
+
+struct tt_fake_call {
+	idl_port_t port;
+	int a, sum, kr;
+	char detail[256];
+};
+
+static void *
+tt_fake_call_main(void *arg)
+{
+	struct tt_fake_call *c = arg;
+
+	c->kr = bench_add(c->port, c->a, 10 * c->a, &c->sum);
+	snprintf(c->detail, sizeof c->detail, "%s", idl_errdetail());
+	return NULL;
+}
+
+/* A reply whose descriptors lie fails its own call only (tested where the server is a socket
+ * of the transport's that the test can write to: unix:, tcp:). */
+static void
+tt_bad_reply_framed(void)
+{
+	char address[512];
+	struct tt_fake_call c[2] = { { .a = 1 }, { .a = 2 } };
+	pthread_t th[2];
+	int fds[2], status = -1, sum = 0;
+	idl_port_t port = NULL;
+	pid_t pid;
+	char b;
+
+	if (tt.tr->ep_accept == NULL || tt.tr->conn_fd == NULL ||
+	    (tt.tr->flags & (IDL_TRF_OWNSET | IDL_TRF_DGRAM)))
+		return; /* no socket of its own to write a lie to: tests/shm's hostile server */
+	/* A fresh address beside the suite's server (unix:'s row names one path per directory). */
+	if (strcmp(tt.tr->scheme, "unix") == 0)
+		snprintf(address, sizeof address, "unix:%s/fake-server.sock", tt.dir);
+	else
+		CU_ASSERT_FATAL(tt.scheme->make_address(tt.dir, address, sizeof address) == 0);
+	CU_ASSERT_FATAL(pipe(fds) == 0);
+	if ((pid = fork()) == 0) {
+		close(fds[0]);
+		tt_fake_server(address, fds[1]);
+	}
+	close(fds[1]);
+	CU_ASSERT_FATAL(pid > 0);
+	CU_ASSERT_EQUAL(read(fds[0], &b, 1), 1);
+	close(fds[0]);
+	TT_CHECK_KR(idl_port_open(address, &port), 0);
+	if (port != NULL) {
+		idl_port_set_timeout(port, TT_RAW_MS);
+		for (int i = 0; i < 2; i++) {
+			c[i].port = port;
+			CU_ASSERT_FATAL(pthread_create(&th[i], NULL, tt_fake_call_main, &c[i]) ==
+					0);
+		}
+		for (int i = 0; i < 2; i++)
+			pthread_join(th[i], NULL);
+		if (c[0].kr != IDL_EPROTO || strstr(c[0].detail, "descriptors") == NULL)
+			fprintf(stderr, "conformance: the lied-to call: %s [%s]\n",
+				idl_errname(c[0].kr), c[0].detail);
+		TT_CHECK_KR(c[0].kr, IDL_EPROTO);
+		CU_ASSERT(strstr(c[0].detail, "descriptors") != NULL);
+		TT_CHECK_KR(c[1].kr, 0);
+		CU_ASSERT_EQUAL(c[1].sum, 22);
+		/* The same connection: the fake server accepts no other. */
+		TT_CHECK_KR(bench_add(port, 3, 30, &sum), 0);
+		CU_ASSERT_EQUAL(sum, 33);
+		idl_port_close(port);
+	}
+	if (waitpid(pid, &status, 0) != pid) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+	}
+	CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	if (strcmp(tt.tr->scheme, "unix") == 0)
+		unlink(address + 5);
+}
+
 void
 tt_bad_framed(void)
 {
@@ -334,4 +511,5 @@ tt_bad_framed(void)
 	for (size_t i = 0; i < sizeof tt_framed_rows / sizeof tt_framed_rows[0]; i++)
 		tt_framed_row(&tt_framed_rows[i], m, (int)i);
 	free(m);
+	tt_bad_reply_framed();
 }
