@@ -388,8 +388,8 @@ tt_fake_answer(void *conn, const union tt_buf *q, int lie)
 }
 
 /* The fake server (a child process): one connection; the hello; two add requests, the one
- * with a == 1 answered with the lie, the other well, in the order they came; then adds
- * answered well until the client leaves. Exits 0 when all of that happened. */
+ * with a == 1 answered first, with the lie, then the other well; then adds answered well
+ * until the client leaves. Exits 0 when all of that happened. */
 static void
 tt_fake_server(const char *address, int ready)
 {
@@ -409,12 +409,15 @@ tt_fake_server(const char *address, int ready)
 	    tt_fake_recv(conn, m, &len) != 0 || tt_fake_hello(conn, m, len) != 0 ||
 	    tt_fake_recv(conn, &m[0], &len) != 0 || tt_fake_recv(conn, &m[1], &len) != 0)
 		_exit(3);
-	for (int i = 0; i < 2; i++) {
-		int32_t a;
+	/* The lie first, so that the other call is still waiting behind it. */
+	for (int lie = 1; lie >= 0; lie--) {
+		for (int i = 0; i < 2; i++) {
+			int32_t a;
 
-		memcpy(&a, m[i].b + IDL_MSG_HEADER_SIZE, 4);
-		if (tt_fake_answer(conn, &m[i], a == 1) != 0)
-			_exit(4);
+			memcpy(&a, m[i].b + IDL_MSG_HEADER_SIZE, 4);
+			if ((a == 1) == lie && tt_fake_answer(conn, &m[i], lie) != 0)
+				_exit(4);
+		}
 	}
 	while (tt_fake_recv(conn, m, &len) == 0)
 		if (m->head.kind != IDL_KIND_REQUEST || tt_fake_answer(conn, m, 0) != 0)
