@@ -17,7 +17,6 @@
 #include <config.h>
 
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -600,21 +599,6 @@ serve_send(struct srv_src *src, uint32_t n, const struct idl_peer *to)
 	if (locked)
 		pthread_mutex_unlock(&src->send_lock);
 	return err;
-}
-
-/* Logs a message the transport refused for what it holds (IDL_EPROTO), with the transport's
- * detail: `len` bytes of it came; none when the framing was lost and the connection ends. */
-void
-idl__srv_refused_log(struct srv_src *src, const struct idl_peer *from, size_t len)
-{
-	char who[IDL_CRED_ADDR_MAX + 32], size[48] = "";
-
-	idl__srv_who(src, from, who, sizeof who);
-	if (len != 0)
-		snprintf(size, sizeof size, " of %zu bytes", len);
-	idl__srv_log(src->srv, "%s: %s: message%s refused: %s%s", src->ep->head.address, who, size,
-		     idl_errdetail()[0] != '\0' ? idl_errdetail() : idl_strerror(IDL_EPROTO),
-		     len != 0 ? "" : ", connection closed");
 }
 
 /* Logs a refusal by a limit: an oversized message, or a connection that timed out (which
