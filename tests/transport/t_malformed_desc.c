@@ -9,15 +9,16 @@
  *
  * A message with the descriptor flag goes past the sender's own transport, which would
  * refuse to send it: as a packet (unix:), a datagram (udp:) or a length-prefixed frame (tcp:)
- * written to the connection's socket. A transport whose connection has no socket of its own
- * (shm:'s ring, port:'s queues) gets the rows without that flag here; its hostile peers are
- * tests/shm's and tests/port's.
+ * written to the connection's socket, or a queue message (port:) put on its request queue.
+ * shm:'s ring gets the rows without that flag here; its hostile peers are tests/shm's.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1 /* memfd_create */
 #endif
 
+#include <dirent.h>
 #include <errno.h>
+#include <mqueue.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -40,6 +41,7 @@
 #define TT_NO_REPLY 1 /* a row's `want`: no reply at all (a one-way message) */
 #define TT_FD_STRAY 1 /* a row's `fd`: a pipe's end that no descriptor names */
 #define TT_FD_MEMFD 2 /* an unsealed memfd, as descriptor 0's out-of-line data */
+#define TT_FDS 4096 /* descriptors looked at for port:'s queues */
 
 /* One malformed message. Its bytes: the header (the fields below; the flags as given), then
  * at offset 24, when `dtype` is set, one descriptor (dtype, dsize, daddr, daux); `sent` bytes
@@ -141,15 +143,62 @@ tt_looks_desc(const union tt_buf *m, size_t len)
 	       m->head.magic == IDL_MSG_MAGIC && m->head.order == IDL_ORDER_NATIVE;
 }
 
-/* The connection's own socket, or -1 when it has none (a set of the transport's own). */
-static int
-tt_raw_fd(const struct tt_raw *r)
+/* port:'s request queues of this process now open: each a bit of `set`, by descriptor. A
+ * queue descriptor reads as its name in /proc, "/idlport.<pid>.<hex>.q" for a client's
+ * request queue (docs/transports/port.md), also once the name is removed. */
+static void
+tt_port_queues(unsigned char *set, int max)
 {
+	char path[300], link[128], want[48];
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+
+	memset(set, 0, (size_t)max);
+	snprintf(want, sizeof want, "/idlport.%d.", (int)getpid());
+	while (d != NULL && (e = readdir(d)) != NULL) {
+		int fd = atoi(e->d_name);
+		ssize_t n;
+
+		snprintf(path, sizeof path, "/proc/self/fd/%s", e->d_name);
+		if (fd <= 0 || fd >= max || (n = readlink(path, link, sizeof link - 1)) <= 0)
+			continue;
+		link[n] = '\0';
+		if (strncmp(link, want, strlen(want)) == 0 && strstr(link, ".q") != NULL)
+			set[fd] = 1;
+	}
+	if (d != NULL)
+		closedir(d);
+}
+
+/* The connection's own socket, or port:'s request queue (new since `before`), where a
+ * message goes past the transport's own send; -1 when it has none (shm:'s ring). */
+static int
+tt_raw_fd(const struct tt_raw *r, const unsigned char *before)
+{
+	unsigned char now[TT_FDS];
 	unsigned ev = 0;
 
+	if (strcmp(tt.tr->scheme, "port") == 0) {
+		tt_port_queues(now, TT_FDS);
+		for (int fd = 0; fd < TT_FDS; fd++)
+			if (now[fd] && !before[fd])
+				return fd;
+		return -1;
+	}
 	if (tt.tr->conn_fd == NULL || (tt.tr->flags & IDL_TRF_OWNSET))
 		return -1;
 	return tt.tr->conn_fd(r->conn, &ev);
+}
+
+/* Whether a message of len bytes is more than one queue message of port:'s holds: port:
+ * sends such a one through an object of its own, which this test does not make. */
+static int
+tt_too_large(int sock, size_t len)
+{
+	struct mq_attr a;
+
+	return strcmp(tt.tr->scheme, "port") == 0 &&
+	       (mq_getattr((mqd_t)sock, &a) != 0 || len > (size_t)a.mq_msgsize);
 }
 
 /* A file descriptor for a row to pass: -1 when it passes none or cannot make one. */
@@ -189,6 +238,8 @@ tt_raw_write(int sock, const void *b, size_t len, int fd)
 	size_t total = len + (tcp ? 4 : 0);
 	ssize_t n;
 
+	if (strcmp(tt.tr->scheme, "port") == 0)
+		return mq_send((mqd_t)sock, b, len, 0) == 0 ? 0 : IDL_ESYSERR(errno);
 	if (fd >= 0) {
 		memset(&cm, 0, sizeof cm);
 		mh.msg_control = cm.buf;
@@ -263,13 +314,15 @@ tt_framed_row(const struct tt_framed *row, union tt_buf *m, int i)
 	uint32_t first, seqno;
 	size_t len, got = 0;
 	int sock, fd = -1, err;
+	unsigned char queues[TT_FDS];
 	uint8_t kind;
 
+	tt_port_queues(queues, TT_FDS);
 	if (tt_raw_open(&r, m, 1) != 0)
 		return;
-	sock = tt_raw_fd(&r);
+	sock = tt_raw_fd(&r, queues);
 	len = tt_row_build(row, m, r.seqno + 2);
-	if ((tt_looks_desc(m, len) && sock < 0) ||
+	if ((tt_looks_desc(m, len) && (sock < 0 || tt_too_large(sock, len))) ||
 	    ((row->fd != 0 || row->fdpass) && !(tt.tr->flags & IDL_TRF_FDPASS)))
 		goto out; /* not a message this transport's connection can carry here */
 
