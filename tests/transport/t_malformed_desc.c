@@ -42,6 +42,7 @@
 #define TT_FD_STRAY 1 /* a row's `fd`: a pipe's end that no descriptor names */
 #define TT_FD_MEMFD 2 /* an unsealed memfd, as descriptor 0's out-of-line data */
 #define TT_FDS 4096 /* descriptors looked at for port:'s queues */
+#define TT_FAKE_CONNS 4 /* connections the fake server accepts, of which it serves one */
 
 /* One malformed message. Its bytes: the header (the fields below; the flags as given), then
  * at offset 24, when `dtype` is set, one descriptor (dtype, dsize, daddr, daux); `sent` bytes
@@ -440,47 +441,65 @@ tt_fake_answer(void *conn, const union tt_buf *q, int lie)
 	return tt_raw_write(tt.tr->conn_fd(conn, &ev), r.b, 32, -1) == 0 ? 0 : -1;
 }
 
-/* The fake server (a child process): one connection; the hello; two add requests, the one
- * with a == 1 answered first, with the lie, then the other well; then adds answered well
- * until the client leaves. Exits 0 when all of that happened. */
+/* The fake server (a child process): the connection that says hello; then add requests two at a
+ * time, the one with a == 1 answered first, with the lie, then the other well, until the
+ * client leaves. Exits 0 when all of that happened. */
 static void
 tt_fake_server(const char *address, int ready)
 {
 	const struct idl_transport *tr = tt.tr;
 	const char *rest;
 	size_t csz = (tr->conn_size + 15) & ~(size_t)15, len;
-	void *ep = calloc(1, tr->ep_size), *conn = aligned_alloc(16, csz);
+	void *ep = calloc(1, tr->ep_size), *conn;
+	char *conns = aligned_alloc(16, TT_FAKE_CONNS * csz);
 	union tt_buf *m = malloc(2 * sizeof *m);
-	struct pollfd p;
+	int nconns = 0;
 
-	if (ep == NULL || conn == NULL || m == NULL || idl_transport_find(address, &rest) != tr ||
+	if (ep == NULL || conns == NULL || m == NULL || idl_transport_find(address, &rest) != tr ||
 	    tr->ep_listen(ep, rest, NULL) != 0 || write(ready, "r", 1) != 1)
 		_exit(2);
-	memset(conn, 0, csz);
-	p = (struct pollfd){ .fd = tr->ep_fd(ep), .events = POLLIN };
-	if (poll(&p, 1, TT_RAW_MS) != 1 || tr->ep_accept(ep, conn) != 0 ||
-	    tt_fake_recv(conn, m, &len) != 0 || tt_fake_hello(conn, m, len) != 0 ||
-	    tt_fake_recv(conn, &m[0], &len) != 0 || tt_fake_recv(conn, &m[1], &len) != 0)
-		_exit(3);
-	/* The lie first, so that the other call is still waiting behind it. */
-	for (int lie = 1; lie >= 0; lie--) {
-		for (int i = 0; i < 2; i++) {
-			int32_t a;
+	memset(conns, 0, TT_FAKE_CONNS * csz);
+	/* The connection that says hello is the one served: a port's own connection and a
+	 * pollable port's may both come, one of them silent. */
+	for (conn = NULL; conn == NULL;) {
+		struct pollfd p[1 + TT_FAKE_CONNS] = { { .fd = tr->ep_fd(ep), .events = POLLIN } };
+		unsigned ev;
 
-			memcpy(&a, m[i].b + IDL_MSG_HEADER_SIZE, 4);
-			if ((a == 1) == lie && tt_fake_answer(conn, &m[i], lie) != 0)
-				_exit(4);
+		for (int i = 0; i < nconns; i++)
+			p[1 + i] = (struct pollfd){ .fd = tr->conn_fd(conns + i * csz, &ev),
+						    .events = POLLIN };
+		if (poll(p, 1 + (nfds_t)nconns, TT_RAW_MS) <= 0)
+			_exit(3);
+		if ((p[0].revents & POLLIN) && nconns < TT_FAKE_CONNS &&
+		    tr->ep_accept(ep, conns + nconns * csz) == 0)
+			nconns++;
+		for (int i = 0; i < nconns && conn == NULL; i++)
+			if (p[1 + i].revents & POLLIN)
+				conn = conns + i * csz;
+	}
+	if (tt_fake_recv(conn, m, &len) != 0 || tt_fake_hello(conn, m, len) != 0)
+		_exit(3);
+	while (tt_fake_recv(conn, &m[0], &len) == 0) {
+		if (tt_fake_recv(conn, &m[1], &len) != 0 || m[0].head.kind != IDL_KIND_REQUEST ||
+		    m[1].head.kind != IDL_KIND_REQUEST)
+			_exit(4);
+		/* The lie first, so that the other call is still waiting behind it. */
+		for (int lie = 1; lie >= 0; lie--) {
+			for (int i = 0; i < 2; i++) {
+				int32_t a;
+
+				memcpy(&a, m[i].b + IDL_MSG_HEADER_SIZE, 4);
+				if ((a == 1) == lie && tt_fake_answer(conn, &m[i], lie) != 0)
+					_exit(5);
+			}
 		}
 	}
-	while (tt_fake_recv(conn, m, &len) == 0)
-		if (m->head.kind != IDL_KIND_REQUEST || tt_fake_answer(conn, m, 0) != 0)
-			_exit(5);
 	_exit(0);
 }
 
 struct tt_fake_call {
 	idl_port_t port;
-	int a, sum, kr;
+	int a, sum, kr, done;
 	char detail[256];
 };
 
@@ -494,15 +513,55 @@ tt_fake_call_main(void *arg)
 	return NULL;
 }
 
-/* A reply whose descriptors lie fails its own call only (tested where the server is a socket
- * of the transport's that the test can write to: unix:, tcp:). */
 static void
-tt_bad_reply_framed(void)
+tt_fake_done(void *ctx, kern_return_t kr, int sum)
+{
+	struct tt_fake_call *c = ctx;
+
+	c->kr = kr;
+	c->sum = sum;
+	c->done = 1;
+}
+
+/* Two calls in flight on port, a = a0 and a0 + 1: from two threads, or as calls in flight
+ * of the pollable port dispatched until both are done. */
+static void
+tt_fake_pair(idl_port_t port, int async, int a0, struct tt_fake_call *c)
+{
+	pthread_t th[2];
+
+	for (int i = 0; i < 2; i++)
+		c[i] = (struct tt_fake_call){ .port = port, .a = a0 + i, .kr = -1 };
+	if (!async) {
+		for (int i = 0; i < 2; i++)
+			CU_ASSERT_FATAL(pthread_create(&th[i], NULL, tt_fake_call_main, &c[i]) ==
+					0);
+		for (int i = 0; i < 2; i++)
+			pthread_join(th[i], NULL);
+		return;
+	}
+	CU_ASSERT(idl_port_fd(port) >= 0);
+	for (int i = 0; i < 2; i++)
+		TT_CHECK_KR(bench_add_async(port, c[i].a, 10 * c[i].a, tt_fake_done, &c[i], NULL),
+			    0);
+	for (int k = 0; k < 100 && !(c[0].done && c[1].done); k++) {
+		struct pollfd p = { .fd = idl_port_fd(port), .events = POLLIN };
+
+		(void)poll(&p, 1, 100);
+		CU_ASSERT(idl_port_dispatch(port, 0) >= 0);
+	}
+	CU_ASSERT(c[0].done && c[1].done);
+}
+
+/* A reply whose descriptors lie fails its own call only (tested where the server is a socket
+ * of the transport's that the test can write to: unix:, tcp:), for calls of two threads
+ * and for calls in flight of a pollable port. */
+static void
+tt_bad_reply_framed(int async)
 {
 	char address[512];
-	struct tt_fake_call c[2] = { { .a = 1 }, { .a = 2 } };
-	pthread_t th[2];
-	int fds[2], status = -1, sum = 0;
+	struct tt_fake_call c[2];
+	int fds[2], status = -1;
 	idl_port_t port = NULL;
 	pid_t pid;
 	char b;
@@ -527,23 +586,21 @@ tt_bad_reply_framed(void)
 	TT_CHECK_KR(idl_port_open(address, &port), 0);
 	if (port != NULL) {
 		idl_port_set_timeout(port, TT_RAW_MS);
-		for (int i = 0; i < 2; i++) {
-			c[i].port = port;
-			CU_ASSERT_FATAL(pthread_create(&th[i], NULL, tt_fake_call_main, &c[i]) ==
-					0);
-		}
-		for (int i = 0; i < 2; i++)
-			pthread_join(th[i], NULL);
-		if (c[0].kr != IDL_EPROTO || strstr(c[0].detail, "descriptors") == NULL)
-			fprintf(stderr, "conformance: the lied-to call: %s [%s]\n",
-				idl_errname(c[0].kr), c[0].detail);
+		tt_fake_pair(port, async, 1, c);
+		if (c[0].kr != IDL_EPROTO)
+			fprintf(stderr, "conformance: the lied-to call%s: %s [%s]\n",
+				async ? " in flight" : "", idl_errname(c[0].kr), c[0].detail);
 		TT_CHECK_KR(c[0].kr, IDL_EPROTO);
-		CU_ASSERT(strstr(c[0].detail, "descriptors") != NULL);
+		if (!async)
+			CU_ASSERT(strstr(c[0].detail, "descriptors") != NULL);
 		TT_CHECK_KR(c[1].kr, 0);
 		CU_ASSERT_EQUAL(c[1].sum, 22);
 		/* The same connection: the fake server accepts no other. */
-		TT_CHECK_KR(bench_add(port, 3, 30, &sum), 0);
-		CU_ASSERT_EQUAL(sum, 33);
+		tt_fake_pair(port, async, 3, c);
+		TT_CHECK_KR(c[0].kr, 0);
+		TT_CHECK_KR(c[1].kr, 0);
+		CU_ASSERT_EQUAL(c[0].sum, 33);
+		CU_ASSERT_EQUAL(c[1].sum, 44);
 		idl_port_close(port);
 	}
 	if (waitpid(pid, &status, 0) != pid) {
@@ -567,5 +624,6 @@ tt_bad_framed(void)
 	for (size_t i = 0; i < sizeof tt_framed_rows / sizeof tt_framed_rows[0]; i++)
 		tt_framed_row(&tt_framed_rows[i], m, (int)i);
 	free(m);
-	tt_bad_reply_framed();
+	tt_bad_reply_framed(0);
+	tt_bad_reply_framed(1);
 }
