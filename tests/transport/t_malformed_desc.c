@@ -91,6 +91,11 @@ static const struct tt_framed tt_framed_rows[] = {
 	{ "kind GOODBYE", IDL_KIND_GOODBYE, D, 0, 32, 32, .want = IDL_EPROTO },
 	{ "one-way, descriptors past the message", IDL_KIND_ONEWAY, D, TT_ID_NOTIFY, 32, 32, 1,
 	  .want = TT_NO_REPLY },
+	/* A cancel is never answered, malformed or not. */
+	{ "kind CANCEL with the descriptor flag", IDL_KIND_CANCEL, D, 0, 32, 32,
+	  .want = TT_NO_REPLY },
+	{ "kind CANCEL, size says 40, 32 sent", IDL_KIND_CANCEL, 0, 0, 40, 32,
+	  .want = TT_NO_REPLY },
 	/* Flags: bits that are not defined are 0 (docs/wire-format.md), with descriptors or
 	 * without. */
 	{ "flag 0x80 beside the descriptor flag", REQ, D | 0x80, 0, 32, 32, .want = IDL_EPROTO },
