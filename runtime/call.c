@@ -154,7 +154,7 @@ call_lean(struct idl_port *p, struct cl_conn *c, idl_msg_header_t *req, struct i
 		*plain = 1;
 		return 0;
 	}
-	while (err == 0 || err == IDL_EMSGSIZE) {
+	while (idl__rcv_has_msg(err, rep.len)) {
 		const idl_msg_header_t *h = w->rep;
 		uint32_t seqno;
 		int ok;

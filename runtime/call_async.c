@@ -231,6 +231,10 @@ async_reply_bad(const struct idl_async *call, const idl_msg_header_t *h, size_t 
 		*result = MIG_REPLY_MISMATCH;
 		return "reply with a bad magic or byte order byte";
 	}
+	if (rcv_err == IDL_EPROTO) {
+		*result = IDL_EPROTO;
+		return idl__call_refused;
+	}
 	if (rcv_err == IDL_EMSGSIZE || len > call->rep_max)
 		return "reply larger than the caller's buffer";
 	if (len < IDL_MSG_HEADER_SIZE)

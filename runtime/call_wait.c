@@ -32,6 +32,7 @@
 static const char call_late[] = "deadline passed waiting for the reply";
 static const char call_unsent[] = "deadline passed before the request was sent";
 static const char call_died[] = "the server went away";
+const char idl__call_refused[] = "reply with descriptors the transport refused";
 
 #define CALL_OTHER_ORDER (IDL_ORDER_NATIVE == IDL_ORDER_LITTLE ? IDL_ORDER_BIG : IDL_ORDER_LITTLE)
 
@@ -129,6 +130,9 @@ idl__call_take(struct idl__call *w, const void *buf, size_t len, int rcv_err)
 	} else if (h->magic != IDL_MSG_MAGIC || h->order != IDL_ORDER_NATIVE) {
 		result = MIG_REPLY_MISMATCH;
 		why = "reply with a bad magic or byte order byte";
+	} else if (rcv_err == IDL_EPROTO) {
+		result = IDL_EPROTO;
+		why = idl__call_refused;
 	} else if (rcv_err == IDL_EMSGSIZE || len > w->rep_max) {
 		why = "reply larger than the caller's buffer";
 	} else if (len < IDL_MSG_HEADER_SIZE) {
@@ -293,7 +297,7 @@ call_lead(struct idl_port *p, struct cl_conn *c, struct idl__call *w)
 		if (err == 0)
 			IDL__TRACE(IDL_TRACE_CLIENT, IDL_TRACE_RECV, p->head.address, buf, m.len);
 		pthread_mutex_lock(&p->lock);
-		if (err == 0 || err == IDL_EMSGSIZE) {
+		if (idl__rcv_has_msg(err, m.len)) {
 			if (!idl__call_goodbye(p, c, buf, m.len, m.len < cap ? m.len : cap))
 				idl__call_deliver(c, buf, m.len, err);
 			continue;
@@ -356,7 +360,7 @@ call_combined(struct idl_port *p, struct cl_conn *c, struct idl__call *w,
 	pthread_mutex_lock(&p->lock);
 	c->calling = 0;
 	c->receiving = 0;
-	if (err == 0 || err == IDL_EMSGSIZE) {
+	if (idl__rcv_has_msg(err, rep.len)) {
 		/* What came may be the server's goodbye (it refused the connection, or ended
 		 * it): then the call fails with the server's reason. */
 		if (!idl__call_goodbye(p, c, w->rep, rep.len,

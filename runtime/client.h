@@ -166,6 +166,9 @@ void idl__call_wake(struct idl__call *call);
  * taken, or nonzero when it was refused (the call then failed with why; what the reply
  * carried must be released by the caller). */
 int idl__call_take(struct idl__call *call, const void *buf, size_t len, int rcv_err);
+/* Why a call failed whose reply the transport refused for its descriptors (IDL_EPROTO, the
+ * framing kept): that call fails, and the connection and its other calls go on. */
+extern const char idl__call_refused[];
 /* A received message nobody takes: what the transport made of its descriptors is
  * released. */
 void idl__call_drop(void *buf, size_t len, int rcv_err);

@@ -254,8 +254,9 @@ idl__desc_in_check(const void *msg, size_t msize, const char *scheme, uint32_t *
 	if (h->kind != IDL_KIND_REQUEST && h->kind != IDL_KIND_REPLY && h->kind != IDL_KIND_ONEWAY)
 		return idl__fail(IDL_EPROTO, "%s: descriptors in a message of kind %u", scheme,
 				 h->kind);
-	if (msize < IDL_MSG_HEADER_SIZE || msize % IDL_MSG_ALIGN != 0 || h->ndesc > IDL_DESC_MAX ||
-	    h->ndesc > (msize - IDL_MSG_HEADER_SIZE) / IDL_DESC_SIZE)
+	if (msize < IDL_MSG_HEADER_SIZE || msize % IDL_MSG_ALIGN != 0)
+		return idl__fail(IDL_EPROTO, "%s: a size field of %zu bytes", scheme, msize);
+	if (h->ndesc > IDL_DESC_MAX || h->ndesc > (msize - IDL_MSG_HEADER_SIZE) / IDL_DESC_SIZE)
 		return idl__fail(IDL_EPROTO, "%s: %u descriptors in a %zu-byte message", scheme,
 				 h->ndesc, msize);
 	*nd = h->ndesc;

@@ -165,7 +165,7 @@ idl__ool_inline_in(void *msg, size_t msize, size_t wire_len, const char *scheme,
 
 	/* The layout first, whole: nothing is allocated for a message that lies. */
 	if ((err = idl__ool_inline_layout(msg, msize, wire_len, scheme, &nd)) != 0)
-		return err;
+		goto refused;
 	for (i = 0; i < nd; i++) {
 		void *p;
 
@@ -193,6 +193,9 @@ idl__ool_inline_in(void *msg, size_t msize, size_t wire_len, const char *scheme,
 	ool_free_first(descs, i);
 	if (err == IDL_EPROTO && idl_errdetail()[0] == '\0')
 		idl__fail(err, "%s: out-of-line data cut short", scheme);
+refused:
+	/* What the descriptors name is nobody's now: no one may release it again. */
+	((unsigned char *)msg)[3] &= (unsigned char)~IDL_MSGF_DESC;
 	return err;
 }
 

@@ -73,7 +73,7 @@ aconn_receiver(void *arg)
 		idl__clear_detail();
 		err = c->tr->conn_recv(c->tr_state, &m, &dl);
 		pthread_mutex_lock(&ap->lock);
-		if (err == 0 || err == IDL_EMSGSIZE)
+		if (idl__rcv_has_msg(err, m.len))
 			idl__async_deliver(ap, c->rbuf, m.len, err);
 		else if (err != IDL_ETIMEDOUT)
 			idl__aport_conn_failed(ap, c, NULL, err);

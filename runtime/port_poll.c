@@ -440,7 +440,7 @@ poll_pump(struct idl__aport *ap)
 			err = recv_nb(c->tr_state, &m);
 			if (err == IDL_EAGAIN)
 				break;
-			if (err == 0 || err == IDL_EMSGSIZE) {
+			if (idl__rcv_has_msg(err, m.len)) {
 				idl__async_deliver(ap, c->rbuf, m.len, err);
 				continue;
 			}

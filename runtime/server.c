@@ -286,6 +286,23 @@ idl__srv_who(const struct srv_src *src, const struct idl_peer *from, char *buf, 
 		snprintf(buf, n, "a client");
 }
 
+/* Logs a message the transport refused for what it holds (IDL_EPROTO), with the transport's
+ * detail: `len` bytes of it came; none when the framing was lost and the connection ends. */
+void
+idl__srv_refused_log(struct srv_src *src, const struct idl_peer *from, size_t len)
+{
+	char who[IDL_CRED_ADDR_MAX + 32], size[48] = "", why[256];
+
+	/* The detail first: asking for the client's credentials may set another. */
+	snprintf(why, sizeof why, "%s",
+		 idl_errdetail()[0] != '\0' ? idl_errdetail() : idl_strerror(IDL_EPROTO));
+	idl__srv_who(src, from, who, sizeof who);
+	if (len != 0)
+		snprintf(size, sizeof size, " of %zu bytes", len);
+	idl__srv_log(src->srv, "%s: %s: message%s refused: %s%s", src->ep->head.address, who, size,
+		     why, len != 0 ? "" : ", connection closed");
+}
+
 /* Adds ss with either demux or demux_ctx (and its ctx). */
 static int
 srv_add_subsystem(idl_server_t *srv, const struct idl_subsystem *ss, idl_demux_fn demux,

@@ -413,6 +413,8 @@ void idl__srv_ev_close_all(struct idl_server *srv);
 
 /* Logs a refusal by a limit on a connection (server_request.c). */
 void idl__srv_conn_log(struct srv_src *src, int err, size_t len, int closing);
+/* Logs a message the transport refused with IDL_EPROTO (server.c). */
+void idl__srv_refused_log(struct srv_src *src, const struct idl_peer *from, size_t len);
 /* Starts one more pool thread (detached). */
 void idl__srv_ev_spawn(struct idl_server *srv);
 /* At the connection limit: ends the oldest idle pooled connection with a goodbye; 1 when

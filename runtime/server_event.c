@@ -494,8 +494,12 @@ srv_serve_msg(struct srv_src *src, struct idl_xmsg *m, int err, void *sbuf, int 
 	int more;
 
 	if (__builtin_expect(err != 0, 0)) {
-		/* A stream transport has closed the connection when a message did not fit. */
-		if (err != IDL_EMSGSIZE || (src->ep->tr->flags & IDL_TRF_STREAM)) {
+		/* A stream transport has closed the connection when a message did not fit. A
+		 * message refused for its descriptors is answered while its framing held. */
+		if (err == IDL_EPROTO)
+			idl__srv_refused_log(src, NULL, m->len);
+		if (!idl__rcv_has_msg(err, m->len) ||
+		    (err == IDL_EMSGSIZE && (src->ep->tr->flags & IDL_TRF_STREAM))) {
 			/* The replies to the frames before it still go. */
 			pthread_mutex_lock(&src->send_lock);
 			srv_batch_flush(src);
@@ -503,7 +507,8 @@ srv_serve_msg(struct srv_src *src, struct idl_xmsg *m, int err, void *sbuf, int 
 			idl__srv_conn_log(src, err, m->len, 1);
 			return err;
 		}
-		idl__srv_conn_log(src, err, m->len, 0);
+		if (err == IDL_EMSGSIZE)
+			idl__srv_conn_log(src, err, m->len, 0);
 	} else {
 		IDL__TRACE(IDL_TRACE_SERVER, IDL_TRACE_RECV, src->ep->head.address, m->data,
 			   m->len);

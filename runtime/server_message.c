@@ -281,21 +281,22 @@ idl_server_serve_message(idl_server_t *srv, const void *msg, size_t len, void *r
 	}
 	if (cap > 0)
 		memcpy(wire, msg, cap);
-	if ((err = idl__msg_convert(wire, cap)) != 0) {
-		/* A transport drops such a message: nothing is served, nothing answered. */
-		err = idl__fail(err, "idl_server_serve_message: malformed descriptors");
-		msg_conn_done(srv, src);
-		goto done;
-	}
-	if (idl__desc_msg(wire, cap))
+	if (idl__msg_convert(wire, cap) != 0) {
+		/* Refused as a transport refuses it, its framing kept: answered from its header,
+		 * nothing it names converted (idl__desc_refused()). */
+		((idl_msg_header_t *)(void *)wire)->flags &= (uint8_t)~IDL_MSGF_DESC;
+		rcv_err = IDL_EPROTO;
+	} else if (idl__desc_msg(wire, cap)) {
 		cap = ((idl_msg_header_t *)(void *)wire)->size;
+	}
 	/* The receive-size rule: a larger message is cut, with its true length, and what it
 	 * carried is released. */
 	if (cap > srv->rcap) {
 		idl_msg_destroy((idl_msg_header_t *)(void *)wire);
 		((idl_msg_header_t *)(void *)wire)->flags &= (uint8_t)~IDL_MSGF_DESC;
 		memcpy(in, wire, srv->rcap);
-		rcv_err = IDL_EMSGSIZE;
+		if (rcv_err == 0)
+			rcv_err = IDL_EMSGSIZE;
 	} else {
 		memcpy(in, wire, cap);
 	}
@@ -393,8 +394,12 @@ mem_recv(void *conn, struct idl_xmsg *m, struct idl_deadline *deadline)
 	/* What a transport does: descriptors converted where the message came (a malformed
 	 * one refused), then the message handed over. */
 	if (idl__msg_convert(wire, n) != 0) {
+		/* Refused, its framing kept: the call it answers fails, and only that one. */
+		((idl_msg_header_t *)(void *)wire)->flags &= (uint8_t)~IDL_MSGF_DESC;
+		memcpy(m->data, wire, n < m->cap ? n : m->cap);
 		free(wire);
-		return IDL_EPROTO;
+		m->len = n;
+		return idl__fail(IDL_EPROTO, "memory: a reply with malformed descriptors");
 	}
 	if (idl__desc_msg(wire, n))
 		n = ((idl_msg_header_t *)(void *)wire)->size;

@@ -480,8 +480,9 @@ serve_checked(struct srv_src *src, struct srv_hello *hs, idl_msg_header_t *in, s
 		err = IDL_EPROTO;
 	else if (rcv_err == IDL_EMSGSIZE)
 		err = IDL_EMSGSIZE;
-	else if (h.size != len || h.size % IDL_MSG_ALIGN != 0)
-		err = IDL_EPROTO;
+	else if (rcv_err != 0 || h.size != len || h.size % IDL_MSG_ALIGN != 0 ||
+		 (h.flags & ~IDL_MSGF_DESC) != 0)
+		err = IDL_EPROTO; /* the transport refused its descriptors, or a header that lies */
 	else if (h.kind == IDL_KIND_CANCEL) {
 		if (len == IDL_MSG_HEADER_SIZE)
 			serve_cancel(src, &h, peer);
@@ -535,8 +536,8 @@ serve_checked(struct srv_src *src, struct srv_hello *hs, idl_msg_header_t *in, s
 		idl_msg_destroy(in);
 	if (err == 0)
 		return outlen; /* a hello answered */
-	if (h.kind == IDL_KIND_ONEWAY)
-		return 0; /* one-way messages never get a reply, not even an error */
+	if (h.kind == IDL_KIND_ONEWAY || h.kind == IDL_KIND_CANCEL)
+		return 0; /* one-way messages and cancels never get a reply, not even an error */
 	idl_reply_init(&h, out);
 	if (h.kind == IDL_KIND_HELLO)
 		out->kind = IDL_KIND_HELLO_REPLY;
@@ -664,15 +665,21 @@ idl__srv_conn_main(void *arg)
 		/* A stream transport has closed the connection when a message did not fit:
 		 * its framing is lost. A timeout is a limit: the connection ends, told why as
 		 * the event core tells its own (an IDLE goodbye), so that the client's next
-		 * call connects again rather than fail. */
-		if (err != 0 && (err != IDL_EMSGSIZE || (tr->flags & IDL_TRF_STREAM))) {
-			idl__srv_conn_log(src, err, m.len, 1);
-			if (err == IDL_ETIMEDOUT)
-				idl__srv_timeout_goodbye(src);
-			break;
+		 * call connects again rather than fail. A message refused for its descriptors
+		 * is answered while its framing held. */
+		if (__builtin_expect(err != 0, 0)) {
+			if (err == IDL_EPROTO)
+				idl__srv_refused_log(src, NULL, m.len);
+			if (!idl__rcv_has_msg(err, m.len) ||
+			    (err == IDL_EMSGSIZE && (tr->flags & IDL_TRF_STREAM))) {
+				idl__srv_conn_log(src, err, m.len, 1);
+				if (err == IDL_ETIMEDOUT)
+					idl__srv_timeout_goodbye(src);
+				break;
+			}
+			if (err == IDL_EMSGSIZE)
+				idl__srv_conn_log(src, err, m.len, 0);
 		}
-		if (err == IDL_EMSGSIZE)
-			idl__srv_conn_log(src, err, m.len, 0);
 		n = idl__srv_serve_one(src, &src->hello, src->rbuf, m.len, err, src->sbuf, NULL,
 				       NULL);
 		if (n != 0 && serve_send(src, n, NULL) != 0)
@@ -698,7 +705,7 @@ serve_ep_one(struct srv_src *src, struct idl_xmsg *m, struct idl_peer *from, int
 	/* Other errors (an ICMP error surfacing on a datagram socket) concern one peer, and
 	 * the endpoint goes on; but an endpoint that fails every time is broken, and its
 	 * loop must not spin. */
-	if (err != 0 && err != IDL_EMSGSIZE)
+	if (!idl__rcv_has_msg(err, m->len))
 		return ++*failures == SERVE_EP_MAX_FAILURES;
 	*failures = 0;
 	if (err == 0)
@@ -719,6 +726,8 @@ serve_ep_one(struct srv_src *src, struct idl_xmsg *m, struct idl_peer *from, int
 		idl__srv_who(src, from, who, sizeof who);
 		idl__srv_log(srv, "%s: %s: message of %zu bytes refused (msg_size %zu)",
 			     src->ep->head.address, who, m->len, srv->rcap);
+	} else if (err == IDL_EPROTO) {
+		idl__srv_refused_log(src, from, m->len);
 	}
 	n = idl__srv_serve_one(src, &peer->hello, src->rbuf, m->len, err, src->sbuf, from, peer);
 	if (n != 0)

@@ -265,6 +265,23 @@ idl__desc_msg(const void *data, size_t len)
 	       b[1] == IDL_ORDER_NATIVE;
 }
 
+/* A received message refused whole, its framing kept: `len` bytes of it came (its frame,
+ * datagram, packet, record or queue message), and the next receive starts at the next
+ * message. IDL_MSGF_DESC is cleared in the bytes handed back, so that nobody releases what
+ * its descriptors name, and m->len says how many came, so that the receiver can answer it
+ * from its header (<idl/idl_transport.h>, "Descriptors"). Returns err: IDL_EPROTO for
+ * malformed descriptors (the detail says what was wrong), IDL_EMSGSIZE for a message larger
+ * than the caller's buffer. A receive that lost the framing instead ends the connection and
+ * returns its error with m->len 0. */
+static inline int
+idl__desc_refused(struct idl_xmsg *m, size_t len, int err)
+{
+	if (m->cap > 3)
+		((unsigned char *)m->data)[3] &= (unsigned char)~IDL_MSGF_DESC;
+	m->len = len;
+	return err;
+}
+
 /* The descriptors of a message to send, checked: ndesc within IDL_DESC_MAX and within the
  * `len` bytes, a request, reply or one-way kind. 0 or an error with the detail naming
  * `scheme`. *nd gets the count. */
@@ -309,7 +326,8 @@ typedef int (*idl__ool_reader)(void *arg, size_t off, void *dst, size_t n);
 /* Converts the descriptors of a received message whose first msize bytes (its header's
  * size, already checked with idl__desc_in_check) are in msg and whose wire form is
  * wire_len bytes: each out-of-line datum is read into memory of its own with `rd`, up to
- * the end of the wire message. On failure nothing stays allocated. */
+ * the end of the wire message. On failure nothing stays allocated and IDL_MSGF_DESC is
+ * cleared in msg (idl__desc_refused()). */
 int idl__ool_inline_in(void *msg, size_t msize, size_t wire_len, const char *scheme,
 		       idl__ool_reader rd, void *arg);
 /* The checks idl__ool_inline_in() makes before it allocates anything: the descriptors

@@ -239,8 +239,9 @@ idl_port_t idl_request_port(void);
  * data of each out-of-line descriptor in order, each padded to 8. The message is served on
  * a connection of its own that has said hello for every subsystem of srv with the server's
  * own signature hashes; its ports arrive as ports that go nowhere. The bytes go through the
- * descriptor conversion a transport makes (a malformed message is dropped: IDL_EPROTO, no
- * reply, nothing served), the receive-size limit, then the checks of the header, the
+ * descriptor conversion a transport makes (malformed descriptors are refused with an
+ * IDL_EPROTO reply, as a transport's receive path answers them, nothing converted kept),
+ * the receive-size limit, then the checks of the header, the
  * routine, its descriptors, the limits and the authorisation hook; the demux runs only
  * when all pass, as on a socket.
  *
@@ -248,7 +249,7 @@ idl_port_t idl_request_port(void);
  * into `reply` (reply_cap bytes) and its size stored in *reply_len (0 when none); what it
  * gives away (out-of-line data, ports) is released as a send would, so its descriptors must
  * not be followed. Returns 0 when the message was served - refused or not: the reply's
- * retcode says which - IDL_EPROTO (dropped), IDL_EMSGSIZE (the reply does not fit; it was
+ * retcode says which - IDL_EMSGSIZE (the reply does not fit; it was
  * released), IDL_EBUSY (srv is running: serve messages before idl_server_run() or after
  * it returned), IDL_EINVAL or IDL_ENOMEM. `msg` stays the caller's. Not concurrently with
  * other calls on srv.

@@ -70,6 +70,13 @@
  *     refuse a message whose descriptors are malformed (IDL_EPROTO), leaving nothing
  *     behind. A message dropped as too large (IDL_EMSGSIZE) has what it carried released
  *     and IDL_MSGF_DESC cleared in the bytes handed back, so nobody releases it again.
+ *   - A refused message whose framing held - the receive took it whole, and the next one
+ *     starts at the next message - is handed back as one too large is: its bytes in m->data
+ *     (its header at least) with IDL_MSGF_DESC cleared and m->len the bytes that came, so
+ *     that the server answers it (IDL_EPROTO, with its id + 100 and seqno) and a client
+ *     fails the one call it answers; the connection goes on. A receive that lost the framing
+ *     (a stream whose frame length cannot be trusted, or that broke midway through skipping
+ *     a frame) ends the connection and returns its error with m->len 0.
  * Messages without the flag take the fast path, unchanged: one flag test.
  *
  * Close and fini: *_close is idempotent, never blocks, and wakes any thread blocked in an

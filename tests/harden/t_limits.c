@@ -78,7 +78,7 @@ hd_header(idl_msg_header_t *h, uint32_t size, int32_t id, uint32_t seqno)
 }
 
 /* msg_size: over the limit is refused from the header; the connection stays on a message
- * transport, closes on a stream. */
+ * transport, closes on a stream. A size field that lies is no message over the limit. */
 static void
 test_msg_size(void)
 {
@@ -104,8 +104,20 @@ test_msg_size(void)
 	CU_ASSERT(recv(fd, &rep, sizeof rep, 0) == (ssize_t)sizeof rep);
 	CU_ASSERT_EQUAL(rep.retcode, IDL_EPROTO);
 	CU_ASSERT_EQUAL(rep.seqno, 78u);
+	/* A size field of 0xFFFFFFFF in 32 bytes with the descriptor flag is a lie, not a
+	 * message over msg_size: refused with IDL_EPROTO, logged with what was wrong. */
+	hd_header((idl_msg_header_t *)big, 0xFFFFFFFFu, 7100, 80);
+	((idl_msg_header_t *)big)->flags = IDL_MSGF_DESC;
+	CU_ASSERT(send(fd, big, 32, MSG_NOSIGNAL) == 32);
+	CU_ASSERT(recv(fd, &rep, sizeof rep, 0) == (ssize_t)sizeof rep);
+	CU_ASSERT_EQUAL(rep.retcode, IDL_EPROTO);
+	CU_ASSERT_EQUAL(rep.seqno, 80u);
 	close(fd);
 	CU_ASSERT(hd_log_has(&s, "message of 2048 bytes refused (msg_size 1024)", 2000));
+	CU_ASSERT(hd_log_has(
+		&s, "message of 32 bytes refused: unix: a 4294967295-byte message in 32 bytes",
+		2000));
+	CU_ASSERT(!hd_log_has(&s, "message of 32 bytes refused (msg_size", 0));
 	CU_ASSERT_EQUAL(hd_stop(&s), 0);
 
 	/* tcp: a transport that can skip the refused frame keeps the connection and answers;

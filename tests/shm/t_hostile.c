@@ -143,8 +143,18 @@ hs_act(struct shm_conn *c, int act, uint8_t kind)
 	}
 }
 
-/* A hostile client against a real bench-server: the server drops that client only, and
- * serves a well-behaved one before and after. */
+/* Whether `act` writes a whole record whose descriptors are bad: the ring keeps its
+ * framing, and the message alone is refused. */
+static int
+hs_desc_act(int act)
+{
+	return act >= HS_DESC_PAST_END && act <= HS_DESC_PORT;
+}
+
+/* A hostile client against a real bench-server: a record with bad descriptors gets an
+ * IDL_EPROTO reply and the connection goes on (a request after it is answered); any other
+ * corruption makes the server drop that client only. A well-behaved one is served before and
+ * after. */
 static void
 hs_client_scribbles(void)
 {
@@ -181,9 +191,22 @@ hs_client_scribbles(void)
 			err = st_raw_recv(c, m->b, sizeof m->b, &len,
 					  act == HS_BAD_SEQ ? 300 : 5000);
 		}
+		if (hs_desc_act(act) && err == 0) {
+			/* Refused with its id + 100, then the next request is answered (before
+			 * any hello: IDL_EPROTO again, from the runtime's own check). */
+			ST_CHECK_KR(m->head.retcode, IDL_EPROTO);
+			CU_ASSERT_EQUAL(m->head.id, 4200 + 100);
+			CU_ASSERT_EQUAL(len, IDL_MSG_HEADER_SIZE);
+			st_head(m->b, IDL_KIND_REQUEST, 4201, 32, 0, 0);
+			m->head.seqno = 77;
+			ST_CHECK_KR(st_raw_send(c, m->b, 32, 1000), 0);
+			err = st_raw_recv(c, m->b, sizeof m->b, &len, 5000);
+			ST_CHECK_KR(m->head.retcode, IDL_EPROTO);
+			CU_ASSERT_EQUAL(m->head.seqno, 77);
+		}
 		/* The server dropped the connection (its `gone` flag), well before 5 s; what
 		 * is not a record is not read at all, and the wait for a reply times out. */
-		want = act == HS_BAD_SEQ ? IDL_ETIMEDOUT : MIG_SERVER_DIED;
+		want = act == HS_BAD_SEQ ? IDL_ETIMEDOUT : hs_desc_act(act) ? 0 : MIG_SERVER_DIED;
 		if (err != want)
 			fprintf(stderr, "shm-test: hostile client, %s: %s\n", hs_names[act],
 				idl_errname(err));
@@ -282,7 +305,8 @@ hs_reap(pid_t pid)
 
 /* A hostile server: each corruption of the reply ring is IDL_EPROTO (for `gone`,
  * MIG_SERVER_DIED; a word that is no record is waited past, IDL_ETIMEDOUT) for the client,
- * and a call through the runtime fails cleanly. */
+ * and a call through the runtime fails cleanly. The error is sticky, except for a whole
+ * record with bad descriptors: that message alone is refused, and the ring goes on. */
 static void
 hs_server_scribbles(void)
 {
@@ -322,9 +346,11 @@ hs_server_scribbles(void)
 		if (err != want)
 			fprintf(stderr, "shm-test: hostile server, %s:\n", hs_names[acts[i]]);
 		ST_CHECK_KR(err, want);
-		/* The error is sticky: the connection is not used again. */
+		/* The error is sticky: the connection is not used again. A refused message
+		 * leaves nothing behind it: the wait for another times out. */
 		if (acts[i] != HS_BAD_SEQ)
-			ST_CHECK_KR(st_raw_recv(c, m->b, sizeof m->b, &len, 100), want);
+			ST_CHECK_KR(st_raw_recv(c, m->b, sizeof m->b, &len, 100),
+				    hs_desc_act(acts[i]) ? IDL_ETIMEDOUT : want);
 		st_raw_close(c);
 	}
 	/* Through the runtime: the hello's reply ring is corrupted. */

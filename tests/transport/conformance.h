@@ -85,6 +85,35 @@ void tt_oolt_stop(void);
 /* The open file descriptors and mappings of this process (t_ool.c). */
 void tt_ool_census(int *fds, int *maps);
 
+/* Raw connections (t_malformed.c): messages built by hand, sent through the transport's own
+ * ops after a hello built by hand. */
+#define TT_RAW_MS 5000
+#define TT_BUF 16384
+#define TT_ID_ADD 4201
+#define TT_ID_NOTIFY 4206
+struct tt_raw {
+	void *conn; /* the transport's connection state */
+	uint32_t seqno; /* the last sequence number used */
+};
+/* Message buffers, 8-aligned as the transports expect. */
+union tt_buf {
+	idl_msg_header_t head;
+	uint64_t align;
+	unsigned char b[TT_BUF];
+};
+/* A header of this kind, id, size field and seqno; the other fields 0. */
+void tt_head(union tt_buf *m, uint8_t kind, int32_t id, uint32_t size, uint32_t seqno);
+/* Connects (and says hello when `hello`): 0, or -1 after a CUnit failure. */
+int tt_raw_open(struct tt_raw *r, union tt_buf *m, int hello);
+void tt_raw_close(struct tt_raw *r);
+/* The reply to the request of `seqno` into m: the receive's error; *len its size. */
+int tt_raw_recv_seq(struct tt_raw *r, union tt_buf *m, size_t *len, uint32_t seqno);
+/* A valid add on r gets its right answer: the server still serves the connection. */
+void tt_raw_add_works(struct tt_raw *r, union tt_buf *m);
+/* Malformed messages whose framing holds, with and without descriptors
+ * (t_malformed_desc.c). */
+void tt_bad_framed(void);
+
 /* The mode in which the suite re-executes itself as a client process (main.c). */
 #define TT_CHILD_FLAG "--client"
 int tt_child_main(int argc, char **argv);

@@ -11,6 +11,7 @@ tests_transport_conformance_SOURCES = \
 	tests/transport/t_calls.c \
 	tests/transport/t_faults.c \
 	tests/transport/t_malformed.c \
+	tests/transport/t_malformed_desc.c \
 	tests/transport/t_ool.c \
 	tests/transport/t_oolt.c \
 	$(tests_procdump_sources)

@@ -14,30 +14,13 @@
 #include "bench.h"
 #include "conformance.h"
 
-#define TT_RAW_MS 5000
-#define TT_ID_ADD 4201
 #define TT_ID_ECHO 4207
 #define TT_ID_SUM 4208
-#define TT_ID_NOTIFY 4206
 /* Room for a message larger than any receive buffer of the server (docs/wire-format.md,
  * "Limits": the largest request or hello, 8168 bytes). */
 #define TT_OVERSIZE 9000
-#define TT_BUF 16384
 
-/* A raw connection: the transport's connection state, and the next sequence number. */
-struct tt_raw {
-	void *conn;
-	uint32_t seqno;
-};
-
-/* Message buffers, 8-aligned as the transports expect. */
-union tt_buf {
-	idl_msg_header_t head;
-	uint64_t align;
-	unsigned char b[TT_BUF];
-};
-
-static void
+void
 tt_head(union tt_buf *m, uint8_t kind, int32_t id, uint32_t size, uint32_t seqno)
 {
 	memset(&m->head, 0, sizeof m->head);
@@ -57,11 +40,11 @@ tt_raw_send(struct tt_raw *r, const union tt_buf *m, size_t len)
 	return tt.tr->conn_send(r->conn, &x, &(struct idl_deadline){ 0, TT_RAW_MS });
 }
 
-/* The reply to the request sent last. On a datagram transport a slow answer makes the
+/* The reply to the request of `seqno`. On a datagram transport a slow answer makes the
  * transport send the request again, and the server answers the copy from its cache: a
  * second reply to an earlier request may come first, and is dropped as a client would. */
-static int
-tt_raw_recv(struct tt_raw *r, union tt_buf *m, size_t *len)
+int
+tt_raw_recv_seq(struct tt_raw *r, union tt_buf *m, size_t *len, uint32_t seqno)
 {
 	struct idl_deadline dl = { 0, TT_RAW_MS };
 	struct idl_xmsg x;
@@ -71,9 +54,16 @@ tt_raw_recv(struct tt_raw *r, union tt_buf *m, size_t *len)
 		x = (struct idl_xmsg){ .data = m->b, .cap = sizeof m->b };
 		err = tt.tr->conn_recv(r->conn, &x, &dl);
 	} while (err == 0 && (tt.tr->flags & IDL_TRF_DGRAM) && x.len >= IDL_MSG_HEADER_SIZE &&
-		 m->head.seqno != r->seqno && __builtin_bswap32(m->head.seqno) != r->seqno);
+		 m->head.seqno != seqno && __builtin_bswap32(m->head.seqno) != seqno);
 	*len = x.len;
 	return err;
+}
+
+/* The reply to the request sent last. */
+static int
+tt_raw_recv(struct tt_raw *r, union tt_buf *m, size_t *len)
+{
+	return tt_raw_recv_seq(r, m, len, r->seqno);
 }
 
 /* The hello for bench: header, base, routine count, name length, version, the hashes and
@@ -133,7 +123,7 @@ tt_raw_hello(struct tt_raw *r, union tt_buf *m)
 
 /* Connects, and exchanges the hello when `hello` is set; returns 0, or -1 after a CUnit
  * failure was recorded. */
-static int
+int
 tt_raw_open(struct tt_raw *r, union tt_buf *m, int hello)
 {
 	const char *rest;
@@ -162,7 +152,7 @@ tt_raw_open(struct tt_raw *r, union tt_buf *m, int hello)
 	return -1;
 }
 
-static void
+void
 tt_raw_close(struct tt_raw *r)
 {
 	if (r->conn != NULL) {
@@ -203,7 +193,7 @@ tt_expect_error(struct tt_raw *r, union tt_buf *m, size_t len, int want, const c
 }
 
 /* A valid add on the connection: the server is still serving it. */
-static void
+void
 tt_raw_add_works(struct tt_raw *r, union tt_buf *m)
 {
 	int32_t v[2] = { 40, 2 }, sum = 0;
@@ -437,5 +427,6 @@ const struct tt_case tt_malformed_cases[] = {
 	{ "malformed arguments", tt_bad_arguments },
 	{ "malformed headers", tt_bad_headers },
 	{ "malformed sequences", tt_bad_sequence },
+	{ "malformed framed messages", tt_bad_framed },
 	{ NULL, NULL },
 };

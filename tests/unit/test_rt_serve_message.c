@@ -115,9 +115,10 @@ test_sm_refused(void)
 	CU_ASSERT_EQUAL(rep.h.retcode, IDL_EPROTO);
 }
 
-/* Descriptors a transport would not accept: the message is dropped, nothing answered. */
+/* Descriptors a transport would not accept: refused as a transport refuses them, with an
+ * IDL_EPROTO reply to the request's id and sequence number. */
 static void
-test_sm_dropped(void)
+test_sm_bad_desc(void)
 {
 	union sm_buf req, rep;
 	int ab[2] = { 1, 2 };
@@ -125,9 +126,13 @@ test_sm_dropped(void)
 
 	req.h.flags |= IDL_MSGF_DESC;
 	req.h.ndesc = 1000;
-	CU_ASSERT_EQUAL(idl_server_serve_message(sm_srv, &req, len, &rep, sizeof rep, &n),
-			IDL_EPROTO);
-	CU_ASSERT_EQUAL(n, 0);
+	req.h.seqno = 77;
+	CU_ASSERT_EQUAL(idl_server_serve_message(sm_srv, &req, len, &rep, sizeof rep, &n), 0);
+	CU_ASSERT_EQUAL(n, IDL_MSG_HEADER_SIZE);
+	CU_ASSERT_EQUAL(rep.h.retcode, IDL_EPROTO);
+	CU_ASSERT_EQUAL(rep.h.seqno, 77);
+	CU_ASSERT_EQUAL(rep.h.id, req.h.id + (int32_t)IDL_REPLY_ID_OFFSET);
+	CU_ASSERT_EQUAL(rep.h.flags, 0);
 }
 
 /* A one-way message runs its routine and gets no reply. */
@@ -209,7 +214,7 @@ test_sm_memory_port(void)
 static CU_TestInfo sm_tests[] = {
 	{ "a request runs and its reply comes back", test_sm_add },
 	{ "refused before the demux, with a reply", test_sm_refused },
-	{ "malformed descriptors: dropped", test_sm_dropped },
+	{ "malformed descriptors: refused, with a reply", test_sm_bad_desc },
 	{ "a one-way message", test_sm_oneway },
 	{ "the caller's mistakes", test_sm_args },
 	{ "a port whose replies come from memory", test_sm_memory_port },

@@ -485,9 +485,15 @@ shm_take(struct shm_conn *c, struct idl_xmsg *m, uint64_t word)
 			((unsigned char *)m->data)[3] &= (unsigned char)~IDL_MSGF_DESC;
 		return IDL_EMSGSIZE;
 	}
+	/* The record was taken whole, so the ring keeps its framing: a bad descriptor refuses
+	 * the message (what its good ones name goes back to the peer), not the connection. */
 	if (len >= IDL_MSG_HEADER_SIZE && (((unsigned char *)m->data)[3] & IDL_MSGF_DESC) &&
-	    idl__shm_ool_recv(c->rg, m->data, len) != 0)
-		return shm_break(c, IDL_EPROTO, "the peer sent a bad out-of-line descriptor");
+	    idl__shm_ool_recv(c->rg, m->data, len) != 0) {
+		idl__shm_ool_drop(c->rg, m->data, n);
+		return idl__desc_refused(
+			m, len,
+			idl__fail(IDL_EPROTO, "shm: the peer sent a bad out-of-line descriptor"));
+	}
 	return 0;
 }
 

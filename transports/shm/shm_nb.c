@@ -141,7 +141,9 @@ idl__shm_conn_recv_nb(void *vconn, struct idl_xmsg *m)
 	if (r < 0)
 		return r;
 	err = idl__shm_take(c, m, word);
-	if ((err == 0 || err == IDL_EMSGSIZE) && idl__shm_ready(c, &word) == 1)
+	/* A record taken whole, refused or not: the next may be there. */
+	if ((err == 0 || err == IDL_EMSGSIZE || (err == IDL_EPROTO && m->len != 0)) &&
+	    idl__shm_ready(c, &word) == 1)
 		nb_more(c);
 	return err;
 }

@@ -450,6 +450,20 @@ tcp_ool_read(void *arg, size_t off, void *dst, size_t n)
 	return 0;
 }
 
+/* Skips the rest of a refused frame, of which `have` bytes were read: the refusal `err`,
+ * the frame's `len` bytes in m->len (idl__desc_refused()); or, when the rest did not come,
+ * the framing is lost: the connection ends and m->len is 0. */
+static int
+tcp_refuse_frame(struct tcp_conn *c, struct idl_xmsg *m, struct tcp_ool_rd *r, uint32_t len,
+		 int err)
+{
+	if (tcp_ool_read(r, len, NULL, 0) != 0) {
+		shutdown(c->fd, SHUT_RDWR);
+		return idl__desc_refused(m, 0, err);
+	}
+	return idl__desc_refused(m, len, err);
+}
+
 /*
  * A frame of `len` bytes holding a message with descriptors, `body` bytes of it in m->data:
  * the message proper (its header's size) is read into m->data, each datum after it into
@@ -461,40 +475,36 @@ idl__tcp_recv_desc(struct tcp_conn *c, struct idl_xmsg *m, uint32_t len, size_t 
 		   struct idl_deadline *dl)
 {
 	idl_msg_header_t h;
-	struct tcp_ool_rd r = { c, m->data, body, 0, dl };
+	struct tcp_ool_rd r = { c, m->data, body < m->cap ? body : m->cap, 0, dl };
 	uint32_t nd;
 	int err;
 
 	memcpy(&h, m->data, sizeof h);
-	if (h.size > len || (err = idl__desc_in_check(m->data, h.size, "tcp", &nd)) != 0)
-		err = idl__fail(IDL_EPROTO,
-				"tcp:%s: a %u-byte message with descriptors in a "
-				"%u-byte frame",
-				c->name, h.size, len);
+	if (h.size > len)
+		err = idl__fail(IDL_EPROTO, "tcp:%s: a %u-byte message in a %u-byte frame", c->name,
+				h.size, len);
+	else if ((err = idl__desc_in_check(m->data, h.size, "tcp", &nd)) != 0)
+		;
 	else if (h.size > m->cap)
 		err = IDL_EMSGSIZE;
-	if (err != 0) {
-		size_t have = body < m->cap ? body : m->cap;
-
-		((unsigned char *)m->data)[3] &= (unsigned char)~IDL_MSGF_DESC;
-		m->len = len;
-		if (tcp_read_exact(c, NULL, len - have, dl) != 0)
-			shutdown(c->fd, SHUT_RDWR);
-		return err;
-	}
+	if (err != 0)
+		return tcp_refuse_frame(c, m, &r, len, err);
 	if (body < h.size) {
 		if ((err = tcp_read_exact(c, (char *)m->data + body, h.size - body, dl)) != 0)
 			return err;
-		r.have = h.size;
 	}
+	r.have = body > h.size ? body : h.size;
 	r.pos = h.size;
 	err = idl__ool_inline_in(m->data, h.size, len, "tcp", tcp_ool_read, &r);
-	if (err != 0) {
+	if (err == IDL_EPROTO || err == IDL_ENOMEM) {
 		/* Descriptors that lie about the layout, or no memory for the data: skip the
-		 * rest of the frame and keep the stream. A failed read has lost it. */
-		if ((err != IDL_EPROTO && err != IDL_ENOMEM) || tcp_ool_read(&r, len, NULL, 0) != 0)
-			shutdown(c->fd, SHUT_RDWR);
-		m->len = len;
+		 * rest of the frame and keep the stream. */
+		return tcp_refuse_frame(c, m, &r, len, err);
+	}
+	if (err != 0) {
+		/* A read that failed midway has lost the stream. */
+		shutdown(c->fd, SHUT_RDWR);
+		m->len = 0;
 		return err;
 	}
 	m->len = h.size;
@@ -602,8 +612,9 @@ tcp_recv_gen(struct tcp_conn *c, struct idl_xmsg *m, struct idl_deadline *dl, lo
 	return 0;
 
 bad_frame:
-	/* Not a frame of ours: the stream cannot be resynchronised. */
+	/* Not a frame of ours: the stream cannot be resynchronised (m->len 0 says so). */
 	shutdown(c->fd, SHUT_RDWR);
+	m->len = 0;
 	return idl__fail(IDL_EPROTO, "tcp:%s: frame length %u over the limit of %u bytes", c->name,
 			 len, TCP_FRAME_MAX);
 }

@@ -107,14 +107,14 @@ udp_received(const char *name, struct idl_xmsg *m, size_t n, const unsigned char
 	m->len = n;
 	if (!idl__desc_msg(m->data, got))
 		return n > m->cap ? IDL_EMSGSIZE : 0;
-	if (h->size > got || n > (size_t)m->cap + UDP_SPILL) {
-		((unsigned char *)m->data)[3] &= (unsigned char)~IDL_MSGF_DESC;
-		return h->size > m->cap ? IDL_EMSGSIZE
-					: idl__fail(IDL_EPROTO,
-						    "udp:%s: a %u-byte message in a "
-						    "%zu-byte datagram",
-						    name, h->size, n);
-	}
+	/* A size field beyond the datagram is a lie, not a large message. */
+	if (h->size > n)
+		return idl__desc_refused(
+			m, n,
+			idl__fail(IDL_EPROTO, "udp:%s: a %u-byte message in a %zu-byte datagram",
+				  name, h->size, n));
+	if (h->size > got || n > (size_t)m->cap + UDP_SPILL)
+		return idl__desc_refused(m, n, IDL_EMSGSIZE);
 	sp = (struct idl__ool_span){ h->size, (const unsigned char *)m->data + h->size,
 				     got - h->size, spill, n - got };
 	if ((err = idl__ool_inline_in(m->data, h->size, n, "udp", idl__ool_span_read, &sp)) != 0)

@@ -695,13 +695,15 @@ idl__unix_recv_desc(struct unix_conn *c, struct idl_xmsg *m, const struct msghdr
 		return n > m->cap ? IDL_EMSGSIZE : 0;
 	}
 	memcpy(&h, msg, sizeof h);
+	/* A size field beyond the bytes that came is a lie, not a large message: n is the
+	 * packet's true length even when it was cut (MSG_TRUNC). */
 	if (mh->msg_flags & MSG_CTRUNC)
 		err = idl__fail(IDL_EPROTO, "unix: more than %u file descriptors in one message",
 				IDL_DESC_MAX);
-	else if ((mh->msg_flags & MSG_TRUNC) || h.size > m->cap)
-		err = IDL_EMSGSIZE;
 	else if (h.size > n)
 		err = idl__fail(IDL_EPROTO, "unix: a %u-byte message in %zu bytes", h.size, n);
+	else if ((mh->msg_flags & MSG_TRUNC) || h.size > m->cap)
+		err = IDL_EMSGSIZE;
 	if (err == 0) {
 		in.span = (struct idl__ool_span){ h.size, msg + h.size, got - h.size, c->spill,
 						  n - got };
@@ -713,10 +715,9 @@ idl__unix_recv_desc(struct unix_conn *c, struct idl_xmsg *m, const struct msghdr
 	for (unsigned k = 0; k < in.nfds; k++)
 		if (!in.used[k])
 			close(in.fds[k]);
-	if (err != 0) {
-		msg[3] &= (unsigned char)~IDL_MSGF_DESC;
-		return err;
-	}
+	/* A packet keeps its framing whatever it holds: a refused one is answered. */
+	if (err != 0)
+		return idl__desc_refused(m, n, err);
 	m->len = h.size;
 	return 0;
 }
