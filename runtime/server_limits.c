@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -161,21 +162,24 @@ idl__srv_sweep(struct idl_server *srv)
 		pthread_mutex_unlock(&srv->conn_lock);
 		if (due == NULL)
 			return;
-		/* Logged as the threaded server logs it (handshake or idle), then told. */
+		/* Logged as the threaded server logs it (handshake or idle), then told; an idle
+		 * close names the limit that applied (idle_ms, or net_idle_ms on tcp:). */
 		if (idle) {
-			char who[IDL_CRED_ADDR_MAX + 32];
+			char who[IDL_CRED_ADDR_MAX + 32], text[IDL_GOODBYE_TEXT_MAX + 1];
+			const char *limit = idl_limit_name(due->ep->idle_limit);
+			long long ms = (long long)(due->ep->idle_ns / 1000000);
 
 			idl__srv_who(due, NULL, who, sizeof who);
-			idl__srv_log(srv, "%s: %s: idle, connection closed (idle_ms %lld)",
-				     due->ep->head.address, who,
-				     (long long)(due->ep->idle_ns / 1000000));
+			idl__srv_log(srv, "%s: %s: idle, connection closed (%s %lld)",
+				     due->ep->head.address, who, limit, ms);
 			atomic_fetch_add(&srv->st_refused[IDL_GOODBYE_IDLE], 1);
+			snprintf(text, sizeof text,
+				 "idle: closed by the server's idle timeout (%s %lld)", limit, ms);
+			idl__srv_goodbye(due, IDL_GOODBYE_IDLE, text);
 		} else {
 			idl__srv_conn_log(due, IDL_ETIMEDOUT, 0, 1);
+			idl__srv_goodbye(due, IDL_GOODBYE_IDLE, "no hello in time (handshake_ms)");
 		}
-		idl__srv_goodbye(due, IDL_GOODBYE_IDLE,
-				 idle ? "idle: closed by the server's idle timeout (idle_ms)"
-				      : "no hello in time (handshake_ms)");
 		idl__srv_end(srv, due);
 	}
 }
@@ -385,8 +389,7 @@ idl__srv_ev_start(struct idl_server *srv)
 {
 	struct epoll_event ev = { .events = EPOLLIN | EPOLLONESHOT, .data.u64 = SRV_EV_TIMER };
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	uint64_t idle = srv->limits[IDL_LIMIT_IDLE_MS],
-		 net_idle = srv->limits[IDL_LIMIT_NET_IDLE_MS];
+	uint64_t idle = srv->limits[IDL_LIMIT_IDLE_MS];
 
 	srv->nslots = srv_conn_limit(srv);
 	srv->slots = calloc(srv->nslots, sizeof *srv->slots);
@@ -418,7 +421,8 @@ idl__srv_ev_start(struct idl_server *srv)
 		memset(&ep->hs_list, 0, sizeof ep->hs_list);
 		memset(&ep->idle_list, 0, sizeof ep->idle_list);
 		ep->hs_ns = (int64_t)srv->limits[IDL_LIMIT_HANDSHAKE_MS] * 1000000;
-		ep->idle_ns = (int64_t)(idle != 0 ? idle : net ? net_idle : 0) * 1000000;
+		ep->idle_limit = idle != 0 || !net ? IDL_LIMIT_IDLE_MS : IDL_LIMIT_NET_IDLE_MS;
+		ep->idle_ns = (int64_t)srv->limits[ep->idle_limit] * 1000000;
 		ep->per_address = net ? srv->limits[IDL_LIMIT_PER_ADDRESS] : 0;
 	}
 	return 0;
