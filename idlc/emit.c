@@ -432,6 +432,19 @@ emit_bytes(struct emit_out *o, const char *count, uint32_t elem_size)
 }
 
 void
+emit_copy_array(struct emit_out *o, const char *count, const char *dst, const char *src,
+		const char *bytes)
+{
+	const char *items[3] = { dst, src, bytes };
+
+	emit(o, "if (%s != 0)\n", count);
+	emit_indent(o, 1);
+	emit(o, "memcpy(");
+	emit_strings(o, items, 3, ", ", "", ");\n");
+	emit_indent(o, -1);
+}
+
+void
 emit_wire_field(const struct idlc_arg *a, struct emit_field *f)
 {
 	const struct idlc_type *t = a->rtype;

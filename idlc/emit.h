@@ -110,6 +110,13 @@ const char *emit_wire_ctype(const struct idlc_arg *a);
 uint64_t emit_data_size(const struct idlc_arg *a);
 /* `count x elem_size` as a size_t expression, without a multiplication by one. */
 const char *emit_bytes(struct emit_out *o, const char *count, uint32_t elem_size);
+/*
+ * `if (count != 0) memcpy(dst, src, bytes);`: the copy of an array that may be empty. A
+ * caller may pass an empty array as NULL, 0, and memcpy's pointers must be valid even for
+ * zero bytes (C11 7.1.4, 7.24.1), so an empty array is not copied at all.
+ */
+void emit_copy_array(struct emit_out *o, const char *count, const char *dst, const char *src,
+		     const char *bytes);
 /* The name of the argument's field in the message structs ("head" is the header's). */
 const char *emit_field_name(struct emit_out *o, const struct idlc_arg *a);
 

@@ -325,7 +325,12 @@ user_fill_var(struct user_stub *s, const struct idlc_arg *a)
 	if (a->rtype->elem_size % IDL_MSG_ALIGN != 0)
 		emit(o, "if (%s %% 8 != 0)\n\tmemset(%s + %s + %s - %s %% 8, 0, 8);\n", s->len,
 		     s->rq.buf, s->off, s->len, s->len);
-	emit(o, "memcpy(%s + %s, %s, %s);\n", s->rq.buf, s->off, src, s->len);
+	/* A string has its NUL at least; an array may be empty, and passed as NULL, 0. */
+	if (a->rtype->arg_kind == IDL_ARG_CSTRING_VAR)
+		emit(o, "memcpy(%s + %s, %s, %s);\n", s->rq.buf, s->off, src, s->len);
+	else
+		emit_copy_array(o, s->len, idlc_printf(o->ctx, "%s + %s", s->rq.buf, s->off), src,
+				s->len);
 	emit(o, "%s += IDL_MSG_ROUND(%s);\n", s->off, s->len);
 }
 

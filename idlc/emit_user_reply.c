@@ -173,8 +173,8 @@ user_copy_ports(struct user_stub *s, const struct idlc_arg *a, const char *d, co
 	}
 	user_too_large(s, a, cnt, room, "ports");
 	emit(o, "%s = %s < %s ? %s : %s;\n", s->n, cnt, room, cnt, room);
-	user_call_line(s, "memcpy", a->name, addr,
-		       idlc_printf(o->ctx, "(size_t)%s * sizeof(idl_port_t)", s->n));
+	emit_copy_array(o, s->n, a->name, addr,
+			idlc_printf(o->ctx, "(size_t)%s * sizeof(idl_port_t)", s->n));
 	emit(o, "for (; %s < %s; %s++) /* the ports that do not fit */\n", s->n, cnt, s->n);
 	emit(o, "\tidl_port_close(((idl_port_t *)(uintptr_t)%s.addr)[%s]);\n", d, s->n);
 	user_call_line(s, "idl_ool_free", mem,
@@ -197,8 +197,9 @@ user_copy_desc(struct user_stub *s, const struct idlc_arg *a)
 		user_copy_ports(s, a, d, cnt);
 	} else if (idlc_is(a, IDLC_AK_OVERWRITE)) {
 		emit(o, "%s = %s < %s ? %s : %s;\n", s->n, cnt, room, cnt, room);
-		emit(o, "memcpy((void *)(uintptr_t)*%s, (const void *)(uintptr_t)%s.addr, %s);\n",
-		     a->name, d, emit_bytes(s->o, s->n, a->rtype->elem_size));
+		emit_copy_array(o, s->n, idlc_printf(o->ctx, "(void *)(uintptr_t)*%s", a->name),
+				idlc_printf(o->ctx, "(const void *)(uintptr_t)%s.addr", d),
+				emit_bytes(s->o, s->n, a->rtype->elem_size));
 		user_too_large(s, a, cnt, room, "elements");
 		if (user_writes_count(a))
 			emit(o, "*%sCnt = %s;\n", a->name, cnt);
@@ -237,15 +238,16 @@ user_copy_var(struct user_stub *s, const struct idlc_arg *a, bool last)
 		const char *room = user_room(s, a);
 
 		emit(o, "%s = %s < %s ? %s : %s;\n", s->n, cnt, room, cnt, room);
-		emit(o, "memcpy(%s, %s + %s, %s);\n", a->name, s->rp.buf, s->off,
-		     emit_bytes(s->o, s->n, esize));
+		emit_copy_array(o, s->n, a->name, idlc_printf(o->ctx, "%s + %s", s->rp.buf, s->off),
+				emit_bytes(s->o, s->n, esize));
 		user_too_large(s, a, cnt, room, "elements");
 		if (user_writes_count(a))
 			emit(o, "*%sCnt = %s;\n", a->name, cnt);
 	} else {
-		/* inout: the caller's buffer holds the bound. */
-		emit(o, "memcpy(%s, %s + %s, %s);\n", a->name, s->rp.buf, s->off,
-		     emit_bytes(s->o, cnt, esize));
+		/* inout: the caller's buffer holds the bound; nothing is copied into it
+		 * when nothing came. */
+		emit_copy_array(o, cnt, a->name, idlc_printf(o->ctx, "%s + %s", s->rp.buf, s->off),
+				emit_bytes(s->o, cnt, esize));
 		if (user_writes_count(a))
 			emit(o, "*%sCnt = %s;\n", a->name, cnt);
 	}

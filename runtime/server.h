@@ -219,6 +219,7 @@ struct srv_ep {
 	struct idl__list hs_list; /* not greeted yet, oldest first */
 	struct idl__list idle_list; /* greeted, least recently armed first */
 	int64_t hs_ns, idle_ns; /* their timeouts for a run (0: none) */
+	enum idl_limit idle_limit; /* the limit idle_ns is: idle_ms, or net_idle_ms on tcp: */
 	uint64_t per_address; /* the per-address limit for a run (0: none) */
 };
 

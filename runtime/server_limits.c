@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -91,8 +92,16 @@ idl__srv_goodbye(struct srv_src *src, enum idl_goodbye_reason why, const char *t
 
 /* What a connection closed at its handshake or idle timeout is told, by the event core and
  * by a connection's own thread alike. */
-static const char srv_idle_text[] = "idle: closed by the server's idle timeout (idle_ms)";
 static const char srv_hs_text[] = "no hello in time (handshake_ms)";
+
+/* The text of an idle close's goodbye: it names the limit that applied (idle_ms, or
+ * net_idle_ms on tcp:) and its value, as the log line does. */
+static void
+srv_idle_text(const struct srv_ep *ep, char *text, size_t size)
+{
+	snprintf(text, size, "idle: closed by the server's idle timeout (%s %lld)",
+		 idl_limit_name(ep->idle_limit), (long long)(ep->idle_ns / 1000000));
+}
 
 void
 idl__srv_timeout_goodbye(struct srv_src *src)
@@ -101,9 +110,15 @@ idl__srv_timeout_goodbye(struct srv_src *src)
 	 * promise otherwise, so the connection just ends. */
 	if (atomic_load(&src->pending) != 0 || atomic_load(&src->deferred) != 0)
 		return;
-	if (src->greeted)
+	if (src->greeted) {
+		char text[IDL_GOODBYE_TEXT_MAX + 1];
+
 		atomic_fetch_add(&src->srv->st_refused[IDL_GOODBYE_IDLE], 1);
-	idl__srv_goodbye(src, IDL_GOODBYE_IDLE, src->greeted ? srv_idle_text : srv_hs_text);
+		srv_idle_text(src->ep, text, sizeof text);
+		idl__srv_goodbye(src, IDL_GOODBYE_IDLE, text);
+	} else {
+		idl__srv_goodbye(src, IDL_GOODBYE_IDLE, srv_hs_text);
+	}
 }
 
 /* Whether an ARMED source may be closed as idle: no request of its client read and left
@@ -178,19 +193,23 @@ idl__srv_sweep(struct idl_server *srv)
 		pthread_mutex_unlock(&srv->conn_lock);
 		if (due == NULL)
 			return;
-		/* Logged as the threaded server logs it (handshake or idle), then told. */
+		/* Logged as the threaded server logs it (handshake or idle), then told; an idle
+		 * close names the limit that applied (idle_ms, or net_idle_ms on tcp:). */
 		if (idle) {
-			char who[IDL_CRED_ADDR_MAX + 32];
+			char who[IDL_CRED_ADDR_MAX + 32], text[IDL_GOODBYE_TEXT_MAX + 1];
+			const char *limit = idl_limit_name(due->ep->idle_limit);
+			long long ms = (long long)(due->ep->idle_ns / 1000000);
 
 			idl__srv_who(due, NULL, who, sizeof who);
-			idl__srv_log(srv, "%s: %s: idle, connection closed (idle_ms %lld)",
-				     due->ep->head.address, who,
-				     (long long)(due->ep->idle_ns / 1000000));
+			idl__srv_log(srv, "%s: %s: idle, connection closed (%s %lld)",
+				     due->ep->head.address, who, limit, ms);
 			atomic_fetch_add(&srv->st_refused[IDL_GOODBYE_IDLE], 1);
+			srv_idle_text(due->ep, text, sizeof text);
+			idl__srv_goodbye(due, IDL_GOODBYE_IDLE, text);
 		} else {
 			idl__srv_conn_log(due, IDL_ETIMEDOUT, 0, 1);
+			idl__srv_goodbye(due, IDL_GOODBYE_IDLE, srv_hs_text);
 		}
-		idl__srv_goodbye(due, IDL_GOODBYE_IDLE, idle ? srv_idle_text : srv_hs_text);
 		idl__srv_end(srv, due);
 	}
 }
@@ -400,8 +419,7 @@ idl__srv_ev_start(struct idl_server *srv)
 {
 	struct epoll_event ev = { .events = EPOLLIN | EPOLLONESHOT, .data.u64 = SRV_EV_TIMER };
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	uint64_t idle = srv->limits[IDL_LIMIT_IDLE_MS],
-		 net_idle = srv->limits[IDL_LIMIT_NET_IDLE_MS];
+	uint64_t idle = srv->limits[IDL_LIMIT_IDLE_MS];
 
 	srv->nslots = srv_conn_limit(srv);
 	srv->slots = calloc(srv->nslots, sizeof *srv->slots);
@@ -433,7 +451,8 @@ idl__srv_ev_start(struct idl_server *srv)
 		memset(&ep->hs_list, 0, sizeof ep->hs_list);
 		memset(&ep->idle_list, 0, sizeof ep->idle_list);
 		ep->hs_ns = (int64_t)srv->limits[IDL_LIMIT_HANDSHAKE_MS] * 1000000;
-		ep->idle_ns = (int64_t)(idle != 0 ? idle : net ? net_idle : 0) * 1000000;
+		ep->idle_limit = idle != 0 || !net ? IDL_LIMIT_IDLE_MS : IDL_LIMIT_NET_IDLE_MS;
+		ep->idle_ns = (int64_t)srv->limits[ep->idle_limit] * 1000000;
 		ep->per_address = net ? srv->limits[IDL_LIMIT_PER_ADDRESS] : 0;
 	}
 	return 0;

@@ -25,12 +25,14 @@ AM_TESTS_ENVIRONMENT = \
 	export IDL_BENCH_SERVER; \
 	IDLC_INCLUDE_DIR='$(abs_top_srcdir)/data/include'; export IDLC_INCLUDE_DIR; \
 	IDLC_TREE_FLAGS='$(IDLC_TREE_FLAGS)'; export IDLC_TREE_FLAGS; \
-	IDL_HAVE_LIBUV='$(have_libuv)'; export IDL_HAVE_LIBUV;
+	IDL_HAVE_LIBUV='$(have_libuv)'; export IDL_HAVE_LIBUV; \
+	IDL_MAKE='$(MAKE)'; export IDL_MAKE;
 
 # Shell-level tests: golden outputs, diagnostics of bad interfaces, the examples end to end
 # (the libuv ones skip when configure did not find libuv), the formatting of every source,
-# the transports' use of the runtime (the kit only), which part includes which, and an
-# interface with no header of its own built as a user builds it (idlc -types).
+# the transports' use of the runtime (the kit only), which part includes which, an
+# interface with no header of its own built as a user builds it (idlc -types), and what a
+# release tarball holds (sources and test inputs only).
 dist_check_SCRIPTS += \
 	tests/golden.sh \
 	tests/bad.sh \
@@ -40,7 +42,8 @@ dist_check_SCRIPTS += \
 	tests/lint/kit.sh \
 	tests/lint/layers.sh \
 	tests/lint/idlbench.sh \
-	tests/compile/ledger.sh
+	tests/compile/ledger.sh \
+	tests/dist.sh
 TESTS += \
 	tests/golden.sh \
 	tests/bad.sh \
@@ -50,15 +53,23 @@ TESTS += \
 	tests/lint/kit.sh \
 	tests/lint/layers.sh \
 	tests/lint/idlbench.sh \
-	tests/compile/ledger.sh
+	tests/compile/ledger.sh \
+	tests/dist.sh
 
 # `make format` applies .clang-format to the tracked sources; tests/lint/format.sh checks it.
 format:
 	cd $(top_srcdir) && git ls-files '*.c' '*.h' | xargs clang-format-14 -i
 .PHONY: format
 
-# Inputs of the tests, as whole directories: a new case is a new file, not a makefile edit.
-EXTRA_DIST += tests/golden tests/bad tests/compile
+# Inputs of the tests: the golden and bad interfaces by kind (DIST_PATTERNS, Makefile.am: a
+# new case is a new file, not a makefile edit), the programs of tests/compile by name.
+DIST_PATTERNS += tests/golden/*.defs tests/golden/*.exp tests/golden/*_types.h \
+	tests/golden/*_stypes.h tests/golden/*_utypes.h tests/golden/run-golden.sh \
+	tests/bad/*.defs tests/bad/*.err.exp tests/bad/*.inc tests/bad/*.opts tests/bad/run-bad.sh
+EXTRA_DIST += tests/compile/ledger_main.c tests/compile/loopback.c tests/compile/loopback.h \
+	tests/compile/loopback_async.c tests/compile/loopback_async_dialect.c \
+	tests/compile/loopback_dialect.c tests/compile/loopback_golden.c \
+	tests/compile/loopback_xnu.c tests/compile/shorter.c
 
 # The test programs link libidlrt statically: its shared library exports only idl_ names,
 # and the unit tests reach idl__ internals.

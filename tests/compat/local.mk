@@ -8,7 +8,8 @@ tests_compat_agree_LDADD = idlc/libidlc.a runtime/libidlrt.la
 tests_compat_agree_LDFLAGS = -static
 dist_check_SCRIPTS += tests/compat/compat.sh
 TESTS += tests/compat/compat.sh
-EXTRA_DIST += tests/compat/pairs
+DIST_PATTERNS += tests/compat/pairs/*/old.defs tests/compat/pairs/*/new.defs \
+	tests/compat/pairs/*/expect.txt tests/compat/pairs/*/expect.json
 
 # regen-compat: rewrites the expected lines and JSON of every pair from the current idlc.
 # Review the diff: each line is a verdict.

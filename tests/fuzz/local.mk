@@ -2,11 +2,36 @@
 # compiler's front end (fuzz_defs), a server demux of the interface that uses every kind of
 # argument (fuzz_demux, every.defs) and the client's decoding of its replies (fuzz_reply).
 # make check runs a smoke run of each; check-long-fuzz and check-long-harden long ones.
-EXTRA_DIST += tests/fuzz/corpus tests/fuzz/defs.dict tests/fuzz/fuzz_defs.c \
+EXTRA_DIST += tests/fuzz/defs.dict tests/fuzz/fuzz_defs.c \
 	tests/fuzz/every.defs tests/fuzz/every_types.h tests/fuzz/demux.dict \
-	tests/fuzz/reply.dict tests/fuzz/demux-corpus tests/fuzz/reply-corpus \
+	tests/fuzz/reply.dict \
 	tests/fuzz/fuzz_demux.c tests/fuzz/fuzz_demux_wire.c tests/fuzz/fuzz_demux_wire.h \
 	tests/fuzz/fuzz_reply.c tests/fuzz/fuzz_reply_calls.c tests/fuzz/fuzz_demux_seeds.c
+# The seed corpora: the front end's by kind (DIST_PATTERNS, Makefile.am), the demux's and
+# the replies' by name (each a routine of every.defs, written by make regen-fuzz-seeds;
+# they have no extension to match by).
+DIST_PATTERNS += tests/fuzz/corpus/*.defs
+EXTRA_DIST += tests/fuzz/demux-corpus/arrays tests/fuzz/demux-corpus/count \
+	tests/fuzz/demux-corpus/deferred tests/fuzz/demux-corpus/fixed \
+	tests/fuzz/demux-corpus/hello tests/fuzz/demux-corpus/inline_ports \
+	tests/fuzz/demux-corpus/notify tests/fuzz/demux-corpus/notify_ool \
+	tests/fuzz/demux-corpus/null tests/fuzz/demux-corpus/ool_in \
+	tests/fuzz/demux-corpus/ool_inout tests/fuzz/demux-corpus/ool_out \
+	tests/fuzz/demux-corpus/ool_page tests/fuzz/demux-corpus/port_array \
+	tests/fuzz/demux-corpus/port_in tests/fuzz/demux-corpus/port_out \
+	tests/fuzz/demux-corpus/records tests/fuzz/demux-corpus/scalars \
+	tests/fuzz/demux-corpus/sleep_ms tests/fuzz/demux-corpus/stats \
+	tests/fuzz/demux-corpus/strings tests/fuzz/demux-corpus/whoami
+EXTRA_DIST += tests/fuzz/reply-corpus/arrays tests/fuzz/reply-corpus/count \
+	tests/fuzz/reply-corpus/deferred tests/fuzz/reply-corpus/fixed \
+	tests/fuzz/reply-corpus/inline_ports tests/fuzz/reply-corpus/null \
+	tests/fuzz/reply-corpus/ool_in tests/fuzz/reply-corpus/ool_inout \
+	tests/fuzz/reply-corpus/ool_out tests/fuzz/reply-corpus/ool_page \
+	tests/fuzz/reply-corpus/port_array tests/fuzz/reply-corpus/port_in \
+	tests/fuzz/reply-corpus/port_out tests/fuzz/reply-corpus/records \
+	tests/fuzz/reply-corpus/scalars tests/fuzz/reply-corpus/sleep_ms \
+	tests/fuzz/reply-corpus/stats tests/fuzz/reply-corpus/strings \
+	tests/fuzz/reply-corpus/whoami
 dist_check_SCRIPTS += tests/fuzz/smoke.sh tests/fuzz/no-fuzzer.sh tests/fuzz/fuzz-run.sh \
 	tests/fuzz/fuzz-demux.sh tests/fuzz/fuzz-reply.sh tests/fuzz/idlc-fuzz.sh
 

@@ -558,25 +558,36 @@ test_per_address(void)
 }
 
 /* net_idle_ms: a tcp: connection idle past it is closed with an IDLE goodbye, and its
- * client's next call reconnects and goes through. */
+ * client's next call reconnects and goes through. The log names the limit that applied and
+ * its value: net_idle_ms when idle_ms is 0, idle_ms when it is set (it wins on tcp: too). */
 static void
 test_idle_tcp(void)
 {
-	const char *opts[] = { "-l", "net_idle_ms=300", NULL };
-	struct hd_srv s;
-	char addr[256];
-	idl_port_t p;
+	static const struct {
+		const char *opts[5];
+		const char *log;
+	} runs[] = {
+		{ { "-l", "net_idle_ms=300", NULL }, "idle, connection closed (net_idle_ms 300)" },
+		{ { "-l", "idle_ms=400", "-l", "net_idle_ms=60000", NULL },
+		  "idle, connection closed (idle_ms 400)" },
+	};
 
-	CU_ASSERT_FATAL(hd_address("tcp", addr, sizeof addr) == 0);
-	CU_ASSERT_FATAL(hd_start(&s, addr, opts, 0) == 0);
-	p = hd_open(addr, 3000);
-	CU_ASSERT_FATAL(p != NULL);
-	HD_CHECK_KR(every_null(p), 0);
-	hd_sleep_ms(800);
-	HD_CHECK_KR(every_null(p), 0);
-	CU_ASSERT(hd_log_has(&s, "idle, connection closed (idle_ms 300)", 1000));
-	idl_port_close(p);
-	CU_ASSERT_EQUAL(hd_stop(&s), 0);
+	for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+		struct hd_srv s;
+		char addr[256];
+		idl_port_t p;
+
+		CU_ASSERT_FATAL(hd_address("tcp", addr, sizeof addr) == 0);
+		CU_ASSERT_FATAL(hd_start(&s, addr, runs[i].opts, 0) == 0);
+		p = hd_open(addr, 3000);
+		CU_ASSERT_FATAL(p != NULL);
+		HD_CHECK_KR(every_null(p), 0);
+		hd_sleep_ms(900);
+		HD_CHECK_KR(every_null(p), 0);
+		CU_ASSERT(hd_log_has(&s, runs[i].log, 1000));
+		idl_port_close(p);
+		CU_ASSERT_EQUAL(hd_stop(&s), 0);
+	}
 }
 
 /* A client process on addr: 200 checked null calls; NULL on failure to fork. */

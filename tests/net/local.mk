@@ -1,6 +1,6 @@
 # tests/net/local.mk - the tests of the network transports: loopback and two network
-# namespaces, loss and duplication (nftables and a seeded shim), killed servers, and a port
-# set of 1,000 endpoints. docs/transports/udp.md and tcp.md say what each checks. They use
+# namespaces, loss and duplication (nftables and a seeded shim), killed servers, udp: behind
+# a firewall on its own host that refuses sends, and a port set of 1,000 endpoints. docs/transports/udp.md and tcp.md say what each checks. They use
 # both tcp: and udp:, so they are built when both are.
 if TRANSPORT_TCP
 if TRANSPORT_UDP
@@ -41,6 +41,7 @@ net_tests = \
 	tests/net/kill.sh \
 	tests/net/lossy.sh \
 	tests/net/netns.sh \
+	tests/net/firewall.sh \
 	tests/net/portset.sh
 dist_check_SCRIPTS += $(net_tests) tests/net/lib.sh
 TESTS += $(net_tests)

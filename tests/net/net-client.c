@@ -17,9 +17,14 @@
  *         opens a port to every address of FILE and makes one call on each (so that the
  *         server has a receiving thread per connection), then measures as lat does on
  *         ADDRESS with all of them open; prints the count of ports, then as lat.
- *     net-client [-t MS] pause ADDRESS
+ *     net-client [-t MS] [-a INFLIGHT] pause ADDRESS [defer MS]
  *         a count call, then, on the same port, another after a line is read from stdin
- *         (the test kills the server in between); prints each result as call does.
+ *         (the test kills the server, or puts up a firewall, in between); prints each
+ *         result as call does. With -a the second step is INFLIGHT count calls at once
+ *         through the asynchronous stub (the pollable port's sends and resends), printed
+ *         as one result: "ok" and the count after them only if each succeeded and they
+ *         ran once each, else the first error. With "defer MS" it is one call of defer,
+ *         whose reply the server sends MS ms later from another thread.
  *     net-client [-t MS] bigsend ADDRESS BYTES
  *         sends a message of BYTES bytes straight through the transport's conn_send and
  *         prints the error (the datagram limit check).
@@ -85,6 +90,7 @@ struct net_counter {
 	unsigned failed;
 	unsigned out_of_range;
 	int64_t worst_ns;
+	int first_err; /* the first call's error, or 0 */
 };
 
 static void *
@@ -154,6 +160,8 @@ net_acount_done(void *ctx, kern_return_t kr, int n)
 	if (dt > t->worst_ns)
 		t->worst_ns = dt;
 	t->span--; /* here: the calls not completed yet */
+	if (kr != 0 && t->first_err == 0)
+		t->first_err = kr;
 	if (kr != 0) {
 		if (t->failed++ < 5)
 			fprintf(stderr, "net-client: count: %s after %lld ms: %s\n",
@@ -284,8 +292,38 @@ net_report(int err, int v, int64_t t0)
 	fflush(stdout);
 }
 
+/* `inflight` count calls at once on port, after the count was `base`: 0 and *v the count
+ * after them when each succeeded and ran once, else the first error (or MIG_TYPE_ERROR for
+ * values that say a call ran twice or not at all). */
 static int
-net_pause(const char *address)
+net_pause_async(idl_port_t port, unsigned inflight, int base, int *v)
+{
+	struct net_counter t;
+	unsigned char *seen = calloc(inflight + 1, 1);
+	int err = 0;
+
+	if (seen == NULL)
+		return IDL_ENOMEM;
+	memset(&t, 0, sizeof t);
+	t.port = port;
+	t.calls = inflight;
+	t.base = base;
+	t.seen = seen;
+	net_acount(&t, inflight);
+	if (t.first_err != 0)
+		err = t.first_err;
+	else if (t.failed != 0)
+		err = IDL_ETIMEDOUT; /* calls never started or never completed */
+	for (unsigned i = 0; err == 0 && i < inflight; i++)
+		if (t.out_of_range != 0 || seen[i] != 1)
+			err = MIG_TYPE_ERROR;
+	free(seen);
+	*v = base + (int)inflight;
+	return err;
+}
+
+static int
+net_pause(const char *address, unsigned inflight, int defer_ms)
 {
 	idl_port_t port = net_open(address);
 	char line[64];
@@ -299,7 +337,12 @@ net_pause(const char *address)
 	if (err != 0 || fgets(line, sizeof line, stdin) == NULL)
 		return 1;
 	t0 = idl_now_ns();
-	err = counter_count(port, &v);
+	if (defer_ms >= 0)
+		err = counter_defer(port, defer_ms, &v);
+	else if (inflight > 0)
+		err = net_pause_async(port, inflight, v, &v);
+	else
+		err = counter_count(port, &v);
 	net_report(err, v, t0);
 	idl_port_close(port);
 	return err == 0 ? 0 : 1;
@@ -622,7 +665,9 @@ main(int argc, char **argv)
 		return net_portset(argv[i + 1], argv[i + 2],
 				   (unsigned)strtoul(argv[i + 3], NULL, 10));
 	if (strcmp(argv[i], "pause") == 0 && argc - i == 2)
-		return net_pause(argv[i + 1]);
+		return net_pause(argv[i + 1], inflight, -1);
+	if (strcmp(argv[i], "pause") == 0 && argc - i == 4 && strcmp(argv[i + 2], "defer") == 0)
+		return net_pause(argv[i + 1], 0, atoi(argv[i + 3]));
 	if (strcmp(argv[i], "bigsend") == 0 && argc - i == 3)
 		return net_bigsend(argv[i + 1], strtoul(argv[i + 2], NULL, 10));
 	if (strcmp(argv[i], "peers") == 0 && argc - i == 3)
@@ -637,7 +682,7 @@ usage:
 			"       net-client [-t MS] call ADDRESS ROUTINE [ARG]\n"
 			"       net-client [-t MS] lat ADDRESS CALLS\n"
 			"       net-client [-t MS] portset FILE ADDRESS CALLS\n"
-			"       net-client [-t MS] pause ADDRESS\n"
+			"       net-client [-t MS] [-a INFLIGHT] pause ADDRESS [defer MS]\n"
 			"       net-client [-t MS] bigsend ADDRESS BYTES\n"
 			"       net-client [-t MS] connect ADDRESS\n"
 			"       net-client [-t MS] peers ADDRESS N\n"

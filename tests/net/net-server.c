@@ -5,9 +5,12 @@
  *     net-server [-c CONCURRENCY] [-f FILE] [ADDRESS...]
  *
  * FILE lists more addresses, one per line. Prints "ready N pid PID" (N endpoints) once
- * every address listens, serves until SIGTERM or SIGINT, then exits 0.
+ * every address listens, serves until SIGTERM or SIGINT, then exits 0. A deferred reply
+ * (defer) that idl_reply_send() reports as not sent is said on stderr ("net-server:
+ * deferred reply: ...").
  */
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -30,6 +33,60 @@ S_counter_count(mach_port_t server, int *n)
 	(void)server;
 	*n = atomic_fetch_add(&net_count, 1) + 1;
 	return KERN_SUCCESS;
+}
+
+/* defer: the count is taken and the reply sent by a thread of its own, ms later. */
+struct net_defer {
+	idl_reply_t reply;
+	int ms;
+};
+
+static void *
+net_defer_main(void *arg)
+{
+	struct net_defer *d = arg;
+	struct timespec ts = { d->ms / 1000, (long)(d->ms % 1000) * 1000000L };
+	int err;
+
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		continue;
+	err = S_counter_defer_send_reply(d->reply, KERN_SUCCESS,
+					 atomic_fetch_add(&net_count, 1) + 1);
+	if (err != KERN_SUCCESS)
+		fprintf(stderr, "net-server: deferred reply: %s: %s\n", idl_errname(err),
+			idl_errdetail());
+	free(d);
+	return NULL;
+}
+
+kern_return_t
+S_counter_defer(mach_port_t server, idl_reply_t reply, int ms, int *n)
+{
+	struct net_defer *d;
+	pthread_attr_t attr;
+	pthread_t t;
+	int err;
+
+	(void)server;
+	if (ms < 0 || ms > 60000)
+		return MIG_BAD_ARGUMENTS;
+	if (reply == NULL) {
+		/* No memory for the handle: answered at once. */
+		*n = atomic_fetch_add(&net_count, 1) + 1;
+		return KERN_SUCCESS;
+	}
+	if ((d = malloc(sizeof *d)) == NULL)
+		return KERN_FAILURE;
+	*d = (struct net_defer){ reply, ms };
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	err = pthread_create(&t, &attr, net_defer_main, d);
+	pthread_attr_destroy(&attr);
+	if (err != 0) {
+		free(d);
+		return KERN_FAILURE; /* the stub discards the handle and replies so */
+	}
+	return MIG_NO_REPLY;
 }
 
 kern_return_t

@@ -438,6 +438,38 @@ tt_oolt_mig(void)
 	idl_port_close(port);
 }
 
+/* Empty arrays passed as NULL, 0 (no buffer: nothing to send, no room for anything back)
+ * in every shape the dialect has: out of line in, with and without dealloc; a samecount
+ * pair in; a variable array in and its reply copied into no buffer; countinout with no room.
+ * The stubs must not give memcpy that NULL, not even for zero bytes. */
+static void
+tt_oolt_empty(void)
+{
+	idl_port_t port = tt_oolt_open();
+	mach_msg_type_number_t n = 0;
+	int place = -1, sum = -1;
+	int64_t sum64 = -1;
+
+	if (port == NULL)
+		return;
+	TT_CHECK_KR(oolt_where(port, 0, 0, &place, &sum64), 0);
+	CU_ASSERT_EQUAL(place, OOLT_IN_NONE);
+	CU_ASSERT_EQUAL(sum64, 0);
+	sum64 = -1;
+	TT_CHECK_KR(oolt_sink(port, 0, 0, &sum64), 0);
+	CU_ASSERT_EQUAL(sum64, 0);
+	TT_CHECK_KR(oolt_tally(port, NULL, 0, NULL, &sum), 0);
+	CU_ASSERT_EQUAL(sum, 0);
+	TT_CHECK_KR(oolt_ranges(port, NULL, 0, NULL, &n), 0);
+	CU_ASSERT_EQUAL(n, 0);
+	n = 0;
+	TT_CHECK_KR(oolt_counted(port, NULL, &n), 0);
+	CU_ASSERT_EQUAL(n, 0);
+	TT_CHECK_KR(oolt_ping(port, &place), 0);
+	CU_ASSERT_EQUAL(place, oo.server_pid);
+	idl_port_close(port);
+}
+
 /* countinout, msgseqno, a deferred reply, waittime. */
 static void
 tt_oolt_special(void)
@@ -689,6 +721,7 @@ const struct tt_case tt_oolt_cases[] = {
 	{ "dialect: ports", tt_oolt_ports },
 	{ "dialect: countinout, msgseqno, deferred, waittime", tt_oolt_special },
 	{ "MIG: out inline ports, samecount, arrays of arrays", tt_oolt_mig },
+	{ "dialect: empty arrays as NULL, 0", tt_oolt_empty },
 	{ "dialect: no leaks", tt_oolt_leaks },
 	{ "dialect: refused descriptors", tt_oolt_refused_fds },
 	{ NULL, NULL },

@@ -333,8 +333,9 @@ udp_ep_reply_bytes(struct udp_ep *ep, const struct idl_peer *to, const struct id
 		n = idl__sys_sendto(ep->fd, data, len, MSG_NOSIGNAL,
 				    (const struct sockaddr *)to->addr, to->len);
 	while (n < 0 && errno == EINTR);
-	/* A lost reply is what the client's retransmission and the cache are for. */
-	return n < 0 ? IDL_ESYSERR(errno) : 0;
+	/* A lost reply is what the client's retransmission and the cache are for: one this
+	 * host dropped on the way out (a full queue, a firewall) is lost, not failed. */
+	return n >= 0 || udp_lost_on_the_way(errno) ? 0 : IDL_ESYSERR(errno);
 }
 
 static void
@@ -555,8 +556,9 @@ udp_conn_send_bytes(struct udp_conn *c, const struct idl_xmsg *m, struct idl_dea
 			idl__sock_again(dl);
 			continue;
 		}
-		/* A request dropped on the way out is resent like one lost on the wire. */
-		if (o != NULL && (errno == ENOBUFS || errno == EAGAIN))
+		/* A request dropped on the way out (a full queue, a firewall) is resent like
+		 * one lost on the wire, until its deadline. */
+		if (o != NULL && udp_lost_on_the_way(errno))
 			return 0;
 		if (errno == EAGAIN) {
 			if (t == 1 || idl__sock_late(dl))

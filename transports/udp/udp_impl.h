@@ -5,6 +5,7 @@
 #ifndef IDL_TRANSPORT_UDP_IMPL_H
 #define IDL_TRANSPORT_UDP_IMPL_H
 
+#include <errno.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -130,6 +131,17 @@ udp_seqno(const void *p)
 
 	memcpy(&s, (const unsigned char *)p + UDP_SEQNO_OFF, sizeof s);
 	return s;
+}
+
+/* Whether a send's errno says this host dropped the datagram on its way out: a full queue
+ * (EAGAIN, ENOBUFS) or a firewall rule (EPERM: netfilter's drop on output, a cgroup's
+ * egress filter). Nothing reached the peer, so nothing ran there: such a datagram is as lost
+ * as one dropped on the wire, and a copy kept for retransmission (a request) or in the
+ * duplicate-reply cache (a reply) goes again in its time. */
+static inline int
+udp_lost_on_the_way(int e)
+{
+	return e == EAGAIN || e == ENOBUFS || e == EPERM;
 }
 
 /* udp.c */

@@ -5,10 +5,10 @@
  *
  * A request taken by conn_sendv_nb is kept for resending as the blocking send keeps it
  * (udp.c), with no deadline of its own: it is resent until its reply comes, the port says
- * its call ended (conn_forget) or UDP_RETRY_WINDOW passes. A datagram the kernel would not
- * take now (a full socket buffer) counts as sent: it is lost as one lost on the way, and
- * resent like one. The estimator of the round trip is the blocking path's: replies sampled
- * here set the timeout of both.
+ * its call ended (conn_forget) or UDP_RETRY_WINDOW passes. A datagram this host dropped on
+ * its way out (a full socket buffer, a firewall rule refusing it) counts as sent: it is lost
+ * as one lost on the wire, and resent like one. The estimator of the round trip is the blocking
+ * path's: replies sampled here set the timeout of both.
  */
 #include <config.h>
 
@@ -96,7 +96,7 @@ idl__udp_conn_sendv_nb(void *vconn, const struct idl_xmsg *msgs, unsigned n)
 		while (r < 0 && errno == EINTR);
 		if (r < 0 && errno == ECONNREFUSED)
 			return idl__udp_refused(c);
-		if (r < 0 && errno != EAGAIN && errno != ENOBUFS) {
+		if (r < 0 && !udp_lost_on_the_way(errno)) {
 			if (atomic_load_explicit(&c->closed, memory_order_relaxed))
 				return IDL_ECLOSED;
 			return IDL_ESYSERR(errno);

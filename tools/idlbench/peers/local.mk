@@ -78,14 +78,16 @@ tools_idlbench_peers_grpc_peer_LDADD = tools/idlbench/peers/grpc/libpeergrpc.a $
 endif
 
 # ---- Cap'n Proto: capnp compile -oc++ of capnp/bench.capnp ----
+# The schema is a source: its empty rule keeps make from deriving it from the generated
+# bench.capnp.c++ (through bench.capnp.o and the built-in link rule), a loop. Outside the
+# conditional: the objects' rules name bench.capnp.c++ in every build, so a build without
+# the peer would otherwise fail to find that file when `make dist` wants the schema.
+$(srcdir)/tools/idlbench/peers/capnp/bench.capnp: ;
+
 if HAVE_CAPNP
 capnp_gen = \
 	tools/idlbench/peers/capnp/bench.capnp.h \
 	tools/idlbench/peers/capnp/bench.capnp.c++
-
-# The schema is a source: its empty rule keeps make from deriving it from the generated
-# bench.capnp.c++ (through bench.capnp.o and the built-in link rule), a loop.
-$(srcdir)/tools/idlbench/peers/capnp/bench.capnp: ;
 
 tools/idlbench/peers/capnp/bench.stamp: $(srcdir)/tools/idlbench/peers/capnp/bench.capnp
 	@$(MKDIR_P) tools/idlbench/peers/capnp
