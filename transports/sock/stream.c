@@ -50,11 +50,15 @@
 int
 idl__stream_conn_err(struct stream_conn *c, int e)
 {
+	int err;
+
 	if (atomic_load_explicit(&c->closed, memory_order_relaxed))
 		return IDL_ECLOSED;
+	if (c->io != NULL && (err = c->io->err(c, e)) != 0)
+		return err;
 	if (e == EPIPE || e == ECONNRESET || e == ENOTCONN || e == ETIMEDOUT || e == EHOSTUNREACH ||
 	    e == ENETUNREACH)
-		return idl__fail(MIG_SERVER_DIED, "tcp:%s: %s", c->name,
+		return idl__fail(MIG_SERVER_DIED, "%s:%s: %s", stream_scheme(c), c->name,
 				 e == EPIPE ? "the peer closed the connection" : strerror(e));
 	return IDL_ESYSERR(e);
 }
@@ -105,7 +109,7 @@ stream_send_more(struct stream_conn *c, struct msghdr *mh, size_t total, ssize_t
 		}
 		if ((t = idl__sock_timeo(c->fd, SO_SNDTIMEO, &c->sndtimeo_us, dl)) < 0)
 			return t;
-		n = idl__sys_sendmsg(c->fd, mh, MSG_NOSIGNAL | (t == 1 ? MSG_DONTWAIT : 0));
+		n = stream_sendmsg(c, mh, MSG_NOSIGNAL | (t == 1 ? MSG_DONTWAIT : 0));
 	}
 }
 
@@ -132,7 +136,7 @@ stream_sendv(struct stream_conn *c, struct iovec *iov, size_t niov, size_t total
 
 	if (t < 0)
 		return t;
-	n = idl__sys_sendmsg(c->fd, &mh, MSG_NOSIGNAL | (t == 1 ? MSG_DONTWAIT : 0));
+	n = stream_sendmsg(c, &mh, MSG_NOSIGNAL | (t == 1 ? MSG_DONTWAIT : 0));
 	if (n > 0 && (size_t)n == total)
 		return 0;
 	return stream_send_more(c, &mh, total, n, t, dl);
@@ -150,12 +154,13 @@ stream_send_desc(struct stream_conn *c, const struct idl_xmsg *m, struct idl_dea
 	int err;
 
 	o.iov = iov + 1;
-	err = idl__ool_inline_out(m, "tcp", &o);
+	err = idl__ool_inline_out(m, stream_scheme(c), &o);
 	if (err == 0 && o.total > STREAM_FRAME_MAX)
 		err = idl__fail(IDL_EMSGSIZE,
-				"tcp:%s: message of %zu bytes (%zu of them out of "
+				"%s:%s: message of %zu bytes (%zu of them out of "
 				"line) exceeds the frame limit of %u bytes",
-				c->name, o.total, o.inline_bytes, STREAM_FRAME_MAX);
+				stream_scheme(c), c->name, o.total, o.inline_bytes,
+				STREAM_FRAME_MAX);
 	if (err == 0) {
 		prefix = htonl((uint32_t)o.total);
 		iov[0] = (struct iovec){ &prefix, STREAM_PREFIX };
@@ -191,8 +196,8 @@ stream_flush_out(struct stream_conn *c, struct idl_deadline *dl)
 
 /* Every send but the common one (stream_conn_send()): the rest of an earlier frame to write
  * first, descriptors, a frame over the limit, a socket timeout to set. */
-static __attribute__((noinline)) int
-stream_send_gen(struct stream_conn *c, const struct idl_xmsg *m, struct idl_deadline *dl)
+__attribute__((noinline)) int
+idl__stream_send_gen(struct stream_conn *c, const struct idl_xmsg *m, struct idl_deadline *dl)
 {
 	uint32_t prefix = htonl((uint32_t)m->len);
 	struct iovec iov[2] = {
@@ -212,9 +217,9 @@ stream_send_gen(struct stream_conn *c, const struct idl_xmsg *m, struct idl_dead
 		return stream_send_desc(c, m, dl);
 	if (m->len > STREAM_FRAME_MAX)
 		return idl__fail(IDL_EMSGSIZE,
-				 "tcp:%s: message of %zu bytes exceeds the frame "
+				 "%s:%s: message of %zu bytes exceeds the frame "
 				 "limit of %u bytes",
-				 c->name, m->len, STREAM_FRAME_MAX);
+				 stream_scheme(c), c->name, m->len, STREAM_FRAME_MAX);
 	return stream_sendv(c, iov, 2, STREAM_PREFIX + m->len, dl);
 }
 
@@ -239,36 +244,65 @@ idl__stream_conn_send(void *vconn, const struct idl_xmsg *m, struct idl_deadline
 			return 0;
 		return stream_send_rest(c, STREAM_PREFIX + len, n, dl);
 	}
-	return stream_send_gen(c, m, dl);
+	return idl__stream_send_gen(c, m, dl);
+}
+
+int
+idl__stream_buf_put(struct stream_buf *b, const void *p, size_t n, size_t min)
+{
+	if (b->len == 0)
+		b->off = 0;
+	if (b->off + b->len + n > b->cap) {
+		size_t need = b->len + n, cap = b->cap ? b->cap : min;
+		unsigned char *nb;
+
+		while (cap < need)
+			cap *= 2;
+		if ((nb = malloc(cap)) == NULL)
+			return -1;
+		if (b->len != 0)
+			memcpy(nb, *b->p + b->off, b->len);
+		free(*b->p);
+		*b->p = nb;
+		b->cap = cap;
+		b->off = 0;
+	}
+	memcpy(*b->p + b->off + b->len, p, n);
+	b->len += n;
+	return 0;
 }
 
 /* Keeps bytes received beyond the current frame for the next receive. */
 int
 idl__stream_carry_put(struct stream_conn *c, const void *p, size_t n)
 {
+	struct stream_buf b = { &c->carry, c->carry_off, c->carry_len, c->carry_cap };
+	int err;
+
 	if (n == 0)
 		return 0;
-	if (c->carry_len == 0)
-		c->carry_off = 0;
-	if (c->carry_off + c->carry_len + n > c->carry_cap) {
-		size_t need = c->carry_len + n,
-		       cap = c->carry_cap ? c->carry_cap : STREAM_CARRY_MIN;
-		unsigned char *nb;
+	err = idl__stream_buf_put(&b, p, n, STREAM_CARRY_MIN);
+	c->carry_off = b.off;
+	c->carry_len = b.len;
+	c->carry_cap = b.cap;
+	return err != 0 ? IDL_ENOMEM : 0;
+}
 
-		while (cap < need)
-			cap *= 2;
-		if ((nb = malloc(cap)) == NULL)
-			return IDL_ENOMEM;
-		if (c->carry_len != 0)
-			memcpy(nb, c->carry + c->carry_off, c->carry_len);
-		free(c->carry);
-		c->carry = nb;
-		c->carry_cap = cap;
-		c->carry_off = 0;
+/* After a blocking receive prepared by idl__sock_timeo() (its verdict t) returned r, 0 or -1
+ * with errno: the error that ends the receive, or 0 when it is to be made again (a signal, a
+ * wait the socket's timeout cut short before the deadline). */
+static int
+stream_recv_again(struct stream_conn *c, ssize_t r, int t, struct idl_deadline *dl)
+{
+	if (r == 0)
+		return idl__stream_conn_err(c, EPIPE);
+	if (errno == EAGAIN)
+		return t == 1 || idl__sock_late(dl) ? IDL_ETIMEDOUT : 0;
+	if (errno == EINTR) {
+		idl__sock_again(dl);
+		return 0;
 	}
-	memcpy(c->carry + c->carry_off + c->carry_len, p, n);
-	c->carry_len += n;
-	return 0;
+	return idl__stream_conn_err(c, errno);
 }
 
 /* Reads exactly n bytes of the stream into buf (NULL: discard), from the carry first. */
@@ -295,21 +329,14 @@ stream_read_exact(struct stream_conn *c, void *buf, size_t n, struct idl_deadlin
 		if ((t = idl__sock_timeo(c->fd, SO_RCVTIMEO, &c->rcvtimeo_us, dl)) < 0)
 			return t;
 		k = buf != NULL ? n : n < sizeof sink ? n : sizeof sink;
-		r = idl__sys_recv(c->fd, buf != NULL ? buf : sink, k, t == 1 ? MSG_DONTWAIT : 0);
+		r = stream_recv(c, buf != NULL ? buf : sink, k, t == 1 ? MSG_DONTWAIT : 0);
 		if (r > 0) {
 			buf = buf != NULL ? (char *)buf + r : NULL;
 			n -= (size_t)r;
 			if (n > 0)
 				idl__sock_again(dl);
-		} else if (r == 0) {
-			return idl__stream_conn_err(c, EPIPE);
-		} else if (errno == EAGAIN) {
-			if (t == 1 || idl__sock_late(dl))
-				return IDL_ETIMEDOUT;
-		} else if (errno == EINTR) {
-			idl__sock_again(dl);
-		} else {
-			return idl__stream_conn_err(c, errno);
+		} else if ((t = stream_recv_again(c, r, t, dl)) != 0) {
+			return t;
 		}
 	}
 	return 0;
@@ -370,11 +397,11 @@ idl__stream_recv_desc(struct stream_conn *c, struct idl_xmsg *m, uint32_t len, s
 	int err;
 
 	memcpy(&h, m->data, sizeof h);
-	if (h.size > len || (err = idl__desc_in_check(m->data, h.size, "tcp", &nd)) != 0)
+	if (h.size > len || (err = idl__desc_in_check(m->data, h.size, stream_scheme(c), &nd)) != 0)
 		err = idl__fail(IDL_EPROTO,
-				"tcp:%s: a %u-byte message with descriptors in a "
+				"%s:%s: a %u-byte message with descriptors in a "
 				"%u-byte frame",
-				c->name, h.size, len);
+				stream_scheme(c), c->name, h.size, len);
 	else if (h.size > m->cap)
 		err = IDL_EMSGSIZE;
 	if (err != 0) {
@@ -392,7 +419,7 @@ idl__stream_recv_desc(struct stream_conn *c, struct idl_xmsg *m, uint32_t len, s
 		r.have = h.size;
 	}
 	r.pos = h.size;
-	err = idl__ool_inline_in(m->data, h.size, len, "tcp", stream_ool_read, &r);
+	err = idl__ool_inline_in(m->data, h.size, len, stream_scheme(c), stream_ool_read, &r);
 	if (err != 0) {
 		/* Descriptors that lie about the layout, or no memory for the data: skip the
 		 * rest of the frame and keep the stream. A failed read has lost it. */
@@ -414,9 +441,9 @@ idl__stream_recv_desc(struct stream_conn *c, struct idl_xmsg *m, uint32_t len, s
  * `raw` and prefix: what the fast path's recvmsg returned (sys_raw.h; IDL_RAW_NONE when it
  * made none) and received.
  */
-static __attribute__((noinline)) int
-stream_recv_gen(struct stream_conn *c, struct idl_xmsg *m, struct idl_deadline *dl, long raw,
-		uint32_t prefix)
+__attribute__((noinline)) int
+idl__stream_recv_gen(struct stream_conn *c, struct idl_xmsg *m, struct idl_deadline *dl, long raw,
+		     uint32_t prefix)
 {
 	ssize_t n = idl__raw_errno(raw);
 	uint32_t len;
@@ -439,22 +466,12 @@ stream_recv_gen(struct stream_conn *c, struct idl_xmsg *m, struct idl_deadline *
 		for (;;) {
 			if (n > 0)
 				break;
-			if (n == 0)
-				return idl__stream_conn_err(c, EPIPE);
-			if (n == IDL_RAW_NONE) {
-				/* The fast path's receive was not made. */
-			} else if (errno == EAGAIN) {
-				if (t == 1 || idl__sock_late(dl))
-					return IDL_ETIMEDOUT;
-			} else if (errno == EINTR) {
-				idl__sock_again(dl);
-			} else {
-				return idl__stream_conn_err(c, errno);
-			}
+			/* IDL_RAW_NONE: the fast path's receive was not made. */
+			if (n != IDL_RAW_NONE && (err = stream_recv_again(c, n, t, dl)) != 0)
+				return err;
 			if ((t = idl__sock_timeo(c->fd, SO_RCVTIMEO, &c->rcvtimeo_us, dl)) < 0)
 				return t;
-			n = idl__sys_recvmsg(c->fd, &mh,
-					     MSG_CMSG_CLOEXEC | (t == 1 ? MSG_DONTWAIT : 0));
+			n = stream_recvmsg(c, &mh, MSG_CMSG_CLOEXEC | (t == 1 ? MSG_DONTWAIT : 0));
 		}
 		if ((size_t)n < STREAM_PREFIX) {
 			/* A prefix split across segments: read the rest of it. */
@@ -511,8 +528,8 @@ stream_recv_gen(struct stream_conn *c, struct idl_xmsg *m, struct idl_deadline *
 bad_frame:
 	/* Not a frame of ours: the stream cannot be resynchronised. */
 	shutdown(c->fd, SHUT_RDWR);
-	return idl__fail(IDL_EPROTO, "tcp:%s: frame length %u over the limit of %u bytes", c->name,
-			 len, STREAM_FRAME_MAX);
+	return idl__fail(IDL_EPROTO, "%s:%s: frame length %u over the limit of %u bytes",
+			 stream_scheme(c), c->name, len, STREAM_FRAME_MAX);
 }
 
 /* The common receive - nothing carried over, the socket's timeout already the call's, one
@@ -527,21 +544,12 @@ idl__stream_conn_recv(void *vconn, struct idl_xmsg *m, struct idl_deadline *dl)
 				     idl__sock_timeo_kept(dl, c->rcvtimeo_us),
 			     1)) {
 		long n;
-		uint32_t len;
 
 		c->riov[1] = (struct iovec){ m->data, m->cap };
 		n = idl__raw_recvmsg(c->fd, &c->rmh, MSG_CMSG_CLOEXEC);
-		len = ntohl(c->rprefix);
-
-		/* Exactly one frame, so no more than m->cap; an error is negative, which no
-		 * frame's length matches. */
-		if ((unsigned long)n == STREAM_PREFIX + (unsigned long)len &&
-		    len <= STREAM_FRAME_MAX && !idl__desc_msg(m->data, len)) {
-			m->len = len;
-			m->nfds = 0;
+		if (stream_one_frame(c, m, n))
 			return 0;
-		}
-		return stream_recv_gen(c, m, dl, n, c->rprefix);
+		return idl__stream_recv_gen(c, m, dl, n, c->rprefix);
 	}
-	return stream_recv_gen(c, m, dl, IDL_RAW_NONE, 0);
+	return idl__stream_recv_gen(c, m, dl, IDL_RAW_NONE, 0);
 }

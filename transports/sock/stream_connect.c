@@ -73,11 +73,11 @@ idl__stream_conn_connect(void *vconn, const char *rest, struct idl_deadline *dl)
 	struct inet_addrs as;
 	int err, e = 0;
 
-	if ((err = idl__inet_resolve("tcp", rest, 0, &as)) != 0)
+	if ((err = idl__inet_resolve(stream_scheme(c), rest, 0, &as)) != 0)
 		return err;
 	snprintf(c->name, sizeof c->name, "%s", rest);
 	for (unsigned i = 0; i < as.n; i++) {
-		int fd = idl__inet_socket("tcp", &as.a[i], SOCK_STREAM, 0, 1);
+		int fd = idl__inet_socket(stream_scheme(c), &as.a[i], SOCK_STREAM, 0, 1);
 
 		if (fd < 0) {
 			e = IDL_SYSERR_ERRNO(fd);
@@ -99,9 +99,9 @@ idl__stream_conn_connect(void *vconn, const char *rest, struct idl_deadline *dl)
 			break;
 	}
 	if (e == ETIMEDOUT)
-		return idl__fail(IDL_ETIMEDOUT, "tcp:%s: connect: no answer before the deadline",
-				 rest);
-	return idl__inet_sysfail(e, "tcp", rest, "connect");
+		return idl__fail(IDL_ETIMEDOUT, "%s:%s: connect: no answer before the deadline",
+				 stream_scheme(c), rest);
+	return idl__inet_sysfail(e, stream_scheme(c), rest, "connect");
 }
 
 /* Starts a connect to the next address of c->pend: IDL_EAGAIN while it is in progress
@@ -112,7 +112,7 @@ stream_connect_next(struct stream_conn *c, int e)
 {
 	while (c->pend_next < c->pend->n) {
 		struct inet_addr *a = &c->pend->a[c->pend_next++];
-		int fd = idl__inet_socket("tcp", a, SOCK_STREAM, 0, 1);
+		int fd = idl__inet_socket(stream_scheme(c), a, SOCK_STREAM, 0, 1);
 
 		if (fd < 0) {
 			e = IDL_SYSERR_ERRNO(fd);
@@ -134,7 +134,7 @@ stream_connect_next(struct stream_conn *c, int e)
 	}
 	free(c->pend);
 	c->pend = NULL;
-	return e == 0 ? 0 : idl__inet_sysfail(e, "tcp", c->name, "connect");
+	return e == 0 ? 0 : idl__inet_sysfail(e, stream_scheme(c), c->name, "connect");
 }
 
 int
@@ -145,8 +145,8 @@ idl__stream_connect_nb(void *vconn, const char *rest)
 
 	snprintf(c->name, sizeof c->name, "%s", rest);
 	if ((c->pend = malloc(sizeof *c->pend)) == NULL)
-		return idl__fail(IDL_ENOMEM, "tcp:%s: out of memory", rest);
-	if ((err = idl__inet_resolve("tcp", rest, 0, c->pend)) != 0) {
+		return idl__fail(IDL_ENOMEM, "%s:%s: out of memory", stream_scheme(c), rest);
+	if ((err = idl__inet_resolve(stream_scheme(c), rest, 0, c->pend)) != 0) {
 		free(c->pend);
 		c->pend = NULL;
 		return err;

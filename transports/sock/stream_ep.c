@@ -40,15 +40,16 @@ int
 idl__stream_ep_listen(void *vep, const char *rest, const struct idl_listen_opts *opts)
 {
 	struct stream_ep *ep = vep;
+	const char *scheme = ep->scheme != NULL ? ep->scheme : "tcp";
 	struct inet_addrs as;
 	int err, fd = IDL_EADDRINVAL;
 
 	(void)opts; /* no filesystem object: the mode does not apply */
-	if ((err = idl__inet_resolve("tcp", rest, 1, &as)) != 0)
+	if ((err = idl__inet_resolve(scheme, rest, 1, &as)) != 0)
 		return err;
 	for (unsigned i = 0; i < as.n; i++) {
 		idl__clear_detail();
-		fd = idl__inet_socket("tcp", &as.a[i], SOCK_STREAM, 1, 1);
+		fd = idl__inet_socket(scheme, &as.a[i], SOCK_STREAM, 1, 1);
 		/* Only the absence of a family makes the next address worth trying. */
 		if (fd >= 0 || fd != IDL_ESYSERR(EAFNOSUPPORT))
 			break;
@@ -56,12 +57,12 @@ idl__stream_ep_listen(void *vep, const char *rest, const struct idl_listen_opts 
 	if (fd < 0)
 		return idl_errdetail()[0] != '\0'
 			       ? fd
-			       : idl__inet_sysfail(IDL_SYSERR_ERRNO(fd), "tcp", rest, "socket");
+			       : idl__inet_sysfail(IDL_SYSERR_ERRNO(fd), scheme, rest, "socket");
 	ep->fd = fd;
 	ep->open = 1;
 	snprintf(ep->name, sizeof ep->name, "%s", rest);
 	if (listen(fd, SOMAXCONN) != 0)
-		return idl__inet_sysfail(errno, "tcp", rest, "listen");
+		return idl__inet_sysfail(errno, scheme, rest, "listen");
 	return 0;
 }
 
@@ -159,6 +160,6 @@ idl__stream_conn_cred(void *vconn, struct idl_cred *cred)
 	if (!c->open || getpeername(c->fd, (struct sockaddr *)&ss, &sl) != 0)
 		return IDL_ENOTSUP;
 	idl__inet_format((struct sockaddr *)&ss, sl, host, sizeof host);
-	snprintf(cred->addr, sizeof cred->addr, "tcp:%s", host);
+	snprintf(cred->addr, sizeof cred->addr, "%s:%s", stream_scheme(c), host);
 	return 0;
 }

@@ -51,8 +51,8 @@ static int
 stream_out_nb(struct stream_conn *c)
 {
 	while (c->out_len != 0) {
-		ssize_t n = idl__sys_send(c->fd, c->out + c->out_off, c->out_len,
-					  MSG_NOSIGNAL | MSG_DONTWAIT);
+		ssize_t n = stream_send(c, c->out + c->out_off, c->out_len,
+					MSG_NOSIGNAL | MSG_DONTWAIT);
 
 		if (n > 0) {
 			c->out_off += (size_t)n;
@@ -115,14 +115,14 @@ stream_sendv_desc_nb(struct stream_conn *c, const struct idl_xmsg *m)
 	int err = 0;
 
 	o.iov = iov + 1;
-	if (idl__ool_inline_out(m, "tcp", &o) != 0 || o.total > STREAM_FRAME_MAX)
+	if (idl__ool_inline_out(m, stream_scheme(c), &o) != 0 || o.total > STREAM_FRAME_MAX)
 		return IDL_ENOTSUP;
 	prefix = htonl((uint32_t)o.total);
 	iov[0] = (struct iovec){ &prefix, STREAM_PREFIX };
 	mh.msg_iovlen = 1 + o.niov;
 	total = STREAM_PREFIX + o.total;
 	do
-		k = idl__sys_sendmsg(c->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+		k = stream_sendmsg(c, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
 	while (k < 0 && errno == EINTR);
 	if (k < 0 && errno != EAGAIN)
 		err = idl__stream_conn_err(c, errno);
@@ -155,8 +155,8 @@ stream_frames_sent(const struct iovec *iov, unsigned k, size_t sent, size_t *par
 /* Every non-blocking send but one plain frame with nothing held before it (or that one's
  * send, after the fast path's sendmsg returned `raw` (sys_raw.h) other than the whole frame:
  * `raw` is IDL_RAW_NONE when it made none). */
-static __attribute__((noinline)) int
-stream_sendv_nb_gen(struct stream_conn *c, const struct idl_xmsg *msgs, unsigned n, long raw)
+__attribute__((noinline)) int
+idl__stream_sendv_nb_gen(struct stream_conn *c, const struct idl_xmsg *msgs, unsigned n, long raw)
 {
 	int err;
 	unsigned i = 0;
@@ -168,7 +168,7 @@ stream_sendv_nb_gen(struct stream_conn *c, const struct idl_xmsg *msgs, unsigned
 
 		/* The fast path's frame: c->siov holds it. */
 		while (k < 0 && errno == EINTR)
-			k = idl__sys_sendmsg(c->fd, &c->smh, MSG_NOSIGNAL | MSG_DONTWAIT);
+			k = stream_sendmsg(c, &c->smh, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (k < 0 && errno == EAGAIN)
 			return 0;
 		if (k <= 0)
@@ -207,7 +207,7 @@ stream_sendv_nb_gen(struct stream_conn *c, const struct idl_xmsg *msgs, unsigned
 		}
 		mh.msg_iovlen = 2 * k;
 		do
-			sent = idl__sys_sendmsg(c->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+			sent = stream_sendmsg(c, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
 		while (sent < 0 && errno == EINTR);
 		if (sent < 0 && errno == EAGAIN)
 			return (int)i;
@@ -250,9 +250,9 @@ idl__stream_conn_sendv_nb(void *vconn, const struct idl_xmsg *msgs, unsigned n)
 		k = idl__raw_sendmsg(c->fd, &c->smh, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if ((unsigned long)k == STREAM_PREFIX + len)
 			return 1;
-		return stream_sendv_nb_gen(c, msgs, n, k);
+		return idl__stream_sendv_nb_gen(c, msgs, n, k);
 	}
-	return stream_sendv_nb_gen(c, msgs, n, IDL_RAW_NONE);
+	return idl__stream_sendv_nb_gen(c, msgs, n, IDL_RAW_NONE);
 }
 
 /* Takes the whole frame at the head of the carry buffer when it is a plain message that fits
@@ -302,8 +302,8 @@ stream_carry_drop(struct stream_conn *c)
  * never waited for. `raw`: what the fast path's recvmsg returned (sys_raw.h), IDL_RAW_NONE
  * when it made none.
  */
-static __attribute__((noinline)) int
-stream_recv_nb_gen(struct stream_conn *c, struct idl_xmsg *m, int wait_ms, long raw)
+__attribute__((noinline)) int
+idl__stream_recv_nb_gen(struct stream_conn *c, struct idl_xmsg *m, int wait_ms, long raw)
 {
 	int err;
 
@@ -336,9 +336,9 @@ stream_recv_nb_gen(struct stream_conn *c, struct idl_xmsg *m, int wait_ms, long 
 		m->nfds = 0;
 		c->riov[1] = (struct iovec){ m->data, m->cap };
 		if (n == IDL_RAW_NONE)
-			n = idl__sys_recvmsg(c->fd, &c->rmh, flags);
+			n = stream_recvmsg(c, &c->rmh, flags);
 		while (n < 0 && errno == EINTR)
-			n = idl__sys_recvmsg(c->fd, &c->rmh, flags);
+			n = stream_recvmsg(c, &c->rmh, flags);
 		if (n == 0)
 			return idl__stream_conn_err(c, EPIPE);
 		if (n < 0 && errno == EAGAIN) {
@@ -421,8 +421,8 @@ stream_recv_nb_gen(struct stream_conn *c, struct idl_xmsg *m, int wait_ms, long 
 			}
 			c->carry_off = 0;
 		}
-		r = idl__sys_recv(c->fd, c->carry + c->carry_off + c->carry_len,
-				  c->carry_cap - c->carry_off - c->carry_len, MSG_DONTWAIT);
+		r = stream_recv(c, c->carry + c->carry_off + c->carry_len,
+				c->carry_cap - c->carry_off - c->carry_len, MSG_DONTWAIT);
 		if (r > 0)
 			c->carry_len += (size_t)r;
 		else if (r == 0)
@@ -434,7 +434,7 @@ stream_recv_nb_gen(struct stream_conn *c, struct idl_xmsg *m, int wait_ms, long 
 	}
 	err = stream_carry_take(c, m);
 	if (err == IDL_EAGAIN)
-		err = idl__stream_conn_recv(c, m, &(struct idl_deadline){ 0, 0 });
+		err = idl__stream_recv_gen(c, m, &(struct idl_deadline){ 0, 0 }, IDL_RAW_NONE, 0);
 	/* A buffer grown for a large frame is not kept for the small ones after it. */
 	if (c->carry_len == 0 && c->carry_cap > STREAM_CARRY_KEEP)
 		stream_carry_drop(c);
@@ -453,22 +453,15 @@ stream_recv_nb(struct stream_conn *c, struct idl_xmsg *m, int wait_ms)
 						       c->rcvtimeo_us == (int64_t)wait_ms * 1000)),
 			     1)) {
 		long n;
-		uint32_t len;
 
 		c->riov[1] = (struct iovec){ m->data, m->cap };
 		n = idl__raw_recvmsg(c->fd, &c->rmh,
 				     MSG_CMSG_CLOEXEC | (wait_ms > 0 ? 0 : MSG_DONTWAIT));
-		len = ntohl(c->rprefix);
-		/* As the blocking receive's fast path (idl__stream_conn_recv()). */
-		if ((unsigned long)n == STREAM_PREFIX + (unsigned long)len &&
-		    len <= STREAM_FRAME_MAX && !idl__desc_msg(m->data, len)) {
-			m->len = len;
-			m->nfds = 0;
+		if (stream_one_frame(c, m, n))
 			return 0;
-		}
-		return stream_recv_nb_gen(c, m, wait_ms, n);
+		return idl__stream_recv_nb_gen(c, m, wait_ms, n);
 	}
-	return stream_recv_nb_gen(c, m, wait_ms, IDL_RAW_NONE);
+	return idl__stream_recv_nb_gen(c, m, wait_ms, IDL_RAW_NONE);
 }
 
 int

@@ -92,8 +92,8 @@ idl__stream_rx_start(struct stream_conn *c, const unsigned char *body, size_t ha
 	if ((rx = malloc(sizeof *rx + h.size)) == NULL)
 		return 0;
 	memcpy(rx->msg, body, h.size);
-	if (idl__ool_inline_layout(rx->msg, h.size, len, "tcp", &nd) != 0 ||
-	    idl__ool_inline_alloc(rx->msg, nd, "tcp") != 0) {
+	if (idl__ool_inline_layout(rx->msg, h.size, len, stream_scheme(c), &nd) != 0 ||
+	    idl__ool_inline_alloc(rx->msg, nd, stream_scheme(c)) != 0) {
 		free(rx);
 		return 0;
 	}
@@ -140,7 +140,7 @@ idl__stream_rx_recv(struct stream_conn *c, struct idl_xmsg *m, struct idl_deadli
 			return t;
 		mh.msg_iovlen =
 			idl__ool_inline_iov(rx->msg, rx_msize(rx), rx->nd, rx->pos, iov, rx->pad);
-		n = idl__sys_recvmsg(c->fd, &mh, t == 1 ? MSG_DONTWAIT : 0);
+		n = stream_recvmsg(c, &mh, t == 1 ? MSG_DONTWAIT : 0);
 		if (n > 0) {
 			rx->pos += (size_t)n;
 			if (rx->pos == rx->len)
