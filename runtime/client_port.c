@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "client.h"
+#include "tr_config.h"
 
 static pthread_once_t port_once = PTHREAD_ONCE_INIT;
 static pthread_condattr_t port_condattr;
@@ -103,16 +104,23 @@ port_new(const char *address, struct idl_port **pp)
 int
 idl_port_open(const char *address, idl_port_t *portp)
 {
+	idl__clear_detail();
+	return idl__port_open_cfg(address, NULL, portp);
+}
+
+int
+idl__port_open_cfg(const char *address, struct idl_config *cfg, idl_port_t *portp)
+{
 	struct idl_port *p;
 	struct cl_conn *c;
 	int err;
 
-	idl__clear_detail();
 	if (portp == NULL)
 		return idl__fail(IDL_EINVAL, "idl_port_open: NULL argument");
 	if ((err = port_new(address, portp)) != 0)
 		return err;
 	p = *portp;
+	p->cfg = idl__config_hold(cfg);
 	/* Connected now, so that a wrong address or a server that is not there shows here. */
 	pthread_mutex_lock(&p->lock);
 	err = idl__cl_conn_get(p, &(struct idl_deadline){ 0, IDL_PORT_DEFAULT_TIMEOUT_MS }, &c);
@@ -184,6 +192,7 @@ idl_port_close(idl_port_t p)
 	pthread_mutex_unlock(&p->lock);
 	pthread_cond_destroy(&p->lean_cv);
 	pthread_mutex_destroy(&p->lock);
+	idl_config_free(p->cfg);
 	free(p->head.address);
 	free(p);
 }
@@ -262,7 +271,9 @@ idl__cl_conn_get(struct idl_port *p, struct idl_deadline *dl, struct cl_conn **c
 	idl__cl_cond_init(&c->hello_cv);
 	pthread_mutex_init(&c->send_lock, NULL);
 	idl__clear_detail();
-	err = p->tr->conn_connect(c->tr_state, p->rest, dl);
+	err = idl__config_conn(p->tr, p->cfg, c->tr_state);
+	if (err == 0)
+		err = p->tr->conn_connect(c->tr_state, p->rest, dl);
 	if (err != 0) {
 		/* Keep the transport's detail when it gave one. */
 		if (idl_errdetail()[0] == '\0')

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "call_async.h"
+#include "tr_config.h"
 
 /* Messages taken from the transport in one pass of a dispatch before the loop looks at its
  * other sources again; what is left keeps the descriptor readable. */
@@ -374,12 +375,14 @@ idl__aport_connect(struct idl__aport *ap, int64_t deadline)
 	 * bounded by the call's deadline: every call of the port needs this connection. */
 	if (c->nb && IDL__TR_OP(tr, conn_connect_nb) != NULL &&
 	    IDL__TR_OP(tr, conn_connect_step) != NULL) {
-		err = tr->conn_connect_nb(c->tr_state, p->rest);
+		err = idl__config_conn(tr, p->cfg, c->tr_state);
+		if (err == 0)
+			err = tr->conn_connect_nb(c->tr_state, p->rest);
 		if (err == IDL_EAGAIN) {
 			c->connecting = 1;
 			err = 0;
 		}
-	} else {
+	} else if ((err = idl__config_conn(tr, p->cfg, c->tr_state)) == 0) {
 		err = tr->conn_connect(c->tr_state, p->rest, &dl);
 	}
 	if (err != 0) {
@@ -395,9 +398,10 @@ idl__aport_connect(struct idl__aport *ap, int64_t deadline)
 
 		c->fd = tr->conn_fd(c->tr_state, &events);
 		memset(&ev, 0, sizeof ev);
-		/* A connect in progress ends with writability. */
-		ev.events = EPOLLIN | (c->connecting ? EPOLLOUT : 0);
-		c->want_out = c->connecting;
+		/* A connect in progress ends with writability; a handshake that waits for the
+		 * peer's answer alone (IDL_TR_EV_WAITIN) is not woken by room to write. */
+		c->want_out = c->connecting && !(events & IDL_TR_EV_WAITIN);
+		ev.events = EPOLLIN | (c->want_out ? EPOLLOUT : 0);
 		ev.data.fd = c->fd;
 		if (c->fd < 0 || epoll_ctl(ap->epfd, EPOLL_CTL_ADD, c->fd, &ev) != 0)
 			err = idl__fail(IDL_ESYSERR(errno), "%s: epoll: %s", p->head.address,
@@ -611,9 +615,10 @@ poll_connect_step(struct idl__aport *ap, struct idl__aconn *c)
 		/* It may be the socket of the next address the name has (whose number may be
 		 * the last one's, closed and so gone from the set): watched either way. */
 		memset(&ev, 0, sizeof ev);
-		ev.events = EPOLLIN | EPOLLOUT;
 		ev.data.fd = fd = tr->conn_fd(c->tr_state, &events);
 		c->fd = fd;
+		c->want_out = !(events & IDL_TR_EV_WAITIN);
+		ev.events = EPOLLIN | (c->want_out ? EPOLLOUT : 0);
 		if (epoll_ctl(ap->epfd, EPOLL_CTL_MOD, fd, &ev) != 0 &&
 		    (errno != ENOENT || epoll_ctl(ap->epfd, EPOLL_CTL_ADD, fd, &ev) != 0)) {
 			err = idl__fail(IDL_ESYSERR(errno), "%s: epoll: %s", ap->port->head.address,

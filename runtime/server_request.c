@@ -84,8 +84,9 @@ idl_request_reply(void)
 	struct idl_reply *r;
 	struct idl_server *srv;
 
-	if (rq == NULL || (r = calloc(1, sizeof *r)) == NULL)
-		return NULL;
+	if (rq == NULL || rq->in == NULL || (r = calloc(1, sizeof *r)) == NULL)
+		return NULL; /* outside a routine (the authorisation hook has no request to defer)
+			      */
 	srv = rq->src->srv;
 	r->src = rq->src;
 	r->peer = rq->peer;
@@ -396,11 +397,17 @@ serve_auth_ok(struct srv_src *src, const struct idl_peer *from, const struct srv
 	      const struct idl_routine_desc *rt)
 {
 	struct idl_server *srv = src->srv;
+	struct srv_req rq = { src, from, NULL, NULL, s };
 	struct idl_cred cred;
 	char who[IDL_CRED_ADDR_MAX + 32];
+	int verdict;
 
 	idl__srv_cred(src, from, &cred);
-	if (srv->auth(srv->auth_ctx, &cred, s->ss, rt) == 0)
+	/* The hook may ask what idl_request_cred() and idl_request_peer_tls() say. */
+	serve_current = &rq;
+	verdict = srv->auth(srv->auth_ctx, &cred, s->ss, rt);
+	serve_current = NULL;
+	if (verdict == 0)
 		return 1;
 	idl__srv_who(src, from, who, sizeof who);
 	idl__srv_log(srv, "%s: %s: %s.%s denied by the authorisation hook", src->ep->head.address,
