@@ -23,6 +23,7 @@
 #include <idl/idl_ool.h>
 
 #include "server.h"
+#include "tr_config.h"
 #include "trace.h"
 
 #define SERVE_OTHER_ORDER (IDL_ORDER_NATIVE == IDL_ORDER_LITTLE ? IDL_ORDER_BIG : IDL_ORDER_LITTLE)
@@ -608,13 +609,18 @@ serve_send(struct srv_src *src, uint32_t n, const struct idl_peer *to)
 }
 
 /* Logs a refusal by a limit: an oversized message, or a connection that timed out (which
- * then ends; `closing` says whether an oversized one does too). */
+ * then ends; `closing` says whether an oversized one does too); or what a secure channel
+ * refused (a certificate, a protocol, a record). */
 void
 idl__srv_conn_log(struct srv_src *src, int err, size_t len, int closing)
 {
 	struct idl_server *srv = src->srv;
 	char who[IDL_CRED_ADDR_MAX + 32];
 
+	if (err == IDL_ECERT || err == IDL_ETLS || err == IDL_EINTEGRITY) {
+		idl__srv_tls_log(src, err);
+		return;
+	}
 	if (err != IDL_ETIMEDOUT && err != IDL_EMSGSIZE)
 		return;
 	idl__srv_who(src, NULL, who, sizeof who);

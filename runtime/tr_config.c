@@ -337,6 +337,25 @@ idl_tls_config_from_env(idl_config_t **cfgp)
 }
 
 /*
+ * The server's log line for a connection a secure channel refused (a certificate, a protocol,
+ * a record changed on the way): the transport's detail, which names the client already.
+ */
+void
+idl__srv_tls_log(struct srv_src *src, int err)
+{
+	const char *why = idl_errdetail();
+	char who[IDL_CRED_ADDR_MAX + 32];
+	size_t n;
+
+	idl__srv_who(src, NULL, who, sizeof who);
+	n = strlen(who);
+	if (strncmp(why, who, n) == 0 && why[n] == ':' && why[n + 1] == ' ')
+		why += n + 2;
+	idl__srv_log(src->srv, "%s: %s: %s: %s, connection closed", src->ep->head.address, who,
+		     idl_errname(err), why[0] != '\0' ? why : idl_strerror(err));
+}
+
+/*
  * The peer's identity (conn_tls_peer): a request's connection, or a port's.
  */
 int

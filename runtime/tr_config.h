@@ -22,4 +22,9 @@ int idl__config_conn(const struct idl_transport *tr, struct idl_config *cfg, voi
 int idl__port_open_cfg(const char *address, struct idl_config *cfg, idl_port_t *portp);
 int idl__srv_listen(idl_server_t *srv, const char *address, struct idl_config *cfg);
 
+/* The server's log line for a connection its secure channel refused with err (IDL_ECERT,
+ * IDL_ETLS, IDL_EINTEGRITY), the calling thread's detail saying why (server_request.c). */
+struct srv_src;
+void idl__srv_tls_log(struct srv_src *src, int err);
+
 #endif /* IDL_RUNTIME_TR_CONFIG_H */
