@@ -526,8 +526,14 @@ idl__stream_recv_gen(struct stream_conn *c, struct idl_xmsg *m, struct idl_deadl
 	return 0;
 
 bad_frame:
-	/* Not a frame of ours: the stream cannot be resynchronised. */
+	/* Not a frame of ours: the stream cannot be resynchronised. A TLS record (a
+	 * ClientHello: 0x16, then version 3.x) is a tls: client that came to a tcp: endpoint. */
 	shutdown(c->fd, SHUT_RDWR);
+	if ((len >> 24) == 0x16 && (len >> 16 & 0xff) == 0x03)
+		return idl__fail(IDL_ETLS,
+				 "%s:%s: a TLS client on a %s: endpoint (a tls: address calls a "
+				 "tls: server)",
+				 stream_scheme(c), c->name, stream_scheme(c));
 	return idl__fail(IDL_EPROTO, "%s:%s: frame length %u over the limit of %u bytes",
 			 stream_scheme(c), c->name, len, STREAM_FRAME_MAX);
 }
