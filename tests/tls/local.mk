@@ -13,6 +13,10 @@ tests_tls_tls_test_CPPFLAGS = $(AM_CPPFLAGS) $(bench_cppflags) $(tls_example_cpp
 	-DIDL_TOP_BUILDDIR_DEFAULT='"$(abs_top_builddir)"' \
 	-DIDL_TOP_SRCDIR_DEFAULT='"$(abs_top_srcdir)"'
 tests_tls_tls_test_LDADD = examples/bench/libbenchstubs.a runtime/libidlrt.la -lpthread
+# Between two network namespaces (root): the example's server and client, mutual
+# authentication, each side's identity seen by the other.
+dist_check_SCRIPTS += tests/net/tls-netns.sh
+TESTS += tests/net/tls-netns.sh
 # It runs tls-server and bench-server (found by $IDL_TOP_BUILDDIR).
 EXTRA_tests_tls_tls_test_DEPENDENCIES = examples/tls/tls-server$(EXEEXT) \
 	examples/bench/bench-server$(EXEEXT)
