@@ -19,6 +19,8 @@ runtime_libidlrt_la_SOURCES = \
 runtime_libidlrt_la_SOURCES += \
 	runtime/client.h \
 	runtime/client_port.c \
+	runtime/tr_config.h \
+	runtime/tr_config.c \
 	runtime/call.c \
 	runtime/call_hello.c \
 	runtime/call_wait.c

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "server.h"
+#include "tr_config.h"
 #include "trace.h"
 
 /* Log lines per second before the rest of that second's are counted instead. */
@@ -419,13 +420,19 @@ srv_ep_free(struct srv_ep *ep)
 int
 idl_server_listen(idl_server_t *srv, const char *address)
 {
+	idl__clear_detail();
+	return idl__srv_listen(srv, address, NULL);
+}
+
+int
+idl__srv_listen(idl_server_t *srv, const char *address, struct idl_config *cfg)
+{
 	struct idl_listen_opts opts = { .mode = 0600 };
 	const struct idl_transport *tr;
 	struct srv_ep *ep;
 	const char *rest;
 	int err;
 
-	idl__clear_detail();
 	if (srv == NULL || address == NULL)
 		return idl__fail(IDL_EINVAL, "idl_server_listen: NULL argument");
 	if (strchr(address, ':') == NULL)
@@ -433,6 +440,8 @@ idl_server_listen(idl_server_t *srv, const char *address)
 				 address);
 	if ((tr = idl_transport_find(address, &rest)) == NULL)
 		return idl__fail(IDL_ENOSCHEME, "%s: no transport for this scheme", address);
+	if (cfg != NULL && (err = idl__config_check(tr, cfg, address, 1)) != 0)
+		return err;
 	if ((ep = calloc(1, sizeof *ep)) == NULL || (ep->head.address = strdup(address)) == NULL ||
 	    (ep->state = idl__zalloc(tr->ep_size)) == NULL) {
 		if (ep != NULL)
@@ -443,7 +452,8 @@ idl_server_listen(idl_server_t *srv, const char *address)
 	ep->head.kind = IDL__PORT_ENDPOINT;
 	ep->srv = srv;
 	ep->tr = tr;
-	if ((err = tr->ep_listen(ep->state, rest, &opts)) != 0) {
+	err = cfg != NULL ? IDL__TR_OP(tr, ep_config)(ep->state, cfg) : 0;
+	if (err != 0 || (err = tr->ep_listen(ep->state, rest, &opts)) != 0) {
 		if (idl_errdetail()[0] == '\0')
 			idl__fail(err, "%s: listen: %s", address, idl_strerror(err));
 		ep->closed = 1;

@@ -23,6 +23,7 @@
 #include <idl/idl_ool.h>
 
 #include "server.h"
+#include "tr_config.h"
 #include "trace.h"
 
 #define SERVE_OTHER_ORDER (IDL_ORDER_NATIVE == IDL_ORDER_LITTLE ? IDL_ORDER_BIG : IDL_ORDER_LITTLE)
@@ -84,8 +85,9 @@ idl_request_reply(void)
 	struct idl_reply *r;
 	struct idl_server *srv;
 
-	if (rq == NULL || (r = calloc(1, sizeof *r)) == NULL)
-		return NULL;
+	if (rq == NULL || rq->in == NULL || (r = calloc(1, sizeof *r)) == NULL)
+		return NULL; /* outside a routine (the authorisation hook has no request to defer)
+			      */
 	srv = rq->src->srv;
 	r->src = rq->src;
 	r->peer = rq->peer;
@@ -396,11 +398,17 @@ serve_auth_ok(struct srv_src *src, const struct idl_peer *from, const struct srv
 	      const struct idl_routine_desc *rt)
 {
 	struct idl_server *srv = src->srv;
+	struct srv_req rq = { src, from, NULL, NULL, s };
 	struct idl_cred cred;
 	char who[IDL_CRED_ADDR_MAX + 32];
+	int verdict;
 
 	idl__srv_cred(src, from, &cred);
-	if (srv->auth(srv->auth_ctx, &cred, s->ss, rt) == 0)
+	/* The hook may ask what idl_request_cred() and idl_request_peer_tls() say. */
+	serve_current = &rq;
+	verdict = srv->auth(srv->auth_ctx, &cred, s->ss, rt);
+	serve_current = NULL;
+	if (verdict == 0)
 		return 1;
 	idl__srv_who(src, from, who, sizeof who);
 	idl__srv_log(srv, "%s: %s: %s.%s denied by the authorisation hook", src->ep->head.address,
@@ -602,13 +610,18 @@ serve_send(struct srv_src *src, uint32_t n, const struct idl_peer *to)
 }
 
 /* Logs a refusal by a limit: an oversized message, or a connection that timed out (which
- * then ends; `closing` says whether an oversized one does too). */
+ * then ends; `closing` says whether an oversized one does too); or what a secure channel
+ * refused (a certificate, a protocol, a record). */
 void
 idl__srv_conn_log(struct srv_src *src, int err, size_t len, int closing)
 {
 	struct idl_server *srv = src->srv;
 	char who[IDL_CRED_ADDR_MAX + 32];
 
+	if (err == IDL_ECERT || err == IDL_ETLS || err == IDL_EINTEGRITY) {
+		idl__srv_tls_log(src, err);
+		return;
+	}
 	if (err != IDL_ETIMEDOUT && err != IDL_EMSGSIZE)
 		return;
 	idl__srv_who(src, NULL, who, sizeof who);

@@ -51,6 +51,9 @@ tr_builtins(void)
 #if HAVE_TRANSPORT_PORT
 	idl__port_register();
 #endif
+#if HAVE_TRANSPORT_TLS
+	idl__tls_register();
+#endif
 }
 
 /* A table is complete when it has every op the core calls unconditionally, and one of the

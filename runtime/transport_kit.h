@@ -241,6 +241,9 @@ void idl__shm_register(void);
 #if HAVE_TRANSPORT_PORT
 void idl__port_register(void);
 #endif
+#if HAVE_TRANSPORT_TLS
+void idl__tls_register(void);
+#endif
 
 /*
  * Out-of-line data and descriptors (ool.c, docs/wire-format.md).
