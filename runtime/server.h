@@ -239,6 +239,7 @@ struct idl_server {
 	int efd; /* eventfd: stop requests and ended sources wake the accept loop */
 	int epfd; /* the accept loop's epoll set while running, else -1 */
 	atomic_int stop_req;
+	atomic_int reload_req; /* idl_server_reload_async() asked: the loop reloads (tr_config.c) */
 	int running;
 	size_t rcap; /* receive buffer: the largest request or hello, rounded to 8 */
 	size_t scap; /* reply buffer: the largest reply or hello reply */

@@ -672,6 +672,8 @@ srv_event(struct idl_server *srv, const struct epoll_event *e, int dedicate)
 			idl__srv_reap(srv);
 			pthread_mutex_unlock(&srv->lock);
 		}
+		if (atomic_exchange(&srv->reload_req, 0))
+			(void)idl_server_reload(srv);
 		/* A stop that came between the look above and the read was read here with the
 		 * poke: it is made again, so that every thread waiting in the set still wakes to
 		 * it (nothing reads the eventfd once the stop is seen, so it stays readable). */

@@ -1,8 +1,8 @@
 /*
  * tr_config.c - configuration objects (<idl/idl_port.h>, <idl/idl_tls.h>): settings by name for
  * one transport, which a port or an endpoint hands to its transport (ep_config, conn_config),
- * and the entry points that take one; and the TLS peer's identity as a request or a port
- * asks for it (conn_tls_peer).
+ * and the entry points that take one; the TLS peer's identity as a request or a port asks
+ * for it (conn_tls_peer); and a server's endpoints reading their files again (ep_reload).
  *
  * The object holds strings only, checked for their form when set; what the files say is the
  * transport's to read, when a port or an endpoint first uses the object (idl_config_state()
@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <idl/idl_tls.h>
 
@@ -276,6 +277,22 @@ idl_tls_config_set_min_version(idl_config_t *cfg, const char *version)
 }
 
 int
+idl_tls_config_set_resume(idl_config_t *cfg, int on)
+{
+	idl__clear_detail();
+	return config_put(cfg, "tls", "resume", on ? "1" : "0");
+}
+
+/* IDL_TLS_RESUME: 0 or 1. */
+static int
+config_set_resume(idl_config_t *cfg, const char *value)
+{
+	if (strcmp(value, "0") != 0 && strcmp(value, "1") != 0)
+		return idl__fail(IDL_EINVAL, "tls configuration: resume: 0 or 1");
+	return idl_tls_config_set_resume(cfg, value[0] == '1');
+}
+
+int
 idl_tls_config_set_verify(idl_config_t *cfg, const char *mode)
 {
 	idl__clear_detail();
@@ -329,6 +346,9 @@ idl_tls_config_from_env(idl_config_t **cfgp)
 	if (err == 0)
 		err = config_env(cfg, "IDL_TLS_VERIFY", getenv("IDL_TLS_VERIFY"),
 				 idl_tls_config_set_verify);
+	if (err == 0)
+		err = config_env(cfg, "IDL_TLS_RESUME", getenv("IDL_TLS_RESUME"),
+				 config_set_resume);
 	if (err != 0) {
 		idl_config_free(cfg);
 		*cfgp = NULL;
@@ -353,6 +373,58 @@ idl__srv_tls_log(struct srv_src *src, int err)
 		why += n + 2;
 	idl__srv_log(src->srv, "%s: %s: %s: %s, connection closed", src->ep->head.address, who,
 		     idl_errname(err), why[0] != '\0' ? why : idl_strerror(err));
+}
+
+/*
+ * Rotation (ep_reload): each endpoint of the server that has files reads them again. The list
+ * of endpoints only ever grows at its head, and its entries are freed with the server, so it
+ * is walked without the server's lock, which a reload's file reading would hold too long.
+ */
+int
+idl_server_reload(idl_server_t *srv)
+{
+	char why[512] = "";
+	struct srv_ep *ep;
+	int first = 0;
+
+	idl__clear_detail();
+	if (srv == NULL)
+		return IDL_EINVAL;
+	pthread_mutex_lock(&srv->lock);
+	ep = srv->eps;
+	pthread_mutex_unlock(&srv->lock);
+	for (; ep != NULL; ep = ep->next) {
+		int (*reload)(void *) = IDL__TR_OP(ep->tr, ep_reload);
+		int err;
+
+		if (reload == NULL)
+			continue;
+		idl__clear_detail();
+		if ((err = reload(ep->state)) == 0) {
+			idl__srv_log(srv, "%s: certificates reloaded", ep->head.address);
+			continue;
+		}
+		idl__srv_log(srv, "%s: reload failed, the certificates it had stay: %s",
+			     ep->head.address, idl_errdetail());
+		if (first == 0) {
+			first = err;
+			snprintf(why, sizeof why, "%s: %s", ep->head.address, idl_errdetail());
+		}
+	}
+	return first != 0 ? idl__fail(first, "%s", why) : 0;
+}
+
+void
+idl_server_reload_async(idl_server_t *srv)
+{
+	uint64_t one = 1;
+
+	/* Only async-signal-safe operations, as idl_server_stop(): a store and a write. */
+	if (srv == NULL)
+		return;
+	atomic_store(&srv->reload_req, 1);
+	if (write(srv->efd, &one, sizeof one) < 0)
+		return;
 }
 
 /*

@@ -102,6 +102,22 @@ int idl_server_dispatch(idl_server_t *srv, int max);
  * return once they have ended. Safe from any thread and from a signal handler. */
 void idl_server_stop(idl_server_t *srv);
 
+/*
+ * Certificate rotation without a restart (docs/transports/tls.md, "Rotation"): reads again the
+ * files of every endpoint that has any (tls:'s certificate, key, trusted CAs and revocation
+ * lists, from the paths it was configured with). Connections made after it returns get the
+ * new material; connections already up keep the identity they verified and go on. An
+ * endpoint whose files cannot be read, or whose key is not its certificate's, keeps what it
+ * had. Each endpoint's outcome goes to the server's log (idl_server_set_log()). Returns 0, or
+ * the first endpoint's error with idl_errdetail() saying which file and why; the others are
+ * reloaded all the same. Any thread but a signal handler's, running or not.
+ */
+int idl_server_reload(idl_server_t *srv);
+/* The same from a signal handler (SIGHUP): async-signal-safe, it only asks; the server's
+ * loop (a thread of idl_server_run(), or idl_server_dispatch() of an embedded server) reloads
+ * at its next event, and the log says how it went. */
+void idl_server_reload_async(idl_server_t *srv);
+
 /* Stops (if running), closes every endpoint, removes UNIX socket files it created, frees.
  * Replies that routines deferred (idl_reply_t) and still hold stay valid: sending one then
  * returns MIG_SERVER_DIED, and the last one sent or discarded frees what remains. */

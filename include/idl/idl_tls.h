@@ -5,9 +5,9 @@
  * An address "tls:HOST:PORT" carries tcp:'s frames inside TLS 1.3 with mutual
  * authentication. Without a configuration object it is configured by the environment
  * (IDL_TLS_CERT, IDL_TLS_KEY, IDL_TLS_CA, IDL_TLS_CRL, IDL_TLS_NAME, IDL_TLS_PIN,
- * IDL_TLS_MIN_VERSION, IDL_TLS_VERIFY), read each time a tls: address is opened or listened
- * on, so that a program speaks tls: by its address alone. A program with several identities
- * makes a configuration object for each and gives it to idl_port_open_config() or
+ * IDL_TLS_MIN_VERSION, IDL_TLS_VERIFY, IDL_TLS_RESUME), read each time a tls: address is opened or
+ * listened on, so that a program speaks tls: by its address alone. A program with several
+ * identities makes a configuration object for each and gives it to idl_port_open_config() or
  * idl_server_listen_config() (<idl/idl_port.h>, <idl/idl_server.h>).
  *
  * Secure by default: a client verifies the server's certificate chain (against IDL_TLS_CA,
@@ -58,6 +58,12 @@ int idl_tls_config_set_min_version(idl_config_t *cfg, const char *version);
  * "chain" (the chain, any name) or "none" (nothing: only a pin then authenticates). On a
  * server "none" asks no client certificate even with trusted CAs. */
 int idl_tls_config_set_verify(idl_config_t *cfg, const char *mode);
+/* TLS 1.3 session resumption, on (1, the default) or off (0). On: a server sends a ticket
+ * after each handshake, and a client keeps the latest one per address and resumes with it
+ * when it connects again (after an idle close, an eviction), without a full handshake; the
+ * identity of a resumed connection is its session's first handshake's. Off: every connect
+ * makes a full handshake, and a server sends no tickets. */
+int idl_tls_config_set_resume(idl_config_t *cfg, int on);
 
 /*
  * The peer of a TLS connection: what its handshake showed. One malloc()ed block (the struct
@@ -83,6 +89,9 @@ struct idl_tls_peer {
 	const char *spiffe_id;
 	unsigned char sha256[32]; /* the SHA-256 of the certificate (DER) */
 	char sha256_hex[65]; /* the same in lower-case hex */
+	/* 1 when the connection resumed an earlier session (a ticket): no certificate was
+	 * exchanged, and the fields above are what the session's first handshake verified. */
+	int resumed;
 };
 
 /* The peer of the request the calling thread serves (inside a routine, or inside the

@@ -378,6 +378,15 @@ struct idl_transport {
 	int (*conn_config)(void *conn, struct idl_config *cfg);
 	int (*conn_tls_peer)(void *conn, struct idl_tls_peer **peerp);
 
+	/*
+	 * Optional: reads the endpoint's files again (idl_server_reload(): certificates, keys,
+	 * trusted CAs, revocation lists), for the connections it accepts from then on; those
+	 * already accepted keep what they had. On an error (the detail set) the endpoint keeps
+	 * what it had. Called from any thread while the endpoint serves, never beside ep_fini.
+	 * NULL: the endpoint has nothing to reload.
+	 */
+	int (*ep_reload)(void *ep);
+
 	/* New ops go here, at the end, each optional. */
 };
 

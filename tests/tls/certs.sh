@@ -5,8 +5,9 @@
 # spiffe://idlkit.test/client), one for either side (peer: the server's names, both uses), an
 # expired server certificate, one not valid yet, one for another name, a revoked one and the
 # CRL that revokes it - and, from another CA, a server and a client certificate. Each is
-# NAME.crt with NAME.key; the CAs are ca.crt and other-ca.crt, the CRL crl.pem. Exits 77
-# (skip) when openssl is not installed.
+# NAME.crt with NAME.key; the CAs are ca.crt and other-ca.crt, the CRL crl.pem (and
+# crl-client2.pem, which revokes client2 too). Exits 77 (skip) when openssl is not
+# installed.
 set -eu
 dir=${1:?usage: certs.sh DIR}
 command -v openssl >/dev/null 2>&1 || {
@@ -85,9 +86,12 @@ issue other-ca stranger localhost "DNS:localhost, IP:127.0.0.1, IP:::1" $past $f
 issue other-ca stranger-client client "DNS:client.idlkit.test" $past $future client
 openssl ca -config ca.cnf -revoke revoked.crt 2>/dev/null
 openssl ca -config ca.cnf -gencrl -out crl.pem 2>/dev/null
+# A later list that revokes client2 as well, for a server that reloads its lists.
+openssl ca -config ca.cnf -revoke client2.crt 2>/dev/null
+openssl ca -config ca.cnf -gencrl -out crl-client2.pem 2>/dev/null
 # What `openssl ca` kept goes: the directory holds the certificates, keys and CRL alone.
 rm -rf ca.db other-ca.db ca.cnf other-ca.cnf
 # The certificates and the CRL are public; the keys stay the owner's.
-chmod 0644 ./*.crt crl.pem
+chmod 0644 ./*.crt crl.pem crl-client2.pem
 chmod 0600 ./*.key
 echo "certs.sh: certificates made in $dir"

@@ -7,7 +7,8 @@ EXTRA_DIST += tests/tls/certs.sh
 if TRANSPORT_TLS
 check_PROGRAMS += tests/tls/tls-test
 TESTS += tests/tls/tls-test
-tests_tls_tls_test_SOURCES = tests/tls/tls_test.c
+tests_tls_tls_test_SOURCES = tests/tls/tls_test.c tests/tls/tls_test.h tests/tls/tls_lib.c \
+	tests/tls/tls_rotate.c tests/tls/tls_resume.c examples/bench/bench_impl.c
 nodist_tests_tls_tls_test_SOURCES = examples/tls/whoamiUser.c examples/tls/whoami.h
 tests_tls_tls_test_CPPFLAGS = $(AM_CPPFLAGS) $(bench_cppflags) $(tls_example_cppflags) \
 	-DIDL_TOP_BUILDDIR_DEFAULT='"$(abs_top_builddir)"' \
@@ -17,7 +18,7 @@ tests_tls_tls_test_LDADD = examples/bench/libbenchstubs.a runtime/libidlrt.la -l
 # authentication, each side's identity seen by the other.
 dist_check_SCRIPTS += tests/net/tls-netns.sh
 TESTS += tests/net/tls-netns.sh
-# It runs tls-server and bench-server (found by $IDL_TOP_BUILDDIR).
+# It runs tls-server, bench-server and idlbench serve (found by $IDL_TOP_BUILDDIR).
 EXTRA_tests_tls_tls_test_DEPENDENCIES = examples/tls/tls-server$(EXEEXT) \
-	examples/bench/bench-server$(EXEEXT)
+	examples/bench/bench-server$(EXEEXT) tools/idlbench/idlbench$(EXEEXT)
 endif

@@ -96,11 +96,14 @@ ib_resolve(void *arg, const char *sym)
 	return NULL;
 }
 
+/* SIGTERM and SIGINT stop the server; SIGHUP has it read its certificates again. */
 static void
 ib_on_signal(int sig)
 {
-	(void)sig;
-	idl_server_stop(ib_srv);
+	if (sig == SIGHUP)
+		idl_server_reload_async(ib_srv);
+	else
+		idl_server_stop(ib_srv);
 }
 
 /* Serves bench.defs on address: through the generated demux, or the interpreter. */
@@ -127,6 +130,7 @@ ib_bench_start(const char *address, int dynamic, char *why, size_t len)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 	return 0;
 }
 

@@ -24,15 +24,17 @@
 
 #include "idlcall.h"
 
-/* The server that SIGINT and SIGTERM stop: a signal handler reaches it only through a
- * variable of the file's own. */
+/* The server that SIGINT and SIGTERM stop, and SIGHUP has read its certificates again: a
+ * signal handler reaches it only through a variable of the file's own. */
 static idl_server_t *serve_srv;
 
 static void
 serve_on_signal(int sig)
 {
-	(void)sig;
-	idl_server_stop(serve_srv);
+	if (sig == SIGHUP)
+		idl_server_reload_async(serve_srv);
+	else
+		idl_server_stop(serve_srv);
 }
 
 /* The line that says what is served, written at once so that it is one line even when
@@ -87,7 +89,7 @@ serve_failed(const char *what, int err)
 static int
 serve_run(idl_dynamic_t *d, const char *address)
 {
-	struct sigaction sa, old_int, old_term;
+	struct sigaction sa, old_int, old_term, old_hup;
 	int err, rc = 1;
 
 	if ((err = idl_server_create(&serve_srv)) != 0)
@@ -100,7 +102,8 @@ serve_run(idl_dynamic_t *d, const char *address)
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = serve_on_signal;
 	sigemptyset(&sa.sa_mask);
-	if (sigaction(SIGINT, &sa, &old_int) != 0 || sigaction(SIGTERM, &sa, &old_term) != 0) {
+	if (sigaction(SIGINT, &sa, &old_int) != 0 || sigaction(SIGTERM, &sa, &old_term) != 0 ||
+	    sigaction(SIGHUP, &sa, &old_hup) != 0) {
 		perror("idlcall: sigaction");
 		goto out;
 	}
@@ -112,6 +115,7 @@ serve_run(idl_dynamic_t *d, const char *address)
 		rc = 0;
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGHUP, &old_hup, NULL);
 out:
 	/* Closes the endpoints and removes the socket file the server created. */
 	idl_server_destroy(serve_srv);

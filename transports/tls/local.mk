@@ -4,7 +4,7 @@
 if TRANSPORT_TLS
 runtime_libidlrt_la_SOURCES += transports/tls/tls_impl.h transports/tls/tls.c \
 	transports/tls/tls_io.c transports/tls/tls_hs.c transports/tls/tls_config.c \
-	transports/tls/tls_peer.c
+	transports/tls/tls_peer.c transports/tls/tls_resume.c
 runtime_libidlrt_la_CPPFLAGS += $(SSL_CFLAGS)
 runtime_libidlrt_la_LIBADD += $(SSL_LIBS)
 tests_transport_conformance_SOURCES += tests/transport/addr_tls.c tests/transport/wire_tls.c \

@@ -40,6 +40,19 @@ tls_ep_config(void *vep, struct idl_config *cfg)
 	return tls_ctx_take(&((struct tls_ep *)vep)->ctx, cfg);
 }
 
+/* Whether ctx makes its context of a role: 0, or the error of its files. */
+static int
+tls_ctx_check(struct tls_ctx *ctx, int server)
+{
+	SSL_CTX *sc;
+	int err;
+
+	if ((sc = idl__tls_ctx_ssl(ctx, server, &err)) == NULL)
+		return err;
+	SSL_CTX_free(sc);
+	return 0;
+}
+
 static int
 tls_ep_listen(void *vep, const char *rest, const struct idl_listen_opts *opts)
 {
@@ -51,9 +64,18 @@ tls_ep_listen(void *vep, const char *rest, const struct idl_listen_opts *opts)
 		return err;
 	/* The server's context now: a missing certificate or a key others may read fails the
 	 * listen, not the first client. */
-	if (idl__tls_ctx_ssl(ep->ctx, 1, &err) == NULL)
+	if ((err = tls_ctx_check(ep->ctx, 1)) != 0)
 		return err;
 	return idl__stream_ep_listen(&ep->s, rest, opts);
+}
+
+/* The endpoint's files read again (idl_server_reload()): new connections get them. */
+static int
+tls_ep_reload(void *vep)
+{
+	struct tls_ep *ep = vep;
+
+	return ep->ctx != NULL ? idl__tls_ctx_reload(ep->ctx) : 0;
 }
 
 static int
@@ -100,7 +122,7 @@ tls_client_prepare(struct tls_conn *t, const char *rest)
 	t->s.io = &idl__tls_io;
 	if (t->ctx == NULL && (err = idl__tls_ctx_get(NULL, &t->ctx)) != 0)
 		return err;
-	if (idl__tls_ctx_ssl(t->ctx, 0, &err) == NULL)
+	if ((err = tls_ctx_check(t->ctx, 0)) != 0)
 		return err;
 	if (t->ctx->name != NULL) {
 		snprintf(t->host, sizeof t->host, "%s", t->ctx->name);
@@ -112,6 +134,8 @@ tls_client_prepare(struct tls_conn *t, const char *rest)
 	} else {
 		snprintf(t->host, sizeof t->host, "127.0.0.1"); /* tls::PORT is loopback */
 	}
+	/* A session is resumed with the server it was made with, for the name verified then. */
+	snprintf(t->skey, sizeof t->skey, "%s|%s", t->host, rest);
 	return 0;
 }
 
@@ -136,6 +160,7 @@ tls_client_session(struct tls_conn *t)
 	}
 	if (!literal)
 		(void)SSL_set_tlsext_host_name(t->ssl, t->host);
+	idl__tls_resume_offer(t);
 	return 0;
 }
 
@@ -325,13 +350,20 @@ tls_conn_fini(void *vconn)
 {
 	struct tls_conn *t = vconn;
 
+	/* OpenSSL marks the session of a connection freed without a close_notify as not to be
+	 * resumed; a connection that ends while up (an idle close, an eviction, the port's
+	 * close) ends as the frames say, so its session stays good. One that failed loses it. */
+	if (t->ssl != NULL && atomic_load(&t->state) == TLS_ST_UP)
+		SSL_set_shutdown(t->ssl, SSL_SENT_SHUTDOWN | SSL_RECEIVED_SHUTDOWN);
 	SSL_free(t->ssl);
 	t->ssl = NULL;
 	free(t->in);
 	free(t->bl);
 	free(t->peer);
+	X509_free(t->res_peer);
 	t->in = t->bl = NULL;
 	t->peer = NULL;
+	t->res_peer = NULL;
 	if (t->lock_made)
 		pthread_mutex_destroy(&t->lock);
 	t->lock_made = 0;
@@ -367,6 +399,7 @@ static const struct idl_transport tls_transport = {
 	.ep_config = tls_ep_config,
 	.conn_config = tls_conn_config,
 	.conn_tls_peer = idl__tls_conn_peer,
+	.ep_reload = tls_ep_reload,
 };
 
 void

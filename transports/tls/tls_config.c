@@ -7,6 +7,11 @@
  * Keys: the key file is opened here, checked on the open descriptor (a regular file that no
  * one but its owner and its group may read, or the open is refused, saying so) and parsed
  * straight from it into OpenSSL; no copy of it is made, and nothing logs it.
+ *
+ * A reload makes the contexts again from the same files, and swaps them in only when every
+ * one was made: a file that cannot be read, or a key that is not the certificate's, leaves
+ * the contexts as they were. Connections hold their own reference to the context they were
+ * made with, so the ones already up keep what they verified and were verified with.
  */
 #include <config.h>
 
@@ -52,6 +57,9 @@ idl__tls_ctx_put(struct tls_ctx *ctx)
 		return;
 	SSL_CTX_free(ctx->ssl[0]);
 	SSL_CTX_free(ctx->ssl[1]);
+	idl__tls_cache_clear(&ctx->cache);
+	pthread_mutex_destroy(&ctx->cache.lock);
+	pthread_mutex_destroy(&ctx->reload_lock);
 	free(ctx->cert);
 	free(ctx->key);
 	free(ctx->ca);
@@ -94,6 +102,8 @@ tls_ctx_make(struct idl_config *cfg, int *errp)
 	}
 	atomic_init(&ctx->refs, 1);
 	pthread_mutex_init(&ctx->lock, NULL);
+	pthread_mutex_init(&ctx->reload_lock, NULL);
+	pthread_mutex_init(&ctx->cache.lock, NULL);
 	ctx->cert = tls_setting(cfg, "cert", &bad);
 	ctx->key = tls_setting(cfg, "key", &bad);
 	ctx->ca = tls_setting(cfg, "ca", &bad);
@@ -105,6 +115,8 @@ tls_ctx_make(struct idl_config *cfg, int *errp)
 	ctx->verify = v == NULL || strcmp(v, "name") == 0 ? TLS_VERIFY_NAME
 		      : strcmp(v, "chain") == 0		  ? TLS_VERIFY_CHAIN
 							  : TLS_VERIFY_NONE;
+	v = idl_config_get(cfg, "resume");
+	ctx->resume = v == NULL || strcmp(v, "0") != 0;
 	if ((v = idl_config_get(cfg, "pin")) != NULL && strlen(v) == 64) {
 		ctx->has_pin = 1;
 		for (int i = 0; i < 32; i++)
@@ -124,8 +136,8 @@ tls_ctx_make(struct idl_config *cfg, int *errp)
 static pthread_mutex_t tls_env_lock = PTHREAD_MUTEX_INITIALIZER;
 static idl_config_t *tls_env_cfg;
 
-static const char *const tls_settings[] = { "cert", "key", "ca",	  "crl",
-					    "name", "pin", "min_version", "verify" };
+static const char *const tls_settings[] = { "cert", "key",	   "ca",     "crl",   "name",
+					    "pin",  "min_version", "verify", "resume" };
 
 static int
 tls_same(const idl_config_t *a, const idl_config_t *b)
@@ -277,6 +289,33 @@ tls_warm(SSL_CTX *sc)
 			(void)X509_check_purpose(sk_X509_value(chain, i), -1, 0);
 }
 
+/*
+ * TLS 1.3 session resumption (docs/transports/tls.md, "Cheap reconnects"): a server sends one
+ * ticket after each handshake, sealed with the context's own keys (a reload makes new ones:
+ * the tickets from before are then refused, and their clients make a full handshake, their
+ * certificates checked against the new CAs and lists); it keeps no sessions itself. A client
+ * keeps the tickets in its configuration's cache (tls_resume.c), not in OpenSSL's. The
+ * session id context is what OpenSSL requires of a server that verifies clients before it
+ * takes a ticket.
+ */
+static void
+tls_resumption(struct tls_ctx *ctx, SSL_CTX *sc, int server)
+{
+	static const unsigned char sid[] = TLS_ALPN;
+
+	if (server) {
+		SSL_CTX_set_session_cache_mode(sc, SSL_SESS_CACHE_OFF);
+		SSL_CTX_set_num_tickets(sc, ctx->resume ? 1 : 0);
+		SSL_CTX_set_session_id_context(sc, sid, sizeof sid - 1);
+	} else if (ctx->resume) {
+		SSL_CTX_set_session_cache_mode(sc, SSL_SESS_CACHE_CLIENT |
+							   SSL_SESS_CACHE_NO_INTERNAL_STORE);
+		SSL_CTX_sess_set_new_cb(sc, idl__tls_new_session);
+	} else {
+		SSL_CTX_set_session_cache_mode(sc, SSL_SESS_CACHE_OFF);
+	}
+}
+
 /* An SSL context for one role from ctx's settings. */
 static SSL_CTX *
 tls_ctx_build(struct tls_ctx *ctx, int server, int *errp)
@@ -302,10 +341,7 @@ tls_ctx_build(struct tls_ctx *ctx, int server, int *errp)
 	SSL_CTX_set_mode(sc, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER |
 				     (server ? SSL_MODE_RELEASE_BUFFERS : 0));
 	SSL_CTX_set_options(sc, SSL_OP_NO_RENEGOTIATION | SSL_OP_NO_COMPRESSION);
-	/* No session resumption yet: a server sends no tickets, a client keeps no sessions. */
-	SSL_CTX_set_session_cache_mode(sc, SSL_SESS_CACHE_OFF);
-	if (server)
-		SSL_CTX_set_num_tickets(sc, 0);
+	tls_resumption(ctx, sc, server);
 	if (ctx->cert != NULL) {
 		if (SSL_CTX_use_certificate_chain_file(sc, ctx->cert) != 1)
 			err = idl__fail(IDL_EINVAL, "tls: certificate %s: %s", ctx->cert,
@@ -362,6 +398,42 @@ idl__tls_ctx_ssl(struct tls_ctx *ctx, int server, int *errp)
 	if (ctx->ssl[server] == NULL)
 		ctx->ssl[server] = tls_ctx_build(ctx, server, errp);
 	sc = ctx->ssl[server];
+	if (sc != NULL)
+		SSL_CTX_up_ref(sc);
 	pthread_mutex_unlock(&ctx->lock);
 	return sc;
+}
+
+int
+idl__tls_ctx_reload(struct tls_ctx *ctx)
+{
+	SSL_CTX *made[2] = { NULL, NULL };
+	int had[2], err = 0;
+
+	pthread_mutex_lock(&ctx->reload_lock);
+	pthread_mutex_lock(&ctx->lock);
+	had[0] = ctx->ssl[0] != NULL;
+	had[1] = ctx->ssl[1] != NULL;
+	pthread_mutex_unlock(&ctx->lock);
+	/* The files are read outside the lock: connections go on being made meanwhile. */
+	for (int r = 0; r < 2 && err == 0; r++)
+		if (had[r])
+			made[r] = tls_ctx_build(ctx, r, &err);
+	if (err == 0) {
+		pthread_mutex_lock(&ctx->lock);
+		for (int r = 0; r < 2; r++)
+			if (had[r]) {
+				SSL_CTX *old = ctx->ssl[r];
+
+				ctx->ssl[r] = made[r];
+				made[r] = old;
+			}
+		pthread_mutex_unlock(&ctx->lock);
+		/* Sessions of the old material would skip the new CAs and lists. */
+		idl__tls_cache_clear(&ctx->cache);
+	}
+	SSL_CTX_free(made[0]);
+	SSL_CTX_free(made[1]);
+	pthread_mutex_unlock(&ctx->reload_lock);
+	return err;
 }

@@ -49,6 +49,9 @@ idl__tls_failed(struct tls_conn *t, int err, const char *fmt, ...)
 		if (st == TLS_ST_FAILING)
 			return idl__fail(err, "%s", why);
 	} while (!atomic_compare_exchange_weak(&t->state, &st, TLS_ST_FAILING));
+	/* A client whose handshake failed offers its key's session no more. */
+	if (!t->server && st == TLS_ST_HS && t->ctx != NULL)
+		idl__tls_resume_forget(t);
 	memcpy(t->why, why, sizeof why);
 	t->err = err;
 	atomic_store(&t->state, TLS_ST_FAILED);

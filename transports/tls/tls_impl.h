@@ -37,17 +37,29 @@ enum tls_verify {
 	TLS_VERIFY_NONE, /* nothing but the pin, where one is set */
 };
 
+/* A client's sessions to resume, by the address and the name verified (tls_resume.c). */
+struct tls_sess;
+struct tls_cache {
+	pthread_mutex_t lock;
+	struct tls_sess *e; /* TLS_CACHE_MAX entries once one was kept, else NULL */
+	uint64_t clock; /* the last use's number: the least recently used goes first */
+};
+
 /* What one configuration makes (tls_config.c), held by the endpoints and connections made
- * with it: its settings, and an SSL context per role, made when first needed. */
+ * with it: its settings, and an SSL context per role, made when first needed and made again
+ * from the files by a reload (idl__tls_ctx_reload()). */
 struct tls_ctx {
 	atomic_uint refs;
-	pthread_mutex_t lock;
+	pthread_mutex_t lock; /* ssl[] */
+	pthread_mutex_t reload_lock; /* one reload at a time */
 	SSL_CTX *ssl[2]; /* [0]: a client's, [1]: a server's */
 	char *cert, *key, *ca, *crl, *name;
 	int min_version; /* TLS1_3_VERSION or TLS1_2_VERSION */
 	enum tls_verify verify;
 	int has_pin;
 	unsigned char pin[32];
+	int resume; /* TLS 1.3 session resumption: a server's tickets, a client's cache */
+	struct tls_cache cache; /* a client's sessions */
 };
 
 enum tls_state {
@@ -88,6 +100,12 @@ struct tls_conn {
 	struct idl_tls_peer *peer; /* what the handshake showed of the peer: one block */
 	size_t peer_size;
 	char host[256]; /* a client: the name the server's certificate must have */
+	/* A client that offers a session to resume: the server's certificate of the session's
+	 * first handshake (held) and whether it was verified then, which are its identity
+	 * when the server takes the session (tls_resume.c). */
+	X509 *res_peer;
+	int res_verified;
+	char skey[320]; /* a client: its sessions' key, the name and the address */
 };
 
 struct tls_ep {
@@ -100,9 +118,27 @@ struct tls_ep {
  * or the configuration's error with its detail. */
 int idl__tls_ctx_get(struct idl_config *cfg, struct tls_ctx **ctxp);
 void idl__tls_ctx_put(struct tls_ctx *ctx);
-/* ctx's SSL context for a client (server 0) or a server (1), made on first use: NULL and
- * *errp when a file cannot be read (the detail names it). */
+/* ctx's SSL context for a client (server 0) or a server (1), made on first use, held for
+ * the caller (SSL_CTX_free() it): NULL and *errp when a file cannot be read (the detail names
+ * it). A reload may replace the context at any time; what was made with the old one keeps
+ * it. */
 SSL_CTX *idl__tls_ctx_ssl(struct tls_ctx *ctx, int server, int *errp);
+/* Reads the files of ctx again (the certificate, its key, the CAs, the revocation lists)
+ * into new SSL contexts for the roles it has made, which connections made from then on use;
+ * a client's sessions to resume are forgotten, and a server's tickets from before are no
+ * longer taken. 0, or the error (the detail says which file and why) and nothing changed. */
+int idl__tls_ctx_reload(struct tls_ctx *ctx);
+
+/* tls_resume.c: a client's TLS 1.3 sessions. */
+#define TLS_CACHE_MAX 64
+void idl__tls_cache_clear(struct tls_cache *c);
+/* Before a client's handshake: the session its cache keeps for t->skey, offered. */
+void idl__tls_resume_offer(struct tls_conn *t);
+/* A session a server gave a client (SSL_CTX_sess_set_new_cb): kept for t->skey with the
+ * identity of its first handshake. 1 when kept (the cache holds it), 0 when not. */
+int idl__tls_new_session(SSL *ssl, SSL_SESSION *sess);
+/* A client's handshake failed: its key's session is forgotten. */
+void idl__tls_resume_forget(struct tls_conn *t);
 
 /* tls_io.c: the layer under the frames. */
 extern const struct stream_io idl__tls_io;
@@ -142,7 +178,9 @@ int idl__tls_alpn_cb(SSL *ssl, const unsigned char **out, unsigned char *outlen,
 		     const unsigned char *in, unsigned inlen, void *arg);
 
 /* tls_peer.c: the peer's identity. */
-/* Made once the handshake is done; 0 or IDL_ENOMEM. t->lock held. */
+/* Made once the handshake is done, from the certificate it showed or, on a client that
+ * resumed a session, from the one the session's first handshake showed; 0 or IDL_ENOMEM.
+ * t->lock held. */
 int idl__tls_peer_make(struct tls_conn *t);
 int idl__tls_conn_peer(void *conn, struct idl_tls_peer **peerp);
 

@@ -154,7 +154,10 @@ idl__tls_session(struct tls_conn *t, int server)
 		t->lock_made = 1;
 	}
 	t->server = server;
-	if ((t->ssl = SSL_new(sctx)) == NULL || (bio = BIO_new(tls_bio_method)) == NULL)
+	/* The session holds its context: a reload that replaces it leaves this one as it is. */
+	t->ssl = SSL_new(sctx);
+	SSL_CTX_free(sctx);
+	if (t->ssl == NULL || (bio = BIO_new(tls_bio_method)) == NULL)
 		return idl__fail(IDL_ENOMEM, "tls:%s: out of memory for a TLS session", t->s.name);
 	BIO_set_data(bio, t);
 	SSL_set_bio(t->ssl, bio, bio);

@@ -1,8 +1,9 @@
 /*
  * tls_peer.c - who the peer of a tls: connection is (<idl/idl_tls.h>, struct idl_tls_peer):
- * read once from its certificate when the handshake ends, kept with the connection (a
- * resumed session of later versions may show no certificate: what the first handshake saw is
- * what counts), and copied out to whoever asks (conn_tls_peer).
+ * read once from its certificate when the handshake ends, kept with the connection, and copied
+ * out to whoever asks (conn_tls_peer). A resumed session shows no certificate in its
+ * handshake: a client takes the one its session's first handshake verified (tls_resume.c), a
+ * server the one the client's ticket carries, with the verify result of that handshake.
  *
  * The struct and every string it points to are one block, so that the caller frees it with
  * one free(). A name with a NUL inside it (a certificate that lies about its length) is left
@@ -77,7 +78,8 @@ peer_subject(X509 *c, struct peer_parts *pp)
 int
 idl__tls_peer_make(struct tls_conn *t)
 {
-	X509 *c = SSL_get0_peer_certificate(t->ssl);
+	int resumed = SSL_session_reused(t->ssl), mine = !t->server && resumed;
+	X509 *c = mine ? t->res_peer : SSL_get0_peer_certificate(t->ssl);
 	const unsigned char *alpn = NULL;
 	unsigned alpn_len = 0, n = 0;
 	struct peer_parts pp;
@@ -134,8 +136,11 @@ idl__tls_peer_make(struct tls_conn *t)
 		p->spiffe_id = uris[0];
 	p->version = (unsigned)SSL_version(t->ssl);
 	p->has_cert = c != NULL;
+	/* A server's resumed session carries the verify result of its first handshake; a
+	 * client keeps its own (tls_resume.c). */
 	p->verified = c != NULL && t->ctx->verify != TLS_VERIFY_NONE &&
-		      SSL_get_verify_result(t->ssl) == X509_V_OK;
+		      (mine ? t->res_verified : SSL_get_verify_result(t->ssl) == X509_V_OK);
+	p->resumed = resumed;
 	if (c != NULL && X509_digest(c, EVP_sha256(), p->sha256, &n) == 1 && n == 32)
 		for (unsigned i = 0; i < 32; i++)
 			snprintf(p->sha256_hex + 2 * i, 3, "%02x", p->sha256[i]);
