@@ -8,12 +8,25 @@ if TRANSPORT_TLS
 check_PROGRAMS += tests/tls/tls-test
 TESTS += tests/tls/tls-test
 tests_tls_tls_test_SOURCES = tests/tls/tls_test.c tests/tls/tls_test.h tests/tls/tls_lib.c \
-	tests/tls/tls_rotate.c tests/tls/tls_resume.c examples/bench/bench_impl.c
+	tests/tls/tls_rotate.c tests/tls/tls_resume.c tests/tls/tls_stall.c \
+	examples/bench/bench_impl.c
 nodist_tests_tls_tls_test_SOURCES = examples/tls/whoamiUser.c examples/tls/whoami.h
 tests_tls_tls_test_CPPFLAGS = $(AM_CPPFLAGS) $(bench_cppflags) $(tls_example_cppflags) \
 	-DIDL_TOP_BUILDDIR_DEFAULT='"$(abs_top_builddir)"' \
 	-DIDL_TOP_SRCDIR_DEFAULT='"$(abs_top_srcdir)"'
-tests_tls_tls_test_LDADD = examples/bench/libbenchstubs.a runtime/libidlrt.la -lpthread
+tests_tls_tls_test_CPPFLAGS += $(SSL_CFLAGS)
+tests_tls_tls_test_LDADD = examples/bench/libbenchstubs.a runtime/libidlrt.la $(SSL_LIBS) \
+	-lpthread
+# check-long: the memory of 5,000 idle connections on tls: and on tcp: (tests/tls/tls_idle.c).
+check_PROGRAMS += tests/tls/tls-idle
+tests_tls_tls_idle_SOURCES = tests/tls/tls_idle.c examples/bench/bench_impl.c \
+	$(tests_tls_certs_sources)
+tests_tls_tls_idle_CPPFLAGS = $(AM_CPPFLAGS) $(bench_cppflags) $(tests_procdump_cppflags) \
+	-DIDL_TOP_SRCDIR_DEFAULT='"$(abs_top_srcdir)"'
+tests_tls_tls_idle_LDADD = examples/bench/libbenchstubs.a runtime/libidlrt.la -lpthread
+CHECK_LONG += check-long-tls-idle
+check-long-tls-idle: tests/tls/tls-idle$(EXEEXT)
+	IDL_TOP_SRCDIR='$(abs_top_srcdir)' ./tests/tls/tls-idle 5000
 # Between two network namespaces (root): the example's server and client, mutual
 # authentication, each side's identity seen by the other.
 dist_check_SCRIPTS += tests/net/tls-netns.sh

@@ -21,8 +21,9 @@
  *   flip       a man in the middle flips one bit of a request's record, then of a reply's:
  *              the call fails with IDL_EINTEGRITY, never with a wrong sum
  *   cut        the stream cut in the middle of a reply's record: IDL_EINTEGRITY
- *   stalled    200 connections that never finish their handshake beside a client whose
- *              connect, handshake and call take well under a second
+ *   stalled    210 clients stalled in the handshake or inside a record, beside a client whose
+ *              connect, handshake and call take well under a second, against the threaded
+ *              and the embedded server (tls_stall.c)
  *   async      a pollable port's handshake in its loop: a stopped server's silence costs the
  *              loop no CPU while it waits, the call ends at its deadline; an answering
  *              server's call goes
@@ -574,50 +575,6 @@ static void
 case_cut(void)
 {
 	mitm_case("cut");
-}
-
-static void
-case_stalled(void)
-{
-	char address[64], out[512];
-	int fds[200], n = 0;
-	idl_port_t port = NULL;
-	struct sockaddr_in sa = { .sin_family = AF_INET };
-	struct srv s;
-	int64_t t0, ms;
-	int err;
-
-	CHECK(tls_server(&s, "server", 0, address, sizeof address) == 0, "tls-server");
-	sa.sin_port = htons((uint16_t)atoi(strrchr(address, ':') + 1));
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	/* 200 clients that connect and send half a ClientHello record, then nothing. */
-	for (int i = 0; i < 200; i++) {
-		static const unsigned char half[] = { 0x16, 0x03, 0x01, 0x01, 0x00, 0x01, 0x00 };
-		int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-
-		if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0 &&
-		    write(fd, half, sizeof half) == (ssize_t)sizeof half)
-			fds[n++] = fd;
-		else if (fd >= 0)
-			close(fd);
-	}
-	CHECK(n == 200, "200 stalled handshakes: %d", n);
-	usleep(200 * 1000);
-	t0 = idl_now_ns();
-	err = open_cfg(address, client_cfg("client", NULL), &port);
-	if (err == 0) {
-		err = whoami_whoami(port, out);
-		idl_port_close(port);
-	}
-	ms = ms_since(t0);
-	CHECK(err == 0, "a client beside them: %s [%s]", idl_errname(err), idl_errdetail());
-	CHECK(ms < 1000, "its connect, handshake and call: %lld ms", (long long)ms);
-	printf("tls-test: stalled: connect+handshake+call beside 200 stalled handshakes: %lld "
-	       "ms\n",
-	       (long long)ms);
-	for (int i = 0; i < n; i++)
-		close(fds[i]);
-	srv_stop(&s);
 }
 
 static void

@@ -64,7 +64,9 @@ int open_cfg(const char *address, idl_config_t *cfg, idl_port_t *portp);
 /* The SHA-256 fingerprint of a certificate as `openssl x509` prints it, in lower-case hex. */
 void openssl_fingerprint(const char *crt, char *hex);
 
-/* tls_rotate.c: certificates reloaded by a running server; tls_resume.c: resumed sessions. */
+/* tls_rotate.c: certificates reloaded by a running server; tls_resume.c: resumed sessions;
+ * tls_stall.c: stalled peers beside a client served at once. */
+void case_stalled(void);
 void case_reload(void);
 void case_rotate(void);
 void case_resume(void);

@@ -316,17 +316,18 @@ tls_conn_recv(void *vconn, struct idl_xmsg *m, struct idl_deadline *dl)
 	return idl__stream_recv_gen(&t->s, m, dl, IDL_RAW_NONE, 0);
 }
 
+/* A receive without blocking, or waiting up to timeout_ms (a server's busy connection).
+ * When nothing came the connection is quiet - the server gives it back to its set, where it
+ * may stay idle for hours: the layer's buffers go back until the peer sends again. */
 static int
-tls_conn_recv_nb(void *vconn, struct idl_xmsg *m)
+tls_recv_quiet(struct tls_conn *t, struct idl_xmsg *m, int timeout_ms)
 {
-	struct tls_conn *t = vconn;
 	int err;
 
 	if (atomic_load(&t->state) != TLS_ST_UP && (err = idl__tls_hs_step(t)) != 0)
 		return err;
-	err = idl__stream_recv_nb_gen(&t->s, m, 0, IDL_RAW_NONE);
+	err = idl__stream_recv_nb_gen(&t->s, m, timeout_ms, IDL_RAW_NONE);
 	if (err == IDL_EAGAIN) {
-		/* Quiet: the buffers go back until the peer sends again. */
 		pthread_mutex_lock(&t->lock);
 		idl__tls_trim(t);
 		pthread_mutex_unlock(&t->lock);
@@ -335,14 +336,15 @@ tls_conn_recv_nb(void *vconn, struct idl_xmsg *m)
 }
 
 static int
+tls_conn_recv_nb(void *vconn, struct idl_xmsg *m)
+{
+	return tls_recv_quiet(vconn, m, 0);
+}
+
+static int
 tls_conn_recv_wait(void *vconn, struct idl_xmsg *m, int timeout_ms)
 {
-	struct tls_conn *t = vconn;
-	int err;
-
-	if (atomic_load(&t->state) != TLS_ST_UP && (err = idl__tls_hs_step(t)) != 0)
-		return err;
-	return idl__stream_recv_nb_gen(&t->s, m, timeout_ms, IDL_RAW_NONE);
+	return tls_recv_quiet(vconn, m, timeout_ms);
 }
 
 static void

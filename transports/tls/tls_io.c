@@ -327,6 +327,15 @@ tls_recvmsg(struct stream_conn *s, struct msghdr *mh, int flags)
 		 * next send; try it now. */
 		if (t->bl_len != 0)
 			(void)idl__tls_flush(t);
+		/* A server's connection gives its ciphertext buffer back once it is empty, as
+		 * OpenSSL gives its own (SSL_MODE_RELEASE_BUFFERS): the event core takes one
+		 * message per readiness and may never receive on it again to learn that it went
+		 * quiet, so an idle connection must hold none after any receive. */
+		if (got > 0 && t->server && t->in_len == 0 && t->in != NULL) {
+			free(t->in);
+			t->in = NULL;
+			t->in_off = 0;
+		}
 		pthread_mutex_unlock(&t->lock);
 		if (got > 0)
 			return (ssize_t)got;
