@@ -186,7 +186,7 @@ tls_connect_nb(void *vconn, const char *rest)
 	if ((err = tls_client_prepare(t, rest)) != 0 ||
 	    (err = idl__stream_connect_nb(&t->s, rest)) != 0 || (err = tls_client_session(t)) != 0)
 		return err;
-	return idl__tls_hs_step(t);
+	return idl__tls_hs_step(t, 0);
 }
 
 static int
@@ -201,7 +201,7 @@ tls_connect_step(void *vconn)
 		    (err = tls_client_session(t)) != 0)
 			return err;
 	}
-	return idl__tls_hs_step(t);
+	return idl__tls_hs_step(t, 0);
 }
 
 /* Whether records or plaintext wait in the layer, which no readiness reports: the event
@@ -251,8 +251,9 @@ tls_conn_fd(void *vconn, unsigned *events)
 	return fd;
 }
 
-/* Before a send: the connection must be up, and what OpenSSL wrote earlier out. 0, 1 while
- * that waits for room, or an error. */
+/* Before a send: the connection must be up, and a backlog of a batch or more out (a smaller
+ * one, the handshake's last flight, goes with the frame). 0, 1 while that waits for room,
+ * or an error. */
 static int
 tls_send_ready(struct tls_conn *t)
 {
@@ -262,7 +263,7 @@ tls_send_ready(struct tls_conn *t)
 		return atomic_load(&t->state) == TLS_ST_FAILED ? idl__fail(t->err, "%s", t->why)
 							       : IDL_EAGAIN;
 	pthread_mutex_lock(&t->lock);
-	fl = idl__tls_flush(t);
+	fl = t->bl_len >= TLS_BATCH ? idl__tls_flush(t) : 0;
 	pthread_mutex_unlock(&t->lock);
 	return fl < 0 ? idl__stream_conn_err(&t->s, t->werr) : fl;
 }
@@ -324,7 +325,9 @@ tls_recv_quiet(struct tls_conn *t, struct idl_xmsg *m, int timeout_ms)
 {
 	int err;
 
-	if (atomic_load(&t->state) != TLS_ST_UP && (err = idl__tls_hs_step(t)) != 0)
+	/* A server keeps its ticket for its first reply; a client's connect in its loop sends
+	 * its Finished at once, as nothing may follow soon. */
+	if (atomic_load(&t->state) != TLS_ST_UP && (err = idl__tls_hs_step(t, t->server)) != 0)
 		return err;
 	err = idl__stream_recv_nb_gen(&t->s, m, timeout_ms, IDL_RAW_NONE);
 	if (err == IDL_EAGAIN) {

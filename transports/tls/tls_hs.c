@@ -380,10 +380,10 @@ tls_hs_done(struct tls_conn *t)
 }
 
 int
-idl__tls_hs_step(struct tls_conn *t)
+idl__tls_hs_step(struct tls_conn *t, int keep)
 {
 	for (;;) {
-		int r, e = SSL_ERROR_NONE, err = 0;
+		int r, e = SSL_ERROR_NONE, err = 0, fl;
 		ssize_t n;
 
 		switch (atomic_load(&t->state)) {
@@ -411,12 +411,21 @@ idl__tls_hs_step(struct tls_conn *t)
 			return tls_hs_gone(t, strerror(t->werr));
 		}
 		ERR_clear_error();
+		t->hold = 1;
 		r = SSL_do_handshake(t->ssl);
+		t->hold = 0;
+		if (r != 1)
+			e = SSL_get_error(t->ssl, r);
+		/* This side's flight goes now (an alert too), but for the last one when the
+		 * caller's first frame is to take it along: one send, one wake of the peer. */
+		fl = r == 1 && keep ? 0 : idl__tls_flush(t);
 		if (r == 1)
-			err = tls_hs_done(t);
-		else if ((e = SSL_get_error(t->ssl, r)) != SSL_ERROR_WANT_READ)
+			err = fl < 0 ? tls_hs_gone(t, strerror(t->werr)) : tls_hs_done(t);
+		else if (e != SSL_ERROR_WANT_READ)
 			err = t->werr != 0 ? tls_hs_gone(t, strerror(t->werr))
 					   : idl__tls_ssl_error(t, e);
+		else if (fl < 0)
+			err = tls_hs_gone(t, strerror(t->werr));
 		pthread_mutex_unlock(&t->lock);
 		if (r == 1 || err != 0)
 			return err;
@@ -441,7 +450,7 @@ int
 idl__tls_handshake(struct tls_conn *t, struct idl_deadline *dl)
 {
 	for (;;) {
-		int err = idl__tls_hs_step(t), left = -1, held;
+		int err = idl__tls_hs_step(t, 1), left = -1, held;
 		int64_t end = idl_deadline_abs(dl);
 		struct pollfd p = { .fd = t->s.fd, .events = POLLIN };
 

@@ -30,6 +30,9 @@
 /* Plaintext gathered into one record from small pieces (a frame's prefix and a small
  * message, a batch of replies); a piece at least this long goes as records of its own. */
 #define TLS_STAGE 8192u
+/* Records made by one send go out together (one send() for them all) until the backlog holds
+ * this much; then it is sent, and the next records gather again. */
+#define TLS_BATCH (48u * 1024u)
 
 enum tls_verify {
 	TLS_VERIFY_NAME, /* the peer's chain, and on a client the server's name */
@@ -83,6 +86,10 @@ struct tls_conn {
 	int pin_failed; /* the verify callback found another fingerprint than the pin */
 	int looked; /* the first bytes from the peer were looked at (a plaintext peer?) */
 	int wrote; /* OpenSSL wrote to the socket: a plaintext goodbye can no longer go */
+	/* OpenSSL's output joins the backlog instead of going at once (t->lock held): the
+	 * records of one send, and the last flight of a handshake, which then goes with the
+	 * first frame (a client's Finished with its hello, a server's ticket with its reply). */
+	int hold;
 	/* Ciphertext received and not yet read by OpenSSL. Only a receiving op fills it. */
 	unsigned char *in;
 	size_t in_off, in_len;
@@ -160,8 +167,10 @@ void idl__tls_trim(struct tls_conn *t);
  * (or the socket could not take it: it is dropped), 0 when m is not that case. */
 int idl__tls_goodbye_plain(struct tls_conn *t, const struct idl_xmsg *m);
 /* One step of the handshake without waiting: 0 once the connection is up, IDL_EAGAIN while
- * it waits for the peer, or the error (the connection is then FAILED). */
-int idl__tls_hs_step(struct tls_conn *t);
+ * it waits for the peer, or the error (the connection is then FAILED). With `keep`, this
+ * side's last flight stays in the backlog for the first frame to take along (the caller
+ * sends or receives next); without, it goes at once. */
+int idl__tls_hs_step(struct tls_conn *t, int keep);
 /* The handshake to its end, each wait bounded by dl. */
 int idl__tls_handshake(struct tls_conn *t, struct idl_deadline *dl);
 /* Records the layer's failure: t's state FAILED, err and its detail kept for later ops.

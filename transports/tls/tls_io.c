@@ -59,8 +59,8 @@ tls_bio_read(BIO *b, char *buf, size_t n, size_t *got)
 	return 1;
 }
 
-/* Keeps n bytes at the end of the backlog: at most what is left of one record (and an alert)
- * at a time, so it starts with room for a whole record and does not grow after. */
+/* Keeps n bytes at the end of the backlog: it starts with room for a whole record, and grows
+ * to hold a batch of them (TLS_BATCH and the record that passes it). */
 static int
 tls_backlog_put(struct tls_conn *t, const void *p, size_t n)
 {
@@ -85,7 +85,7 @@ tls_bio_write(BIO *b, const char *buf, size_t n, size_t *put)
 	t->wrote = 1;
 	if (t->werr != 0)
 		return 0;
-	if (t->bl_len == 0) {
+	if (t->bl_len == 0 && !t->hold) {
 		ssize_t k;
 
 		do
@@ -323,9 +323,9 @@ tls_recvmsg(struct stream_conn *s, struct msghdr *mh, int flags)
 		if (got == 0 && e != SSL_ERROR_WANT_READ && e != SSL_ERROR_ZERO_RETURN &&
 		    e != SSL_ERROR_NONE && !(e == SSL_ERROR_SYSCALL && t->werr != 0))
 			err = idl__tls_ssl_error(t, e);
-		/* A reply to the peer (an alert, a key update) waits in the backlog for the
-		 * next send; try it now. */
-		if (t->bl_len != 0)
+		/* A reply to the peer (an alert, a key update) or what the handshake left waits in
+		 * the backlog for the next send; when nothing came to answer, it goes now. */
+		if (t->bl_len != 0 && got == 0)
 			(void)idl__tls_flush(t);
 		/* A server's connection gives its ciphertext buffer back once it is empty, as
 		 * OpenSSL gives its own (SSL_MODE_RELEASE_BUFFERS): the event core takes one
@@ -405,10 +405,44 @@ tls_next_record(const struct msghdr *mh, size_t *i, size_t *off, unsigned char *
 	return n;
 }
 
+/* Whether pieces of mh remain from (i, off) on. */
+static int
+tls_more_pieces(const struct msghdr *mh, size_t i, size_t off)
+{
+	for (; i < (size_t)mh->msg_iovlen; i++, off = 0)
+		if (mh->msg_iov[i].iov_len > off)
+			return 1;
+	return 0;
+}
+
+/* After a flush of the backlog that did not end (fl: 1 the socket is full, -1 it failed):
+ * the result sendmsg returns (what was taken, or -1 with errno), or 0 to go on once the
+ * socket has room. */
+static ssize_t
+tls_send_blocked(struct tls_conn *t, int fl, size_t taken, int flags, int *again)
+{
+	*again = 0;
+	if (fl < 0 || taken != 0 || (flags & MSG_DONTWAIT)) {
+		if (fl < 0)
+			errno = t->werr;
+		else if (taken == 0)
+			errno = EAGAIN;
+		return fl < 0 || taken == 0 ? -1 : (ssize_t)taken;
+	}
+	if (!tls_wait(t->s.fd, POLLOUT, t->s.sndtimeo_us)) {
+		errno = EAGAIN;
+		return -1;
+	}
+	*again = 1;
+	return 0;
+}
+
 /*
  * The pieces of mh as records: each taken once OpenSSL made it (its ciphertext sent or kept
- * in the backlog). Before a record is made the backlog must be out: without MSG_DONTWAIT
- * the wait for room is bounded by the socket's send timeout, as sendmsg(2)'s is.
+ * in the backlog). The records of one send gather in the backlog with what it held already
+ * (the handshake's last flight) and go in one send() once the last is made, or each time
+ * they pass TLS_BATCH; a record is made only while the backlog is below that, so without
+ * MSG_DONTWAIT the wait for room is bounded by the socket's send timeout, as sendmsg(2)'s is.
  */
 static ssize_t
 tls_sendmsg(struct stream_conn *s, const struct msghdr *mh, int flags)
@@ -419,50 +453,51 @@ tls_sendmsg(struct stream_conn *s, const struct msghdr *mh, int flags)
 
 	for (;;) {
 		const unsigned char *p;
-		size_t n, w;
-		int fl, e;
+		size_t n, w, si = i, so = off;
+		int fl = 0, again;
+		ssize_t r;
 
 		if (atomic_load(&t->state) == TLS_ST_FAILED)
 			return tls_io_failed();
 		pthread_mutex_lock(&t->lock);
-		fl = idl__tls_flush(t);
+		n = tls_next_record(mh, &si, &so, stage, &p);
+		if (t->bl_len != 0 && (n == 0 || t->bl_len >= TLS_BATCH))
+			fl = idl__tls_flush(t);
 		if (fl != 0) {
 			pthread_mutex_unlock(&t->lock);
-			if (fl < 0 || taken != 0 || (flags & MSG_DONTWAIT)) {
-				if (fl < 0)
-					errno = t->werr;
-				else if (taken == 0)
-					errno = EAGAIN;
-				return fl < 0 || taken == 0 ? -1 : (ssize_t)taken;
-			}
-			if (!tls_wait(t->s.fd, POLLOUT, t->s.sndtimeo_us)) {
-				errno = EAGAIN;
-				return -1;
-			}
+			if ((r = tls_send_blocked(t, fl, taken, flags, &again)) != 0 || !again)
+				return r;
 			continue;
 		}
-		{
-			size_t si = i, so = off;
-
-			if ((n = tls_next_record(mh, &si, &so, stage, &p)) == 0) {
-				pthread_mutex_unlock(&t->lock);
-				return (ssize_t)taken;
+		if (n == 0) {
+			/* A server's connection keeps no buffer between its replies. */
+			if (t->server && t->bl_len == 0 && t->bl != NULL) {
+				free(t->bl);
+				t->bl = NULL;
+				t->bl_cap = t->bl_off = 0;
 			}
-			ERR_clear_error();
-			if (SSL_write_ex(t->ssl, p, n, &w) != 1) {
-				e = SSL_get_error(t->ssl, 0);
-				if (t->werr == 0)
-					(void)idl__tls_ssl_error(t, e);
-				pthread_mutex_unlock(&t->lock);
-				if (t->werr != 0) {
-					errno = t->werr;
-					return taken != 0 ? (ssize_t)taken : -1;
-				}
-				return tls_io_failed();
-			}
-			i = si;
-			off = so;
+			pthread_mutex_unlock(&t->lock);
+			return (ssize_t)taken;
 		}
+		ERR_clear_error();
+		/* A lone record goes at once, without a copy, unless the backlog holds some. */
+		t->hold = tls_more_pieces(mh, si, so);
+		if (SSL_write_ex(t->ssl, p, n, &w) != 1) {
+			int e = SSL_get_error(t->ssl, 0);
+
+			t->hold = 0;
+			if (t->werr == 0)
+				(void)idl__tls_ssl_error(t, e);
+			pthread_mutex_unlock(&t->lock);
+			if (t->werr != 0) {
+				errno = t->werr;
+				return taken != 0 ? (ssize_t)taken : -1;
+			}
+			return tls_io_failed();
+		}
+		t->hold = 0;
+		i = si;
+		off = so;
 		pthread_mutex_unlock(&t->lock);
 		/* One record of at most 16 KiB is written whole (SSL_MODE_ENABLE_PARTIAL_WRITE
 		 * returns after each record): w is n. */
