@@ -22,7 +22,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 # The transports built, as configure wrote them down.
 transports=
-for t in unix udp tcp shm port; do
+for t in unix udp tcp tls shm port; do
 	T=$(echo "$t" | tr a-z A-Z)
 	if grep -q "^#define HAVE_TRANSPORT_$T 1" "$IDL_TOP_BUILDDIR/config.h"; then
 		transports="$transports $t"
@@ -35,11 +35,15 @@ plot=
 if command -v gnuplot >/dev/null 2>&1; then
 	plot="--plot $tmp/out.svg"
 fi
+# tls: when built: its column runs on the throwaway certificates idlbench makes itself.
+tls=
+case " $transports " in *" tls "*) tls=,tls ;; esac
+unset IDL_TLS_CERT IDL_TLS_KEY IDL_TLS_CA IDL_TLS_PIN
 # Every column but the peer programs': they start a program per cell (tests/bench/
 # idlbench-peers.sh runs them), and this run must stay within its bound.
 start=$(date +%s)
 "$bench" --quick --rounds 2 --iterations 50 --json "$tmp/out.json" --markdown "$tmp/out.md" \
-	$plot --transports unix,unix-dyn,udp,tcp,shm,port,oncrpc >"$tmp/out.txt" 2>"$tmp/err"
+	$plot --transports "unix,unix-dyn,udp,tcp,shm,port,oncrpc$tls" >"$tmp/out.txt" 2>"$tmp/err"
 status=$?
 end=$(date +%s)
 cat "$tmp/out.txt"
@@ -76,14 +80,33 @@ for p in same split free; do
 done
 grep -Eq "^  calls, local +(unix|shm|port) +[0-9.]+-[0-9.]+ us per call over 6 rows; cpu [0-9.]+ us" \
 	"$tmp/verdict" || fail "the verdict does not name the fastest local transport for calls"
-grep -Eq "^  calls, network +(udp|tcp) " "$tmp/verdict" || fail "no verdict of the network transports"
-grep -Eq "^ +(unix|shm|port|udp|tcp) x[0-9.]+ +([a-z]+ faster in [0-9] of 2 rounds|within noise of )" \
+grep -Eq "^  calls, network +(udp|tcp|tls) " "$tmp/verdict" || fail "no verdict of the network transports"
+grep -Eq "^ +(unix|shm|port|udp|tcp|tls) x[0-9.]+ +([a-z]+ faster in [0-9] of 2 rounds|within noise of )" \
 	"$tmp/verdict" || fail "the verdict's order does not say its rounds"
 ! grep -q "unix-dyn\|oncrpc" "$tmp/verdict" || fail "the verdict ranks a peer or the interpreted server"
 for word in verdict flags figure "cpu us" floor ratio speedup cost "-" "udp raw one-way"; do
 	sed -n "${legend},${first_table}p" "$tmp/out.txt" | grep -q "^  $word " ||
 		fail "the legend does not say what '$word' is"
 done
+
+# tls: its connection rows (a full handshake, a resumed one) beside the raw OpenSSL floor's,
+# TLS's own cost over tcp: in the summary, and tls among the verdict's network transports.
+if [ -n "$tls" ]; then
+	grep -q "connections per second, each a TLS handshake" "$tmp/out.txt" ||
+		fail "no table of tls:'s handshakes"
+	for row in handshake resumed; do
+		grep -Eq "^  $row +fastest over tls: [0-9.]+ connections/s" "$tmp/out.txt" ||
+			fail "no summary of tls's $row row"
+	done
+	grep -Eq "^ +TLS itself: tls x[0-9.]+ tcp's time" "$tmp/out.txt" ||
+		fail "the summary does not say what TLS itself costs over tcp"
+	grep -Eq "^ +tls x[0-9.]+ |^  calls, network +tls " "$tmp/verdict" ||
+		fail "the verdict does not rank tls among the network transports"
+	grep -q "throwaway CA" "$tmp/out.txt" "$tmp/err" ||
+		fail "no note of the throwaway certificates"
+	grep -q '"metric": "connect", "unit": "connections/s"' "$tmp/out.json" ||
+		fail "the JSON has no connection rows"
+fi
 
 # The summary's lists: slowest last.
 grep "; then .* slower$" "$tmp/out.txt" | while read -r line; do

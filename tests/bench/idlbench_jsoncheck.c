@@ -6,17 +6,19 @@
  * The file must parse as JSON and be {"idlbench": string, "machine": {"kernel", "cpu",
  * "cores", "date"}, "config": {...}, "verdict": [...], "results": [...]}, every result
  * carrying exactly the documented keys with the documented types: a metric of latency,
- * oneway or bandwidth with its unit (us, msgs/s, MB/s), or throughput (calls/s) when
- * config.inflight (a number from 1 to 1024) is above 1, min <= median <= max, positive
- * figures, a numeric floor and ratio except on the peers' rows (oncrpc-*, sdbus-*, grpc-*,
- * capnp-*), where both are null and the row names the peer's library (peer) and idlkit's
- * speedup over it; the CPU per call of both sides (cpu, floor_cpu): non-negative, user +
- * system = total, above 0 and not above 10 times the slowest round's time per call (per
- * message, per MB), and no server figure when config.connect names someone else's server. The
- * verdict: for each placement, kind of row and group, the transports in order, the first with x 1
- * and no "after", each other after the one before it with the rounds that order them, and its
+ * oneway, bandwidth or connect with its unit (us, msgs/s, MB/s, connections/s: tls:'s
+ * connection rows), or throughput (calls/s) when config.inflight (a number from 1 to 1024) is
+ * above 1, min <= median <= max, positive figures, a numeric floor and ratio except on the peers'
+ * rows (oncrpc-*, sdbus-*, grpc-*, capnp-*), where both are null and the row names the peer's
+ * library (peer) and idlkit's speedup over it; the CPU per call of both sides (cpu, floor_cpu):
+ * non-negative, user + system = total, above 0 and not above 10 times the slowest round's time per
+ * call (per message, per MB), and no server figure when config.connect names someone else's server.
+ * The verdict: for each placement, kind of row and group, the transports in order, the first with x
+ * 1 and no "after", each other after the one before it with the rounds that order them, and its
  * flags. Each TRANSPORT named must have a latency row (with calls in flight: a throughput row) and
- * a one-way row with a floor, and a place in a verdict. Exit 0 when all holds, 1 with a message
+ * a one-way row with a floor, and a place in a verdict; tls its connection rows (handshake,
+ * resumed) with a floor and a place in a network verdict, and connection rows are tls's
+ * alone. Exit 0 when all holds, 1 with a message
  * otherwise. C, not a script: python is not guaranteed where `make check` runs.
  */
 #include <config.h>
@@ -307,7 +309,8 @@ check_cpu(const struct jv *r, const char *key, size_t i)
 	static const char *const pers[][2] = { { "latency", "call" },
 					       { "throughput", "call" },
 					       { "oneway", "message" },
-					       { "bandwidth", "MB" } };
+					       { "bandwidth", "MB" },
+					       { "connect", "connection" } };
 	const struct jv *c = jv_get(r, key), *m = jv_get(r, "metric"), *slow;
 	const struct jv *srv = jv_get(c, "server");
 	double per_op = NAN; /* the time of one call (message, MB) in the slowest round, us */
@@ -315,7 +318,7 @@ check_cpu(const struct jv *r, const char *key, size_t i)
 	if (c == NULL || is(c, J_NULL))
 		return;
 	slow = jv_get(r, is_str(m, "latency") ? "max" : "min");
-	for (size_t k = 0; k < 4; k++)
+	for (size_t k = 0; k < sizeof pers / sizeof pers[0]; k++)
 		if (is_str(m, pers[k][0]) && is_str(jv_get(c, "per"), pers[k][1]))
 			per_op = k == 0 ? slow->num : 1e6 / slow->num;
 	if (!is(c, J_OBJ) || c->n != 4 || isnan(per_op) || !is_str(jv_get(c, "unit"), "us")) {
@@ -389,7 +392,8 @@ check_figures(const struct jv *r, size_t i)
 	static const char *const metrics[][2] = { { "latency", "us" },
 						  { "oneway", "msgs/s" },
 						  { "bandwidth", "MB/s" },
-						  { "throughput", "calls/s" } };
+						  { "throughput", "calls/s" },
+						  { "connect", "connections/s" } };
 	const struct jv *metric = jv_get(r, "metric"), *unit = jv_get(r, "unit");
 	const struct jv *md = jv_get(r, "median"), *mn = jv_get(r, "min"), *mx = jv_get(r, "max");
 	const struct jv *tr = jv_get(r, "transport");
@@ -400,12 +404,12 @@ check_figures(const struct jv *r, size_t i)
 		fail("transport, routine, placement, metric and unit must be strings", i);
 		return -1;
 	}
-	for (size_t k = 0; k < 4; k++)
+	for (size_t k = 0; k < sizeof metrics / sizeof metrics[0]; k++)
 		ok |= strcmp(metric->str, metrics[k][0]) == 0 &&
 		      strcmp(unit->str, metrics[k][1]) == 0;
 	if (!ok)
 		fail("metric and unit are not one of latency/us, oneway/msgs/s, bandwidth/MB/s, "
-		     "throughput/calls/s",
+		     "throughput/calls/s, connect/connections/s",
 		     i);
 	/* With calls in flight every call row over a transport is timed in calls per second;
 	 * the marshaling rows stay in process, one call at a time. */
@@ -531,36 +535,59 @@ check_verdict(const struct jv *v)
 	}
 }
 
+/* Whether results hold a row of transport name, metric and (unless NULL) routine, with a
+ * floor and ratio. */
+static int
+has_row(const struct jv *results, const char *name, const char *metric, const char *routine)
+{
+	for (size_t i = 0; i < results->n; i++) {
+		const struct jv *r = results->kids[i];
+
+		if (strcmp(jv_get(r, "transport")->str, name) == 0 &&
+		    strcmp(jv_get(r, "metric")->str, metric) == 0 &&
+		    (routine == NULL || is_str(jv_get(r, "routine"), routine)) &&
+		    is(jv_get(r, "floor"), J_NUM) && is(jv_get(r, "ratio"), J_NUM))
+			return 1;
+	}
+	return 0;
+}
+
 /* The transport must have a latency row (with calls in flight: a throughput row) and a one-way
- * row, each with a floor and ratio, and be judged in a verdict. */
+ * row, each with a floor and ratio, and be judged in a verdict; tls its two connection rows
+ * too (a full handshake, a resumed one, each with the raw OpenSSL floor), and a place among
+ * the network transports, where connection rows are no other transport's. */
 static void
 check_transport(const struct jv *results, const struct jv *verdict, const char *name)
 {
 	const char *const need[] = { config_inflight > 1 ? "throughput" : "latency", "oneway" };
+	const char *const conns[] = { "handshake", "resumed" };
+	int tls = strcmp(name, "tls") == 0;
 	char msg[160];
 	int judged = 0;
 
-	for (size_t k = 0; k < 2; k++) {
-		int found = 0;
-
-		for (size_t i = 0; i < results->n && !found; i++) {
-			const struct jv *r = results->kids[i];
-
-			found = strcmp(jv_get(r, "transport")->str, name) == 0 &&
-				strcmp(jv_get(r, "metric")->str, need[k]) == 0 &&
-				is(jv_get(r, "floor"), J_NUM) && is(jv_get(r, "ratio"), J_NUM);
-		}
-		if (!found) {
+	for (size_t k = 0; k < 2; k++)
+		if (!has_row(results, name, need[k], NULL)) {
 			snprintf(msg, sizeof msg, "no %s row with a floor for transport %s",
 				 need[k], name);
 			fail(msg, (size_t)-1);
 		}
-	}
+	for (size_t k = 0; k < 2 && tls && !config_connect; k++)
+		if (!has_row(results, name, "connect", conns[k])) {
+			snprintf(msg, sizeof msg, "no %s row (connect) with a floor for tls",
+				 conns[k]);
+			fail(msg, (size_t)-1);
+		}
+	for (size_t i = 0; i < results->n; i++)
+		if (is_str(jv_get(results->kids[i], "metric"), "connect") &&
+		    !is_str(jv_get(results->kids[i], "transport"), "tls"))
+			fail("a connection row of another transport than tls", i);
 	for (size_t i = 0; i < verdict->n; i++) {
 		const struct jv *order = jv_get(verdict->kids[i], "order");
+		int net = is_str(jv_get(verdict->kids[i], "group"), "network");
 
 		for (size_t k = 0; order != NULL && k < order->n; k++)
-			judged |= is_str(jv_get(order->kids[k], "transport"), name);
+			judged |=
+				is_str(jv_get(order->kids[k], "transport"), name) && (net || !tls);
 	}
 	/* The interpreted server beside its compiled twin is a column of the tables only. */
 	if (!judged && !(strlen(name) > 4 && strcmp(name + strlen(name) - 4, "-dyn") == 0)) {

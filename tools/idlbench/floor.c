@@ -15,7 +15,10 @@
  *   bandwidth the call loop with the payload carried as the transport carries out-of-line
  *             data (floor_ool.c);
  *   in flight the call loop with --inflight N requests sent before their replies are read,
- *             in batches (floor_pipe.c).
+ *             in batches (floor_pipe.c);
+ *   connect   a new connection for every call: connect (its TLS handshake on tls:, full or
+ *             resuming the last one's session), one round trip, close; the server accepts
+ *             and serves one connection after the other.
  *
  * Layer 1, the floors (ib_floor.h): a floor knows the base and the job it is given; it must
  * not know rows, columns, cells, runs or reports. The cells turn a row into a job
@@ -49,8 +52,16 @@ struct fl_sizes {
 const struct fl_ops *
 fl_find(const char *scheme)
 {
-	static const struct fl_ops *const all[] = { &fl_unix_ops, &fl_udp_ops, &fl_tcp_ops,
-						    &fl_shm_ops, &fl_port_ops };
+	static const struct fl_ops *const all[] = {
+		&fl_unix_ops,
+		&fl_udp_ops,
+		&fl_tcp_ops,
+		&fl_shm_ops,
+		&fl_port_ops,
+#if HAVE_TRANSPORT_TLS
+		&fl_tls_ops,
+#endif
+	};
 
 	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
 		if (strcmp(all[i]->scheme, scheme) == 0)
@@ -151,6 +162,21 @@ fl_serve_oneway(const struct fl_ops *o, struct fl_chan *c, const struct fl_sizes
 	return 0;
 }
 
+/* The connection rows' server: each connection accepted is served to its end, then the next,
+ * until the cell stops the process. c is the first one, closed here. */
+static int
+fl_serve_connects(const struct fl_ops *o, struct fl_listener *l, struct fl_chan *c,
+		  const struct fl_sizes *z)
+{
+	int r;
+
+	do {
+		r = fl_serve_calls(o, c, z);
+		o->close(c);
+	} while (r == 0 && o->accept(l, c) == 0);
+	return r;
+}
+
 /* One side of the ping-pong: receive the counter, send it on less one; the driver stops
  * when it receives 1. Returns 1 when the driver saw the end, 0 at end of input, -1 on error. */
 static int
@@ -208,6 +234,9 @@ fl_serve(const struct fl_job *j, int ready_fd)
 	case FL_SENDTO:
 		r = fl_serve_oneway(o, &c, &z);
 		break;
+	case FL_CONNECT:
+		r = fl_serve_connects(o, &l, &c, &z);
+		break;
 	case FL_PINGPONG:
 		/* Connect back to the driver, which listens on addr2 before it connects. */
 		if (o->connect(&back, strchr(j->addr2, ':') + 1, z.msgmax + z.frame) != 0)
@@ -232,10 +261,45 @@ fl_fail(struct ib_reps *out, const char *what)
 	return -1;
 }
 
+/* One iteration of the call loop: a round trip on c. */
 static int
-fl_calls(const struct fl_job *j, struct fl_chan *c, const struct fl_sizes *z, struct ib_reps *out)
+fl_call_once(const struct fl_job *j, struct fl_chan *c, const struct fl_sizes *z, unsigned char *rq,
+	     unsigned char *rp)
+{
+	return fl_put(j->ops, c, rq, z->req, z->frame) == 0 && fl_get(j->ops, c, rp, z->rep, z) > 0
+		       ? 0
+		       : -1;
+}
+
+/* One iteration of the connection rows: a connection of its own (c unused), a round trip on
+ * it, the close. */
+static int
+fl_connect_once(const struct fl_job *j, struct fl_chan *c, const struct fl_sizes *z,
+		unsigned char *rq, unsigned char *rp)
 {
 	const struct fl_ops *o = j->ops;
+	struct fl_chan own;
+	int r;
+
+	(void)c;
+	memset(&own, 0, sizeof own);
+	own.fd = own.rfd = -1;
+	r = o->connect(&own, strchr(j->addr, ':') + 1, z->msgmax + z->frame) == 0 &&
+			    fl_call_once(j, &own, z, rq, rp) == 0
+		    ? 0
+		    : -1;
+	o->close(&own);
+	return r;
+}
+
+/* The timed loop of calls (microseconds per call) or of connections (connections per
+ * second): the warm-up, then each repetition's iterations. */
+static int
+fl_timed(const struct fl_job *j, struct fl_chan *c, const struct fl_sizes *z,
+	 int (*once)(const struct fl_job *, struct fl_chan *, const struct fl_sizes *,
+		     unsigned char *, unsigned char *),
+	 const char *what, struct ib_reps *out)
+{
 	unsigned char *rq = fl_buf(z, 'Q'), *rp = fl_buf(z, 0);
 	int r = -1;
 
@@ -243,24 +307,24 @@ fl_calls(const struct fl_job *j, struct fl_chan *c, const struct fl_sizes *z, st
 		goto done;
 	ib_cpu_mark(out);
 	for (unsigned i = 0; i < j->warmup; i++)
-		if (fl_put(o, c, rq, z->req, z->frame) != 0 || fl_get(o, c, rp, z->rep, z) <= 0)
+		if (once(j, c, z, rq, rp) != 0)
 			goto done;
 	for (unsigned k = 0; k < j->reps; k++) {
 		double t0 = ib_now(), t1;
 
 		for (unsigned i = 0; i < j->iterations; i++)
-			if (fl_put(o, c, rq, z->req, z->frame) != 0 ||
-			    fl_get(o, c, rp, z->rep, z) <= 0)
+			if (once(j, c, z, rq, rp) != 0)
 				goto done;
 		t1 = ib_now();
-		out->v[out->n++] = (t1 - t0) * 1e6 / j->iterations;
+		out->v[out->n++] = j->mode == FL_CONNECT ? j->iterations / (t1 - t0)
+							 : (t1 - t0) * 1e6 / j->iterations;
 	}
 	ib_cpu_mark(out);
 	r = 0;
 done:
 	free(rq);
 	free(rp);
-	return r == 0 ? 0 : fl_fail(out, "call");
+	return r == 0 ? 0 : fl_fail(out, what);
 }
 
 /* n one-way messages and the sync; returns what the server counted, or -1. */
@@ -400,6 +464,13 @@ fl_client(const struct fl_job *j, struct ib_reps *out)
 		o->close(&c);
 		return r;
 	}
+	if (j->mode == FL_CONNECT) {
+#if HAVE_TRANSPORT_TLS
+		if (o == &fl_tls_ops)
+			fl_tls_keep_sessions(j->resume);
+#endif
+		return fl_timed(j, &c, &z, fl_connect_once, "connect", out);
+	}
 	if (o->connect(&c, strchr(j->addr, ':') + 1, z.msgmax + z.frame) != 0) {
 		fl_fail(out, "connect");
 		o->close(&c);
@@ -410,7 +481,7 @@ fl_client(const struct fl_job *j, struct ib_reps *out)
 	else if (j->mode == FL_CALL && j->payload != 0)
 		r = fl_ool_calls(j, &c, out);
 	else if (j->mode == FL_CALL)
-		r = fl_calls(j, &c, &z, out);
+		r = fl_timed(j, &c, &z, fl_call_once, "call", out);
 	else
 		r = fl_oneway(j, &c, &z, out);
 	o->close(&c);

@@ -9,6 +9,8 @@
  *         seals and size, maps it privately and reads it there (transports/unix/unix_desc.c);
  *   tcp   the payload inline after the request, in one length-prefixed frame written by
  *         one sendmsg of the two pieces (transports/tcp/tcp.c);
+ *   tls   tcp's frame inside TLS: the frame's head and the request in one SSL_write, the
+ *         payload in another, which OpenSSL cuts into 16 KiB records (floor_tls.c);
  *   port  the whole message in a new POSIX shared-memory object, named by a control
  *         message on the queue; the receiver opens it, removes the name and preads it
  *         (transports/port/port_io.c);
@@ -58,10 +60,22 @@ struct fo {
 	unsigned serial; /* port: object names */
 };
 
+static int
+fo_tls(const struct fl_ops *o)
+{
+#if HAVE_TRANSPORT_TLS
+	return o == &fl_tls_ops;
+#else
+	(void)o;
+	return 0;
+#endif
+}
+
 int
 fl_ool_supported(const struct fl_ops *o)
 {
-	return o == &fl_unix_ops || o == &fl_tcp_ops || o == &fl_port_ops || o == &fl_shm_ops;
+	return o == &fl_unix_ops || o == &fl_tcp_ops || o == &fl_port_ops || o == &fl_shm_ops ||
+	       fo_tls(o);
 }
 
 static int
@@ -393,6 +407,10 @@ fo_send(struct fo *f, const void *data)
 		return fo_unix_send(f, data);
 	if (f->o == &fl_tcp_ops)
 		return fo_tcp_send(f, data);
+	if (fo_tls(f->o)) {
+		fo_frame(f, f->req + f->payload);
+		return fl_tls_sendv(f->c, f->msg, f->frame + f->req, data, f->payload);
+	}
 	if (f->o == &fl_port_ops)
 		return fo_port_send(f, data);
 	return fo_shm_send(f, data);
@@ -403,7 +421,7 @@ fo_recv(struct fo *f)
 {
 	if (f->o == &fl_unix_ops)
 		return fo_unix_recv(f);
-	if (f->o == &fl_tcp_ops)
+	if (f->o == &fl_tcp_ops || fo_tls(f->o))
 		return fo_tcp_recv(f);
 	if (f->o == &fl_port_ops)
 		return fo_port_recv(f);

@@ -32,6 +32,7 @@ struct fl_chan {
 	 * already sent (head) and already received (tail), where a non-blocking send or a
 	 * read stopped inside one. */
 	uint64_t head, tail;
+	void *tls; /* tls: the TLS session on fd (an SSL *), or NULL */
 };
 
 struct fl_listener {
@@ -74,6 +75,8 @@ enum fl_mode {
 	FL_ONEWAY = 1, /* n one-way messages, then one synchronising round trip */
 	FL_PINGPONG = 2, /* two processes pass a counter back and forth */
 	FL_SENDTO = 3, /* one-way over an unconnected UDP socket (sendto) */
+	/* A new connection per call: connect (and its handshake), one round trip, close. */
+	FL_CONNECT = 4,
 };
 
 /* One floor measurement: the kernel object, the bytes, the loop. */
@@ -86,13 +89,20 @@ struct fl_job {
 	int count_sent; /* one-way: the rate is what was sent, not what the server counted */
 	unsigned iterations, reps, warmup;
 	unsigned inflight; /* calls kept in flight (FL_CALL): 1, or the pipelined loop's N */
+	int resume; /* FL_CONNECT: each connection resumes the last one's TLS session */
 	const char *addr; /* "scheme:rest": the server's endpoint */
 	const char *addr2; /* ping-pong: the client process's own endpoint */
 };
 
-/* The floors of every kernel object idlbench knows (floor_sock.c, floor_mq.c, floor_shm.c). */
+/* The floors of every kernel object idlbench knows (floor_sock.c, floor_mq.c, floor_shm.c,
+ * floor_tls.c when the build has tls:). */
 const struct fl_ops *fl_find(const char *scheme);
 extern const struct fl_ops fl_unix_ops, fl_tcp_ops, fl_udp_ops, fl_port_ops, fl_shm_ops;
+extern const struct fl_ops fl_tls_ops;
+/* floor_tlscert.c: a throwaway CA and a certificate it issued for both sides, ECDSA P-256,
+ * written into dir (the key 0600) and named in IDL_TLS_CERT, IDL_TLS_KEY and IDL_TLS_CA.
+ * 0, or -1 with why. */
+int fl_tls_certs(const char *dir, char *why, size_t len);
 
 /* A job's two sides (floor.c), each in its own process: the server writes its ready line
  * to ready_fd (ib_ready()) and serves until its peer leaves; the client times the job. */
@@ -109,6 +119,10 @@ void fl_mq_cleanup(const char *rest);
 /* Inside the floors: the kernel objects' helpers and the loops of floor_ool.c and
  * floor_pipe.c, which floor.c runs. */
 int fl_udp_sendto(struct fl_chan *c, const void *buf, size_t len);
+/* tls: the two pieces, a then b, each its own SSL_write (a frame's head, its payload); the
+ * connection rows' resumed form (the last connection's session offered by the next). */
+int fl_tls_sendv(struct fl_chan *c, const void *a, size_t na, const void *b, size_t nb);
+void fl_tls_keep_sessions(int on);
 int fl_udp_disconnect(struct fl_chan *c, const char *rest);
 int fl_ool_serve(const struct fl_ops *o, struct fl_chan *c, size_t req, size_t rep, size_t payload);
 int fl_ool_calls(const struct fl_job *j, struct fl_chan *c, struct ib_reps *out);

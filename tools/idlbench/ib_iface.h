@@ -26,6 +26,9 @@ enum ib_metric {
 	/* Calls per second with --inflight N calls in flight from one thread, bigger is
 	 * better: what the latency rows measure when N > 1. */
 	IB_THROUGHPUT = 3,
+	/* Connections per second, each with its one call (the connection rows), bigger is
+	 * better. */
+	IB_CONNECT = 4,
 };
 
 /* How a row is run. */
@@ -34,6 +37,9 @@ enum ib_mode {
 	IB_MODE_ONEWAY = 1, /* n one-way messages, then one synchronising round trip */
 	IB_MODE_PINGPONG = 2, /* two processes notify each other in turn */
 	IB_MODE_SENDTO = 3, /* floor only: one-way over an unconnected UDP socket (sendto) */
+	/* A new connection for every call: a port opened (its connect, TLS handshake and
+	 * hello), one call, the port closed; tls: only (the connection rows). */
+	IB_MODE_CONNECT = 4,
 };
 
 struct ib_ucall;
@@ -56,6 +62,7 @@ struct ib_row {
 	 * rows: their server counts nothing) rather than those the server counted. */
 	uint32_t srep;
 	int count_sent;
+	int resume; /* IB_MODE_CONNECT: each connection resumes the last one's TLS session */
 	const struct ib_ucall *u; /* the user's call (--defs), or NULL for bench.defs's rows */
 	char why[96]; /* why the row cannot be timed (its one call before the run failed) */
 };

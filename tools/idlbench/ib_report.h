@@ -64,7 +64,7 @@ double ib_scale(enum ib_metric m, double v);
 /* A cell's CPU per call as the tables print it: "client+server", or "client" alone. */
 void ib_fmt_cpu(char *buf, size_t len, const struct ib_use *u);
 /* The tables' titles, by metric; where a placement puts the processes, in words. */
-extern const char *const ib_titles[4];
+extern const char *const ib_titles[5];
 const char *ib_report_where(const struct ib_run *run, enum ib_placement p, char *buf, size_t len);
 
 /* idlbench_summary.c: the answer after the tables. */

@@ -392,10 +392,9 @@ ib_user_free(struct ib_iface *u)
 static int
 ib_pick_rows(struct ib_run *run, const struct ib_opts *o)
 {
-	static const char *const rownames[] = {
-		"null",	    "add",    "intrpc", "bigin",  "bigout",
-		"biginout", "ool64k", "ool1m",	"notify", "notifypp"
-	};
+	static const char *const rownames[] = { "null",	  "add",      "intrpc",	   "bigin",
+						"bigout", "biginout", "ool64k",	   "ool1m",
+						"notify", "notifypp", "handshake", "resumed" };
 
 	/* With calls in flight, the latency rows that have an asynchronous call are timed in
 	 * calls per second; the other rows run as they do without it. */
@@ -414,6 +413,33 @@ ib_pick_rows(struct ib_run *run, const struct ib_opts *o)
 	return 0;
 }
 
+/* tls: without certificates in the IDL_TLS_* variables, a throwaway CA's, made in the run's
+ * private directory and gone with it (floor_tlscert.c), so that the column runs with no
+ * set-up. With --connect the server is not ours: its certificates are the user's to give. */
+static void
+ib_tls_certs(struct ib_run *run, const char *dir)
+{
+#if HAVE_TRANSPORT_TLS
+	const char *cert = getenv("IDL_TLS_CERT");
+	char why[400];
+	int tls = 0;
+
+	for (size_t i = 0; i < run->ncols; i++)
+		tls |= strcmp(run->cols[i].scheme, "tls") == 0;
+	if (!tls || run->connect != NULL || (cert != NULL && *cert != '\0'))
+		return;
+	if (fl_tls_certs(dir, why, sizeof why) != 0)
+		ib_note(run, "tls: %s", why);
+	else
+		ib_note(run, "%s",
+			"tls: no certificates in IDL_TLS_CERT: a throwaway CA's (ECDSA P-256), "
+			"made for this run and removed with it");
+#else
+	(void)run;
+	(void)dir;
+#endif
+}
+
 /* The rounds of cells, in a private directory of sockets; exit status on failure. */
 static int
 ib_measure(struct ib_run *run, const struct ib_opts *o)
@@ -430,6 +456,7 @@ ib_measure(struct ib_run *run, const struct ib_opts *o)
 		perror("idlbench: mkdtemp");
 		return 1;
 	}
+	ib_tls_certs(run, dir);
 	signal(SIGINT, ib_on_interrupt);
 	signal(SIGTERM, ib_on_interrupt);
 	signal(SIGPIPE, SIG_IGN);

@@ -185,7 +185,8 @@ ib_stop(pid_t pid, int sig, struct rusage *ru)
 static void
 ib_floor_job(const struct ib_cell *cell, struct fl_job *j)
 {
-	static const enum fl_mode modes[] = { FL_CALL, FL_ONEWAY, FL_PINGPONG, FL_SENDTO };
+	static const enum fl_mode modes[] = { FL_CALL, FL_ONEWAY, FL_PINGPONG, FL_SENDTO,
+					      FL_CONNECT };
 	const struct ib_row *row = cell->row, *sync = ib_row_named("intrpc");
 
 	memset(j, 0, sizeof *j);
@@ -204,6 +205,7 @@ ib_floor_job(const struct ib_cell *cell, struct fl_job *j)
 	}
 	j->payload = row->payload;
 	j->count_sent = row->count_sent;
+	j->resume = row->resume;
 	j->iterations = cell->iterations;
 	j->reps = cell->reps;
 	j->warmup = cell->warmup;

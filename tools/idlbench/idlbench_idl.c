@@ -321,6 +321,48 @@ out:
 	return kr == 0 ? 0 : ib_fail(out, "notify ping-pong", kr);
 }
 
+/* One connection of the connection rows: a port opened (connect, TLS handshake), its hello
+ * and a null call, the port closed. */
+static int
+ib_connect_once(const char *address, idl_config_t *cfg)
+{
+	idl_port_t port;
+	int kr = idl_port_open_config(address, cfg, &port);
+
+	if (kr == 0) {
+		kr = bench_null(port);
+		idl_port_close(port);
+	}
+	return kr;
+}
+
+/* The connection rows (tls:): connections per second, each a full handshake or one that
+ * resumes the last connection's session, as the row says. One configuration, the IDL_TLS_*
+ * variables', for the whole cell: its files are read once, and its cache keeps the tickets. */
+static int
+ib_connects(const struct ib_cell *cell, struct ib_reps *out)
+{
+	idl_config_t *cfg = NULL;
+	int kr = idl_tls_config_from_env(&cfg);
+
+	if (kr == 0)
+		kr = idl_tls_config_set_resume(cfg, cell->row->resume);
+	ib_cpu_mark(out);
+	for (unsigned i = 0; kr == 0 && i < cell->warmup; i++)
+		kr = ib_connect_once(cell->addr, cfg);
+	for (unsigned k = 0; kr == 0 && k < cell->reps; k++) {
+		double t0 = ib_now(), t1;
+
+		for (unsigned i = 0; kr == 0 && i < cell->iterations; i++)
+			kr = ib_connect_once(cell->addr, cfg);
+		t1 = ib_now();
+		out->v[out->n++] = cell->iterations / (t1 - t0);
+	}
+	ib_cpu_mark(out);
+	idl_config_free(cfg);
+	return kr == 0 ? 0 : ib_fail(out, cell->row->name, kr);
+}
+
 int
 ib_idl_client(const struct ib_cell *cell, struct ib_reps *out)
 {
@@ -329,6 +371,8 @@ ib_idl_client(const struct ib_cell *cell, struct ib_reps *out)
 
 	if (cell->row->mode == IB_MODE_PINGPONG)
 		return ib_pingpong(cell, out);
+	if (cell->row->mode == IB_MODE_CONNECT)
+		return ib_connects(cell, out);
 	if (cell->inflight > 1)
 		return ib_inflight_client(cell, out);
 	if ((kr = idl_port_open(cell->addr, &port)) != 0) {

@@ -77,8 +77,9 @@ js_list(FILE *f, const char *key, const char *const *v, size_t n)
 	fputc(']', f);
 }
 
-static const char *const js_metric[] = { "latency", "oneway", "bandwidth", "throughput" };
-static const char *const js_unit[] = { "us", "msgs/s", "MB/s", "calls/s" };
+static const char *const js_metric[] = { "latency", "oneway", "bandwidth", "throughput",
+					 "connect" };
+static const char *const js_unit[] = { "us", "msgs/s", "MB/s", "calls/s", "connections/s" };
 
 /* What one JSON result says beyond its figures: which stubs ran, and the bytes of the
  * request and reply that the floor moved too (0 for none); a peer's library and speedup; the

@@ -28,9 +28,9 @@
 
 extern char **environ;
 
-static const char *const pl_kinds[] = { "latency", "oneway", "bandwidth", "inflight" };
+static const char *const pl_kinds[] = { "latency", "oneway", "bandwidth", "inflight", "connect" };
 static const char *const pl_units[] = { "us per call", "thousand messages/s", "MB/s",
-					"thousand calls/s" };
+					"thousand calls/s", "connections/s" };
 
 /* The bars of a chart: a column's figures (side 0) or its floor's (side 1). */
 struct pl_series {
@@ -195,8 +195,8 @@ pl_chart(const struct ib_run *run, struct pl_chart *c, const char *path, const c
 int
 ib_report_plot(const char *path, const struct ib_run *run)
 {
-	static const enum ib_metric order[] = { IB_LATENCY, IB_THROUGHPUT, IB_ONEWAY,
-						IB_BANDWIDTH };
+	static const enum ib_metric order[] = { IB_LATENCY, IB_THROUGHPUT, IB_ONEWAY, IB_BANDWIDTH,
+						IB_CONNECT };
 	const char *dot = strrchr(path, '.');
 	const char *tmp = getenv("TMPDIR");
 	char dir[300];

@@ -40,11 +40,13 @@ static const char *const rp_side[] = {
 	[RP_COST] = "cost",	   [RP_PEER] = "oncrpc", [RP_SPEEDUP] = "speedup",
 };
 
-const char *const ib_titles[4] = {
+const char *const ib_titles[5] = {
 	"*Local* communication latencies in microseconds - smaller is better",
 	"*Local* one-way messages in thousands per second - bigger is better",
 	"*Local* communication bandwidths in MB/s - bigger is better",
 	"*Local* calls in flight, thousands of calls per second - bigger is better",
+	"*Local* connections per second, each a TLS handshake and one null call - bigger is "
+	"better",
 };
 
 double
@@ -363,8 +365,8 @@ void
 ib_report_tables(FILE *f, const struct ib_run *run, int markdown)
 {
 	/* Calls in flight stand where the latencies stand without them. */
-	static const enum ib_metric order[] = { IB_LATENCY, IB_THROUGHPUT, IB_ONEWAY,
-						IB_BANDWIDTH };
+	static const enum ib_metric order[] = { IB_LATENCY, IB_THROUGHPUT, IB_ONEWAY, IB_BANDWIDTH,
+						IB_CONNECT };
 	struct rp_out o = { f, markdown };
 
 	for (size_t p = 0; p < run->nplacements; p++)

@@ -135,6 +135,19 @@ static struct ib_row ib_bench_rows[] = {
 	  .call = row_ool1m },
 	{ .name = "notify", .routine = "notify", .metric = IB_ONEWAY, .mode = IB_MODE_ONEWAY },
 	{ .name = "notifypp", .routine = "notify", .metric = IB_ONEWAY, .mode = IB_MODE_PINGPONG },
+	/* tls: only: a full TLS handshake for each call, and one that resumes the session of
+	 * the connection before it (docs/benchmarks.md, "Handshakes"). */
+	{ .name = "handshake",
+	  .routine = "null",
+	  .metric = IB_CONNECT,
+	  .mode = IB_MODE_CONNECT,
+	  .call = row_null },
+	{ .name = "resumed",
+	  .routine = "null",
+	  .metric = IB_CONNECT,
+	  .mode = IB_MODE_CONNECT,
+	  .resume = 1,
+	  .call = row_null },
 	/* Floor only, over UDP: the same one-way messages sent unconnected (seed 003). */
 	{ .name = "notify-sendto",
 	  .routine = "notify",

@@ -51,6 +51,9 @@ ib_skip(const struct ib_run *run, const struct ib_row *row, const struct ib_col 
 		return row->present > 0 && strcmp(col->scheme, "udp") == 0 && run->connect == NULL
 			       ? NULL
 			       : "";
+	/* The connection rows time TLS's handshakes: the compiled column of tls: alone. */
+	if (row->mode == IB_MODE_CONNECT && (strcmp(col->scheme, "tls") != 0 || col->dynamic))
+		return "";
 	if (!row->present)
 		return row->why[0] != '\0' ? row->why : "not in bench.defs";
 	if (side == 1 && col->twin != NULL)

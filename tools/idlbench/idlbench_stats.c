@@ -154,5 +154,8 @@ ib_series(const struct ib_result *r, int side, struct vd_series *s)
 const char *
 ib_cpu_per(const struct ib_row *row)
 {
-	return row->metric == IB_BANDWIDTH ? "MB" : row->metric == IB_ONEWAY ? "message" : "call";
+	return row->metric == IB_BANDWIDTH ? "MB"
+	       : row->metric == IB_ONEWAY  ? "message"
+	       : row->metric == IB_CONNECT ? "connection"
+					   : "call";
 }

@@ -2,7 +2,8 @@
  * idlbench_summary.c - the answer after the tables, layer 5 (ib_report.h): per placement and
  * row, which column was fastest and by how much the others trail it, slowest last, and what
  * idlkit costs over each floor, with a word where that figure is not what it seems (below
- * the floor, far above it, its rounds spread).
+ * the floor, far above it, its rounds spread); and where both ran, what TLS itself costs:
+ * idlkit's tls: against its tcp:, which moves the same frames without it.
  *
  * It reads the same medians the tables print, so nothing here is measured anew; a column is
  * whatever the run had (a transport, the interpreted server, a peer), so peers added later
@@ -20,7 +21,7 @@
 #include "ib_report.h"
 
 static const char *const sm_units[] = { "us per call", "thousand messages/s", "MB/s",
-					"thousand calls/s" };
+					"thousand calls/s", "connections/s" };
 
 /* A column and how many times slower than the best it is. */
 struct sm_entry {
@@ -125,6 +126,36 @@ sm_overhead(FILE *f, const struct ib_run *run, enum ib_placement p, const struct
 		fputc('\n', f);
 }
 
+/* The compiled column of a scheme (no peer, not the interpreted server), or NULL. */
+static const struct ib_col *
+sm_col(const struct ib_run *run, const char *scheme)
+{
+	for (size_t c = 0; c < run->ncols; c++)
+		if (!run->cols[c].peer && !run->cols[c].dynamic &&
+		    strcmp(run->cols[c].name, scheme) == 0)
+			return &run->cols[c];
+	return NULL;
+}
+
+/* TLS itself: tls: over tcp:, the same frames without TLS, on the same row. */
+static void
+sm_tls_cost(FILE *f, const struct ib_run *run, enum ib_placement p, const struct ib_row *row)
+{
+	const struct ib_col *tls = sm_col(run, "tls"), *tcp = sm_col(run, "tcp");
+	const struct ib_result *a = tls != NULL ? ib_find(run, p, row, tls) : NULL;
+	const struct ib_result *b = tcp != NULL ? ib_find(run, p, row, tcp) : NULL;
+	double x = a != NULL ? ib_stat_of(a, 0).median : NAN;
+	double y = b != NULL ? ib_stat_of(b, 0).median : NAN;
+
+	if (isnan(x) || isnan(y) || x <= 0 || y <= 0)
+		return;
+	if (row->metric == IB_LATENCY)
+		fprintf(f, "  %-12s TLS itself: tls x%.2f tcp's time (%+.2f us)\n", "", x / y,
+			x - y);
+	else
+		fprintf(f, "  %-12s TLS itself: tls x%.2f of tcp's rate\n", "", x / y);
+}
+
 static void
 sm_row(FILE *f, const struct ib_run *run, enum ib_placement p, const struct ib_row *row)
 {
@@ -149,6 +180,7 @@ sm_row(FILE *f, const struct ib_run *run, enum ib_placement p, const struct ib_r
 		fprintf(f, "%s %s x%.2f", i > 1 ? "," : "; then", e[i].col->name, e[i].slower);
 	fprintf(f, "%s\n", n > 1 ? " slower" : "");
 	sm_overhead(f, run, p, row);
+	sm_tls_cost(f, run, p, row);
 }
 
 void

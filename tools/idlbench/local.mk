@@ -129,4 +129,12 @@ bench: tools/idlbench/idlbench$(EXEEXT)
 	tools/idlbench/idlbench$(EXEEXT) $(IDLBENCH_FLAGS)
 .PHONY: bench
 
+# tls:'s floor and the throwaway certificates: OpenSSL, as the transport.
+if TRANSPORT_TLS
+tools_idlbench_idlbench_SOURCES += tools/idlbench/floor_tls.c tools/idlbench/floor_tlscert.c
+tools_idlbench_idlbench_CPPFLAGS += $(SSL_CFLAGS)
+tools_idlbench_idlbench_LDADD += $(SSL_LIBS)
+endif
+EXTRA_DIST += tools/idlbench/floor_tls.c tools/idlbench/floor_tlscert.c
+
 include tools/idlbench/peers/local.mk
