@@ -31,6 +31,15 @@
 
 #include "ib_floor.h"
 
+/* The error queue emptied before an SSL call only when it holds something, as tls: does
+ * (ERR_clear_error() walks every slot of an empty queue too). */
+static void
+fl_tls_err_reset(void)
+{
+	if (ERR_peek_error() != 0)
+		ERR_clear_error();
+}
+
 static SSL_CTX *fl_tls_ctx[2]; /* [0] a client's, [1] a server's: one each per process */
 static int fl_tls_keep; /* the connection rows' resumed form: the last session kept */
 static SSL_SESSION *fl_tls_last;
@@ -176,7 +185,7 @@ fl_tls_send(struct fl_chan *c, const void *buf, size_t len)
 {
 	size_t w;
 
-	ERR_clear_error();
+	fl_tls_err_reset();
 	return SSL_write_ex(c->tls, buf, len, &w) == 1 && w == len ? 0 : -1;
 }
 
@@ -193,7 +202,7 @@ fl_tls_recv(struct fl_chan *c, void *buf, size_t len, size_t cap)
 
 	(void)cap;
 	while (got < len) {
-		ERR_clear_error();
+		fl_tls_err_reset();
 		if (SSL_read_ex(c->tls, (char *)buf + got, len - got, &k) != 1)
 			return SSL_get_error(c->tls, 0) == SSL_ERROR_ZERO_RETURN ? 0 : -1;
 		got += k;
@@ -225,7 +234,7 @@ fl_tls_send_batch(struct fl_chan *c, const void *buf, size_t len, unsigned count
 
 	fl_tls_nb(c);
 	while (done < total) {
-		ERR_clear_error();
+		fl_tls_err_reset();
 		if ((r = SSL_write_ex(c->tls, (const char *)buf + done, total - done, &w)) == 1) {
 			done += w;
 			continue;
@@ -248,7 +257,7 @@ fl_tls_recv_batch(struct fl_chan *c, void *buf, size_t len, size_t cap, unsigned
 	(void)cap;
 	fl_tls_nb(c);
 	while (have < want) {
-		ERR_clear_error();
+		fl_tls_err_reset();
 		if ((r = SSL_read_ex(c->tls, (char *)buf + have, want - have, &k)) == 1) {
 			have += k;
 			continue;

@@ -304,7 +304,7 @@ tls_recvmsg(struct stream_conn *s, struct msghdr *mh, int flags)
 		if (atomic_load(&t->state) == TLS_ST_FAILED)
 			return tls_io_failed();
 		pthread_mutex_lock(&t->lock);
-		ERR_clear_error();
+		idl__tls_err_reset();
 		for (size_t i = 0; i < (size_t)mh->msg_iovlen && e == SSL_ERROR_NONE; i++) {
 			unsigned char *p = mh->msg_iov[i].iov_base;
 			size_t off = 0, k;
@@ -479,7 +479,7 @@ tls_sendmsg(struct stream_conn *s, const struct msghdr *mh, int flags)
 			pthread_mutex_unlock(&t->lock);
 			return (ssize_t)taken;
 		}
-		ERR_clear_error();
+		idl__tls_err_reset();
 		/* A lone record goes at once, without a copy, unless the backlog holds some. */
 		t->hold = tls_more_pieces(mh, si, so);
 		if (SSL_write_ex(t->ssl, p, n, &w) != 1) {
