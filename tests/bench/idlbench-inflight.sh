@@ -34,7 +34,7 @@ done
 	fail "--inflight 4 --marshal is not a usage error: $(cat "$tmp/bad.out")"
 
 transports=
-for t in unix udp tcp shm port; do
+for t in unix udp tcp tls shm port; do
 	T=$(echo "$t" | tr a-z A-Z)
 	if grep -q "^#define HAVE_TRANSPORT_$T 1" "$IDL_TOP_BUILDDIR/config.h"; then
 		transports="$transports $t"

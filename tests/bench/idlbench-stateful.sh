@@ -27,7 +27,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/idlbench-stateful.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
 transports=
-for t in unix udp tcp shm port; do
+for t in unix udp tcp tls shm port; do
 	T=$(echo "$t" | tr a-z A-Z)
 	grep -q "^#define HAVE_TRANSPORT_$T 1" "$IDL_TOP_BUILDDIR/config.h" &&
 		transports="$transports $t"

@@ -17,9 +17,9 @@
  * 1 and no "after", each other after the one before it with the rounds that order them, and its
  * flags. Each TRANSPORT named must have a latency row (with calls in flight: a throughput row) and
  * a one-way row with a floor, and a place in a verdict; tls its connection rows (handshake,
- * resumed) with a floor and a place in a network verdict, and connection rows are tls's
- * alone. Exit 0 when all holds, 1 with a message
- * otherwise. C, not a script: python is not guaranteed where `make check` runs.
+ * resumed, when config.routines has them) with a floor and a place in a network verdict, and
+ * connection rows are tls's alone. Exit 0 when all holds, 1 with a message otherwise. C, not a
+ * script: python is not guaranteed where `make check` runs.
  */
 #include <config.h>
 
@@ -262,6 +262,9 @@ static int config_defs, interpreted = -1;
 /* config.inflight: the calls in flight of the latency rows (--inflight); config.connect. */
 static double config_inflight = 1;
 static int config_connect;
+/* config.routines: the rows the run picked, which decide whether tls's connection rows must
+ * be there. */
+static const struct jv *config_routines;
 
 static void
 fail(const char *what, size_t i)
@@ -535,6 +538,16 @@ check_verdict(const struct jv *v)
 	}
 }
 
+/* Whether the run picked the row named name (config.routines). */
+static int
+picked(const char *name)
+{
+	for (size_t i = 0; config_routines != NULL && i < config_routines->n; i++)
+		if (is_str(config_routines->kids[i], name))
+			return 1;
+	return 0;
+}
+
 /* Whether results hold a row of transport name, metric and (unless NULL) routine, with a
  * floor and ratio. */
 static int
@@ -572,7 +585,7 @@ check_transport(const struct jv *results, const struct jv *verdict, const char *
 			fail(msg, (size_t)-1);
 		}
 	for (size_t k = 0; k < 2 && tls && !config_connect; k++)
-		if (!has_row(results, name, "connect", conns[k])) {
+		if (picked(conns[k]) && !has_row(results, name, "connect", conns[k])) {
 			snprintf(msg, sizeof msg, "no %s row (connect) with a floor for tls",
 				 conns[k]);
 			fail(msg, (size_t)-1);
@@ -616,6 +629,7 @@ check_config(const struct jv *c)
 	else
 		config_inflight = fl->num;
 	config_connect = is(jv_get(c, "connect"), J_STR);
+	config_routines = jv_get(c, "routines");
 	if (!is(su, J_ARR) ||
 	    !(is_str(sv, "per cell") || is_str(sv, "per transport and round") ||
 	      is_str(sv, "connect")) ||
