@@ -395,9 +395,9 @@ main(int argc, char **argv)
 		fputs("idlc: out of memory\n", stderr);
 		return 1;
 	}
-	rc = idlc_parse_file(ctx, c.input);
-	if (rc == 0)
-		rc = idlc_check(ctx);
+	/* The checks run after syntax errors too, on what parsed: one run reports them all. */
+	idlc_parse_file(ctx, c.input);
+	rc = idlc_check(ctx);
 	if (rc == 0 && c.verbose)
 		cli_verbose(idlc_module(ctx));
 	if (rc == 0)
