@@ -54,6 +54,12 @@ async_name(struct emit_out *o, const struct idlc_routine *rt, const char *suffix
 	return r != NULL ? r : suffix;
 }
 
+const char *
+emit_async_name(struct emit_out *o, const struct idlc_routine *rt)
+{
+	return async_name(o, rt, "_async");
+}
+
 /* The C type of one element of an array or string the done function borrows. */
 static const char *
 async_elem(const struct idlc_arg *a)
@@ -177,9 +183,8 @@ async_params(struct emit_out *o, const struct idlc_routine *rt, const char *tail
 	emit_list(o, rt->args, NULL, async_param_item, &p, ", ", "void", tail);
 }
 
-/* The done function's type: its context, the outcome, the out arguments' list. */
-static void
-async_done_type(struct emit_out *o, const struct idlc_routine *rt)
+void
+emit_async_done_params(struct emit_out *o, const struct idlc_routine *rt, const char *tail)
 {
 	struct user_stub s;
 
@@ -187,9 +192,16 @@ async_done_type(struct emit_out *o, const struct idlc_routine *rt)
 	s.o = o;
 	s.rt = rt;
 	s.rp.f = "";
-	emit(o, "typedef void %s(", async_name(o, rt, "_done_t"));
 	user_reply_list(&s, USER_LIST_DONE, "void *idl_ctx",
-			idlc_printf(o->ctx, "kern_return_t %s", emit_local(o, rt, "kr")), ");\n");
+			idlc_printf(o->ctx, "kern_return_t %s", emit_local(o, rt, "kr")), tail);
+}
+
+/* The done function's type: its context, the outcome, the out arguments' list. */
+static void
+async_done_type(struct emit_out *o, const struct idlc_routine *rt)
+{
+	emit(o, "typedef void %s(", async_name(o, rt, "_done_t"));
+	emit_async_done_params(o, rt, ");\n");
 }
 
 /*
