@@ -183,6 +183,8 @@ void emit_async(struct emit_out *o, const struct idlc_routine *rt);
  * outcome, the out arguments) followed by `tail`, as its type <stub>_done_t declares them:
  * for code that calls the stub (the -fuzz-client harness). */
 const char *emit_async_name(struct emit_out *o, const struct idlc_routine *rt);
+/* Whether an argument is an inline array or string (fixed or variable). */
+bool emit_inline_array(const struct idlc_arg *a);
 void emit_async_done_params(struct emit_out *o, const struct idlc_routine *rt, const char *tail);
 
 /* Per output (emit_header.c, emit_user.c, emit_server.c, emit_desc.c). */

@@ -69,8 +69,8 @@ async_elem(const struct idlc_arg *a)
 	return idlc_is(a, IDLC_AK_PORTS) ? "mach_port_t" : emit_wire_ctype(a);
 }
 
-static bool
-async_is_array(const struct idlc_arg *a)
+bool
+emit_inline_array(const struct idlc_arg *a)
 {
 	switch (a->rtype->arg_kind) {
 	case IDL_ARG_FIXED_ARRAY:
@@ -97,7 +97,7 @@ async_done_param(struct user_stub *s, const struct idlc_arg *a)
 				a->name);
 	else if (idlc_is(a, IDLC_AK_RECORD))
 		r = idlc_printf(o->ctx, "const %s *%s", c, a->name);
-	else if (async_is_array(a))
+	else if (emit_inline_array(a))
 		r = idlc_printf(o->ctx, "const %s *%s", async_elem(a), a->name);
 	else
 		r = idlc_printf(o->ctx, "%s %s", c, a->name);
@@ -131,7 +131,7 @@ async_done_value(struct user_stub *s, const struct idlc_arg *a, bool zero)
 				       a->c_type[EMIT_USER], d);
 	else if (idlc_is(a, IDLC_AK_VAR))
 		r = zero ? "NULL" : a->name; /* the completion's local, set after the checks */
-	else if (async_is_array(a))
+	else if (emit_inline_array(a))
 		r = zero ? "NULL" : async_cast(o, async_elem(a), emit_wire_ctype(a), d);
 	else
 		r = zero ? "0" : d;

@@ -48,15 +48,7 @@ fuzz_stars(const struct idlc_arg *a)
 static bool
 fuzz_is_array(const struct idlc_arg *a)
 {
-	switch (a->rtype->arg_kind) {
-	case IDL_ARG_FIXED_ARRAY:
-	case IDL_ARG_VAR_ARRAY:
-	case IDL_ARG_CSTRING_FIXED:
-	case IDL_ARG_CSTRING_VAR:
-		return !idlc_is(a, IDLC_AK_RECORD);
-	default:
-		return false;
-	}
+	return emit_inline_array(a) && !idlc_is(a, IDLC_AK_RECORD);
 }
 
 /* One argument of the call, and those that follow it in the prototype. An out count is the
@@ -158,19 +150,18 @@ static const char fuzz_client_body[] =
 	"int\n"
 	"LLVMFuzzerInitialize(int *argc, char ***argv)\n"
 	"{\n"
-	"\tstatic unsigned char buf[1 << 18] __attribute__((aligned(16)));\n"
 	"\tconst char *dir = fuzz_seed_dir(*argc, *argv);\n"
 	"\n"
 	"\tfor (unsigned i = 0; dir != NULL && i < FUZZ_NCALLS; i++) {\n"
 	"\t\tuint32_t number = fuzz_routines[i % FUZZ_NROUTINES];\n"
-	"\t\tsize_t len = fuzz_seed(number, 1, buf, sizeof buf);\n"
+	"\t\tsize_t len = fuzz_seed(number, 1, fuzz_seed_buf, sizeof fuzz_seed_buf);\n"
 	"\t\tunsigned char lead = (unsigned char)i;\n"
 	"\t\tchar name[512];\n"
 	"\n"
 	"\t\tsnprintf(name, sizeof name, \"%s%s\", IDL_FUZZ_SS.routines[number].name,\n"
 	"\t\t\t i < FUZZ_NROUTINES ? \"\" : \"-async\");\n"
 	"\t\tif (len != 0)\n"
-	"\t\t\tfuzz_seed_file(dir, name, &lead, 1, buf, len);\n"
+	"\t\t\tfuzz_seed_file(dir, name, &lead, 1, fuzz_seed_buf, len);\n"
 	"\t}\n"
 	"\tif (idl_port_open_memory(&fuzz_source, &fuzz_port) != 0) {\n"
 	"\t\tfprintf(stderr, \"fuzz: cannot open the port: %s\\n\", idl_errdetail());\n"
