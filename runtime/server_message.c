@@ -329,12 +329,12 @@ done:
  * address carries nothing, each connection's state points at the source, so that the
  * connection a call makes again after giving one up reads the same source.
  *
- * It has the event operations too, so that a pollable port (calls in flight, <idl/
- * idl_async.h>) drives it on the caller's thread, without the receiver and sender threads a
- * transport without them gets: a harness's asynchronous call then completes in its own
- * dispatch, deterministically. The descriptor is an eventfd, readable while a receive has
- * something to give (a hello reply owed, or the source's reply to a request sent), as a
- * socket's would be.
+ * It has the event operations too, and connects without waiting, so that a pollable port
+ * (calls in flight, <idl/idl_async.h>) drives it on the caller's thread, without the threads
+ * a transport without them gets (one to connect, a receiver and a sender): a harness's
+ * asynchronous call then completes in its own dispatch, deterministically. The descriptor is an
+ * eventfd, readable while a receive has something to give (a hello reply owed, or the source's
+ * reply to a request sent), as a socket's would be.
  */
 struct mem_conn {
 	struct idl_reply_source *src;
@@ -358,6 +358,21 @@ mem_connect(void *conn, const char *rest, struct idl_deadline *deadline)
 	if ((c->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0)
 		return idl__fail(IDL_ESYSERR(errno), "memory: eventfd: %s", strerror(errno));
 	c->src = src;
+	return 0;
+}
+
+/* Connecting never waits: it is done at once, on the caller's thread (a pollable port would
+ * otherwise connect a transport without this on a thread of its own). */
+static int
+mem_connect_nb(void *conn, const char *rest)
+{
+	return mem_connect(conn, rest, NULL);
+}
+
+static int
+mem_connect_step(void *conn)
+{
+	(void)conn;
 	return 0;
 }
 
@@ -522,6 +537,8 @@ static const struct idl_transport mem_transport = {
 	.conn_fd = mem_fd,
 	.conn_sendv_nb = mem_sendv_nb,
 	.conn_recv_nb = mem_recv_nb,
+	.conn_connect_nb = mem_connect_nb,
+	.conn_connect_step = mem_connect_step,
 };
 
 int
