@@ -67,7 +67,8 @@ enum idl_err {
 #define IDL_SYSERR_ERRNO(r) (IDL_ESYSERR_BASE - (r))
 
 /* A static English message for any code: table codes, wrapped errno values, and positive
- * (server-defined) codes alike. Never NULL; thread-safe. */
+ * (server-defined) codes alike (the message idl_error_register() gave, else "server-defined
+ * code N"). Never NULL; thread-safe. */
 const char *idl_strerror(int err);
 
 /* The symbolic name, e.g. "MIG_BAD_ID", "ETIMEDOUT", "ESYSERR(EPIPE)"; 0 is MIG's
