@@ -81,10 +81,9 @@ struct idlc_num idlc_parith(struct idlc_ctx *ctx, const IDLC_YYLTYPE *l, struct 
 const char *idlc_pjoin(struct idlc_ctx *ctx, const char *a, const char *sep, const char *b);
 /* How a type written out reads in a message. */
 const char *idlc_ptype_text(struct idlc_ctx *ctx, const struct idlc_type *t);
-/* The routine being parsed is done (or abandoned after an error). */
+/* The routine being parsed is done (or abandoned after an error), and its arguments' types. */
 void idlc_proutine_done(struct idlc_ctx *ctx);
-/* A statement was abandoned after a syntax error: what it named is kept for sema (a broken
- * type, a routine that only takes its number and name), and the open state is cleared. */
+/* A statement abandoned after a syntax error: what it named is kept for sema (see there). */
 void idlc_pabandoned(struct idlc_ctx *ctx);
 /* Records an Apple statement that means nothing off Mach; sema warns with `what`. */
 void idlc_pignored(struct idlc_ctx *ctx, const IDLC_YYLTYPE *l, const char *what);
@@ -267,9 +266,8 @@ statement:
 		{ idlc_pabandoned(ctx); }
 	;
 
-/* The name a type declares (a type statement, or an argument's `name : t = type`), noted as
- * soon as it is read: a syntax error before its statement ends leaves a broken type of that
- * name (idlc_pabandoned()), whose uses stay quiet. */
+/* The name a type declares (a type statement, an argument's `name : t = type`), noted at once:
+ * a syntax error before its statement ends leaves a broken type of that name, used quietly. */
 type_decl_name:
 	  name
 		{
@@ -519,7 +517,6 @@ routine_decl:
 			struct idlc_routine *rt = idlc_alloc(ctx, sizeof *rt);
 
 			idlc_proutine_done(ctx);
-			ctx->open_type = NULL; /* its arguments' types are in the routine */
 			rt->name = $2;
 			rt->loc = idlc_ploc(&@2);
 			rt->args = $4.head;
@@ -548,7 +545,7 @@ routine_decl:
 			struct idlc_stmt *st = idlc_stmt_new(ctx, IDLC_ST_ROUTINE, idlc_ploc(&@1));
 			struct idlc_routine *rt = idlc_alloc(ctx, sizeof *rt);
 
-			ctx->open_type = NULL; /* its arguments' types are in the routine */
+			idlc_proutine_done(ctx);
 			rt->kind = IDLC_RT_ROUTINE;
 			rt->name = $2;
 			rt->loc = idlc_ploc(&@2);

@@ -130,14 +130,19 @@ idlc_ptype_text(struct idlc_ctx *ctx, const struct idlc_type *t)
 	}
 }
 
-/* The routine being parsed is done (or abandoned after an error). */
+/* The routine being parsed is done (or abandoned after an error); the types its arguments
+ * declared (`name : t = type`) are in it, no longer open. */
 void
 idlc_proutine_done(struct idlc_ctx *ctx)
 {
 	ctx->open_routine = NULL;
 	ctx->open_args = false;
+	ctx->open_type = NULL;
 }
 
+/* A statement abandoned after a syntax error leaves what it named for sema: the type it was
+ * declaring, broken (its uses stay quiet); the routine it was, with its name and kind but no
+ * arguments (it takes its number, and a later routine of its name is a duplicate). */
 void
 idlc_pabandoned(struct idlc_ctx *ctx)
 {
