@@ -7,6 +7,7 @@ runtime_libidlrt_la_SOURCES = \
 	runtime/list.h \
 	runtime/internal.h \
 	runtime/error.c \
+	runtime/error_reg.c \
 	runtime/transport.c \
 	runtime/subsystem.c \
 	runtime/hello.c \

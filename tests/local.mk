@@ -44,6 +44,7 @@ dist_check_SCRIPTS += \
 	tests/lint/kit.sh \
 	tests/lint/layers.sh \
 	tests/lint/idlbench.sh \
+	tests/lint/autotools.sh \
 	tests/compile/ledger.sh \
 	tests/dist.sh
 TESTS += \
@@ -55,6 +56,7 @@ TESTS += \
 	tests/lint/kit.sh \
 	tests/lint/layers.sh \
 	tests/lint/idlbench.sh \
+	tests/lint/autotools.sh \
 	tests/compile/ledger.sh \
 	tests/dist.sh
 

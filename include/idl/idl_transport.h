@@ -90,18 +90,12 @@
 #include <stdint.h>
 
 #include <idl/idl_server.h>
+#include <idl/idl_time.h> /* idl_now_ns(), idl_deadline_ms(), IDL_DEADLINE_NONE */
 #include <idl/idl_tls.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-#define IDL_DEADLINE_NONE INT64_MAX
-
-/* CLOCK_MONOTONIC now, in nanoseconds. */
-int64_t idl_now_ns(void);
-/* now + ms milliseconds, saturating; a negative ms gives IDL_DEADLINE_NONE. */
-int64_t idl_deadline_ms(int ms);
 
 /*
  * The deadline the blocking ops take (see "Blocking and deadlines" above). `ms` is the

@@ -298,8 +298,7 @@ ib_user_start(struct ib_iface *u, const char *address, char *why, size_t len)
 			err = idl_server_add_dynamic(ib_usrv, ib_udyn);
 	}
 	if (err != 0 || (err = idl_server_listen(ib_usrv, address)) != 0) {
-		snprintf(why, len, "%s: %s (%s) %s", address, idl_strerror(err), idl_errname(err),
-			 idl_errdetail());
+		snprintf(why, len, "%s", idl_errmsg(err, address));
 		return -1;
 	}
 	memset(&sa, 0, sizeof sa);
@@ -348,6 +347,6 @@ ib_user_serve_forever(struct ib_iface *u, const char *address)
 	printf("ready %s\n", address);
 	fflush(stdout);
 	if ((err = ib_user_run()) != 0)
-		fprintf(stderr, "idlbench: serve: %s\n", idl_strerror(err));
+		fprintf(stderr, "idlbench: serve: %s\n", idl_errmsg(err, address));
 	return err == 0 ? 0 : 1;
 }

@@ -71,14 +71,11 @@ serve_announce(const idl_dynamic_t *d, const char *address)
 	return 0;
 }
 
-/* Prints a runtime error by name, with its detail, after what failed. */
+/* Prints a runtime error after what failed: its detail first, then the code by name. */
 static int
 serve_failed(const char *what, int err)
 {
-	const char *detail = idl_errdetail();
-
-	fprintf(stderr, "idlcall: %s: %s (%s)%s%s\n", what, idl_errname(err), idl_strerror(err),
-		*detail ? ": " : "", detail);
+	fprintf(stderr, "idlcall: %s\n", idl_errmsg(err, what));
 	return 1;
 }
 
