@@ -175,6 +175,12 @@ srv_arm(struct idl_server *srv, struct srv_src *src, int64_t now)
 	pthread_mutex_unlock(&srv->conn_lock);
 }
 
+void
+idl__srv_rearm(struct idl_server *srv, struct srv_src *src)
+{
+	srv_arm(srv, src, src->armed_at);
+}
+
 /* Takes an ARMED source for the caller (it then serves or ends it). conn_lock held. */
 int
 idl__srv_claim(struct idl_server *srv, struct srv_src *src)
@@ -679,6 +685,8 @@ srv_event(struct idl_server *srv, const struct epoll_event *e, int dedicate)
 			idl_server_stop(srv);
 			return 1;
 		}
+		if (atomic_load(&srv->drain_req))
+			idl__srv_drain_begin(srv);
 		return 0;
 	}
 	if (d == SRV_EV_TIMER) {
@@ -688,7 +696,13 @@ srv_event(struct idl_server *srv, const struct epoll_event *e, int dedicate)
 		if (read(srv->tfd, &v, sizeof v) < 0)
 			v = 0;
 		idl__srv_sweep(srv);
+		if (atomic_load(&srv->drain_started))
+			idl__srv_drain_step(srv);
 		epoll_ctl(srv->epfd, EPOLL_CTL_MOD, srv->tfd, &ev);
+		return 0;
+	}
+	if (d == SRV_EV_SVC) {
+		idl__srv_svc_tick(srv);
 		return 0;
 	}
 	if (d & SRV_EV_EP) {

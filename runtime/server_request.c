@@ -429,6 +429,9 @@ serve_dispatch(struct srv_src *src, const struct idl_peer *from, struct srv_peer
 	struct idl_server *srv = src->srv;
 	struct srv_req rq = { src, from, peer, in, s };
 
+	/* Counted for the service manager's STATUS= only while it listens (svc_notify.c). */
+	if (__builtin_expect(srv->svc_on, 0))
+		atomic_fetch_add_explicit(&srv->st_calls, 1, memory_order_relaxed);
 	serve_dispatch_enter(srv);
 	serve_current = &rq;
 	if (s->demux != NULL)
@@ -641,6 +644,17 @@ idl__srv_conn_log(struct srv_src *src, int err, size_t len, int closing)
 			     (unsigned long long)srv->limits[IDL_LIMIT_IDLE_MS]);
 }
 
+/* Releases what a message received whole (len bytes) and never served carries. */
+static void
+serve_drop(void *buf, size_t len)
+{
+	idl_msg_header_t *in = buf;
+
+	if (len >= IDL_MSG_HEADER_SIZE && in->size == len && in->magic == IDL_MSG_MAGIC &&
+	    (in->flags & IDL_MSGF_DESC))
+		idl_msg_destroy(in);
+}
+
 /* The deadline of the next receive: the handshake's, fixed from the accept until a hello
  * is answered; then the idle timeout's, from the start of each receive (a lazy deadline:
  * the transport's socket timeout is the idle timeout itself, so a message costs neither a
@@ -664,13 +678,26 @@ idl__srv_conn_main(void *arg)
 	uint64_t hs_ms = srv->limits[IDL_LIMIT_HANDSHAKE_MS];
 	int64_t handshake_end =
 		hs_ms != 0 ? idl_now_ns() + (int64_t)hs_ms * SERVE_MS : IDL_DEADLINE_NONE;
+	unsigned turn = 0;
 
 	while (!atomic_load_explicit(&srv->stop_req, memory_order_relaxed)) {
 		struct idl_xmsg m = { .data = src->rbuf, .cap = srv->rcap };
 		struct idl_deadline dl = serve_deadline(src, handshake_end);
+		unsigned wait = (turn++ << 2) | SRV_RS_WAIT;
 		uint32_t n;
-		int err = tr->conn_recv(src->conn, &m, &dl);
+		int err;
 
+		/* A drain ends the connection only while this thread waits in the receive, and
+		 * then says goodbye itself: what the receive brings after that is not served
+		 * (server_drain.c). */
+		atomic_store_explicit(&src->rstate, wait, memory_order_relaxed);
+		err = tr->conn_recv(src->conn, &m, &dl);
+		if (__builtin_expect(!atomic_compare_exchange_strong(&src->rstate, &wait, wait + 1),
+				     0)) {
+			if (err == 0)
+				serve_drop(src->rbuf, m.len);
+			break;
+		}
 		if (err == 0)
 			IDL__TRACE(IDL_TRACE_SERVER, IDL_TRACE_RECV, src->ep->head.address,
 				   src->rbuf, m.len);
@@ -726,11 +753,8 @@ serve_ep_one(struct srv_src *src, struct idl_xmsg *m, struct idl_peer *from, int
 			   m->len);
 	if ((peer = idl__srv_peer(src, from)) == NULL) {
 		/* No room for its state: refused, and what it carries released. */
-		idl_msg_header_t *in = src->rbuf;
-
-		if (err == 0 && m->len >= IDL_MSG_HEADER_SIZE && in->size == m->len &&
-		    (in->flags & IDL_MSGF_DESC))
-			idl_msg_destroy(in);
+		if (err == 0)
+			serve_drop(src->rbuf, m->len);
 		return 0;
 	}
 	if (err == IDL_EMSGSIZE) {
@@ -754,7 +778,7 @@ idl__srv_ep_main(void *arg)
 	struct srv_src *src = arg;
 	struct idl_server *srv = src->srv;
 	const struct idl_transport *tr = src->ep->tr;
-	unsigned failures = 0;
+	unsigned failures = 0, turn = 0;
 
 	while (!atomic_load_explicit(&srv->stop_req, memory_order_relaxed)) {
 		struct idl_xmsg m = { .data = src->rbuf, .cap = srv->rcap };
@@ -763,8 +787,14 @@ idl__srv_ep_main(void *arg)
 
 		/* The transport fills the address; what follows its length is never read. */
 		from.len = 0;
+		/* What a drain looks at: a receive that waited across two of its steps found
+		 * nothing to read (server_drain.c). */
+		atomic_store_explicit(&src->rstate, (turn++ << 2) | SRV_RS_WAIT,
+				      memory_order_relaxed);
 		err = IDL__TR_OP(tr, ep_recv)(src->ep->state, &m, &from,
 					      &(struct idl_deadline){ 0, IDL_DEADLINE_MS_NONE });
+		atomic_store_explicit(&src->rstate, (turn << 2) | SRV_RS_BUSY,
+				      memory_order_relaxed);
 		if (serve_ep_one(src, &m, &from, err, &failures))
 			break;
 	}
