@@ -295,8 +295,8 @@ struct idl_server {
 	/* Statistics (idl_server_stats()), atomically updated. */
 	atomic_ullong st_accepted;
 	atomic_ullong st_refused[IDL_GOODBYE_REASONS];
-	/* Under a service manager (svc_notify.c): its timer in the set, the calls served
-	 * (counted only then: svc_on), what it was told last (under lock). */
+	/* Under a service manager (svc_notify.c): its timer in the set, the messages served
+	 * (counted only then: svc_on; idl__srv_count()), what it was told last (under lock). */
 	int svc_on;
 	int svc_tfd;
 	atomic_int svc_stopping;
@@ -308,6 +308,15 @@ struct idl_server {
 	_Atomic int64_t drain_deadline;
 	atomic_int drain_started;
 };
+
+/* Adds n messages served to what the service manager's STATUS= tells (svc_notify.c), only
+ * while one listens. A source with a thread counts its own receives instead (rstate). */
+static inline void
+idl__srv_count(struct idl_server *srv, unsigned n)
+{
+	if (__builtin_expect(srv->svc_on, 0))
+		atomic_fetch_add_explicit(&srv->st_calls, n, memory_order_relaxed);
+}
 
 /* The descriptors a server leaves out of its default connection limit, for its own use. */
 #define SRV_FDS_KEPT 64u

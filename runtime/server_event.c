@@ -566,10 +566,10 @@ srv_serve_batch_out(struct idl_server *srv, struct srv_src *src, int *r, unsigne
 	return 0;
 }
 
-/* Serves a source the calling thread has taken (BUSY), then arms or ends it. `max` bounds
- * the messages (embedded dispatch); *served counts them. */
-static void
-srv_serve(struct idl_server *srv, struct srv_src *src, uint32_t events, int dedicate)
+/* Serves a source the calling thread has taken (BUSY), then arms or ends it; returns how
+ * many messages it served. */
+static unsigned
+srv_serve_turn(struct idl_server *srv, struct srv_src *src, uint32_t events, int dedicate)
 {
 	int (*recv_nb)(void *, struct idl_xmsg *) = IDL__TR_OP(src->ep->tr, conn_recv_nb);
 	int whole = (src->ep->tr->flags & IDL_TRF_WHOLE) != 0;
@@ -585,7 +585,7 @@ srv_serve(struct idl_server *srv, struct srv_src *src, uint32_t events, int dedi
 	src->more = 0;
 	if (srv_bufs_get(srv) != 0) {
 		idl__srv_end(srv, src);
-		return;
+		return 0;
 	}
 	/* Replies wait for room: a set of the transport's own says so as readability. */
 	if ((events & (EPOLLOUT | EPOLLERR | EPOLLHUP)) ||
@@ -595,7 +595,7 @@ srv_serve(struct idl_server *srv, struct srv_src *src, uint32_t events, int dedi
 		pthread_mutex_unlock(&src->send_lock);
 		if (r < 0) {
 			idl__srv_end(srv, src);
-			return;
+			return 0;
 		}
 	}
 	/* Messages are taken one per readiness: the set reports the next at once when it is
@@ -613,7 +613,7 @@ srv_serve(struct idl_server *srv, struct srv_src *src, uint32_t events, int dedi
 		got++;
 		if ((r = srv_serve_msg(src, &m, err, srv_tbufs.sbuf, 1, &tev)) < 0) {
 			idl__srv_end(srv, src);
-			return;
+			return (unsigned)got - (err != 0); /* the end of the stream is no message */
 		}
 		if ((tev & (IDL_TR_EV_MORE | IDL_TR_EV_OUT)) != IDL_TR_EV_MORE)
 			break;
@@ -621,7 +621,7 @@ srv_serve(struct idl_server *srv, struct srv_src *src, uint32_t events, int dedi
 	if (i == turn && (!whole || (tev & IDL_TR_EV_MORE)))
 		src->more = 1;
 	if (srv_serve_batch_out(srv, src, &r, &tev) != 0)
-		return;
+		return (unsigned)got;
 	/* A busy source keeps this thread while it goes on sending: one blocking receive per
 	 * message, as a thread of its own would. */
 	if (r == 0 && got != 0 && !src->more && dedicate && src->quick >= SRV_QUICK_RUN &&
@@ -647,19 +647,31 @@ srv_serve(struct idl_server *srv, struct srv_src *src, uint32_t events, int dedi
 			} else if (whole) {
 				tev = 0;
 			}
-			if ((r = srv_serve_msg(src, &m, err, sbuf, !whole, &tev)) != 0)
+			got++;
+			if ((r = srv_serve_msg(src, &m, err, sbuf, !whole, &tev)) != 0) {
+				got -= r < 0 && err != 0;
 				break;
+			}
 		}
 		atomic_fetch_sub(&srv->ndedicated, 1);
 		if (r < 0) {
 			idl__srv_end(srv, src);
-			return;
+			return (unsigned)got;
 		}
 		if (srv_serve_batch_out(srv, src, &r, &tev) != 0)
-			return;
+			return (unsigned)got;
 		now = idl_now_ns();
 	}
 	srv_arm(srv, src, got != 0 ? now : src->armed_at);
+	return (unsigned)got;
+}
+
+/* Serves a source the calling thread has taken; what it served is counted for the service
+ * manager (idl__srv_count()), once a turn rather than once a message. */
+static void
+srv_serve(struct idl_server *srv, struct srv_src *src, uint32_t events, int dedicate)
+{
+	idl__srv_count(srv, srv_serve_turn(srv, src, events, dedicate));
 }
 
 /* An event on the set: a connection, a listener, an embedded server's message endpoint, the

@@ -122,6 +122,8 @@ idl__srv_src_ended(struct srv_src *src)
 	idl__list_push_front(&srv->ended, &src->link);
 	if (src->conn != NULL)
 		srv->nconns--;
+	/* Its receives, which it counted itself (rstate), go to the server's count. */
+	idl__srv_count(srv, atomic_load(&src->rstate) >> 2);
 	pthread_mutex_unlock(&srv->lock);
 	/* Cannot fail but for a counter at its maximum, which a poke need not raise. */
 	if (write(srv->efd, &one, sizeof one) < 0)

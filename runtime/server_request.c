@@ -429,9 +429,6 @@ serve_dispatch(struct srv_src *src, const struct idl_peer *from, struct srv_peer
 	struct idl_server *srv = src->srv;
 	struct srv_req rq = { src, from, peer, in, s };
 
-	/* Counted for the service manager's STATUS= only while it listens (svc_notify.c). */
-	if (__builtin_expect(srv->svc_on, 0))
-		atomic_fetch_add_explicit(&srv->st_calls, 1, memory_order_relaxed);
 	serve_dispatch_enter(srv);
 	serve_current = &rq;
 	if (s->demux != NULL)
@@ -655,35 +652,30 @@ serve_drop(void *buf, size_t len)
 		idl_msg_destroy(in);
 }
 
-/* The deadline of the next receive: the handshake's, fixed from the accept until a hello
- * is answered; then the idle timeout's, from the start of each receive (a lazy deadline:
- * the transport's socket timeout is the idle timeout itself, so a message costs neither a
- * clock read nor a system call for it); else none. */
-static struct idl_deadline
-serve_deadline(const struct srv_src *src, int64_t handshake_end)
-{
-	uint64_t idle = src->srv->limits[IDL_LIMIT_IDLE_MS];
-
-	if (!src->greeted)
-		return idl_deadline_at(handshake_end);
-	return idl_deadline_in(idle != 0 && idle <= INT32_MAX ? (int)idle : -1);
-}
-
 void *
 idl__srv_conn_main(void *arg)
 {
 	struct srv_src *src = arg;
 	struct idl_server *srv = src->srv;
 	const struct idl_transport *tr = src->ep->tr;
-	uint64_t hs_ms = srv->limits[IDL_LIMIT_HANDSHAKE_MS];
-	int64_t handshake_end =
-		hs_ms != 0 ? idl_now_ns() + (int64_t)hs_ms * SERVE_MS : IDL_DEADLINE_NONE;
-	unsigned turn = 0;
+	uint64_t hs_ms = srv->limits[IDL_LIMIT_HANDSHAKE_MS], idle = srv->limits[IDL_LIMIT_IDLE_MS];
+	/* The receive's deadline: the handshake's, fixed from the accept until a hello is
+	 * answered; then the idle timeout's, from the start of each receive (a lazy deadline:
+	 * the transport's socket timeout is the idle timeout itself, so a message costs neither
+	 * a clock read nor a system call for it); else none. Both worked out once: limits do not
+	 * change while a server runs. */
+	const struct idl_deadline hs_dl = idl_deadline_at(
+		hs_ms != 0 ? idl_now_ns() + (int64_t)hs_ms * SERVE_MS : IDL_DEADLINE_NONE);
+	const struct idl_deadline idle_dl =
+		idl_deadline_in(idle != 0 && idle <= INT32_MAX ? (int)idle : -1);
+	/* What the thread stores while it waits in its receive: the receives so far << 2 |
+	 * SRV_RS_WAIT (server.h). */
+	unsigned wait = SRV_RS_WAIT;
 
 	while (!atomic_load_explicit(&srv->stop_req, memory_order_relaxed)) {
 		struct idl_xmsg m = { .data = src->rbuf, .cap = srv->rcap };
-		struct idl_deadline dl = serve_deadline(src, handshake_end);
-		unsigned wait = (turn++ << 2) | SRV_RS_WAIT;
+		struct idl_deadline dl = src->greeted ? idle_dl : hs_dl;
+		unsigned busy = wait;
 		uint32_t n;
 		int err;
 
@@ -692,12 +684,14 @@ idl__srv_conn_main(void *arg)
 		 * (server_drain.c). */
 		atomic_store_explicit(&src->rstate, wait, memory_order_relaxed);
 		err = tr->conn_recv(src->conn, &m, &dl);
-		if (__builtin_expect(!atomic_compare_exchange_strong(&src->rstate, &wait, wait + 1),
+		if (__builtin_expect(!atomic_compare_exchange_strong(
+					     &src->rstate, &busy, wait - SRV_RS_WAIT + SRV_RS_BUSY),
 				     0)) {
 			if (err == 0)
 				serve_drop(src->rbuf, m.len);
 			break;
 		}
+		wait += 1u << 2;
 		if (err == 0)
 			IDL__TRACE(IDL_TRACE_SERVER, IDL_TRACE_RECV, src->ep->head.address,
 				   src->rbuf, m.len);
@@ -778,7 +772,7 @@ idl__srv_ep_main(void *arg)
 	struct srv_src *src = arg;
 	struct idl_server *srv = src->srv;
 	const struct idl_transport *tr = src->ep->tr;
-	unsigned failures = 0, turn = 0;
+	unsigned failures = 0, wait = SRV_RS_WAIT;
 
 	while (!atomic_load_explicit(&srv->stop_req, memory_order_relaxed)) {
 		struct idl_xmsg m = { .data = src->rbuf, .cap = srv->rcap };
@@ -789,12 +783,12 @@ idl__srv_ep_main(void *arg)
 		from.len = 0;
 		/* What a drain looks at: a receive that waited across two of its steps found
 		 * nothing to read (server_drain.c). */
-		atomic_store_explicit(&src->rstate, (turn++ << 2) | SRV_RS_WAIT,
-				      memory_order_relaxed);
+		atomic_store_explicit(&src->rstate, wait, memory_order_relaxed);
 		err = IDL__TR_OP(tr, ep_recv)(src->ep->state, &m, &from,
 					      &(struct idl_deadline){ 0, IDL_DEADLINE_MS_NONE });
-		atomic_store_explicit(&src->rstate, (turn << 2) | SRV_RS_BUSY,
+		atomic_store_explicit(&src->rstate, wait - SRV_RS_WAIT + SRV_RS_BUSY,
 				      memory_order_relaxed);
+		wait += 1u << 2;
 		if (serve_ep_one(src, &m, &from, err, &failures))
 			break;
 	}
@@ -806,11 +800,12 @@ int
 idl__srv_ep_ready(struct srv_src *src, unsigned max)
 {
 	const struct idl_transport *tr = src->ep->tr;
+	unsigned i;
 
 	/* The endpoint's descriptor was readable: what is queued now, each receive without
 	 * waiting (a deadline of 0 ms tries once), at most `max` so that the loop's other
 	 * sources get their turn; the level-triggered descriptor reports the rest. */
-	for (unsigned i = 0; i < max; i++) {
+	for (i = 0; i < max; i++) {
 		struct idl_xmsg m = { .data = src->rbuf, .cap = src->srv->rcap };
 		struct idl_peer from;
 		int err;
@@ -819,9 +814,10 @@ idl__srv_ep_ready(struct srv_src *src, unsigned max)
 		err = IDL__TR_OP(tr, ep_recv)(src->ep->state, &m, &from,
 					      &(struct idl_deadline){ 0, 0 });
 		if (err == IDL_ETIMEDOUT || err == IDL_EAGAIN)
-			return 0;
+			break;
 		if (serve_ep_one(src, &m, &from, err, &src->ep_failures))
 			return -1;
 	}
+	idl__srv_count(src->srv, i);
 	return 0;
 }

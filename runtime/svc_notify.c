@@ -105,15 +105,21 @@ idl__svc_send(const struct idl__svc_notify *n, const char *text)
 static void
 svc_say(struct idl_server *srv, const char *head, int force)
 {
-	unsigned long long calls = atomic_load_explicit(&srv->st_calls, memory_order_relaxed);
 	int draining = atomic_load(&srv->drain_started);
 	char status[sizeof srv->svc_status], msg[sizeof srv->svc_status + 32];
+	unsigned long long calls;
 	unsigned conns;
 	int changed;
 
 	pthread_mutex_lock(&srv->lock);
 	conns = srv->nconns;
-	snprintf(status, sizeof status, "STATUS=%s%u connection%s%s, %llu call%s served",
+	/* The messages served: the pool's count, and what each thread of a source counted;
+	 * a source that ended added its own to the first (idl__srv_src_ended()). */
+	calls = atomic_load_explicit(&srv->st_calls, memory_order_relaxed);
+	for (struct srv_src *s = IDL__LIST_FIRST(&srv->live, struct srv_src, link); s != NULL;
+	     s = IDL__LIST_NEXT(s, struct srv_src, link))
+		calls += atomic_load_explicit(&s->rstate, memory_order_relaxed) >> 2;
+	snprintf(status, sizeof status, "STATUS=%s%u connection%s%s, %llu message%s served",
 		 draining ? "draining: " : "", conns, conns == 1 ? "" : "s",
 		 draining ? " left" : "", calls, calls == 1 ? "" : "s");
 	changed = force || strcmp(status, srv->svc_status) != 0;

@@ -13,9 +13,9 @@
  *                                       manager holds, and waits for the end of it (10 s)
  *
  * Both print "ok=O goodbye=G other=X wrong=W" and exit 0 only when every call succeeded
- * with the right sum. A call that failed because the server said goodbye ("the server
- * stops") counts as a goodbye, any other failure as other; a call that never ended would
- * hold the client until the test's timeout.
+ * with the right sum. A call that failed because the server said goodbye (STOPPING, whose
+ * text is "the server stops") counts as a goodbye, any other failure as other; a call that never
+ * ended would hold the client until the test's timeout.
  */
 #include <netinet/in.h>
 #include <poll.h>
@@ -47,7 +47,8 @@ tally_end(struct tally *t, int kr, int sum, int want)
 	if (kr == KERN_SUCCESS) {
 		t->ok += sum == want;
 		t->wrong += sum != want;
-	} else if (strstr(idl_errdetail(), "the server stops") != NULL) {
+	} else if (strstr(idl_errdetail(), "the server stops") != NULL ||
+		   strstr(idl_errdetail(), "goodbye reason 5") != NULL) {
 		if (t->goodbye++ == 0)
 			fprintf(stderr, "svc-client: goodbye: %s\n", idl_errdetail());
 	} else if (t->other++ == 0) {
