@@ -17,3 +17,8 @@ tests_service_mq_activate_SOURCES = tests/service/mq-activate.c
 
 dist_check_SCRIPTS += tests/service/service.sh
 TESTS += tests/service/service.sh
+
+# The units the test verifies, and docs/deploy.md explains.
+EXTRA_DIST += examples/systemd/idlkit-bench.socket examples/systemd/idlkit-bench.service \
+	examples/systemd/idlkit-bench-tcp.socket examples/systemd/idlkit-bench-tcp.service \
+	examples/systemd/idlkit-bench-port.socket examples/systemd/idlkit-bench-port.service

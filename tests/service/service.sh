@@ -17,7 +17,7 @@
 # a message that says what was passed and what is needed, for each transport; a socket file
 # (and a queue) others may write to refused; a name nobody passed; sockets passed to another
 # process (LISTEN_PID); idlbench serve and idlcall --serve adopting a socket and draining on
-# SIGTERM.
+# SIGTERM; the units of examples/systemd/ read by systemd-analyze verify.
 : "${IDL_TOP_BUILDDIR:?run me through make check}" "${IDL_TOP_SRCDIR:?run me through make check}"
 set -u
 b=$IDL_TOP_BUILDDIR
@@ -341,5 +341,17 @@ if [ -x "$idlcall" ] && [ -n "$impl" ]; then
 	echo "ok: idlcall --serve: adopted, drained on SIGTERM: $(tail -1 "$tmp/ic.flight")"
 else
 	echo "idlcall --serve not tried: no idlcall or no tests/dynamic/benchimpl.la"
+fi
+
+# The example units are units systemd reads without a complaint.
+if command -v systemd-analyze >/dev/null 2>&1 && [ -x "$bench" ]; then
+	mkdir "$tmp/units"
+	for u in "$IDL_TOP_SRCDIR"/examples/systemd/*.s*; do
+		sed "s|/usr/local/bin/idlbench|$bench|" "$u" >"$tmp/units/$(basename "$u")"
+	done
+	(cd "$tmp/units" && systemd-analyze verify --man=no ./*.socket ./*.service) \
+		>"$tmp/verify" 2>&1 || fail "systemd-analyze verify: $(cat "$tmp/verify")"
+	[ ! -s "$tmp/verify" ] || fail "systemd-analyze verify: $(cat "$tmp/verify")"
+	echo "ok: examples/systemd: $(ls "$tmp/units" | wc -l) units verified"
 fi
 exit 0
