@@ -6,8 +6,8 @@
 # ListenMessageQueue= (the tool makes sockets only). A notify reader plays the manager's
 # side of the notify protocol (NOTIFY_SOCKET).
 #
-# For unix:, tcp:, udp:, shm: and port: (those this build has), and for unix: again with the
-# server embedded in a poll() loop:
+# For unix:, tcp:, udp:, shm: and port: (those this build has), and for unix:, shm: and port:
+# again with the server embedded in a poll() loop:
 #   - clients whose first calls reach a server that is not running yet all succeed;
 #   - READY=1 comes once the server listens; WATCHDOG=1 comes every half of WATCHDOG_USEC;
 #   - SIGTERM while 64 calls are in flight: every one completes (a drain), the server
@@ -219,10 +219,17 @@ if have udp; then
 fi
 if have shm; then
 	serve_case shm "shm:$tmp/s.sock" shm:systemd:api activate -l "$tmp/s.sock" --seqpacket
+	sflags=-e
+	serve_case shm-embedded "shm:$tmp/se.sock" shm:systemd:api activate -l "$tmp/se.sock" \
+		--seqpacket
+	sflags=
 fi
 queue=/idlkit-svc.$$
 if have port; then
 	serve_case port "port:$queue" port:systemd:api activate_mq "$queue"
+	sflags=-e
+	serve_case port-embedded "port:$queue.e" port:systemd:api activate_mq "$queue.e"
+	sflags=
 fi
 
 have unix || {
@@ -309,36 +316,33 @@ refused pid "LISTEN_PID is [0-9]*, this process is [0-9]*: the sockets were pass
 
 # The tools: idlbench serve and idlcall --serve adopt a passed socket and drain on SIGTERM
 # (the manager hears "draining" with STOPPING=1, which a stop does not say).
+# tool_case TAG CALLS PROGRAM ARGS...: the tool serves unix:systemd:api.
+tool_case() {
+	tag=$1
+	n=$2
+	shift 2
+	reader_start "$tag"
+	activate "$tag" api -l "$tmp/$tag.sock" --seqpacket "$@"
+	"$cli" call "unix:$tmp/$tag.sock" 50 >"$tmp/$tag.call" 2>&1 ||
+		fail "$tag: $(cat "$tmp/$tag.call")"
+	"$cli" inflight "unix:$tmp/$tag.sock" "$n" >"$tmp/$tag.flight" 2>&1 &
+	fpid=$!
+	await "$tmp/$tag.flight" started
+	kill -TERM "$apid"
+	wait "$fpid" || fail "$tag: calls in flight at SIGTERM: $(cat "$tmp/$tag.flight")"
+	reap "$apid" || fail "$tag exited with status $?: $(cat "$tmp/$tag.err")"
+	await "$tmp/$tag.log" "STOPPING=1;STATUS=draining"
+	echo "ok: $tag: adopted, drained on SIGTERM: $(tail -1 "$tmp/$tag.flight")"
+}
 bench=$b/tools/idlbench/idlbench
 if [ -x "$bench" ]; then
-	reader_start idlbench
-	activate idlbench api -l "$tmp/ib.sock" --seqpacket "$bench" serve unix:systemd:api
-	"$cli" call "unix:$tmp/ib.sock" 50 >"$tmp/ib.call" 2>&1 || fail "idlbench: $(cat "$tmp/ib.call")"
-	"$cli" inflight "unix:$tmp/ib.sock" 20000 >"$tmp/ib.flight" 2>&1 &
-	fpid=$!
-	await "$tmp/ib.flight" started
-	kill -TERM "$apid"
-	wait "$fpid" || fail "idlbench: calls in flight at SIGTERM: $(cat "$tmp/ib.flight")"
-	reap "$apid" || fail "idlbench serve exited with status $?: $(cat "$tmp/idlbench.err")"
-	await "$tmp/idlbench.log" "STOPPING=1;STATUS=draining"
-	echo "ok: idlbench serve: adopted, drained on SIGTERM: $(tail -1 "$tmp/ib.flight")"
+	tool_case idlbench 20000 "$bench" serve unix:systemd:api
 fi
 idlcall=$b/tools/idlcall/idlcall
 impl=$(sed -n "s/^dlname='\(.*\)'\$/\1/p" "$b/tests/dynamic/benchimpl.la" 2>/dev/null)
 if [ -x "$idlcall" ] && [ -n "$impl" ]; then
-	reader_start idlcall
-	activate idlcall api -l "$tmp/ic.sock" --seqpacket "$idlcall" --serve \
-		"$IDL_TOP_SRCDIR/examples/bench/bench.defs" unix:systemd:api \
-		"$b/tests/dynamic/.libs/$impl"
-	"$cli" call "unix:$tmp/ic.sock" 50 >"$tmp/ic.call" 2>&1 || fail "idlcall: $(cat "$tmp/ic.call")"
-	"$cli" inflight "unix:$tmp/ic.sock" 5000 >"$tmp/ic.flight" 2>&1 &
-	fpid=$!
-	await "$tmp/ic.flight" started
-	kill -TERM "$apid"
-	wait "$fpid" || fail "idlcall: calls in flight at SIGTERM: $(cat "$tmp/ic.flight")"
-	reap "$apid" || fail "idlcall --serve exited with status $?: $(cat "$tmp/idlcall.err")"
-	await "$tmp/idlcall.log" "STOPPING=1;STATUS=draining"
-	echo "ok: idlcall --serve: adopted, drained on SIGTERM: $(tail -1 "$tmp/ic.flight")"
+	tool_case idlcall 5000 "$idlcall" --serve "$IDL_TOP_SRCDIR/examples/bench/bench.defs" \
+		unix:systemd:api "$b/tests/dynamic/.libs/$impl"
 else
 	echo "idlcall --serve not tried: no idlcall or no tests/dynamic/benchimpl.la"
 fi

@@ -89,6 +89,16 @@ sock_bound(int fd)
 	return len > sizeof(sa_family_t);
 }
 
+/* Whether a socket has a peer (one accepted, as Accept=yes passes them, or connected). */
+static int
+sock_connected(int fd)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof ss;
+
+	return getpeername(fd, (struct sockaddr *)&ss, &len) == 0;
+}
+
 void
 idl__sock_describe(int fd, char *buf, size_t n)
 {
@@ -121,6 +131,7 @@ idl__sock_describe(int fd, char *buf, size_t n)
 		snprintf(pb, sizeof pb, " (protocol %d)", proto);
 	snprintf(buf, n, "a%s %s %s socket%s",
 		 sock_opt(fd, SO_ACCEPTCONN) == 1 ? " listening"
+		 : sock_connected(fd)		  ? " connected"
 		 : sock_bound(fd)		  ? " bound"
 						  : "n unbound",
 		 sock_family_name(family, fb, sizeof fb), sock_type_name(type, tb, sizeof tb), pb);
