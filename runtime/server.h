@@ -178,6 +178,7 @@ struct srv_src {
 	int more; /* a batch ended with messages perhaps left in the transport's read-ahead */
 	int batched; /* replies wait in the serving thread's batch (server_event.c) */
 	unsigned ep_failures; /* an embedded message endpoint's receive errors in a row */
+	atomic_uint ep_turns; /* a message endpoint served from the set: its turns so far */
 	/* A message endpoint of an embedded server: served by the loop's thread, it has no
 	 * thread of its own to join. */
 	int threadless;

@@ -722,11 +722,18 @@ srv_event(struct idl_server *srv, const struct epoll_event *e, int dedicate)
 		struct epoll_event ev = { .events = EPOLLIN | EPOLLONESHOT, .data.u64 = d };
 
 		if (IDL__TR_OP(ep->tr, ep_accept) == NULL) {
-			/* An embedded message endpoint: its messages, then it waits again,
-			 * unless it is closed or broken (the stop then frees it). */
-			if (idl__srv_ep_ready(ep->src, SRV_BATCH) == 0)
+			/* A message endpoint served from the set (an embedded server's, a
+			 * passed socket's): its messages, then it waits again, unless it is
+			 * closed or broken (the stop then frees it). One thread at a time
+			 * (EPOLLONESHOT); the count orders one pool thread's turn before the
+			 * next's, as a pooled connection's slot word does. */
+			atomic_load_explicit(&ep->src->ep_turns, memory_order_acquire);
+			if (idl__srv_ep_ready(ep->src, SRV_BATCH) == 0) {
+				atomic_fetch_add_explicit(&ep->src->ep_turns, 1,
+							  memory_order_release);
 				epoll_ctl(srv->epfd, EPOLL_CTL_MOD,
 					  IDL__TR_OP(ep->tr, ep_fd)(ep->state), &ev);
+			}
 			return 0;
 		}
 		if (idl__srv_accept(srv, ep)) {
