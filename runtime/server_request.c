@@ -679,9 +679,9 @@ idl__srv_conn_main(void *arg)
 		uint32_t n;
 		int err;
 
-		/* A drain ends the connection only while this thread waits in the receive, and
-		 * then says goodbye itself: what the receive brings after that is not served
-		 * (server_drain.c). */
+		/* A drain takes the connection only while this thread waits in its receive
+		 * (WAIT to CLOSING), says the goodbye and closes it: what the receive brings
+		 * then is not served (server_drain.c). */
 		atomic_store_explicit(&src->rstate, wait, memory_order_relaxed);
 		err = tr->conn_recv(src->conn, &m, &dl);
 		if (__builtin_expect(!atomic_compare_exchange_strong(
