@@ -66,11 +66,11 @@ int idl_server_add_subsystem_ctx(idl_server_t *srv, const struct idl_subsystem *
 
 /* Adds an endpoint and starts listening on it at once, so a client may connect as soon as
  * this returns (its calls are served once idl_server_run() starts). UNIX sockets are
- * created 0600. "SCHEME:systemd:NAME" (unix:, tcp:, udp:, shm:, port:) adopts instead the
- * socket a service manager passed under that name (socket activation: LISTEN_FDS,
- * LISTEN_FDNAMES, LISTEN_PID, read at the first such address and then removed from the
- * environment; docs/deploy.md), after checking that it is what the transport would have
- * made: IDL_EADDRINVAL names what was passed instead, IDL_EACCES refuses a socket file
+ * created 0600. "SCHEME:systemd:NAME" (unix:, tcp:, udp:, shm:, port:, tls:) adopts
+ * instead the socket a service manager passed under that name (socket activation:
+ * LISTEN_FDS, LISTEN_FDNAMES, LISTEN_PID, read at the first such address and then removed
+ * from the environment; docs/deploy.md), after checking that it is what the transport would
+ * have made: IDL_EADDRINVAL names what was passed instead, IDL_EACCES refuses a socket file
  * others may connect to. Errors: IDL_ENOSCHEME, IDL_EADDRINVAL, IDL_EADDRINUSE, IDL_EACCES,
  * IDL_ENOTSUP (a transport that cannot adopt), IDL_ESYSERR(e). */
 int idl_server_listen(idl_server_t *srv, const char *address);

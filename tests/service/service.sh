@@ -6,8 +6,8 @@
 # ListenMessageQueue= (the tool makes sockets only). A notify reader plays the manager's
 # side of the notify protocol (NOTIFY_SOCKET).
 #
-# For unix:, tcp:, udp:, shm: and port: (those this build has), and for unix:, shm: and port:
-# again with the server embedded in a poll() loop:
+# For unix:, tcp:, udp:, shm:, tls: and port: (those this build has), and for unix:, shm: and
+# port: again with the server embedded in a poll() loop:
 #   - clients whose first calls reach a server that is not running yet all succeed;
 #   - READY=1 comes once the server listens; WATCHDOG=1 comes every half of WATCHDOG_USEC;
 #   - SIGTERM while 64 calls are in flight: every one completes (a drain), the server
@@ -224,6 +224,19 @@ if have shm; then
 		--seqpacket
 	sflags=
 fi
+if have tls && sh "$IDL_TOP_SRCDIR/tests/tls/certs.sh" "$tmp/certs" >/dev/null 2>&1; then
+	# The server's certificate from its environment (the tool passes only what -E says);
+	# the client trusts the tests' CA.
+	port_tls=$(free_port tcp) || fail "no free tcp port"
+	IDL_TLS_CA=$tmp/certs/ca.crt
+	export IDL_TLS_CA
+	serve_case tls "tls:127.0.0.1:$port_tls" tls:systemd:api activate \
+		-l "127.0.0.1:$port_tls" -E IDL_TLS_CERT="$tmp/certs/server.crt" \
+		-E IDL_TLS_KEY="$tmp/certs/server.key"
+	unset IDL_TLS_CA
+elif have tls; then
+	echo "tls: not tried: no certificates (tests/tls/certs.sh needs the openssl command)"
+fi
 queue=/idlkit-svc.$$
 if have port; then
 	serve_case port "port:$queue" port:systemd:api activate_mq "$queue"
@@ -282,6 +295,12 @@ if have udp; then
 	activate udp-stream api -l "127.0.0.1:$p" "$srv" udp:systemd:api
 	first_call_fails "tcp:127.0.0.1:$p"
 	refused udp-stream "is a listening AF_INET SOCK_STREAM socket" "udp: needs a bound UDP socket"
+fi
+if have tls; then
+	p=$(free_port udp)
+	activate tls-dgram api -l "127.0.0.1:$p" --datagram "$srv" tls:systemd:api
+	first_call_fails "udp:127.0.0.1:$p"
+	refused tls-dgram "is a bound AF_INET SOCK_DGRAM socket" "tls: needs a listening TCP socket"
 fi
 if have shm; then
 	activate shm-stream api -l "$tmp/w2.sock" "$srv" shm:systemd:api

@@ -321,6 +321,13 @@ test_adopt_checks(void)
 	CU_ASSERT_EQUAL(svc_offer("udp", fd, d, sizeof d), IDL_EADDRINVAL);
 	CU_ASSERT_PTR_NOT_NULL(strstr(d, "is an unbound AF_INET SOCK_DGRAM socket"));
 #endif
+#ifdef HAVE_TRANSPORT_TLS
+	/* tls: shares tcp:'s checks (its context comes after them). */
+	fd = svc_socket(AF_INET, SOCK_DGRAM, NULL, 0);
+	CU_ASSERT_EQUAL(svc_offer("tls", fd, d, sizeof d), IDL_EADDRINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(d, "is a bound AF_INET SOCK_DGRAM socket; tls: needs a "
+					 "listening TCP socket"));
+#endif
 #ifdef HAVE_TRANSPORT_PORT
 	/* port: a queue, of the right size and mode; anything else refused. */
 	fd = svc_socket(AF_UNIX, SOCK_SEQPACKET, "q.sock", 1);
