@@ -43,6 +43,13 @@ runtime_libidlrt_la_SOURCES += \
 	runtime/server_request.c \
 	runtime/server_message.c \
 	runtime/server_peers.c
+# The server under a service manager (docs/deploy.md): the sockets it passed, what the
+# server tells it, and a stop that lets calls in flight finish.
+runtime_libidlrt_la_SOURCES += \
+	runtime/service.h \
+	runtime/svc_listen.c \
+	runtime/svc_notify.c \
+	runtime/server_drain.c
 # The signature hash's one implementation, shared with the compiler (wire/), and the string
 # builder (base/).
 runtime_libidlrt_la_SOURCES += wire/sighash.c $(base_sources)

@@ -175,6 +175,12 @@ srv_arm(struct idl_server *srv, struct srv_src *src, int64_t now)
 	pthread_mutex_unlock(&srv->conn_lock);
 }
 
+void
+idl__srv_rearm(struct idl_server *srv, struct srv_src *src)
+{
+	srv_arm(srv, src, src->armed_at);
+}
+
 /* Takes an ARMED source for the caller (it then serves or ends it). conn_lock held. */
 int
 idl__srv_claim(struct idl_server *srv, struct srv_src *src)
@@ -560,10 +566,10 @@ srv_serve_batch_out(struct idl_server *srv, struct srv_src *src, int *r, unsigne
 	return 0;
 }
 
-/* Serves a source the calling thread has taken (BUSY), then arms or ends it. `max` bounds
- * the messages (embedded dispatch); *served counts them. */
-static void
-srv_serve(struct idl_server *srv, struct srv_src *src, uint32_t events, int dedicate)
+/* Serves a source the calling thread has taken (BUSY), then arms or ends it; returns how
+ * many messages it served. */
+static unsigned
+srv_serve_turn(struct idl_server *srv, struct srv_src *src, uint32_t events, int dedicate)
 {
 	int (*recv_nb)(void *, struct idl_xmsg *) = IDL__TR_OP(src->ep->tr, conn_recv_nb);
 	int whole = (src->ep->tr->flags & IDL_TRF_WHOLE) != 0;
@@ -579,7 +585,7 @@ srv_serve(struct idl_server *srv, struct srv_src *src, uint32_t events, int dedi
 	src->more = 0;
 	if (srv_bufs_get(srv) != 0) {
 		idl__srv_end(srv, src);
-		return;
+		return 0;
 	}
 	/* Replies wait for room: a set of the transport's own says so as readability. */
 	if ((events & (EPOLLOUT | EPOLLERR | EPOLLHUP)) ||
@@ -589,7 +595,7 @@ srv_serve(struct idl_server *srv, struct srv_src *src, uint32_t events, int dedi
 		pthread_mutex_unlock(&src->send_lock);
 		if (r < 0) {
 			idl__srv_end(srv, src);
-			return;
+			return 0;
 		}
 	}
 	/* Messages are taken one per readiness: the set reports the next at once when it is
@@ -607,7 +613,7 @@ srv_serve(struct idl_server *srv, struct srv_src *src, uint32_t events, int dedi
 		got++;
 		if ((r = srv_serve_msg(src, &m, err, srv_tbufs.sbuf, 1, &tev)) < 0) {
 			idl__srv_end(srv, src);
-			return;
+			return (unsigned)got - (err != 0); /* the end of the stream is no message */
 		}
 		if ((tev & (IDL_TR_EV_MORE | IDL_TR_EV_OUT)) != IDL_TR_EV_MORE)
 			break;
@@ -615,7 +621,7 @@ srv_serve(struct idl_server *srv, struct srv_src *src, uint32_t events, int dedi
 	if (i == turn && (!whole || (tev & IDL_TR_EV_MORE)))
 		src->more = 1;
 	if (srv_serve_batch_out(srv, src, &r, &tev) != 0)
-		return;
+		return (unsigned)got;
 	/* A busy source keeps this thread while it goes on sending: one blocking receive per
 	 * message, as a thread of its own would. */
 	if (r == 0 && got != 0 && !src->more && dedicate && src->quick >= SRV_QUICK_RUN &&
@@ -641,19 +647,31 @@ srv_serve(struct idl_server *srv, struct srv_src *src, uint32_t events, int dedi
 			} else if (whole) {
 				tev = 0;
 			}
-			if ((r = srv_serve_msg(src, &m, err, sbuf, !whole, &tev)) != 0)
+			got++;
+			if ((r = srv_serve_msg(src, &m, err, sbuf, !whole, &tev)) != 0) {
+				got -= r < 0 && err != 0;
 				break;
+			}
 		}
 		atomic_fetch_sub(&srv->ndedicated, 1);
 		if (r < 0) {
 			idl__srv_end(srv, src);
-			return;
+			return (unsigned)got;
 		}
 		if (srv_serve_batch_out(srv, src, &r, &tev) != 0)
-			return;
+			return (unsigned)got;
 		now = idl_now_ns();
 	}
 	srv_arm(srv, src, got != 0 ? now : src->armed_at);
+	return (unsigned)got;
+}
+
+/* Serves a source the calling thread has taken; what it served is counted for the service
+ * manager (idl__srv_count()), once a turn rather than once a message. */
+static void
+srv_serve(struct idl_server *srv, struct srv_src *src, uint32_t events, int dedicate)
+{
+	idl__srv_count(srv, srv_serve_turn(srv, src, events, dedicate));
 }
 
 /* An event on the set: a connection, a listener, an embedded server's message endpoint, the
@@ -679,6 +697,8 @@ srv_event(struct idl_server *srv, const struct epoll_event *e, int dedicate)
 			idl_server_stop(srv);
 			return 1;
 		}
+		if (atomic_load(&srv->drain_req))
+			idl__srv_drain_begin(srv);
 		return 0;
 	}
 	if (d == SRV_EV_TIMER) {
@@ -688,7 +708,13 @@ srv_event(struct idl_server *srv, const struct epoll_event *e, int dedicate)
 		if (read(srv->tfd, &v, sizeof v) < 0)
 			v = 0;
 		idl__srv_sweep(srv);
+		if (atomic_load(&srv->drain_started))
+			idl__srv_drain_step(srv);
 		epoll_ctl(srv->epfd, EPOLL_CTL_MOD, srv->tfd, &ev);
+		return 0;
+	}
+	if (d == SRV_EV_SVC) {
+		idl__srv_svc_tick(srv);
 		return 0;
 	}
 	if (d & SRV_EV_EP) {
@@ -696,11 +722,18 @@ srv_event(struct idl_server *srv, const struct epoll_event *e, int dedicate)
 		struct epoll_event ev = { .events = EPOLLIN | EPOLLONESHOT, .data.u64 = d };
 
 		if (IDL__TR_OP(ep->tr, ep_accept) == NULL) {
-			/* An embedded message endpoint: its messages, then it waits again,
-			 * unless it is closed or broken (the stop then frees it). */
-			if (idl__srv_ep_ready(ep->src, SRV_BATCH) == 0)
+			/* A message endpoint served from the set (an embedded server's, a
+			 * passed socket's): its messages, then it waits again, unless it is
+			 * closed or broken (the stop then frees it). One thread at a time
+			 * (EPOLLONESHOT); the count orders one pool thread's turn before the
+			 * next's, as a pooled connection's slot word does. */
+			atomic_load_explicit(&ep->src->ep_turns, memory_order_acquire);
+			if (idl__srv_ep_ready(ep->src, SRV_BATCH) == 0) {
+				atomic_fetch_add_explicit(&ep->src->ep_turns, 1,
+							  memory_order_release);
 				epoll_ctl(srv->epfd, EPOLL_CTL_MOD,
 					  IDL__TR_OP(ep->tr, ep_fd)(ep->state), &ev);
+			}
 			return 0;
 		}
 		if (idl__srv_accept(srv, ep)) {

@@ -94,8 +94,9 @@ idl__srv_ep_start(struct idl_server *srv, struct srv_ep *ep)
 	ep->src->ep = ep;
 	if (idl__srv_src_alloc(srv, ep->src) != 0) {
 		err = idl__fail(IDL_ENOMEM, "%s: out of memory", ep->head.address);
-	} else if (srv->embedded) {
-		/* The loop's thread serves it when its descriptor is readable. */
+	} else if (srv->embedded || ep->adopted) {
+		/* The loop's thread serves it when its descriptor is readable; so do the pool's
+		 * a passed socket, whose receive no shutdown may wake (server.h). */
 		ep->src->threadless = 1;
 		idl__list_push_front(&srv->live, &ep->src->link);
 		if ((err = srv_ep_watch(srv, ep)) != 0)
@@ -121,6 +122,8 @@ idl__srv_src_ended(struct srv_src *src)
 	idl__list_push_front(&srv->ended, &src->link);
 	if (src->conn != NULL)
 		srv->nconns--;
+	/* Its receives, which it counted itself (rstate), go to the server's count. */
+	idl__srv_count(srv, atomic_load(&src->rstate) >> 2);
 	pthread_mutex_unlock(&srv->lock);
 	/* Cannot fail but for a counter at its maximum, which a poke need not raise. */
 	if (write(srv->efd, &one, sizeof one) < 0)
@@ -414,6 +417,8 @@ srv_start(struct idl_server *srv, int embedded)
 		err = idl__srv_ev_start(srv);
 	for (struct srv_ep *ep = srv->eps; err == 0 && ep != NULL; ep = ep->next)
 		err = idl__srv_ep_start(srv, ep);
+	if (err == 0)
+		idl__srv_svc_start(srv);
 	return err;
 }
 
@@ -421,11 +426,15 @@ srv_start(struct idl_server *srv, int embedded)
 static void
 srv_finish(struct idl_server *srv)
 {
+	idl__srv_svc_stopping(srv);
 	idl__srv_ev_close_all(srv);
 	srv_drain(srv);
 	idl__srv_ev_stop(srv);
+	idl__srv_svc_stop(srv);
 	pthread_mutex_lock(&srv->lock);
 	atomic_store(&srv->stop_req, 0);
+	atomic_store(&srv->drain_req, 0);
+	atomic_store(&srv->drain_started, 0);
 	srv->running = 0;
 	srv->embedded = 0;
 	pthread_cond_broadcast(&srv->idle);
@@ -448,6 +457,7 @@ idl_server_run(idl_server_t *srv)
 	err = srv_start(srv, 0);
 	pthread_mutex_unlock(&srv->lock);
 	if (err == 0) {
+		idl__srv_svc_ready(srv);
 		/* This thread is one of the pool. */
 		atomic_store(&srv->nthreads, 1);
 		for (unsigned i = 1; i < srv->pool_size; i++)
@@ -476,6 +486,9 @@ idl_server_fd(idl_server_t *srv)
 		err = srv->epfd;
 	} else if ((err = srv_start(srv, 1)) == 0) {
 		err = srv->epfd;
+		pthread_mutex_unlock(&srv->lock);
+		idl__srv_svc_ready(srv);
+		return err;
 	} else if (srv->running) {
 		pthread_mutex_unlock(&srv->lock);
 		srv_finish(srv);

@@ -96,11 +96,15 @@ ib_resolve(void *arg, const char *sym)
 	return NULL;
 }
 
+/* SIGTERM (a service manager's stop) lets the calls in flight finish, for at most 10 s;
+ * SIGINT stops at once. */
 static void
 ib_on_signal(int sig)
 {
-	(void)sig;
-	idl_server_stop(ib_srv);
+	if (sig == SIGTERM)
+		idl_server_drain(ib_srv, 10000);
+	else
+		idl_server_stop(ib_srv);
 }
 
 /* Serves bench.defs on address: through the generated demux, or the interpreter. */

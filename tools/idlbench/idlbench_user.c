@@ -227,11 +227,15 @@ ib_once(struct ib_uvals *s, idl_port_t port)
 
 static idl_server_t *ib_usrv;
 
+/* SIGTERM (a service manager's stop) lets the calls in flight finish, for at most 10 s;
+ * SIGINT stops at once. */
 static void
 ib_on_signal(int sig)
 {
-	(void)sig;
-	idl_server_stop(ib_usrv);
+	if (sig == SIGTERM)
+		idl_server_drain(ib_usrv, 10000);
+	else
+		idl_server_stop(ib_usrv);
 }
 
 /* With no routines to call: every request checked and answered with zeroed and empty out

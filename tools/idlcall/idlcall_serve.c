@@ -28,11 +28,15 @@
  * variable of the file's own. */
 static idl_server_t *serve_srv;
 
+/* SIGTERM (a service manager's stop) lets the calls in flight finish, for at most 10 s;
+ * SIGINT stops at once. */
 static void
 serve_on_signal(int sig)
 {
-	(void)sig;
-	idl_server_stop(serve_srv);
+	if (sig == SIGTERM)
+		idl_server_drain(serve_srv, 10000);
+	else
+		idl_server_stop(serve_srv);
 }
 
 /* The line that says what is served, written at once so that it is one line even when

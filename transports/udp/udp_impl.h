@@ -38,6 +38,7 @@
 struct udp_ep {
 	int fd;
 	int open;
+	int adopted; /* passed by the service manager: never shut down */
 	atomic_int closed;
 	int64_t rcvtimeo_us;
 	size_t limit;
