@@ -2,9 +2,10 @@
 # cleanup.sh - what lib.sh promises the network tests, checked on scripts of its own:
 #   - a test that made /run/netns a mount point (the first `ip netns add` does) leaves it as
 #     it found it, with no namespace of its own left there; run in a mount namespace of its
-#     own (unshare -m) with a /run of its own (a tmpfs), where /run/netns is an empty
-#     directory and no mount point, so that neither the machine's mounts nor the other
-#     tests' namespaces, made at once, are touched or seen;
+#     own whose mounts are private (tests/lib/mountns, which makes one in a chroot too) with
+#     a /run of its own (a tmpfs), where /run/netns is an empty directory and no mount
+#     point, so that neither the machine's mounts nor the other tests' namespaces, made at
+#     once, are touched or seen;
 #   - a kill that finds its process gone (the shell would print "No such process" and go
 #     on) fails the script that made it, naming the call, unless the call discards its
 #     standard error, as a probe or a cleanup does.
@@ -50,11 +51,15 @@ sh "$tmp/probe.sh" "$lib" >"$tmp/probe.out" 2>&1 || {
 echo "cleanup: one that discards its standard error does not"
 
 # /run/netns, in a mount namespace of this test's own.
-if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null 2>&1 || ! command -v unshare >/dev/null 2>&1 ||
-	! unshare -m --propagation private true 2>/dev/null; then
-	echo "cleanup: SKIP: the /run/netns check needs root, iproute2 and unshare" >&2
+mountns=$IDL_TOP_BUILDDIR/tests/lib/mountns
+if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null 2>&1; then
+	echo "cleanup: SKIP: the /run/netns check needs root and iproute2" >&2
 	exit 77
 fi
+"$mountns" true 2>"$tmp/mountns.err" || {
+	echo "cleanup: SKIP: no mount namespace of its own here: $(cat "$tmp/mountns.err")" >&2
+	exit 77
+}
 cat >"$tmp/netns.sh" <<'SCRIPT'
 # In a mount namespace of its own: a /run of its own where /run/netns is an empty directory
 # and no mount point, then a test's namespace.
@@ -75,7 +80,7 @@ if [ -e "/run/netns/$name" ]; then
 fi
 echo "/run/netns as it was, its namespace gone"
 SCRIPT
-unshare -m --propagation private sh "$tmp/netns.sh" "$lib" >"$tmp/netns.out" 2>&1
+"$mountns" sh "$tmp/netns.sh" "$lib" >"$tmp/netns.out" 2>&1
 st=$?
 cat "$tmp/netns.out"
 [ $st -ne 77 ] || { echo "cleanup: SKIP: no network namespace can be made here" >&2; exit 77; }
