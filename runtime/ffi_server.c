@@ -26,7 +26,7 @@
 #include <string.h>
 
 #include "ffi_num.h"
-#include "internal.h"
+#include "core/core.h"
 #include "interp_desc.h"
 #include "trace.h"
 

@@ -4,15 +4,17 @@
 lib_LTLIBRARIES += runtime/libidlrt.la
 runtime_libidlrt_la_SOURCES = \
 	runtime/transport_kit.h \
-	runtime/list.h \
-	runtime/internal.h \
-	runtime/error.c \
-	runtime/transport.c \
-	runtime/subsystem.c \
-	runtime/hello.c \
+	runtime/builtins.c \
+	runtime/core/core.h \
+	runtime/core/list.h \
+	runtime/core/mem_hide.h \
+	runtime/core/error.c \
+	runtime/core/registry.c \
+	runtime/core/util.c \
+	runtime/core/subsystem.c \
+	runtime/core/hello.c \
 	runtime/ool.c \
 	runtime/ool_cache.h \
-	runtime/mem_hide.h \
 	runtime/ool_cache.c \
 	runtime/ool_wire.c
 # The client: ports and their connections, calls.

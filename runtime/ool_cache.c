@@ -49,9 +49,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "internal.h"
-#include "list.h"
-#include "mem_hide.h"
+#include "core/core.h"
+#include "core/list.h"
+#include "core/mem_hide.h"
 #include "ool_cache.h"
 
 #define OC_MIN_SHIFT 14 /* the smallest class: 16 KiB, IDL_OOL_MAP_MIN */

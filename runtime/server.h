@@ -10,7 +10,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-#include "internal.h"
+#include "core/core.h"
 
 struct srv_ss {
 	const struct idl_subsystem *ss;

@@ -19,7 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "core/core.h"
 #include "interp.h"
 #include "trace.h"
 

@@ -28,7 +28,7 @@
 #include <idl/idl.h>
 #include <idl/idl_transport.h>
 
-#include "list.h" /* the intrusive list, for a transport's own lists too */
+#include "core/list.h" /* the intrusive list, for a transport's own lists too */
 
 /*
  * Error detail (error.c). idl__fail() records a printf-style detail for the calling thread
@@ -53,12 +53,12 @@ idl__clear_detail(void)
 }
 
 /* Zeroed memory aligned to 16 for transport state and message buffers; free() releases it
- * (transport.c). */
+ * (core/util.c). */
 void *idl__zalloc(size_t size);
 
 /* The environment variable `name` as a decimal integer in [min, max]; `dflt` when it is
  * unset, empty, malformed or out of range, so that a mistyped knob leaves the documented
- * default rather than an arbitrary value (transport.c). */
+ * default rather than an arbitrary value (core/util.c). */
 int64_t idl__env_int(const char *name, int64_t dflt, int64_t min, int64_t max);
 
 /* Copies n bytes, at most IDL__COPY_SMALL, with a few moves in line where memcpy would be a
@@ -97,7 +97,7 @@ idl__copy_small(void *dst, const void *src, size_t n)
  * datagram endpoint's duplicate-reply cache, a connection's list of requests awaiting a
  * reply): a word that is 0 (free), 1 (held) or 2 (held, and someone sleeps on it), as
  * Drepper's "Futexes Are Tricky" describes. Taking and releasing a free one is one atomic
- * instruction each and no call; a waiter sleeps on a private futex (transport.c). Zeroed
+ * instruction each and no call; a waiter sleeps on a private futex (core/util.c). Zeroed
  * memory is a free lock; there is nothing to destroy. Not for use with condition variables.
  */
 struct idl__lock {
@@ -225,7 +225,7 @@ idl__sys_poll(struct pollfd *fds, nfds_t n, int timeout_ms)
 #endif
 
 /* The transports built into the library: one registration function per transport, defined
- * by the transport and called once by the registry (transport.c). */
+ * by the transport and called once, through the registry, by runtime/builtins.c. */
 #if HAVE_TRANSPORT_UNIX
 void idl__unix_register(void);
 #endif

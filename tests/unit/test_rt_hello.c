@@ -16,7 +16,7 @@
 
 #include <CUnit/CUnit.h>
 
-#include "internal.h"
+#include "core/core.h"
 #include "rt_fixture.h"
 
 static char hel_dir[64];

@@ -6,7 +6,7 @@
 
 #include <CUnit/CUnit.h>
 
-#include "list.h"
+#include "core/list.h"
 
 struct item {
 	int value;

@@ -26,7 +26,7 @@
 
 #include <idl/idl_ool.h>
 
-#include "internal.h"
+#include "core/core.h"
 #include "ool_cache.h"
 
 #if defined(__has_feature)

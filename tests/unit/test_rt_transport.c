@@ -18,7 +18,7 @@
 #include <idl/idl_ool.h>
 #include <idl/idl_transport.h>
 
-#include "internal.h"
+#include "core/core.h"
 #include "ool_cache.h"
 #include "server.h"
 #include "sock/sock_timeo.h"

@@ -16,7 +16,7 @@
 
 #include <string.h>
 
-#include "internal.h"
+#include "core/core.h"
 
 _Static_assert(sizeof(struct idl__hello_body) == IDL_HELLO_FIXED - IDL_MSG_HEADER_SIZE,
 	       "hello body layout");

@@ -4,7 +4,7 @@
  */
 #include <config.h>
 
-#include "internal.h"
+#include "core/core.h"
 
 const struct idl_routine_desc *
 idl_subsystem_routine(const struct idl_subsystem *ss, int32_t id)

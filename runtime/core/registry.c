@@ -1,22 +1,19 @@
 /*
- * transport.c - the registry of transports, looked up by the scheme of an address; what the
- * transport contract gives every transport (the release of a sent message's descriptors,
- * the clock every deadline is measured on, zeroed aligned memory, the small futex lock and
- * the environment knobs' parser).
+ * registry.c - the registry of transports, looked up by the scheme of an address, and the
+ * transports' ool_free ops, which idl_ool_free() asks first.
+ *
+ * The built-in transports are registered by runtime/builtins.c (idl__builtins()), the one
+ * file of the library that calls upward, once before the first lookup. The registry knows
+ * nothing of the client, the server or any transport: it holds tables of
+ * <idl/idl_transport.h> and reads each optional op through IDL__TR_OP.
  */
 #include <config.h>
 
-#include <errno.h>
-#include <linux/futex.h>
 #include <pthread.h>
 #include <stdatomic.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
-#include <time.h>
-#include <unistd.h>
 
-#include "internal.h"
+#include "core/core.h"
 
 #define TR_MAX 16
 /* The size of the first version of struct idl_transport: it ends with ool_free. A table may
@@ -33,24 +30,10 @@ static unsigned tr_count;
 static int (*tr_ool_free[TR_MAX])(void *addr, size_t size);
 static atomic_uint tr_ool_count;
 
-static void
-tr_builtins(void)
+void
+idl__registry_ready(void)
 {
-#if HAVE_TRANSPORT_UNIX
-	idl__unix_register();
-#endif
-#if HAVE_TRANSPORT_TCP
-	idl__tcp_register();
-#endif
-#if HAVE_TRANSPORT_UDP
-	idl__udp_register();
-#endif
-#if HAVE_TRANSPORT_SHM
-	idl__shm_register();
-#endif
-#if HAVE_TRANSPORT_PORT
-	idl__port_register();
-#endif
+	pthread_once(&tr_once, idl__builtins);
 }
 
 /* A table is complete when it has every op the core calls unconditionally, and one of the
@@ -130,7 +113,7 @@ idl_transport_find(const char *address, const char **rest)
 	const char *colon;
 	size_t n;
 
-	pthread_once(&tr_once, tr_builtins);
+	idl__registry_ready();
 	if (address == NULL || (colon = strchr(address, ':')) == NULL)
 		return NULL;
 	n = (size_t)(colon - address);
@@ -155,7 +138,7 @@ idl_transport_foreach(void (*fn)(const struct idl_transport *t, void *arg), void
 	unsigned n;
 
 	/* Call outside the lock, so that fn may itself use the registry. */
-	pthread_once(&tr_once, tr_builtins);
+	idl__registry_ready();
 	pthread_mutex_lock(&tr_lock);
 	n = tr_count;
 	memcpy(copy, tr_table, n * sizeof copy[0]);
@@ -179,79 +162,4 @@ void
 idl_msg_release_sent(const idl_msg_header_t *msg)
 {
 	idl__msg_release_sent(msg);
-}
-
-int64_t
-idl_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-int64_t
-idl_deadline_ms(int ms)
-{
-	int64_t now;
-
-	if (ms < 0)
-		return IDL_DEADLINE_NONE;
-	now = idl_now_ns();
-	/* An int of milliseconds is at most ~2.1e15 ns: only a clock near INT64_MAX could
-	 * overflow, but saturate anyway rather than wrap. */
-	if (now > IDL_DEADLINE_NONE - (int64_t)ms * 1000000)
-		return IDL_DEADLINE_NONE;
-	return now + (int64_t)ms * 1000000;
-}
-
-void
-idl__lock_wait(struct idl__lock *l)
-{
-	/* Marked as slept on (2) before sleeping, so that the holder's release wakes us; the
-	 * exchange that takes it leaves it marked, since others may sleep too. */
-	while (atomic_exchange_explicit(&l->word, 2, memory_order_acquire) != 0)
-		(void)idl__sys_futex((uint32_t *)&l->word, FUTEX_WAIT_PRIVATE, 2, NULL);
-}
-
-void
-idl__lock_wake(struct idl__lock *l)
-{
-	(void)idl__sys_futex((uint32_t *)&l->word, FUTEX_WAKE_PRIVATE, 1, NULL);
-}
-
-void *
-idl__zalloc(size_t size)
-{
-	void *p;
-
-	if (size == 0)
-		size = 16;
-	if (posix_memalign(&p, 16, size) != 0)
-		return NULL;
-	memset(p, 0, size);
-	return p;
-}
-
-int64_t
-idl__env_int(const char *name, int64_t dflt, int64_t min, int64_t max)
-{
-	const char *s = getenv(name);
-	char *end;
-	long long v;
-
-	/* Digits, and a minus sign only where a negative value is allowed ("-0" is not 0). */
-	if (s == NULL || (*s == '-' ? min >= 0 : (*s < '0' || *s > '9')))
-		return dflt;
-	errno = 0;
-	v = strtoll(s, &end, 10);
-	if (errno != 0 || *end != '\0' || v < min || v > max)
-		return dflt;
-	return v;
-}
-
-const char *
-idl_version(void)
-{
-	return PACKAGE_VERSION;
 }

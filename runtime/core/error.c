@@ -17,7 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
+#include "core/core.h"
 
 /* Highest errno we name statically; Linux stops at 133 (EHWPOISON). */
 #define ERR_SYS_MAX 160

@@ -121,12 +121,19 @@ idl__rcv_has_msg(int err, size_t len)
 {
 	return err == 0 || err == IDL_EMSGSIZE || (err == IDL_EPROTO && len != 0);
 }
-/* The transports' ool_free ops, in registration order (transport.c): 1 when one of them
+/* What the library is assembled from (runtime/builtins.c, the one upward call): registers
+ * the built-in transports. Called once, by idl__registry_ready(). */
+void idl__builtins(void);
+/* Runs idl__builtins() once (registry.c): before any lookup, and before anything that needs
+ * what it installs. */
+void idl__registry_ready(void);
+
+/* The transports' ool_free ops, in registration order (registry.c): 1 when one of them
  * owned addr. */
 int idl__transport_ool_free(void *addr, size_t size);
 
 /*
- * Reading a transport's table (transport.c). A table holds t->size bytes, at least the first
+ * Reading a transport's table (registry.c). A table holds t->size bytes, at least the first
  * contract version's (idl_transport_register() checked), and an op past them is one the
  * transport was compiled without: IDL__TR_OP reads it as NULL. Every optional op is read
  * through it, so that ops added at the end of struct idl_transport later are safe with
