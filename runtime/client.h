@@ -18,7 +18,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-#include "core/core.h"
+#include "ool/ool.h"
 
 /*
  * One call: what its reply must carry, where it goes, and how it ends. A synchronous call's

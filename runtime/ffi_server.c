@@ -26,7 +26,7 @@
 #include <string.h>
 
 #include "ffi_num.h"
-#include "core/core.h"
+#include "ool/ool.h"
 #include "interp_desc.h"
 #include "trace.h"
 

@@ -14,7 +14,7 @@
 
 #include <idl/idl_ool.h>
 
-#include "core/core.h"
+#include "ool/ool.h"
 #include "interp_desc.h"
 
 #define DD_COPY_SEND 19u /* MACH_MSG_TYPE_COPY_SEND: mach_port_t's disposition */

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/core.h"
+#include "ool/ool.h"
 #include "interp_desc.h"
 
 /* IDL_DESCRIBE_BRIEF: elements of an array and characters of a string shown. */

@@ -12,7 +12,7 @@
 
 #include <string.h>
 
-#include "core/core.h"
+#include "ool/ool.h"
 #include "interp_desc.h"
 
 /* Bytes of `count` elements of `a`, or UINT64_MAX when no message could hold them. */

@@ -13,10 +13,12 @@ runtime_libidlrt_la_SOURCES = \
 	runtime/core/util.c \
 	runtime/core/subsystem.c \
 	runtime/core/hello.c \
-	runtime/ool.c \
-	runtime/ool_cache.h \
-	runtime/ool_cache.c \
-	runtime/ool_wire.c
+	runtime/ool/ool.h \
+	runtime/ool/ool.c \
+	runtime/ool/ool_msg.c \
+	runtime/ool/ool_cache.h \
+	runtime/ool/ool_cache.c \
+	runtime/ool/ool_wire.c
 # The client: ports and their connections, calls.
 runtime_libidlrt_la_SOURCES += \
 	runtime/client.h \

@@ -10,7 +10,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-#include "core/core.h"
+#include "ool/ool.h"
 
 struct srv_ss {
 	const struct idl_subsystem *ss;

@@ -19,7 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/core.h"
+#include "ool/ool.h"
 #include "interp.h"
 #include "trace.h"
 

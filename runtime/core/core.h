@@ -95,32 +95,6 @@ struct idl__port_head {
 	char *address;
 };
 
-/*
- * Descriptors (ool.c; the transport kit has the rest).
- */
-/* Whether sending msg releases anything (idl__msg_release_sent would). */
-int idl__msg_consumes(const idl_msg_header_t *msg);
-/* Whether a port descriptor's disposition moves the sender's right. */
-static inline int
-idl__desc_moves(const idl_desc_t *d)
-{
-	return (d->flags & IDL_DESCF_DEALLOC) ||
-	       (d->type != IDL_DESC_OOL && d->aux >= 16 && d->aux <= 18);
-}
-/* Whether msg's descriptors agree in number with rt's port and out-of-line arguments of
- * that direction (request: in and inout; else out and inout). */
-int idl__desc_count_ok(const struct idl_routine_desc *rt, const idl_msg_header_t *msg, int request);
-/* Whether a receive that returned err left a message whose header the receiver can answer
- * (a server) or match to its call (a client), `len` bytes of it received: one that came
- * whole (0), one larger than the buffer (IDL_EMSGSIZE), or one the transport refused for its
- * descriptors with its framing kept (IDL_EPROTO with a length; a receive that lost the
- * framing says IDL_EPROTO with none, idl__desc_refused()). Anything else ends the
- * connection. Read only after a receive failed, or as its first test. */
-static inline int
-idl__rcv_has_msg(int err, size_t len)
-{
-	return err == 0 || err == IDL_EMSGSIZE || (err == IDL_EPROTO && len != 0);
-}
 /* What the library is assembled from (runtime/builtins.c, the one upward call): registers
  * the built-in transports. Called once, by idl__registry_ready(). */
 void idl__builtins(void);

@@ -157,9 +157,3 @@ idl__transport_ool_free(void *addr, size_t size)
 			return 1;
 	return 0;
 }
-
-void
-idl_msg_release_sent(const idl_msg_header_t *msg)
-{
-	idl__msg_release_sent(msg);
-}

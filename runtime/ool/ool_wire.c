@@ -16,7 +16,7 @@
 
 #include <idl/idl_ool.h>
 
-#include "core/core.h"
+#include "ool/ool.h"
 
 static const unsigned char ool_zeros[IDL_MSG_ALIGN];
 

@@ -49,10 +49,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "core/core.h"
+#include "ool/ool.h"
 #include "core/list.h"
 #include "core/mem_hide.h"
-#include "ool_cache.h"
+#include "ool/ool_cache.h"
 
 #define OC_MIN_SHIFT 14 /* the smallest class: 16 KiB, IDL_OOL_MAP_MIN */
 #define OC_MAX_SHIFT 32 /* the largest: 4 GiB; larger blocks are never cached */
