@@ -20,7 +20,7 @@
 #include <idl/idl_ool.h>
 
 #include "client.h"
-#include "trace.h"
+#include "trace/trace.h"
 
 static const char call_late[] = "deadline passed waiting for the reply";
 

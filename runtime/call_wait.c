@@ -26,7 +26,7 @@
 #include <idl/idl_ool.h>
 
 #include "client.h"
-#include "trace.h"
+#include "trace/trace.h"
 
 /* Details of a call's failure, for idl_errdetail(). */
 static const char call_late[] = "deadline passed waiting for the reply";

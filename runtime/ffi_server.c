@@ -27,8 +27,8 @@
 
 #include "ffi_num.h"
 #include "ool/ool.h"
-#include "interp_desc.h"
-#include "trace.h"
+#include "interp/interp_desc.h"
+#include "trace/trace.h"
 
 #define DYN_MAX_ARGS 256 /* nargs is a uint8_t */
 #define DYN_MAX_PARAMS (2 * DYN_MAX_ARGS)

@@ -51,16 +51,16 @@ runtime_libidlrt_la_SOURCES += wire/sighash.c $(base_sources)
 # tracing live in libidlrt too, so that every program can be traced and any server can
 # serve without stubs.
 runtime_libidlrt_la_SOURCES += \
-	runtime/interp.h \
-	runtime/interp_msg.c \
-	runtime/interp_fmt.c \
-	runtime/interp_desc.h \
-	runtime/interp_desc.c \
+	runtime/interp/interp.h \
+	runtime/interp/interp_msg.c \
+	runtime/interp/interp_fmt.c \
+	runtime/interp/interp_desc.h \
+	runtime/interp/interp_desc.c \
 	runtime/ffi_num.h \
 	runtime/ffi_num.c \
 	runtime/ffi_server.c \
-	runtime/trace.h \
-	runtime/trace.c
+	runtime/trace/trace.h \
+	runtime/trace/trace.c
 # Transports include "transport_kit.h" (runtime/), the one header of the runtime they use.
 runtime_libidlrt_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/runtime $(FFI_CFLAGS)
 runtime_libidlrt_la_CFLAGS = $(AM_CFLAGS) $(TLS_CFLAGS)

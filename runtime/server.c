@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "server.h"
-#include "trace.h"
+#include "trace/trace.h"
 
 /* Log lines per second before the rest of that second's are counted instead. */
 #define SRV_LOG_PER_SEC 20u

@@ -29,7 +29,7 @@
 #include <unistd.h>
 
 #include "server.h"
-#include "trace.h"
+#include "trace/trace.h"
 
 /* Messages served from one connection before it is armed again: others get their turn. A
  * connection whose descriptor is a set of the transport's own (IDL_TRF_OWNSET) gets a longer

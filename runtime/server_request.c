@@ -23,7 +23,7 @@
 #include <idl/idl_ool.h>
 
 #include "server.h"
-#include "trace.h"
+#include "trace/trace.h"
 
 #define SERVE_OTHER_ORDER (IDL_ORDER_NATIVE == IDL_ORDER_LITTLE ? IDL_ORDER_BIG : IDL_ORDER_LITTLE)
 /* A reply to a client that does not read fails after this long and drops the client. */

@@ -38,7 +38,7 @@
 #else
 #define TT_MAP_SLACK 16
 #endif
-#include "ool_cache.h"
+#include "ool/ool_cache.h"
 
 #define TT_OOLT_READY_MS 10000
 

@@ -27,7 +27,7 @@
 #include <idl/idl_ool.h>
 
 #include "core/core.h"
-#include "ool_cache.h"
+#include "ool/ool_cache.h"
 
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer)

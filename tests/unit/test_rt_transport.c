@@ -19,7 +19,7 @@
 #include <idl/idl_transport.h>
 
 #include "core/core.h"
-#include "ool_cache.h"
+#include "ool/ool_cache.h"
 #include "server.h"
 #include "sock/sock_timeo.h"
 

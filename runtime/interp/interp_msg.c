@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "ool/ool.h"
-#include "interp_desc.h"
+#include "interp/interp_desc.h"
 
 /* Bytes of `count` elements of `a`, or UINT64_MAX when no message could hold them. */
 static uint64_t

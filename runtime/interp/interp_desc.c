@@ -15,7 +15,7 @@
 #include <idl/idl_ool.h>
 
 #include "ool/ool.h"
-#include "interp_desc.h"
+#include "interp/interp_desc.h"
 
 #define DD_COPY_SEND 19u /* MACH_MSG_TYPE_COPY_SEND: mach_port_t's disposition */
 #define DD_MOVE_SEND 17u

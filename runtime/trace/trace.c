@@ -20,8 +20,8 @@
 #include <unistd.h>
 
 #include "ool/ool.h"
-#include "interp.h"
-#include "trace.h"
+#include "interp/interp.h"
+#include "trace/trace.h"
 
 #define TRACE_MAX_SUBSYSTEMS 64
 #define TRACE_PENDING 256

@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "interp.h"
+#include "interp/interp.h"
 
 /* Whether an argument travels as a descriptor (data out of line, a port, ports). */
 static inline bool

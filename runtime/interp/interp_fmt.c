@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "ool/ool.h"
-#include "interp_desc.h"
+#include "interp/interp_desc.h"
 
 /* IDL_DESCRIBE_BRIEF: elements of an array and characters of a string shown. */
 #define FMT_BRIEF_ELEMS 16u
