@@ -21,29 +21,29 @@ runtime_libidlrt_la_SOURCES = \
 	runtime/ool/ool_wire.c
 # The client: ports and their connections, calls.
 runtime_libidlrt_la_SOURCES += \
-	runtime/client.h \
-	runtime/client_port.c \
-	runtime/call.c \
-	runtime/call_hello.c \
-	runtime/call_wait.c
+	runtime/client/client.h \
+	runtime/client/port.c \
+	runtime/client/call.c \
+	runtime/client/call_hello.c \
+	runtime/client/call_wait.c
 # Calls in flight and the pollable port.
 runtime_libidlrt_la_SOURCES += \
-	runtime/call_async.h \
-	runtime/call_carry.c \
-	runtime/call_async.c \
-	runtime/port_conn.c \
-	runtime/port_poll.c
+	runtime/client/async.h \
+	runtime/client/async_call.c \
+	runtime/client/async_carry.c \
+	runtime/client/async_conn.c \
+	runtime/client/async_loop.c
 # The server: its API, the accept loop, each request's checks, a message endpoint's peers,
 # one message served from bytes (harnesses).
 runtime_libidlrt_la_SOURCES += \
-	runtime/server.h \
-	runtime/server.c \
-	runtime/server_event.c \
-	runtime/server_limits.c \
-	runtime/server_loop.c \
-	runtime/server_request.c \
-	runtime/server_message.c \
-	runtime/server_peers.c
+	runtime/server/server.h \
+	runtime/server/server.c \
+	runtime/server/server_event.c \
+	runtime/server/server_limits.c \
+	runtime/server/server_loop.c \
+	runtime/server/server_request.c \
+	runtime/server/server_message.c \
+	runtime/server/server_peers.c
 # The signature hash's one implementation, shared with the compiler (wire/), and the string
 # builder (base/).
 runtime_libidlrt_la_SOURCES += wire/sighash.c $(base_sources)
@@ -56,9 +56,9 @@ runtime_libidlrt_la_SOURCES += \
 	runtime/interp/interp_fmt.c \
 	runtime/interp/interp_desc.h \
 	runtime/interp/interp_desc.c \
-	runtime/ffi_num.h \
-	runtime/ffi_num.c \
-	runtime/ffi_server.c \
+	runtime/dynamic/dynamic.h \
+	runtime/dynamic/ffi_num.c \
+	runtime/dynamic/ffi_server.c \
 	runtime/trace/trace.h \
 	runtime/trace/trace.c
 # Transports include "transport_kit.h" (runtime/), the one header of the runtime they use.

@@ -21,7 +21,7 @@
 
 #include <idl/idl_ool.h>
 
-#include "client.h"
+#include "client/client.h"
 #include "ool/ool.h"
 #include "ool/ool_cache.h"
 

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "server.h"
+#include "server/server.h"
 
 #include "everyServer.h"
 #include "every_impl.h"

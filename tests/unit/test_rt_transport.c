@@ -20,7 +20,7 @@
 
 #include "core/core.h"
 #include "ool/ool_cache.h"
-#include "server.h"
+#include "server/server.h"
 #include "sock/sock_timeo.h"
 
 /* Ops that are never called: the registry only looks at which are filled. */

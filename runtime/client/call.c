@@ -19,7 +19,7 @@
 
 #include <idl/idl_ool.h>
 
-#include "client.h"
+#include "client/client.h"
 #include "trace/trace.h"
 
 static const char call_late[] = "deadline passed waiting for the reply";

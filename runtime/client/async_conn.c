@@ -20,7 +20,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 
-#include "call_async.h"
+#include "client/async.h"
 
 /* Keeps why the connection ends: `what` (or nothing) and the transport's detail, or, when
  * the transport gave none, what its error means - never an empty reason. */

@@ -21,7 +21,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "server.h"
+#include "server/server.h"
 #include "trace/trace.h"
 
 /* Log lines per second before the rest of that second's are counted instead. */

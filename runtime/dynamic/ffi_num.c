@@ -8,7 +8,7 @@
 
 #include <string.h>
 
-#include "ffi_num.h"
+#include "dynamic/dynamic.h"
 
 struct dyn_ctype {
 	const char *name;

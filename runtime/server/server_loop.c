@@ -22,7 +22,7 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
-#include "server.h"
+#include "server/server.h"
 
 /* After accept fails for lack of descriptors or memory, stop accepting this long rather
  * than spin on a listening socket that stays readable (libtirpc CVE-2021-46828). */

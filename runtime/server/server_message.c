@@ -23,7 +23,7 @@
 
 #include <idl/idl_ool.h>
 
-#include "server.h"
+#include "server/server.h"
 
 #define MSG_OOL_MAX (1u << 20) /* the largest out-of-line datum a message may bring */
 #define MSG_PORTS_MAX 64u /* the most ports one array may bring */

@@ -17,7 +17,7 @@
 
 #include <idl/idl_async.h>
 
-#include "client.h"
+#include "client/client.h"
 
 /* The most messages a connection's send queue holds: beyond it, idl_call_async() returns
  * IDL_EAGAIN. Cancel messages may use as many again, so that a cancel is never refused. */

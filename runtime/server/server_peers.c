@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "server.h"
+#include "server/server.h"
 
 /* The recency list, the peer heard from last first. */
 #define PEER_NEWEST(ps) IDL__LIST_FIRST(&(ps)->recency, struct srv_peer, link)

@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "client.h"
+#include "client/client.h"
 
 static pthread_once_t port_once = PTHREAD_ONCE_INIT;
 static pthread_condattr_t port_condattr;

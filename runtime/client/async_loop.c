@@ -27,7 +27,7 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
-#include "call_async.h"
+#include "client/async.h"
 
 /* Messages taken from the transport in one pass of a dispatch before the loop looks at its
  * other sources again; what is left keeps the descriptor readable. */

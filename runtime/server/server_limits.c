@@ -20,7 +20,7 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
-#include "server.h"
+#include "server/server.h"
 
 /* Sets the timer to `due` when that is earlier than what it is set to. conn_lock held. */
 void

@@ -25,7 +25,7 @@
 
 #include <idl/idl_ool.h>
 
-#include "client.h"
+#include "client/client.h"
 #include "trace/trace.h"
 
 /* Details of a call's failure, for idl_errdetail(). */

@@ -22,7 +22,7 @@
 
 #include <idl/idl_ool.h>
 
-#include "server.h"
+#include "server/server.h"
 #include "trace/trace.h"
 
 #define SERVE_OTHER_ORDER (IDL_ORDER_NATIVE == IDL_ORDER_LITTLE ? IDL_ORDER_BIG : IDL_ORDER_LITTLE)

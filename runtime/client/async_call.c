@@ -19,7 +19,7 @@
 
 #include <idl/idl_ool.h>
 
-#include "call_async.h"
+#include "client/async.h"
 #include "core/mem_hide.h"
 
 /* A call's record, rounded so that its request's copy and its reply buffer that follow it in

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "client.h"
+#include "client/client.h"
 
 static void
 call_hello_drop(struct cl_conn *c, const struct idl_subsystem *ss)

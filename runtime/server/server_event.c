@@ -28,7 +28,7 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
-#include "server.h"
+#include "server/server.h"
 #include "trace/trace.h"
 
 /* Messages served from one connection before it is armed again: others get their turn. A

@@ -11,7 +11,7 @@
 
 #include <stdint.h>
 
-#include "call_async.h"
+#include "client/async.h"
 
 void
 idl__async_uncarry(struct idl__aport *ap, struct idl_async *call)

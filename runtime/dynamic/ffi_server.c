@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ffi_num.h"
+#include "dynamic/dynamic.h"
 #include "ool/ool.h"
 #include "interp/interp_desc.h"
 #include "trace/trace.h"
