@@ -28,6 +28,6 @@ idl__builtins(void)
 	idl__shm_register();
 #endif
 #if HAVE_TRANSPORT_PORT
-	idl__port_register();
+	idl__mq_register();
 #endif
 }

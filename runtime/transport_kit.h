@@ -239,7 +239,7 @@ void idl__udp_register(void);
 void idl__shm_register(void);
 #endif
 #if HAVE_TRANSPORT_PORT
-void idl__port_register(void);
+void idl__mq_register(void);
 #endif
 
 /*

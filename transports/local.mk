@@ -10,4 +10,4 @@ include transports/unix/local.mk
 include transports/tcp/local.mk
 include transports/udp/local.mk
 include transports/shm/local.mk
-include transports/port/local.mk
+include transports/mqueue/local.mk

@@ -1,5 +1,5 @@
 /*
- * port_io.c - the data path of the port: transport: one mq_send and one mq_timedreceive per
+ * mq_io.c - the data path of the port: transport: one mq_send and one mq_timedreceive per
  * message, messages too large for the queue out of line through a shared-memory object,
  * the control messages that stand in for the hang-up and the wake-up a queue lacks, and the
  * clean-up at the end of a connection. docs/transports/port.md has the design.
@@ -25,24 +25,24 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "port.h"
+#include "mq.h"
 #include "sock/sys_raw.h"
 
 /* Without a pidfd, a wait wakes this often to ask whether the peer still lives. */
-#define PORT_POLL_MS 100
+#define MQ_POLL_MS 100
 /* A receive that got a wake-up meant for nobody (close not called): wait again. Errors are
  * negative, so this is none of them. */
-#define PORT_AGAIN 1
+#define MQ_AGAIN 1
 /* The shortest deadline whose receive waits at a slice's end kept from an earlier receive
- * (port_recv_gen()): the most a kept end can make it late, a slice, is 2% of it. */
-#define PORT_KEEP_MIN_NS (50 * PORT_SLICE_NS)
+ * (mq_recv_gen()): the most a kept end can make it late, a slice, is 2% of it. */
+#define MQ_KEEP_MIN_NS (50 * MQ_SLICE_NS)
 /* How long the goodbye may wait for room in the peer's queue. */
-#define PORT_BYE_MS 50
+#define MQ_BYE_MS 50
 
-_Static_assert(sizeof(struct port_ctl) <= 128, "a control message fits the smallest queue");
+_Static_assert(sizeof(struct mq_ctl) <= 128, "a control message fits the smallest queue");
 
 void
-idl__port_random(void *buf, size_t n)
+idl__mq_random(void *buf, size_t n)
 {
 	static atomic_uint counter;
 	unsigned char *p = buf;
@@ -62,22 +62,22 @@ idl__port_random(void *buf, size_t n)
 }
 
 void
-idl__port_name(char *buf, char kind)
+idl__mq_name(char *buf, char kind)
 {
 	uint64_t r;
 
-	idl__port_random(&r, sizeof r);
-	snprintf(buf, PORT_NAME_MAX, "/idlport.%ld.%016llx.%c", (long)getpid(),
-		 (unsigned long long)r, kind);
+	idl__mq_random(&r, sizeof r);
+	snprintf(buf, MQ_NAME_MAX, "/idlport.%ld.%016llx.%c", (long)getpid(), (unsigned long long)r,
+		 kind);
 }
 
 int
-idl__port_name_ok(const char *s, char kind)
+idl__mq_name_ok(const char *s, char kind)
 {
 	static const char prefix[] = "/idlport.";
 	size_t i = sizeof prefix - 1, digits = 0, hex = 0;
 
-	if (memchr(s, '\0', PORT_NAME_MAX) == NULL || strncmp(s, prefix, i) != 0)
+	if (memchr(s, '\0', MQ_NAME_MAX) == NULL || strncmp(s, prefix, i) != 0)
 		return 0;
 	for (; s[i] >= '0' && s[i] <= '9'; i++)
 		digits++;
@@ -89,7 +89,7 @@ idl__port_name_ok(const char *s, char kind)
 }
 
 void
-idl__port_abstime(int64_t deadline, int64_t wait_ns, struct timespec *ts)
+idl__mq_abstime(int64_t deadline, int64_t wait_ns, struct timespec *ts)
 {
 	if (deadline != IDL_DEADLINE_NONE) {
 		int64_t left = deadline - idl_now_ns();
@@ -108,19 +108,19 @@ idl__port_abstime(int64_t deadline, int64_t wait_ns, struct timespec *ts)
 
 /* The resolution of CLOCK_REALTIME_COARSE, ns: how much earlier than the precise clock it
  * may read. */
-static int64_t port_coarse_res;
+static int64_t mq_coarse_res;
 
 void
-idl__port_slice_init(void)
+idl__mq_slice_init(void)
 {
 	struct timespec res;
 
-	port_coarse_res = clock_getres(CLOCK_REALTIME_COARSE, &res) == 0
-				  ? (int64_t)res.tv_sec * 1000000000 + res.tv_nsec
-				  : 0;
+	mq_coarse_res = clock_getres(CLOCK_REALTIME_COARSE, &res) == 0
+				? (int64_t)res.tv_sec * 1000000000 + res.tv_nsec
+				: 0;
 	/* A coarse clock as coarse as a slice cannot time one. */
-	if (port_coarse_res >= PORT_SLICE_NS / 2)
-		port_coarse_res = -1;
+	if (mq_coarse_res >= MQ_SLICE_NS / 2)
+		mq_coarse_res = -1;
 }
 
 /*
@@ -131,19 +131,19 @@ idl__port_slice_init(void)
  * slice ends the wait itself, timed with the precise one.
  */
 static int64_t
-port_first_wait(const struct idl_deadline *dl, struct timespec *ts, int *whole)
+mq_first_wait(const struct idl_deadline *dl, struct timespec *ts, int *whole)
 {
-	int64_t wait = PORT_SLICE_NS, least;
+	int64_t wait = MQ_SLICE_NS, least;
 
-	*whole = dl->ms >= 0 && (int64_t)dl->ms * 1000000 <= PORT_SLICE_NS;
+	*whole = dl->ms >= 0 && (int64_t)dl->ms * 1000000 <= MQ_SLICE_NS;
 	if (*whole)
 		wait = (int64_t)dl->ms * 1000000;
-	if (*whole || port_coarse_res < 0) {
+	if (*whole || mq_coarse_res < 0) {
 		clock_gettime(CLOCK_REALTIME, ts);
 		least = wait;
 	} else {
 		clock_gettime(CLOCK_REALTIME_COARSE, ts);
-		least = wait - port_coarse_res;
+		least = wait - mq_coarse_res;
 	}
 	ts->tv_sec += (time_t)(wait / 1000000000);
 	ts->tv_nsec += (long)(wait % 1000000000);
@@ -155,19 +155,19 @@ port_first_wait(const struct idl_deadline *dl, struct timespec *ts, int *whole)
 }
 
 int
-idl__port_ctl_put(mqd_t q, long msgsize, uint32_t type)
+idl__mq_ctl_put(mqd_t q, long msgsize, uint32_t type)
 {
 	char buf[8192] __attribute__((aligned(8)));
-	struct port_ctl *k = (struct port_ctl *)buf;
+	struct mq_ctl *k = (struct mq_ctl *)buf;
 	struct timespec ts;
 
 	if (msgsize < (long)sizeof *k || msgsize > (long)sizeof buf)
 		return IDL_EINVAL;
 	memset(buf, 0, (size_t)msgsize);
-	memcpy(k->magic, PORT_CTL_MAGIC, sizeof k->magic);
+	memcpy(k->magic, MQ_CTL_MAGIC, sizeof k->magic);
 	k->type = type;
 	/* A time already past: a full queue fails at once, blocking descriptor or not. */
-	idl__port_abstime(IDL_DEADLINE_NONE, 0, &ts);
+	idl__mq_abstime(IDL_DEADLINE_NONE, 0, &ts);
 	while (mq_timedsend(q, buf, (size_t)msgsize, 0, &ts) != 0)
 		if (errno != EINTR)
 			return IDL_ESYSERR(errno);
@@ -175,14 +175,14 @@ idl__port_ctl_put(mqd_t q, long msgsize, uint32_t type)
 }
 
 static int
-port_is_ctl(const void *buf, size_t n, long msgsize)
+mq_is_ctl(const void *buf, size_t n, long msgsize)
 {
-	return n == (size_t)msgsize && memcmp(buf, PORT_CTL_MAGIC, 8) == 0;
+	return n == (size_t)msgsize && memcmp(buf, MQ_CTL_MAGIC, 8) == 0;
 }
 
 /* Whether the peer's process has exited, asked without waiting. */
 static int
-port_peer_exited(struct port_conn *c)
+mq_peer_exited(struct mq_conn *c)
 {
 	struct pollfd p = { .fd = c->pidfd, .events = POLLIN };
 
@@ -203,17 +203,17 @@ port_peer_exited(struct port_conn *c)
  * eventfd, and (the receive set of an embedded server's connection, while the peer's queue
  * is full) the send queue. */
 enum {
-	PORT_SET_Q = 0,
-	PORT_SET_PID = 1,
-	PORT_SET_CLOSE = 2,
-	PORT_SET_SQ = 3
+	MQ_SET_Q = 0,
+	MQ_SET_PID = 1,
+	MQ_SET_CLOSE = 2,
+	MQ_SET_SQ = 3
 };
 
 /* Makes q's epoll set, once: q's queue for `events`, the peer's exit, the close. */
 static int
-port_set(struct port_conn *c, struct port_q *q, uint32_t events)
+mq_set(struct mq_conn *c, struct mq_q *q, uint32_t events)
 {
-	struct epoll_event e = { .events = events, .data.u32 = PORT_SET_Q };
+	struct epoll_event e = { .events = events, .data.u32 = MQ_SET_Q };
 	int saved;
 
 	if (q->epfd >= 0)
@@ -223,10 +223,10 @@ port_set(struct port_conn *c, struct port_q *q, uint32_t events)
 	if (epoll_ctl(q->epfd, EPOLL_CTL_ADD, q->mq, &e) != 0)
 		goto fail;
 	e.events = EPOLLIN;
-	e.data.u32 = PORT_SET_PID;
+	e.data.u32 = MQ_SET_PID;
 	if (c->pidfd >= 0 && epoll_ctl(q->epfd, EPOLL_CTL_ADD, c->pidfd, &e) != 0)
 		goto fail;
-	e.data.u32 = PORT_SET_CLOSE;
+	e.data.u32 = MQ_SET_CLOSE;
 	if (epoll_ctl(q->epfd, EPOLL_CTL_ADD, c->evfd, &e) != 0)
 		goto fail;
 	return 0;
@@ -238,32 +238,32 @@ fail:
 }
 
 static int
-port_wait(struct port_conn *c, struct port_q *q, uint32_t events, int64_t deadline)
+mq_wait(struct mq_conn *c, struct mq_q *q, uint32_t events, int64_t deadline)
 {
 	struct epoll_event ev[3];
 	int n, ms = -1, err;
 
-	if ((err = port_set(c, q, events)) != 0)
+	if ((err = mq_set(c, q, events)) != 0)
 		return err;
 	if (deadline != IDL_DEADLINE_NONE) {
 		int64_t left = deadline - idl_now_ns();
 
 		ms = left <= 0 ? 0 : left >= (int64_t)1 << 40 ? 1 << 30 : (int)(left / 1000000) + 1;
 	}
-	if (c->pidfd < 0 && (ms < 0 || ms > PORT_POLL_MS))
-		ms = PORT_POLL_MS;
+	if (c->pidfd < 0 && (ms < 0 || ms > MQ_POLL_MS))
+		ms = MQ_POLL_MS;
 	n = epoll_wait(q->epfd, ev, 3, ms);
 	if (n < 0)
 		return errno == EINTR ? 0 : IDL_ESYSERR(errno);
 	for (int i = 0; i < n; i++)
-		if (ev[i].data.u32 == PORT_SET_PID)
+		if (ev[i].data.u32 == MQ_SET_PID)
 			return 1;
-	return c->pidfd < 0 && port_peer_exited(c);
+	return c->pidfd < 0 && mq_peer_exited(c);
 }
 
 /* Maps an errno of a queue operation. */
 static int
-port_err(struct port_conn *c, int e)
+mq_err(struct mq_conn *c, int e)
 {
 	if (atomic_load(&c->closed))
 		return IDL_ECLOSED;
@@ -273,7 +273,7 @@ port_err(struct port_conn *c, int e)
 /* Goes on sending len bytes on the connection's send queue after a send of them returned r
  * (sys_raw.h), waiting for room until the deadline. */
 static __attribute__((noinline)) int
-port_put_more(struct port_conn *c, const void *data, size_t len, struct idl_deadline *dl, long r)
+mq_put_more(struct mq_conn *c, const void *data, size_t len, struct idl_deadline *dl, long r)
 {
 	int dead = 0, w;
 
@@ -283,7 +283,7 @@ port_put_more(struct port_conn *c, const void *data, size_t len, struct idl_dead
 		if (r == -EINTR)
 			continue;
 		if (r != -EAGAIN)
-			return port_err(c, (int)-r);
+			return mq_err(c, (int)-r);
 		if (atomic_load(&c->closed))
 			return IDL_ECLOSED;
 		/* A full queue whose reader has exited never drains. */
@@ -294,7 +294,7 @@ port_put_more(struct port_conn *c, const void *data, size_t len, struct idl_dead
 		}
 		if (idl_deadline_passed(dl))
 			return IDL_ETIMEDOUT;
-		if ((w = port_wait(c, &c->sq, EPOLLOUT, idl_deadline_abs(dl))) < 0)
+		if ((w = mq_wait(c, &c->sq, EPOLLOUT, idl_deadline_abs(dl))) < 0)
 			return w;
 		dead = w;
 	}
@@ -304,21 +304,21 @@ port_put_more(struct port_conn *c, const void *data, size_t len, struct idl_dead
  * send queue is O_NONBLOCK: room is the common case, and then this is the only system
  * call. */
 static int
-port_put(struct port_conn *c, const void *data, size_t len, struct idl_deadline *dl)
+mq_put(struct mq_conn *c, const void *data, size_t len, struct idl_deadline *dl)
 {
 	long r = idl__raw_mq_send(c->sq.mq, data, len);
 
-	return r == 0 ? 0 : port_put_more(c, data, len, dl, r);
+	return r == 0 ? 0 : mq_put_more(c, data, len, dl, r);
 }
 
 /* Sends the `total` bytes of the pieces in iov: in the queue when they fit, else out of
  * line. */
 static int
-port_sendv(struct port_conn *c, const struct iovec *iov, unsigned niov, size_t total,
-	   struct idl_deadline *dl)
+mq_sendv(struct mq_conn *c, const struct iovec *iov, unsigned niov, size_t total,
+	 struct idl_deadline *dl)
 {
 	char buf[8192] __attribute__((aligned(8)));
-	struct port_ctl *k = (struct port_ctl *)buf;
+	struct mq_ctl *k = (struct mq_ctl *)buf;
 	int err;
 
 	if (total < (size_t)c->sq.msgsize && total <= sizeof buf) {
@@ -328,12 +328,12 @@ port_sendv(struct port_conn *c, const struct iovec *iov, unsigned niov, size_t t
 			memcpy(p, iov[i].iov_base, iov[i].iov_len);
 			p += iov[i].iov_len;
 		}
-		return port_put(c, buf, total, dl);
+		return mq_put(c, buf, total, dl);
 	}
-	if ((err = idl__port_ool_make(c, iov, niov, total, k)) != 0)
+	if ((err = idl__mq_ool_make(c, iov, niov, total, k)) != 0)
 		return err;
 	memset(buf + sizeof *k, 0, (size_t)c->sq.msgsize - sizeof *k);
-	err = port_put(c, buf, (size_t)c->sq.msgsize, dl);
+	err = mq_put(c, buf, (size_t)c->sq.msgsize, dl);
 	if (err != 0)
 		shm_unlink(k->name);
 	return err;
@@ -343,7 +343,7 @@ port_sendv(struct port_conn *c, const struct iovec *iov, unsigned niov, size_t t
  * through the queue or, as any large message, a shared-memory object; what it gives away
  * is released once it went, or failed. */
 static int
-port_send_desc(struct port_conn *c, const struct idl_xmsg *m, struct idl_deadline *dl)
+mq_send_desc(struct mq_conn *c, const struct idl_xmsg *m, struct idl_deadline *dl)
 {
 	struct iovec iov[IDL__OOL_IOV_MAX];
 	struct idl__ool_out o;
@@ -351,13 +351,13 @@ port_send_desc(struct port_conn *c, const struct idl_xmsg *m, struct idl_deadlin
 
 	o.iov = iov;
 	if ((err = idl__ool_inline_out(m, "port", &o)) == 0) {
-		err = port_sendv(c, iov, o.niov, o.total, dl);
+		err = mq_sendv(c, iov, o.niov, o.total, dl);
 	} else {
 		idl_msg_header_t bare;
 		struct idl_xmsg b;
 
 		if (idl__desc_bare_reply(m, &bare, err, &b))
-			err = port_put(c, b.data, b.len, dl);
+			err = mq_put(c, b.data, b.len, dl);
 	}
 	idl__msg_release_sent(m->data);
 	return err;
@@ -366,29 +366,29 @@ port_send_desc(struct port_conn *c, const struct idl_xmsg *m, struct idl_deadlin
 /* Every send but a plain message that fits the queue, which is room there now (or that one
  * after the fast path's send of it returned r, sys_raw.h; IDL_RAW_NONE when it made none). */
 static __attribute__((noinline)) int
-port_send_gen(struct port_conn *c, const struct idl_xmsg *m, struct idl_deadline *dl, long r)
+mq_send_gen(struct mq_conn *c, const struct idl_xmsg *m, struct idl_deadline *dl, long r)
 {
 	struct iovec iov = { m->data, m->len };
 
 	if (r != IDL_RAW_NONE)
-		return port_put_more(c, m->data, m->len, dl, r);
+		return mq_put_more(c, m->data, m->len, dl, r);
 	if (atomic_load(&c->closed))
 		return IDL_ECLOSED;
 	if (atomic_load(&c->bye) || atomic_load(&c->dead))
 		return MIG_SERVER_DIED;
 	if (idl__desc_msg(m->data, m->len))
-		return port_send_desc(c, m, dl);
+		return mq_send_desc(c, m, dl);
 	if (m->len < (size_t)c->sq.msgsize)
-		return port_put(c, m->data, m->len, dl);
-	return port_sendv(c, &iov, 1, m->len, dl);
+		return mq_put(c, m->data, m->len, dl);
+	return mq_sendv(c, &iov, 1, m->len, dl);
 }
 
 /* The common send - a live connection, a plain message that fits the queue, room there - is
- * one mq_send and no call; the rest is port_send_gen()'s. */
+ * one mq_send and no call; the rest is mq_send_gen()'s. */
 int
-idl__port_send(void *vconn, const struct idl_xmsg *m, struct idl_deadline *dl)
+idl__mq_send(void *vconn, const struct idl_xmsg *m, struct idl_deadline *dl)
 {
-	struct port_conn *c = vconn;
+	struct mq_conn *c = vconn;
 
 	if (__builtin_expect(
 		    (atomic_load(&c->closed) | atomic_load(&c->bye) | atomic_load(&c->dead)) == 0 &&
@@ -398,15 +398,15 @@ idl__port_send(void *vconn, const struct idl_xmsg *m, struct idl_deadline *dl)
 
 		if (r == 0)
 			return 0;
-		return port_send_gen(c, m, dl, r);
+		return mq_send_gen(c, m, dl, r);
 	}
-	return port_send_gen(c, m, dl, IDL_RAW_NONE);
+	return mq_send_gen(c, m, dl, IDL_RAW_NONE);
 }
 
 /* A message with descriptors received whole in buf (n bytes): the message into m->data,
  * its data into memory of the receiver's own. */
 static int
-port_recv_desc(struct port_conn *c, struct idl_xmsg *m, const char *buf, size_t n)
+mq_recv_desc(struct mq_conn *c, struct idl_xmsg *m, const char *buf, size_t n)
 {
 	const idl_msg_header_t *h = (const idl_msg_header_t *)(const void *)buf;
 	struct idl__ool_span sp;
@@ -436,7 +436,7 @@ port_recv_desc(struct port_conn *c, struct idl_xmsg *m, const char *buf, size_t 
 /* Why a receive on the connection must not wait: closed here, or the peer said goodbye;
  * 0 when it may. */
 static inline int
-port_ended(struct port_conn *c)
+mq_ended(struct mq_conn *c)
 {
 	if (atomic_load(&c->closed))
 		return IDL_ECLOSED;
@@ -444,48 +444,48 @@ port_ended(struct port_conn *c)
 }
 
 /* A message of n bytes received in buf (m->data, or the connection's own buffer): into m,
- * or what a control message means; PORT_AGAIN for a wake-up (or junk), which is no
+ * or what a control message means; MQ_AGAIN for a wake-up (or junk), which is no
  * message. In line in both receives: the fast path's own work. */
 static inline __attribute__((always_inline)) int
-port_got(struct port_conn *c, struct idl_xmsg *m, const char *buf, size_t n)
+mq_got(struct mq_conn *c, struct idl_xmsg *m, const char *buf, size_t n)
 {
-	struct port_ctl k;
+	struct mq_ctl k;
 
-	if (!port_is_ctl(buf, n, c->rq.msgsize)) {
+	if (!mq_is_ctl(buf, n, c->rq.msgsize)) {
 		m->len = n;
 		if (idl__desc_msg(buf, n))
-			return port_recv_desc(c, m, buf, n);
+			return mq_recv_desc(c, m, buf, n);
 		if (buf == m->data)
 			return 0;
 		memcpy(m->data, buf, m->len < m->cap ? m->len : m->cap);
 		return m->len > m->cap ? IDL_EMSGSIZE : 0;
 	}
 	memcpy(&k, buf, sizeof k);
-	if (k.type == PORT_CTL_OOL)
-		return idl__port_ool_take(c, &k, m);
-	if (k.type == PORT_CTL_BYE) {
+	if (k.type == MQ_CTL_OOL)
+		return idl__mq_ool_take(c, &k, m);
+	if (k.type == MQ_CTL_BYE) {
 		atomic_store(&c->bye, 1);
 		return MIG_SERVER_DIED;
 	}
-	return PORT_AGAIN;
+	return MQ_AGAIN;
 }
 
 /*
  * The receive, from the top or from what the fast path's receive returned (r, sys_raw.h;
  * IDL_RAW_NONE when it made none).
  *
- * The first wait of a receive is a slice, timed with the coarse clock (port_first_wait()),
+ * The first wait of a receive is a slice, timed with the coarse clock (mq_first_wait()),
  * and the slice's end is kept for the first waits of the next receives (the fast path,
- * idl__port_recv()): a reply that comes within microseconds, the usual case, then needs no
+ * idl__mq_recv()): a reply that comes within microseconds, the usual case, then needs no
  * clock read. A first wait that ends at a kept end has waited somewhere between nothing and
  * a slice, as the receive cannot know when it began; it goes on as a first wait with a fresh
  * slice. So a kept end only ever shortens a wait, and a call whose deadline passes can end
  * after it by at most the part of a slice it waited first (as a socket's wait cut short by
- * a signal can, sock/sock_timeo.h); which is why only a deadline at least PORT_KEEP_MIN_NS
+ * a signal can, sock/sock_timeo.h); which is why only a deadline at least MQ_KEEP_MIN_NS
  * away, or none, waits at a kept end.
  */
 static __attribute__((noinline)) int
-port_recv_gen(struct port_conn *c, struct idl_xmsg *m, struct idl_deadline *dl, long r0)
+mq_recv_gen(struct mq_conn *c, struct idl_xmsg *m, struct idl_deadline *dl, long r0)
 {
 	size_t msgsize = (size_t)c->rq.msgsize;
 	char *buf = m->cap >= msgsize ? m->data : c->rbuf;
@@ -505,24 +505,23 @@ port_recv_gen(struct port_conn *c, struct idl_xmsg *m, struct idl_deadline *dl, 
 				continue;
 			}
 		} else {
-			if ((r = port_ended(c)) != 0)
+			if ((r = mq_ended(c)) != 0)
 				return r;
 			/* The fast path blocks in this one call for a slice; later rounds only
 			 * take what the wait below said is there. */
 			if (first && dl->abs_ns == 0) {
-				least = port_first_wait(dl, &ts, &whole);
+				least = mq_first_wait(dl, &ts, &whole);
 				/* A slice's end is kept; a whole timeout's is the deadline's. */
 				if (!whole) {
 					c->rq_end = ts;
 					c->rq_end_kept = 1;
 				}
 			} else {
-				idl__port_abstime(idl_deadline_abs(dl), first ? PORT_SLICE_NS : 0,
-						  &ts);
+				idl__mq_abstime(idl_deadline_abs(dl), first ? MQ_SLICE_NS : 0, &ts);
 			}
-			n = port_mq_timedreceive(c->rq.mq, buf, msgsize, &ts);
+			n = mq_recv_sys(c->rq.mq, buf, msgsize, &ts);
 		}
-		if (n >= 0 && (r = port_got(c, m, buf, (size_t)n)) != PORT_AGAIN)
+		if (n >= 0 && (r = mq_got(c, m, buf, (size_t)n)) != MQ_AGAIN)
 			return r;
 		if (n >= 0) {
 			first = 1; /* a wake-up (or junk): look at the flags and wait again */
@@ -534,7 +533,7 @@ port_recv_gen(struct port_conn *c, struct idl_xmsg *m, struct idl_deadline *dl, 
 			continue;
 		}
 		if (errno != ETIMEDOUT)
-			return port_err(c, errno);
+			return mq_err(c, errno);
 		/* A first wait that was the call's whole timeout: the call is late. One that was
 		 * a slice anchors the deadline where the call must have begun at the latest. */
 		if (first && dl->abs_ns == 0) {
@@ -551,7 +550,7 @@ port_recv_gen(struct port_conn *c, struct idl_xmsg *m, struct idl_deadline *dl, 
 		}
 		if (idl_deadline_passed(dl))
 			return IDL_ETIMEDOUT;
-		if ((w = port_wait(c, &c->rq, EPOLLIN, idl_deadline_abs(dl))) < 0)
+		if ((w = mq_wait(c, &c->rq, EPOLLIN, idl_deadline_abs(dl))) < 0)
 			return w;
 		dead = w;
 	}
@@ -559,26 +558,26 @@ port_recv_gen(struct port_conn *c, struct idl_xmsg *m, struct idl_deadline *dl, 
 
 /*
  * The common receive - a live connection, a deadline not anchored and at least
- * PORT_KEEP_MIN_NS away (or none), a kept slice end (port_recv_gen()), and a plain message
+ * MQ_KEEP_MIN_NS away (or none), a kept slice end (mq_recv_gen()), and a plain message
  * that fits the caller's buffer - is one mq_timedreceive and no call, not even the clock's.
- * The rest is port_recv_gen()'s, which goes on from what that receive returned.
+ * The rest is mq_recv_gen()'s, which goes on from what that receive returned.
  */
 int
-idl__port_recv(void *vconn, struct idl_xmsg *m, struct idl_deadline *dl)
+idl__mq_recv(void *vconn, struct idl_xmsg *m, struct idl_deadline *dl)
 {
-	struct port_conn *c = vconn;
+	struct mq_conn *c = vconn;
 	size_t msgsize = (size_t)c->rq.msgsize;
 
 	if (__builtin_expect((atomic_load(&c->closed) | atomic_load(&c->bye)) == 0 &&
 				     c->rq_end_kept && dl->abs_ns == 0 &&
 				     (dl->ms == IDL_DEADLINE_MS_NONE ||
-				      (int64_t)dl->ms * 1000000 >= PORT_KEEP_MIN_NS),
+				      (int64_t)dl->ms * 1000000 >= MQ_KEEP_MIN_NS),
 			     1)) {
 		char *buf = m->cap >= msgsize ? m->data : c->rbuf;
 		long n = idl__raw_mq_timedreceive(c->rq.mq, buf, msgsize, &c->rq_end);
 
 		/* A data message is shorter than the queue's messages, a control message as
-		 * long (port_is_ctl()); an error is negative. */
+		 * long (mq_is_ctl()); an error is negative. */
 		if ((unsigned long)n < msgsize && !idl__desc_msg(buf, (size_t)n)) {
 			if (buf == m->data) {
 				m->len = (size_t)n;
@@ -594,34 +593,34 @@ idl__port_recv(void *vconn, struct idl_xmsg *m, struct idl_deadline *dl)
 				return 0;
 			}
 		}
-		return port_recv_gen(c, m, dl, n);
+		return mq_recv_gen(c, m, dl, n);
 	}
-	return port_recv_gen(c, m, dl, IDL_RAW_NONE);
+	return mq_recv_gen(c, m, dl, IDL_RAW_NONE);
 }
 
 /*
  * The event operations (IDL_TRF_OWNSET), for a server embedded in a loop: the connection's
- * descriptor is the receive direction's epoll set (port_set: the queue, the peer's pidfd,
+ * descriptor is the receive direction's epoll set (mq_set: the queue, the peer's pidfd,
  * the close eventfd); while a send found the peer's queue full, the receive queue leaves
  * the set and the send queue's room takes its place, so that the core flushes before it
  * reads again. No blocking receive runs on such a connection to wait in that set meanwhile.
  */
 int
-idl__port_conn_fd(void *vconn, unsigned *events)
+idl__mq_conn_fd(void *vconn, unsigned *events)
 {
-	struct port_conn *c = vconn;
+	struct mq_conn *c = vconn;
 
 	*events = IDL_TR_EV_IN;
-	return port_set(c, &c->rq, EPOLLIN) == 0 ? c->rq.epfd : -1;
+	return mq_set(c, &c->rq, EPOLLIN) == 0 ? c->rq.epfd : -1;
 }
 
 /* Watches the send queue's room instead of the receive queue (full: 1), or the other way
  * round (0). */
 static void
-port_nb_full(struct port_conn *c, int full)
+mq_nb_full(struct mq_conn *c, int full)
 {
-	struct epoll_event r = { .events = full ? 0 : EPOLLIN, .data.u32 = PORT_SET_Q };
-	struct epoll_event w = { .events = EPOLLOUT, .data.u32 = PORT_SET_SQ };
+	struct epoll_event r = { .events = full ? 0 : EPOLLIN, .data.u32 = MQ_SET_Q };
+	struct epoll_event w = { .events = EPOLLOUT, .data.u32 = MQ_SET_SQ };
 
 	if (c->rq.epfd < 0 || c->nb_full == full)
 		return;
@@ -631,9 +630,9 @@ port_nb_full(struct port_conn *c, int full)
 }
 
 int
-idl__port_sendv_nb(void *vconn, const struct idl_xmsg *msgs, unsigned n)
+idl__mq_sendv_nb(void *vconn, const struct idl_xmsg *msgs, unsigned n)
 {
-	struct port_conn *c = vconn;
+	struct mq_conn *c = vconn;
 	unsigned i;
 
 	for (i = 0; i < n; i++) {
@@ -643,28 +642,28 @@ idl__port_sendv_nb(void *vconn, const struct idl_xmsg *msgs, unsigned n)
 		 * anything of them is written. */
 		if (idl__desc_msg(msgs[i].data, msgs[i].len))
 			return i != 0 ? (int)i : IDL_ENOTSUP;
-		err = idl__port_send(c, &msgs[i], &(struct idl_deadline){ 0, 0 });
+		err = idl__mq_send(c, &msgs[i], &(struct idl_deadline){ 0, 0 });
 		if (err == IDL_ETIMEDOUT) {
 			/* A full queue whose reader has exited never drains. */
-			if (port_peer_exited(c)) {
+			if (mq_peer_exited(c)) {
 				atomic_store(&c->dead, 1);
 				return MIG_SERVER_DIED;
 			}
-			port_nb_full(c, 1);
+			mq_nb_full(c, 1);
 			return (int)i;
 		}
 		if (err != 0)
 			return err;
 	}
 	if (n != 0)
-		port_nb_full(c, 0);
+		mq_nb_full(c, 0);
 	return (int)n;
 }
 
 int
-idl__port_recv_nb(void *vconn, struct idl_xmsg *m)
+idl__mq_recv_nb(void *vconn, struct idl_xmsg *m)
 {
-	struct port_conn *c = vconn;
+	struct mq_conn *c = vconn;
 	size_t msgsize = (size_t)c->rq.msgsize;
 	char *buf = m->cap >= msgsize ? m->data : c->rbuf;
 	/* A time long past: an empty queue answers at once. */
@@ -674,17 +673,17 @@ idl__port_recv_nb(void *vconn, struct idl_xmsg *m)
 
 	m->nfds = 0;
 	for (;;) {
-		if ((r = port_ended(c)) != 0)
+		if ((r = mq_ended(c)) != 0)
 			return r;
-		n = port_mq_timedreceive(c->rq.mq, buf, msgsize, &past);
-		if (n >= 0 && (r = port_got(c, m, buf, (size_t)n)) != PORT_AGAIN)
+		n = mq_recv_sys(c->rq.mq, buf, msgsize, &past);
+		if (n >= 0 && (r = mq_got(c, m, buf, (size_t)n)) != MQ_AGAIN)
 			return r;
 		if (n >= 0 || errno == EINTR)
 			continue;
 		if (errno != ETIMEDOUT && errno != EAGAIN)
-			return port_err(c, errno);
+			return mq_err(c, errno);
 		/* Death counts only once the queue is empty, as for the blocking receive. */
-		if (port_peer_exited(c)) {
+		if (mq_peer_exited(c)) {
 			atomic_store(&c->dead, 1);
 			return MIG_SERVER_DIED;
 		}
@@ -693,27 +692,27 @@ idl__port_recv_nb(void *vconn, struct idl_xmsg *m)
 }
 
 void
-idl__port_drain(struct port_conn *c)
+idl__mq_drain(struct mq_conn *c)
 {
 	struct timespec ts;
-	struct port_ctl k;
+	struct mq_ctl k;
 	ssize_t n;
 
 	/* Nobody will read what is left in our queue: remove the objects it names. */
 	if (c->rq.mq != (mqd_t)-1 && c->rbuf != NULL) {
 		for (;;) {
-			idl__port_abstime(IDL_DEADLINE_NONE, 0, &ts);
+			idl__mq_abstime(IDL_DEADLINE_NONE, 0, &ts);
 			n = mq_timedreceive(c->rq.mq, c->rbuf, (size_t)c->rq.msgsize, NULL, &ts);
 			if (n < 0 && errno == EINTR)
 				continue;
 			if (n < 0)
 				break;
-			if (!port_is_ctl(c->rbuf, (size_t)n, c->rq.msgsize))
+			if (!mq_is_ctl(c->rbuf, (size_t)n, c->rq.msgsize))
 				continue;
 			memcpy(&k, c->rbuf, sizeof k);
-			if (k.type == PORT_CTL_BYE)
+			if (k.type == MQ_CTL_BYE)
 				atomic_store(&c->bye, 1);
-			else if (k.type == PORT_CTL_OOL && idl__port_name_ok(k.name, PORT_KIND_OOL))
+			else if (k.type == MQ_CTL_OOL && idl__mq_name_ok(k.name, MQ_KIND_OOL))
 				shm_unlink(k.name);
 		}
 	}
@@ -721,18 +720,18 @@ idl__port_drain(struct port_conn *c)
 		return;
 	/* A peer that left takes nothing more: what we sent it and it did not take is ours
 	 * to remove. A peer still there takes or drains it. */
-	if (atomic_load(&c->bye) || port_peer_exited(c)) {
-		for (unsigned i = 0; i < PORT_RING; i++)
+	if (atomic_load(&c->bye) || mq_peer_exited(c)) {
+		for (unsigned i = 0; i < MQ_RING; i++)
 			if (c->ring[i][0] != '\0')
 				shm_unlink(c->ring[i]);
 		return;
 	}
 	/* The goodbye waits a little for room: a peer that misses it learns of our leaving
 	 * only when our process exits. */
-	if (idl__port_ctl_put(c->sq.mq, c->sq.msgsize, PORT_CTL_BYE) == IDL_ESYSERR(EAGAIN)) {
+	if (idl__mq_ctl_put(c->sq.mq, c->sq.msgsize, MQ_CTL_BYE) == IDL_ESYSERR(EAGAIN)) {
 		struct pollfd p = { .fd = c->sq.mq, .events = POLLOUT };
 
-		if (poll(&p, 1, PORT_BYE_MS) == 1)
-			idl__port_ctl_put(c->sq.mq, c->sq.msgsize, PORT_CTL_BYE);
+		if (poll(&p, 1, MQ_BYE_MS) == 1)
+			idl__mq_ctl_put(c->sq.mq, c->sq.msgsize, MQ_CTL_BYE);
 	}
 }

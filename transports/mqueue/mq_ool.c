@@ -1,5 +1,5 @@
 /*
- * port_ool.c - the port: transport's messages out of line: a message too large for the
+ * mq_ool.c - the port: transport's messages out of line: a message too large for the
  * queue travels in a shared-memory object of its own, named by a control message in the
  * queue (docs/transports/port.md, "Design"). The sender writes the object whole;
  * the receiver checks it is the peer's, removes its name at once and reads it with pread,
@@ -21,16 +21,16 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "port.h"
+#include "mq.h"
 
 /* The first read of an out-of-line message: its header and, for a message with descriptors,
  * its descriptors and arguments, usually whole. */
-#define PORT_OOL_HEAD 4096u
+#define MQ_OOL_HEAD 4096u
 
 /* Writes the pieces in iov (at most IDL__OOL_IOV_MAX) to fd, all of them: one writev when
  * the object takes them at once. 0 or an errno value. */
 static int
-port_writev_all(int fd, const struct iovec *iov, unsigned niov)
+mq_writev_all(int fd, const struct iovec *iov, unsigned niov)
 {
 	struct iovec left[IDL__OOL_IOV_MAX];
 	unsigned first = 0;
@@ -62,21 +62,21 @@ port_writev_all(int fd, const struct iovec *iov, unsigned niov)
  * object and fills the control message that names it. The object is the receiver's to
  * remove; the sender remembers its name in case the receiver dies first. */
 int
-idl__port_ool_make(struct port_conn *c, const struct iovec *iov, unsigned niov, size_t total,
-		   struct port_ctl *k)
+idl__mq_ool_make(struct mq_conn *c, const struct iovec *iov, unsigned niov, size_t total,
+		 struct mq_ctl *k)
 {
 	int fd, err;
 
-	if (total > PORT_OOL_MAX)
+	if (total > MQ_OOL_MAX)
 		return idl__fail(IDL_EMSGSIZE,
 				 "port: a %zu-byte message exceeds the %u-byte "
 				 "limit of messages out of line",
-				 total, PORT_OOL_MAX);
+				 total, MQ_OOL_MAX);
 	memset(k, 0, sizeof *k);
-	memcpy(k->magic, PORT_CTL_MAGIC, sizeof k->magic);
-	k->type = PORT_CTL_OOL;
+	memcpy(k->magic, MQ_CTL_MAGIC, sizeof k->magic);
+	k->type = MQ_CTL_OOL;
 	k->len = total;
-	idl__port_name(k->name, PORT_KIND_OOL);
+	idl__mq_name(k->name, MQ_KIND_OOL);
 	fd = shm_open(k->name, O_RDWR | O_CREAT | O_EXCL, 0600);
 	if (fd < 0)
 		return idl__fail(IDL_ESYSERR(errno), "port: shm_open %s: %s", k->name,
@@ -89,20 +89,20 @@ idl__port_ool_make(struct port_conn *c, const struct iovec *iov, unsigned niov, 
 		return idl__fail(IDL_EACCES, "port: the peer (uid %u) could not read %s",
 				 (unsigned)c->cred.uid, k->name);
 	}
-	if ((err = port_writev_all(fd, iov, niov)) != 0) {
+	if ((err = mq_writev_all(fd, iov, niov)) != 0) {
 		close(fd);
 		shm_unlink(k->name);
 		return idl__fail(IDL_ESYSERR(err), "port: writing %s: %s", k->name, strerror(err));
 	}
 	close(fd);
-	memcpy(c->ring[c->ring_next], k->name, PORT_NAME_MAX);
-	c->ring_next = (c->ring_next + 1) % PORT_RING;
+	memcpy(c->ring[c->ring_next], k->name, MQ_NAME_MAX);
+	c->ring_next = (c->ring_next + 1) % MQ_RING;
 	return 0;
 }
 
 /* Reads `n` bytes of the object at `off` into dst, all of them or an error. */
 static int
-port_pread_all(int fd, size_t off, void *dst, size_t n)
+mq_pread_all(int fd, size_t off, void *dst, size_t n)
 {
 	size_t done = 0;
 
@@ -120,16 +120,16 @@ port_pread_all(int fd, size_t off, void *dst, size_t n)
 
 /* The data of an out-of-line message with descriptors: the bytes of it the first read left
  * in the receive buffer, then the object. */
-struct port_ool_rd {
+struct mq_ool_rd {
 	int fd;
 	const unsigned char *buf;
 	size_t have; /* bytes of the object in buf, from its start */
 };
 
 static int
-port_ool_read(void *arg, size_t off, void *dst, size_t n)
+mq_ool_read(void *arg, size_t off, void *dst, size_t n)
 {
-	const struct port_ool_rd *r = arg;
+	const struct mq_ool_rd *r = arg;
 	size_t k = 0;
 
 	if (dst == NULL)
@@ -138,7 +138,7 @@ port_ool_read(void *arg, size_t off, void *dst, size_t n)
 		k = n < r->have - off ? n : r->have - off;
 		memcpy(dst, r->buf + off, k);
 	}
-	if (k < n && port_pread_all(r->fd, off + k, (char *)dst + k, n - k) != 0)
+	if (k < n && mq_pread_all(r->fd, off + k, (char *)dst + k, n - k) != 0)
 		return idl__fail(IDL_EPROTO, "port: out-of-line data cut short");
 	return 0;
 }
@@ -147,16 +147,16 @@ port_ool_read(void *arg, size_t off, void *dst, size_t n)
  * copies it into m. Reading with pread rather than mapping it means a peer that truncates
  * the object cannot make us fault, and what we checked is what we keep. A message with
  * descriptors is read in two parts, each byte once: the message (a first read of at most
- * PORT_OOL_HEAD bytes tells its size), then its data straight into the receiver's blocks. */
+ * MQ_OOL_HEAD bytes tells its size), then its data straight into the receiver's blocks. */
 int
-idl__port_ool_take(struct port_conn *c, const struct port_ctl *k, struct idl_xmsg *m)
+idl__mq_ool_take(struct mq_conn *c, const struct mq_ctl *k, struct idl_xmsg *m)
 {
-	struct port_ool_rd rd;
+	struct mq_ool_rd rd;
 	struct stat st;
 	size_t want, first;
 	int fd, err = 0;
 
-	if (!idl__port_name_ok(k->name, PORT_KIND_OOL) || k->len > PORT_OOL_MAX)
+	if (!idl__mq_name_ok(k->name, MQ_KIND_OOL) || k->len > MQ_OOL_MAX)
 		return idl__fail(IDL_EPROTO, "port: malformed out-of-line message");
 	fd = shm_open(k->name, O_RDONLY, 0);
 	if (fd < 0)
@@ -178,13 +178,13 @@ idl__port_ool_take(struct port_conn *c, const struct port_ctl *k, struct idl_xms
 	 * the error reply) and m->len says the true size. */
 	m->len = (size_t)k->len;
 	want = m->len < m->cap ? m->len : m->cap;
-	first = want < PORT_OOL_HEAD ? want : PORT_OOL_HEAD;
-	if ((err = port_pread_all(fd, 0, m->data, first)) != 0) {
+	first = want < MQ_OOL_HEAD ? want : MQ_OOL_HEAD;
+	if ((err = mq_pread_all(fd, 0, m->data, first)) != 0) {
 		close(fd);
 		return idl__fail(err, "port: reading %s: short", k->name);
 	}
 	if (!idl__desc_msg(m->data, first)) {
-		if ((err = port_pread_all(fd, first, (char *)m->data + first, want - first)) != 0)
+		if ((err = mq_pread_all(fd, first, (char *)m->data + first, want - first)) != 0)
 			err = idl__fail(err, "port: reading %s: short", k->name);
 	} else {
 		/* The message in m->data, its data after it in the object. */
@@ -197,13 +197,12 @@ idl__port_ool_take(struct port_conn *c, const struct port_ctl *k, struct idl_xms
 							 "%zu bytes",
 							 msize, m->len)
 					     : IDL_EMSGSIZE;
-		} else if (msize > first &&
-			   (err = port_pread_all(fd, first, (char *)m->data + first,
-						 msize - first)) != 0) {
+		} else if (msize > first && (err = mq_pread_all(fd, first, (char *)m->data + first,
+								msize - first)) != 0) {
 			err = idl__fail(err, "port: reading %s: short", k->name);
 		} else {
-			rd = (struct port_ool_rd){ fd, m->data, first };
-			if ((err = idl__ool_inline_in(m->data, msize, m->len, "port", port_ool_read,
+			rd = (struct mq_ool_rd){ fd, m->data, first };
+			if ((err = idl__ool_inline_in(m->data, msize, m->len, "port", mq_ool_read,
 						      &rd)) == 0) {
 				m->len = msize;
 				want = msize;

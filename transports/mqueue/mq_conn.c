@@ -1,5 +1,5 @@
 /*
- * port_mq.c - the port: transport, "port:/name": Mach-style ports on POSIX message queues.
+ * mq_conn.c - the port: transport, "port:/name": Mach-style ports on POSIX message queues.
  *
  * The server owns a receive queue, /name, that is a rendezvous: a client creates two
  * private queues (O_EXCL, 0600) - its request queue and its reply queue, a send right and a
@@ -34,50 +34,50 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "port.h"
+#include "mq.h"
 
 /* Queue sizes (docs/transports/port.md, "Limits"): small, so that a user's 800 KiB
  * RLIMIT_MSGQUEUE holds about a hundred clients. */
-#define PORT_RDV_DEPTH 8
-#define PORT_RDV_MSGSIZE 256
-#define PORT_REQ_DEPTH 4 /* IDL_PORT_QUEUE_DEPTH, read at each connect, within [1, 64] */
-#define PORT_REQ_DEPTH_MAX 64
-#define PORT_REP_DEPTH 2
-#define PORT_MSGSIZE 1024
-#define PORT_MIN_MSGSIZE 128 /* the kernel's smallest msgsize_max; a control message fits */
-#define PORT_MAX_MSGSIZE 8192 /* what we accept from a client's queues */
+#define MQ_RDV_DEPTH 8
+#define MQ_RDV_MSGSIZE 256
+#define MQ_REQ_DEPTH 4 /* IDL_PORT_QUEUE_DEPTH, read at each connect, within [1, 64] */
+#define MQ_REQ_DEPTH_MAX 64
+#define MQ_REP_DEPTH 2
+#define MQ_MSGSIZE 1024
+#define MQ_MIN_MSGSIZE 128 /* the kernel's smallest msgsize_max; a control message fits */
+#define MQ_MAX_MSGSIZE 8192 /* what we accept from a client's queues */
 /* Waiting for the server's answer at connect: how often to ask whether a server holds the
  * rendezvous queue, and for how long nobody may hold it before the address counts as
  * dead. */
-#define PORT_PROBE_NS (50 * 1000000ll)
-#define PORT_STALE_PROBES 20
+#define MQ_PROBE_NS (50 * 1000000ll)
+#define MQ_STALE_PROBES 20
 
-#define PORT_REG_MAGIC "IDLPORTR"
-#define PORT_ACK_MAGIC "IDLPORTA"
-#define PORT_VERSION 1u
+#define MQ_REG_MAGIC "IDLPORTR"
+#define MQ_ACK_MAGIC "IDLPORTA"
+#define MQ_VERSION 1u
 
 /* The registration, client -> rendezvous queue. */
-struct port_reg {
+struct mq_reg {
 	char magic[8];
 	uint32_t version;
 	int32_t pid; /* the client's, as it says */
 	uint8_t nonce[16];
-	char rq[PORT_NAME_MAX]; /* the client's request queue: the server receives there */
-	char sq[PORT_NAME_MAX]; /* the client's reply queue */
+	char rq[MQ_NAME_MAX]; /* the client's request queue: the server receives there */
+	char sq[MQ_NAME_MAX]; /* the client's reply queue */
 };
 
 /* The answer, server -> the client's reply queue. */
-struct port_ack {
+struct mq_ack {
 	char magic[8];
 	int32_t status; /* 0, or the idlkit error that refused the client */
 	int32_t pid; /* the server's */
 	uint8_t nonce[16];
 };
 
-_Static_assert(sizeof(struct port_reg) <= PORT_RDV_MSGSIZE, "registration fits");
-_Static_assert(sizeof(struct port_ack) <= PORT_MIN_MSGSIZE, "answer fits");
+_Static_assert(sizeof(struct mq_reg) <= MQ_RDV_MSGSIZE, "registration fits");
+_Static_assert(sizeof(struct mq_ack) <= MQ_MIN_MSGSIZE, "answer fits");
 
-struct port_ep {
+struct mq_ep {
 	mqd_t mq; /* the rendezvous queue, O_RDONLY | O_NONBLOCK */
 	int open;
 	int created; /* we made the name, and remove it if it is still ours */
@@ -87,11 +87,11 @@ struct port_ep {
 };
 
 /* The system's limits, read once (tr_init). */
-static long port_depth_max = 10;
-static long port_msgsize_max = 8192;
+static long mq_depth_max = 10;
+static long mq_msgsize_max = 8192;
 
 static long
-port_read_long(const char *path, long dflt)
+mq_read_long(const char *path, long dflt)
 {
 	FILE *f = fopen(path, "re");
 	long v = dflt;
@@ -105,23 +105,23 @@ port_read_long(const char *path, long dflt)
 }
 
 static int
-port_init(void)
+mq_init(void)
 {
-	port_depth_max = port_read_long("/proc/sys/fs/mqueue/msg_max", 10);
-	port_msgsize_max = port_read_long("/proc/sys/fs/mqueue/msgsize_max", 8192);
-	idl__port_slice_init();
+	mq_depth_max = mq_read_long("/proc/sys/fs/mqueue/msg_max", 10);
+	mq_msgsize_max = mq_read_long("/proc/sys/fs/mqueue/msgsize_max", 8192);
+	idl__mq_slice_init();
 	return 0;
 }
 
 static long
-port_min(long a, long b)
+mq_min(long a, long b)
 {
 	return a < b ? a : b;
 }
 
 /* "/name": one leading slash, no other, a few bytes to NAME_MAX. */
 static int
-port_addr(const char *rest, char *name)
+mq_addr(const char *rest, char *name)
 {
 	size_t n = strlen(rest);
 
@@ -136,7 +136,7 @@ port_addr(const char *rest, char *name)
 
 /* An error of mq_open, with what the limits mean. */
 static int
-port_open_fail(int e, const char *what, const char *name)
+mq_open_fail(int e, const char *what, const char *name)
 {
 	struct rlimit rl;
 
@@ -154,7 +154,7 @@ port_open_fail(int e, const char *what, const char *name)
 }
 
 static int
-port_pidfd(pid_t pid)
+mq_pidfd(pid_t pid)
 {
 #ifdef SYS_pidfd_open
 	return (int)syscall(SYS_pidfd_open, pid, 0);
@@ -173,7 +173,7 @@ port_pidfd(pid_t pid)
  * server's next accept registers again: one "nobody" is not proof, a long run of them is.
  */
 static int
-port_held(mqd_t q)
+mq_held(mqd_t q)
 {
 	struct sigevent sev;
 
@@ -186,7 +186,7 @@ port_held(mqd_t q)
 }
 
 static void
-port_arm(mqd_t q)
+mq_arm(mqd_t q)
 {
 	struct sigevent sev;
 
@@ -197,64 +197,64 @@ port_arm(mqd_t q)
 
 /* The rendezvous queue at name, if it was left by a dead server: a new one may replace it. */
 static int
-port_stale(const char *name)
+mq_stale(const char *name)
 {
 	mqd_t q = mq_open(name, O_RDONLY | O_NONBLOCK);
 	int held;
 
 	if (q == (mqd_t)-1)
 		return errno == ENOENT;
-	held = port_held(q);
+	held = mq_held(q);
 	mq_close(q);
 	return !held;
 }
 
 static int
-port_ep_listen(void *vep, const char *rest, const struct idl_listen_opts *opts)
+mq_ep_listen(void *vep, const char *rest, const struct idl_listen_opts *opts)
 {
-	struct port_ep *ep = vep;
-	struct mq_attr attr = { .mq_maxmsg = port_min(PORT_RDV_DEPTH, port_depth_max),
-				.mq_msgsize = port_min(PORT_RDV_MSGSIZE, port_msgsize_max) };
+	struct mq_ep *ep = vep;
+	struct mq_attr attr = { .mq_maxmsg = mq_min(MQ_RDV_DEPTH, mq_depth_max),
+				.mq_msgsize = mq_min(MQ_RDV_MSGSIZE, mq_msgsize_max) };
 	mode_t mode = opts != NULL && opts->mode != 0 ? (mode_t)opts->mode : 0600;
 	struct stat st;
 	int err;
 
-	if ((err = port_addr(rest, ep->name)) != 0)
+	if ((err = mq_addr(rest, ep->name)) != 0)
 		return err;
-	if (attr.mq_msgsize < (long)sizeof(struct port_reg))
+	if (attr.mq_msgsize < (long)sizeof(struct mq_reg))
 		return idl__fail(IDL_ELIMIT, "port:%s: msgsize_max %ld is below %zu bytes", rest,
-				 port_msgsize_max, sizeof(struct port_reg));
+				 mq_msgsize_max, sizeof(struct mq_reg));
 	for (int tries = 0;; tries++) {
 		ep->mq = mq_open(ep->name, O_RDONLY | O_NONBLOCK | O_CREAT | O_EXCL, mode, &attr);
 		if (ep->mq != (mqd_t)-1)
 			break;
 		if (errno != EEXIST)
-			return port_open_fail(errno, "mq_open", rest);
+			return mq_open_fail(errno, "mq_open", rest);
 		/* A queue left by a killed server is replaced; one a server holds is not. */
-		if (tries > 0 || !port_stale(ep->name))
+		if (tries > 0 || !mq_stale(ep->name))
 			return idl__fail(IDL_EADDRINUSE, "port:%s: address in use", rest);
 		if (mq_unlink(ep->name) != 0 && errno != ENOENT)
-			return port_open_fail(errno, "mq_unlink of a stale queue", rest);
+			return mq_open_fail(errno, "mq_unlink of a stale queue", rest);
 	}
 	ep->open = 1;
 	ep->created = 1;
 	/* The umask may have narrowed a mode the caller asked for. */
 	if (fchmod(ep->mq, mode) != 0 || fstat(ep->mq, &st) != 0)
-		return port_open_fail(errno, "fchmod", rest);
+		return mq_open_fail(errno, "fchmod", rest);
 	ep->dev = st.st_dev;
 	ep->ino = st.st_ino;
-	port_arm(ep->mq);
+	mq_arm(ep->mq);
 	return 0;
 }
 
 static int
-port_ep_fd(void *vep)
+mq_ep_fd(void *vep)
 {
-	return ((struct port_ep *)vep)->mq;
+	return ((struct mq_ep *)vep)->mq;
 }
 
 static void
-port_conn_init(struct port_conn *c)
+mq_conn_init(struct mq_conn *c)
 {
 	c->inited = 1;
 	c->rq.mq = c->sq.mq = (mqd_t)-1;
@@ -265,13 +265,13 @@ port_conn_init(struct port_conn *c)
 
 /* The queue's message size, within what we accept. */
 static int
-port_msgsize(struct port_q *q)
+mq_msgsize(struct mq_q *q)
 {
 	struct mq_attr a;
 
 	if (mq_getattr(q->mq, &a) != 0)
 		return IDL_ESYSERR(errno);
-	if (a.mq_msgsize < PORT_MIN_MSGSIZE || a.mq_msgsize > PORT_MAX_MSGSIZE || a.mq_maxmsg < 1)
+	if (a.mq_msgsize < MQ_MIN_MSGSIZE || a.mq_msgsize > MQ_MAX_MSGSIZE || a.mq_maxmsg < 1)
 		return idl__fail(IDL_EPROTO, "port: a queue of %ld x %ld bytes", a.mq_maxmsg,
 				 a.mq_msgsize);
 	q->msgsize = a.mq_msgsize;
@@ -285,7 +285,7 @@ port_msgsize(struct port_q *q)
  * after the scan, proves that the pid was not recycled meanwhile.
  */
 static int
-port_pid_holds(pid_t pid, int pidfd, mqd_t q)
+mq_pid_holds(pid_t pid, int pidfd, mqd_t q)
 {
 	char path[64];
 	struct stat want, st;
@@ -314,13 +314,13 @@ port_pid_holds(pid_t pid, int pidfd, mqd_t q)
 }
 
 static int
-port_ep_accept(void *vep, void *vconn)
+mq_ep_accept(void *vep, void *vconn)
 {
-	struct port_ep *ep = vep;
-	struct port_conn *c = vconn;
-	char buf[PORT_MAX_MSGSIZE] __attribute__((aligned(8)));
-	struct port_ack ack;
-	struct port_reg reg;
+	struct mq_ep *ep = vep;
+	struct mq_conn *c = vconn;
+	char buf[MQ_MAX_MSGSIZE] __attribute__((aligned(8)));
+	struct mq_ack ack;
+	struct mq_reg reg;
 	struct stat rst, sst;
 	ssize_t n;
 	int err;
@@ -328,14 +328,14 @@ port_ep_accept(void *vep, void *vconn)
 	n = mq_receive(ep->mq, buf, sizeof buf, NULL);
 	if (n < 0)
 		return IDL_ESYSERR(errno);
-	/* The queue may be empty now: stay registered, as a sign of life (port_held). */
-	port_arm(ep->mq);
+	/* The queue may be empty now: stay registered, as a sign of life (mq_held). */
+	mq_arm(ep->mq);
 	memcpy(&reg, buf, sizeof reg);
-	if ((size_t)n != sizeof reg || memcmp(reg.magic, PORT_REG_MAGIC, 8) != 0 ||
-	    reg.version != PORT_VERSION || reg.pid <= 0 ||
-	    !idl__port_name_ok(reg.rq, PORT_KIND_REQ) || !idl__port_name_ok(reg.sq, PORT_KIND_REP))
+	if ((size_t)n != sizeof reg || memcmp(reg.magic, MQ_REG_MAGIC, 8) != 0 ||
+	    reg.version != MQ_VERSION || reg.pid <= 0 || !idl__mq_name_ok(reg.rq, MQ_KIND_REQ) ||
+	    !idl__mq_name_ok(reg.sq, MQ_KIND_REP))
 		return idl__fail(IDL_EPROTO, "port:%s: malformed registration", ep->name);
-	port_conn_init(c);
+	mq_conn_init(c);
 	c->rq.mq = mq_open(reg.rq, O_RDWR);
 	c->sq.mq = c->rq.mq == (mqd_t)-1 ? (mqd_t)-1 : mq_open(reg.sq, O_WRONLY | O_NONBLOCK);
 	err = errno;
@@ -346,38 +346,38 @@ port_ep_accept(void *vep, void *vconn)
 		return idl__fail(IDL_ESYSERR(err), "port:%s: a client's queue: %s", ep->name,
 				 strerror(err));
 	memset(&ack, 0, sizeof ack);
-	memcpy(ack.magic, PORT_ACK_MAGIC, sizeof ack.magic);
+	memcpy(ack.magic, MQ_ACK_MAGIC, sizeof ack.magic);
 	memcpy(ack.nonce, reg.nonce, sizeof ack.nonce);
 	ack.pid = (int32_t)getpid();
 	/* Both queues are the client's: its uid owns them, whatever pid it claims. */
 	if (fstat(c->rq.mq, &rst) != 0 || fstat(c->sq.mq, &sst) != 0 || rst.st_uid != sst.st_uid ||
-	    (err = port_msgsize(&c->rq)) != 0 || (err = port_msgsize(&c->sq)) != 0)
+	    (err = mq_msgsize(&c->rq)) != 0 || (err = mq_msgsize(&c->sq)) != 0)
 		ack.status = IDL_EPROTO;
 	else if (c->evfd < 0 || (c->rbuf = idl__zalloc((size_t)c->rq.msgsize)) == NULL)
 		ack.status = IDL_ENOMEM;
-	else if ((c->pidfd = port_pidfd(reg.pid)) < 0 && errno == ESRCH)
+	else if ((c->pidfd = mq_pidfd(reg.pid)) < 0 && errno == ESRCH)
 		ack.status = MIG_SERVER_DIED; /* the client is gone already */
 	c->pid = reg.pid;
 	c->cred.valid = 1;
 	c->cred.uid = rst.st_uid;
 	c->cred.gid = rst.st_gid;
-	c->cred.pid = port_pid_holds(reg.pid, c->pidfd, c->rq.mq) ? reg.pid : 0;
+	c->cred.pid = mq_pid_holds(reg.pid, c->pidfd, c->rq.mq) ? reg.pid : 0;
 	if (mq_send(c->sq.mq, (const char *)&ack, sizeof ack, 0) != 0 && ack.status == 0)
 		ack.status = IDL_ESYSERR(errno);
 	return ack.status;
 }
 
 static void
-port_ep_close(void *vep)
+mq_ep_close(void *vep)
 {
 	/* Nothing blocks on the endpoint: accept never waits. */
 	(void)vep;
 }
 
 static void
-port_ep_fini(void *vep)
+mq_ep_fini(void *vep)
 {
-	struct port_ep *ep = vep;
+	struct mq_ep *ep = vep;
 	struct stat st;
 	mqd_t q;
 
@@ -396,30 +396,30 @@ port_ep_fini(void *vep)
 
 /* Creates one of the client's queues. */
 static int
-port_make_queue(struct port_q *q, char *name, char kind, long depth, int flags, const char *addr)
+mq_make_queue(struct mq_q *q, char *name, char kind, long depth, int flags, const char *addr)
 {
-	struct mq_attr attr = { .mq_maxmsg = port_min(depth, port_depth_max),
-				.mq_msgsize = port_min(PORT_MSGSIZE, port_msgsize_max) };
+	struct mq_attr attr = { .mq_maxmsg = mq_min(depth, mq_depth_max),
+				.mq_msgsize = mq_min(MQ_MSGSIZE, mq_msgsize_max) };
 
 	for (int tries = 0; tries < 3; tries++) {
-		idl__port_name(name, kind);
+		idl__mq_name(name, kind);
 		q->mq = mq_open(name, flags | O_CREAT | O_EXCL, 0600, &attr);
 		if (q->mq != (mqd_t)-1)
-			return port_msgsize(q);
+			return mq_msgsize(q);
 		if (errno != EEXIST)
 			break;
 	}
-	return port_open_fail(errno,
-			      kind == PORT_KIND_REQ ? "creating the request queue"
-						    : "creating the reply queue",
-			      addr);
+	return mq_open_fail(errno,
+			    kind == MQ_KIND_REQ ? "creating the request queue"
+						: "creating the reply queue",
+			    addr);
 }
 
 /* Waits for the server's answer on the reply queue; srv is the rendezvous queue, watched
  * for a server that holds it. */
 static int
-port_await_ack(struct port_conn *c, mqd_t srv, const struct port_reg *reg, const char *addr,
-	       int64_t deadline, struct port_ack *ack)
+mq_await_ack(struct mq_conn *c, mqd_t srv, const struct mq_reg *reg, const char *addr,
+	     int64_t deadline, struct mq_ack *ack)
 {
 	int unheld = 0;
 
@@ -427,11 +427,11 @@ port_await_ack(struct port_conn *c, mqd_t srv, const struct port_reg *reg, const
 		struct timespec ts;
 		ssize_t n;
 
-		idl__port_abstime(deadline, PORT_PROBE_NS, &ts);
+		idl__mq_abstime(deadline, MQ_PROBE_NS, &ts);
 		n = mq_timedreceive(c->rq.mq, c->rbuf, (size_t)c->rq.msgsize, NULL, &ts);
 		if (n == (ssize_t)sizeof *ack) {
 			memcpy(ack, c->rbuf, sizeof *ack);
-			if (memcmp(ack->magic, PORT_ACK_MAGIC, 8) == 0 &&
+			if (memcmp(ack->magic, MQ_ACK_MAGIC, 8) == 0 &&
 			    memcmp(ack->nonce, reg->nonce, sizeof reg->nonce) == 0)
 				return 0;
 		}
@@ -440,11 +440,11 @@ port_await_ack(struct port_conn *c, mqd_t srv, const struct port_reg *reg, const
 		if (errno == EINTR)
 			continue;
 		if (errno != ETIMEDOUT)
-			return port_open_fail(errno, "waiting for the server", addr);
+			return mq_open_fail(errno, "waiting for the server", addr);
 		if (deadline != IDL_DEADLINE_NONE && idl_now_ns() >= deadline)
 			return idl__fail(IDL_ETIMEDOUT, "port:%s: no answer in time", addr);
-		unheld = port_held(srv) ? 0 : unheld + 1;
-		if (unheld >= PORT_STALE_PROBES)
+		unheld = mq_held(srv) ? 0 : unheld + 1;
+		if (unheld >= MQ_STALE_PROBES)
 			return idl__fail(IDL_ECONNREFUSED,
 					 "port:%s: no server holds the queue "
 					 "(left by a dead server?)",
@@ -453,26 +453,26 @@ port_await_ack(struct port_conn *c, mqd_t srv, const struct port_reg *reg, const
 }
 
 static int
-port_conn_connect(void *vconn, const char *rest, struct idl_deadline *dl)
+mq_conn_connect(void *vconn, const char *rest, struct idl_deadline *dl)
 {
 	int64_t deadline = idl_deadline_abs(dl); /* connecting is not the fast path */
-	struct port_conn *c = vconn;
+	struct mq_conn *c = vconn;
 	char name[NAME_MAX + 2];
-	struct port_reg reg;
-	struct port_ack ack;
+	struct mq_reg reg;
+	struct mq_ack ack;
 	struct stat st;
 	mqd_t srv;
 	int err;
 
-	if ((err = port_addr(rest, name)) != 0)
+	if ((err = mq_addr(rest, name)) != 0)
 		return err;
-	port_conn_init(c);
+	mq_conn_init(c);
 	if (c->evfd < 0)
 		return idl__fail(IDL_ESYSERR(errno), "port:%s: eventfd: %s", rest, strerror(errno));
 	srv = mq_open(name, O_WRONLY | O_NONBLOCK);
 	if (srv == (mqd_t)-1)
 		return errno == ENOENT ? idl__fail(IDL_ECONNREFUSED, "port:%s: no such queue", rest)
-				       : port_open_fail(errno, "mq_open", rest);
+				       : mq_open_fail(errno, "mq_open", rest);
 	/* The server's identity: the owner of its queue. */
 	if (fstat(srv, &st) == 0) {
 		c->cred.valid = 1;
@@ -480,31 +480,31 @@ port_conn_connect(void *vconn, const char *rest, struct idl_deadline *dl)
 		c->cred.gid = st.st_gid;
 	}
 	c->names_live = 1;
-	if ((err = port_make_queue(&c->rq, c->rq_name, PORT_KIND_REP, PORT_REP_DEPTH, O_RDWR,
-				   rest)) != 0 ||
-	    (err = port_make_queue(&c->sq, c->sq_name, PORT_KIND_REQ,
-				   (long)idl__env_int("IDL_PORT_QUEUE_DEPTH", PORT_REQ_DEPTH, 1,
-						      PORT_REQ_DEPTH_MAX),
-				   O_WRONLY | O_NONBLOCK, rest)) != 0)
+	if ((err = mq_make_queue(&c->rq, c->rq_name, MQ_KIND_REP, MQ_REP_DEPTH, O_RDWR, rest)) !=
+		    0 ||
+	    (err = mq_make_queue(
+		     &c->sq, c->sq_name, MQ_KIND_REQ,
+		     (long)idl__env_int("IDL_PORT_QUEUE_DEPTH", MQ_REQ_DEPTH, 1, MQ_REQ_DEPTH_MAX),
+		     O_WRONLY | O_NONBLOCK, rest)) != 0)
 		goto out;
 	if ((c->rbuf = idl__zalloc((size_t)c->rq.msgsize)) == NULL) {
 		err = IDL_ENOMEM;
 		goto out;
 	}
 	memset(&reg, 0, sizeof reg);
-	memcpy(reg.magic, PORT_REG_MAGIC, sizeof reg.magic);
-	reg.version = PORT_VERSION;
+	memcpy(reg.magic, MQ_REG_MAGIC, sizeof reg.magic);
+	reg.version = MQ_VERSION;
 	reg.pid = (int32_t)getpid();
-	idl__port_random(reg.nonce, sizeof reg.nonce);
-	memcpy(reg.rq, c->sq_name, PORT_NAME_MAX); /* the server receives on our send queue */
-	memcpy(reg.sq, c->rq_name, PORT_NAME_MAX);
+	idl__mq_random(reg.nonce, sizeof reg.nonce);
+	memcpy(reg.rq, c->sq_name, MQ_NAME_MAX); /* the server receives on our send queue */
+	memcpy(reg.sq, c->rq_name, MQ_NAME_MAX);
 	for (int unheld = 0; mq_send(srv, (const char *)&reg, sizeof reg, 0) != 0;) {
 		struct pollfd p = { .fd = srv, .events = POLLOUT };
 		int64_t left =
-			deadline == IDL_DEADLINE_NONE ? PORT_PROBE_NS : deadline - idl_now_ns();
+			deadline == IDL_DEADLINE_NONE ? MQ_PROBE_NS : deadline - idl_now_ns();
 
 		if (errno != EAGAIN && errno != EINTR) {
-			err = port_open_fail(errno, "mq_send", rest);
+			err = mq_open_fail(errno, "mq_send", rest);
 			goto out;
 		}
 		if (left <= 0) {
@@ -513,15 +513,15 @@ port_conn_connect(void *vconn, const char *rest, struct idl_deadline *dl)
 			goto out;
 		}
 		/* A full queue nobody holds is a dead server's. */
-		unheld = port_held(srv) ? 0 : unheld + 1;
-		if (unheld >= PORT_STALE_PROBES) {
+		unheld = mq_held(srv) ? 0 : unheld + 1;
+		if (unheld >= MQ_STALE_PROBES) {
 			err = idl__fail(IDL_ECONNREFUSED, "port:%s: no server holds the queue",
 					rest);
 			goto out;
 		}
-		poll(&p, 1, (int)(port_min(left, PORT_PROBE_NS) / 1000000) + 1);
+		poll(&p, 1, (int)(mq_min(left, MQ_PROBE_NS) / 1000000) + 1);
 	}
-	if ((err = port_await_ack(c, srv, &reg, rest, deadline, &ack)) != 0)
+	if ((err = mq_await_ack(c, srv, &reg, rest, deadline, &ack)) != 0)
 		goto out;
 	if (ack.status != 0) {
 		err = idl__fail(ack.status, "port:%s: the server refused: %s", rest,
@@ -530,7 +530,7 @@ port_conn_connect(void *vconn, const char *rest, struct idl_deadline *dl)
 	}
 	c->pid = ack.pid;
 	c->cred.pid = ack.pid;
-	c->pidfd = port_pidfd(ack.pid);
+	c->pidfd = mq_pidfd(ack.pid);
 	if (c->pidfd < 0 && errno == ESRCH)
 		err = idl__fail(IDL_ECONNREFUSED, "port:%s: the server exited", rest);
 out:
@@ -543,18 +543,18 @@ out:
 }
 
 static int
-port_conn_cred(void *vconn, struct idl_cred *cred)
+mq_conn_cred(void *vconn, struct idl_cred *cred)
 {
-	struct port_conn *c = vconn;
+	struct mq_conn *c = vconn;
 
 	*cred = c->cred;
 	return c->cred.valid ? 0 : IDL_ENOTSUP;
 }
 
 static void
-port_conn_close(void *vconn)
+mq_conn_close(void *vconn)
 {
-	struct port_conn *c = vconn;
+	struct mq_conn *c = vconn;
 	uint64_t one = 1;
 	ssize_t r;
 
@@ -566,13 +566,13 @@ port_conn_close(void *vconn)
 	r = c->evfd >= 0 ? write(c->evfd, &one, sizeof one) : 0;
 	(void)r;
 	if (c->rq.mq != (mqd_t)-1 && c->rq.msgsize != 0)
-		idl__port_ctl_put(c->rq.mq, c->rq.msgsize, PORT_CTL_WAKE);
+		idl__mq_ctl_put(c->rq.mq, c->rq.msgsize, MQ_CTL_WAKE);
 }
 
 static void
-port_conn_fini(void *vconn)
+mq_conn_fini(void *vconn)
 {
-	struct port_conn *c = vconn;
+	struct mq_conn *c = vconn;
 
 	if (!c->inited)
 		return;
@@ -580,7 +580,7 @@ port_conn_fini(void *vconn)
 		mq_unlink(c->rq_name);
 		mq_unlink(c->sq_name);
 	}
-	idl__port_drain(c);
+	idl__mq_drain(c);
 	if (c->rq.mq != (mqd_t)-1)
 		mq_close(c->rq.mq);
 	if (c->sq.mq != (mqd_t)-1)
@@ -598,33 +598,33 @@ port_conn_fini(void *vconn)
 	c->inited = 0;
 }
 
-static const struct idl_transport port_transport = {
+static const struct idl_transport mq_transport = {
 	IDL_TRANSPORT_INIT,
 	.scheme = "port",
 	.flags = IDL_TRF_CRED | IDL_TRF_DESC | IDL_TRF_OWNSET,
-	.ep_size = sizeof(struct port_ep),
-	.conn_size = sizeof(struct port_conn),
-	.tr_init = port_init,
-	.ep_listen = port_ep_listen,
-	.ep_fd = port_ep_fd,
-	.ep_accept = port_ep_accept,
-	.ep_close = port_ep_close,
-	.ep_fini = port_ep_fini,
-	.conn_connect = port_conn_connect,
-	.conn_send = idl__port_send,
-	.conn_recv = idl__port_recv,
-	.conn_cred = port_conn_cred,
-	.conn_close = port_conn_close,
-	.conn_fini = port_conn_fini,
-	.conn_fd = idl__port_conn_fd,
-	.conn_sendv_nb = idl__port_sendv_nb,
-	.conn_recv_nb = idl__port_recv_nb,
+	.ep_size = sizeof(struct mq_ep),
+	.conn_size = sizeof(struct mq_conn),
+	.tr_init = mq_init,
+	.ep_listen = mq_ep_listen,
+	.ep_fd = mq_ep_fd,
+	.ep_accept = mq_ep_accept,
+	.ep_close = mq_ep_close,
+	.ep_fini = mq_ep_fini,
+	.conn_connect = mq_conn_connect,
+	.conn_send = idl__mq_send,
+	.conn_recv = idl__mq_recv,
+	.conn_cred = mq_conn_cred,
+	.conn_close = mq_conn_close,
+	.conn_fini = mq_conn_fini,
+	.conn_fd = idl__mq_conn_fd,
+	.conn_sendv_nb = idl__mq_sendv_nb,
+	.conn_recv_nb = idl__mq_recv_nb,
 };
 
 void
-idl__port_register(void)
+idl__mq_register(void)
 {
-	int err = idl_transport_register(&port_transport);
+	int err = idl_transport_register(&mq_transport);
 
 	assert(err == 0);
 	(void)err;
