@@ -1,7 +1,8 @@
 /*
  * builtins.c - what libidlrt is assembled from: the transports built into it, registered
  * once before the registry's first lookup (core/registry.c calls idl__builtins() through
- * pthread_once).
+ * pthread_once), and the client's port class, with which core makes a port of a connection
+ * that arrived in a message (core/port_head.c).
  *
  * This is the one file of the runtime that calls upward: the rooms under runtime/ depend
  * one way (core, ool, interp, trace, client, server, dynamic; docs/architecture.md), and
@@ -10,11 +11,13 @@
  */
 #include <config.h>
 
+#include "client/client.h"
 #include "core/core.h"
 
 void
 idl__builtins(void)
 {
+	idl__port_class_set(&idl__client_port_class);
 #if HAVE_TRANSPORT_UNIX
 	idl__unix_register();
 #endif

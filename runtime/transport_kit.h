@@ -1,11 +1,17 @@
 /*
  * transport_kit.h - what a transport built into libidlrt may use of the runtime, and nothing
- * more. A transport under transports/ includes this header (beside its own folder's headers
- * and the shared socket helpers of transports/sock/), never internal.h, client.h or the
- * server's headers: the runtime's client and server may change without a transport
- * noticing, and what a transport depends on is read here in one place. internal.h includes
- * it for the runtime's own files. It is not installed: a transport outside the library
- * has <idl/idl_transport.h> alone (docs/transports.md, "Writing a transport").
+ * more: the part of the two rooms below the transports, core (runtime/core/: error detail,
+ * the clock, zeroed memory, the small lock, the environment knobs, the registry's
+ * registration, the port head's carried ports) and out-of-line memory (runtime/ool/: the
+ * descriptor checks, the release of a sent message, the inline layout of out-of-line
+ * data). Nothing of interp, trace, the client, the server or dynamic is here.
+ *
+ * A transport under transports/ includes this header (beside its own folder's headers and
+ * the shared socket helpers of transports/sock/), never a room's header: the rooms above it
+ * may change without a transport noticing, and what a transport depends on is read here in
+ * one place. core/core.h includes it for the runtime's own files. It is not installed: a
+ * transport outside the library has <idl/idl_transport.h> alone (docs/transports.md,
+ * "Writing a transport").
  *
  * Names here are idl__ (internal, non-static); the linker's export list (runtime/local.mk)
  * keeps them out of the library's interface.
@@ -363,14 +369,14 @@ struct idl__ool_span {
 int idl__ool_span_read(void *arg, size_t off, void *dst, size_t n);
 
 /*
- * Ports in messages (client_port.c), for a transport that carries them (unix:, as file
- * descriptors).
+ * Carried ports: ports in messages (core/port_head.c), for a transport that carries them
+ * (unix:, as file descriptors). idl_port_close() (<idl/idl_port.h>) closes one.
  */
 /* The address of a port a message names: a client port, or the handle of the endpoint a
  * request came in on (idl_request_port()); NULL when `port` is neither. */
 const char *idl__port_address(idl_port_t port);
 /* A client port made around a connection a transport already has: a port that arrived in
- * a message. Takes tr_state (idl__zalloc(tr->conn_size), connected) in every case. */
+ * a message, made by the client's port class (runtime/builtins.c installs it). Takes tr_state (idl__zalloc(tr->conn_size), connected) in every case. */
 int idl__port_adopt(const struct idl_transport *tr, const char *address, void *tr_state,
 		    idl_port_t *portp);
 

@@ -144,6 +144,15 @@ void idl__cl_conn_unref(struct idl_port *p, struct cl_conn *c);
 void idl__cl_conn_dead(struct idl_port *p, struct cl_conn *c, int err);
 int idl__cl_wait(pthread_cond_t *cv, pthread_mutex_t *m, int64_t deadline);
 void idl__cl_cond_init(pthread_cond_t *cv);
+/* The port's live connection with a reference taken (release with idl__cl_conn_unref,
+ * without the port's lock: the last reference frees the connection, and a transport's
+ * clean-up may wait a moment for its peer); NULL when it has none. Takes the lock. */
+struct cl_conn *idl__cl_conn_live(struct idl_port *p);
+/* The client's port class (core.h): a port made around a connection a transport already
+ * has. runtime/builtins.c installs it; idl_port_open_memory() uses it directly. */
+int idl__cl_port_adopt(const struct idl_transport *tr, const char *address, void *tr_state,
+		       idl_port_t *portp);
+extern const struct idl__port_class idl__client_port_class;
 
 /* port_poll.c: ends the port's calls in flight (each done function runs, with
  * IDL_ECANCELED) and frees what the pollable port holds. No lock held. */

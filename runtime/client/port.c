@@ -68,11 +68,43 @@ idl__cl_wait(pthread_cond_t *cv, pthread_mutex_t *m, int64_t deadline)
 	return pthread_cond_timedwait(cv, m, &ts);
 }
 
+static void port_close(idl_port_t p);
+static void *port_ool_alloc(idl_port_t port, size_t size);
+
+/* What core does with a client port (core.h, "The port head"). */
+static const struct idl__port_ops port_ops = {
+	.close = port_close,
+	.ool_alloc = port_ool_alloc,
+};
+
+/* A new port to `address` of transport tr, the part after the scheme at offset `rest`; no
+ * connection yet. NULL when out of memory. */
+static struct idl_port *
+port_alloc(const struct idl_transport *tr, const char *address, size_t rest)
+{
+	struct idl_port *p;
+
+	if ((p = calloc(1, sizeof *p)) == NULL || (p->head.address = strdup(address)) == NULL) {
+		free(p);
+		return NULL;
+	}
+	p->head.kind = IDL__PORT_CLIENT;
+	p->head.ops = &port_ops;
+	p->tr = tr;
+	p->rest = p->head.address + rest;
+	atomic_init(&p->timeout_ms, IDL_PORT_DEFAULT_TIMEOUT_MS);
+	atomic_init(&p->seqno, port_first_seqno());
+	atomic_init(&p->calls, 0);
+	pthread_mutex_init(&p->lock, NULL);
+	idl__cl_cond_init(&p->lean_cv);
+	idl__cl_cond_init(&p->conn_cv);
+	return p;
+}
+
 /* A port to `address`, not connected yet: its scheme found, its state made. */
 static int
 port_new(const char *address, struct idl_port **pp)
 {
-	struct idl_port *p;
 	const char *rest;
 	const struct idl_transport *tr;
 
@@ -85,20 +117,8 @@ port_new(const char *address, struct idl_port **pp)
 	tr = idl_transport_find(address, &rest);
 	if (tr == NULL)
 		return idl__fail(IDL_ENOSCHEME, "%s: no transport for this scheme", address);
-	if ((p = calloc(1, sizeof *p)) == NULL || (p->head.address = strdup(address)) == NULL) {
-		free(p);
+	if ((*pp = port_alloc(tr, address, (size_t)(rest - address))) == NULL)
 		return idl__fail(IDL_ENOMEM, "%s: out of memory", address);
-	}
-	p->head.kind = IDL__PORT_CLIENT;
-	p->tr = tr;
-	p->rest = p->head.address + (rest - address);
-	atomic_init(&p->timeout_ms, IDL_PORT_DEFAULT_TIMEOUT_MS);
-	atomic_init(&p->seqno, port_first_seqno());
-	atomic_init(&p->calls, 0);
-	pthread_mutex_init(&p->lock, NULL);
-	idl__cl_cond_init(&p->lean_cv);
-	idl__cl_cond_init(&p->conn_cv);
-	*pp = p;
 	return 0;
 }
 
@@ -123,7 +143,7 @@ idl_port_open(const char *address, idl_port_t *portp)
 	pthread_mutex_unlock(&p->lock);
 	if (err != 0) {
 		*portp = NULL;
-		idl_port_close(p);
+		port_close(p);
 		return err;
 	}
 	return 0;
@@ -139,32 +159,22 @@ idl_port_open_deferred(const char *address, idl_port_t *portp)
 }
 
 int
-idl__port_adopt(const struct idl_transport *tr, const char *address, void *tr_state,
-		idl_port_t *portp)
+idl__cl_port_adopt(const struct idl_transport *tr, const char *address, void *tr_state,
+		   idl_port_t *portp)
 {
 	const char *colon = strchr(address, ':');
 	struct idl_port *p = NULL;
 	struct cl_conn *c = NULL;
 
 	*portp = NULL;
-	if (colon == NULL || (p = calloc(1, sizeof *p)) == NULL ||
-	    (p->head.address = strdup(address)) == NULL || (c = calloc(1, sizeof *c)) == NULL) {
+	if (colon == NULL || (p = port_alloc(tr, address, (size_t)(colon + 1 - address))) == NULL ||
+	    (c = calloc(1, sizeof *c)) == NULL) {
 		if (p != NULL)
-			free(p->head.address);
-		free(p);
+			port_close(p);
 		tr->conn_fini(tr_state);
 		free(tr_state);
 		return idl__fail(IDL_ENOMEM, "%s: out of memory for a received port", address);
 	}
-	p->head.kind = IDL__PORT_CLIENT;
-	p->tr = tr;
-	p->rest = p->head.address + (colon + 1 - address);
-	atomic_init(&p->timeout_ms, IDL_PORT_DEFAULT_TIMEOUT_MS);
-	atomic_init(&p->seqno, port_first_seqno());
-	atomic_init(&p->calls, 0);
-	pthread_mutex_init(&p->lock, NULL);
-	idl__cl_cond_init(&p->lean_cv);
-	idl__cl_cond_init(&p->conn_cv);
 	/* The connection is made: the port holds it as a call would have left it. */
 	c->tr_state = tr_state;
 	idl__cl_cond_init(&c->hello_cv);
@@ -175,11 +185,12 @@ idl__port_adopt(const struct idl_transport *tr, const char *address, void *tr_st
 	return 0;
 }
 
-void
-idl_port_close(idl_port_t p)
+const struct idl__port_class idl__client_port_class = { .adopt = idl__cl_port_adopt };
+
+/* idl_port_close() of a client port, through its ops. */
+static void
+port_close(idl_port_t p)
 {
-	if (p == NULL || p->head.kind != IDL__PORT_CLIENT)
-		return;
 	idl__async_close(p);
 	pthread_mutex_lock(&p->lock);
 	if (p->conn != NULL)
@@ -211,23 +222,34 @@ idl_port_timeout(idl_port_t p)
 	return atomic_load_explicit(&p->timeout_ms, memory_order_relaxed);
 }
 
-const char *
-idl_port_address(idl_port_t p)
+struct cl_conn *
+idl__cl_conn_live(struct idl_port *p)
 {
-	/* Client ports and server endpoint handles both start with the head. */
-	if (p == NULL)
-		return NULL;
-	return ((const struct idl__port_head *)p)->address;
+	struct cl_conn *c;
+
+	pthread_mutex_lock(&p->lock);
+	c = p->conn;
+	if (c != NULL && !c->dead)
+		c->refs++;
+	else
+		c = NULL;
+	pthread_mutex_unlock(&p->lock);
+	return c;
 }
 
-const char *
-idl__port_address(idl_port_t p)
+/* idl_ool_alloc_port() on a client port: its transport's memory for its live connection. */
+static void *
+port_ool_alloc(idl_port_t port, size_t size)
 {
-	const struct idl__port_head *h = (const struct idl__port_head *)p;
+	void *(*alloc)(void *conn, size_t size) = IDL__TR_OP(port->tr, conn_ool_alloc);
+	struct cl_conn *c;
+	void *mem;
 
-	if (h == NULL || (h->kind != IDL__PORT_CLIENT && h->kind != IDL__PORT_ENDPOINT))
+	if (alloc == NULL || (c = idl__cl_conn_live(port)) == NULL)
 		return NULL;
-	return h->address;
+	mem = alloc(c->tr_state, size);
+	idl__cl_conn_unref(port, c);
+	return mem;
 }
 
 static void

@@ -1,13 +1,15 @@
 /*
- * internal.h - what the runtime's files share and nothing outside libidlrt sees: the
- * transport kit (transport_kit.h, what transports may use too), and what only the runtime's
- * client, server and registry use.
+ * core.h - the core room (runtime/core/), the bottom of the runtime: errors, the transport
+ * registry, the clock, allocation and lock utilities, the hello, subsystems and the port
+ * head. Every room above includes it (through its own header); it includes the transport
+ * kit (transport_kit.h), the part of core and the out-of-line room that the transports use
+ * too, and nothing of a room above (docs/architecture.md, "The runtime's rooms").
  *
  * Names here are idl__ (internal, non-static); the linker's export list (runtime/local.mk)
  * keeps them out of the library's interface.
  */
-#ifndef IDL_RUNTIME_INTERNAL_H
-#define IDL_RUNTIME_INTERNAL_H
+#ifndef IDL_RUNTIME_CORE_H
+#define IDL_RUNTIME_CORE_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -80,20 +82,42 @@ uint32_t idl__hello_reply(const struct idl_subsystem *ss, unsigned version, cons
 			  const idl_msg_header_t *in, idl_msg_header_t *out);
 
 /*
- * Ports and the request-port handle (client_port.c, server_request.c). A port is a client
- * connection, or, on the server, a handle naming the endpoint a request came in on
- * (idl_request_port()), which cannot be called through.
+ * The port head (port_head.c): the start of every idl_port_t, whichever room made it. A
+ * handle is a client port (client/port.c: a connection to call through), or, on the server,
+ * the endpoint handle (server/server_request.c, idl_request_port()): it names the endpoint
+ * a request came in on and cannot be called through. Core reads the head alone; what a
+ * handle does is in the ops its room installs, so that core, out-of-line memory and the
+ * transports close a port or take memory for it without knowing the client or the server.
  */
 enum idl__port_kind {
 	IDL__PORT_CLIENT = 1,
-	IDL__PORT_ENDPOINT = 2,
+	IDL__HANDLE_ENDPOINT = 2,
 };
 
-/* The start of every struct idl_port, so that a handle's kind can be told. */
+struct idl__port_ops {
+	/* Closes the handle and frees it (idl_port_close()); NULL: a handle nobody closes. */
+	void (*close)(idl_port_t port);
+	/* Memory for out-of-line data to send on the handle, from its transport (the
+	 * conn_ool_alloc op), or NULL when it has none: idl_ool_alloc_port() then takes plain
+	 * out-of-line memory. NULL op: the same. */
+	void *(*ool_alloc)(idl_port_t port, size_t size);
+};
+
 struct idl__port_head {
 	int kind; /* enum idl__port_kind */
 	char *address;
+	const struct idl__port_ops *ops;
 };
+
+/* The port class: how a port is made around a connection a transport already has (a port
+ * that arrived in a message). The client's, installed by runtime/builtins.c. */
+struct idl__port_class {
+	/* Takes tr_state (idl__zalloc(tr->conn_size), connected) in every case. */
+	int (*adopt)(const struct idl_transport *tr, const char *address, void *tr_state,
+		     idl_port_t *portp);
+};
+
+void idl__port_class_set(const struct idl__port_class *cls);
 
 /* What the library is assembled from (runtime/builtins.c, the one upward call): registers
  * the built-in transports. Called once, by idl__registry_ready(). */
@@ -116,17 +140,4 @@ int idl__transport_ool_free(void *addr, size_t size);
 #define IDL__TR_OP(t, op)                                                                          \
 	(offsetof(struct idl_transport, op) + sizeof((t)->op) <= (t)->size ? (t)->op : NULL)
 
-/*
- * What a transport with IDL_TRF_DESC does before the core sees a message (server_message.c):
- * the message (its header's size) is followed by the data of its out-of-line descriptors in
- * order, each padded to 8, as tcp: carries them; each datum becomes memory of its own (at
- * most 1 MiB), each port a port whose operations do nothing, each array of ports (at most
- * 64) both. Returns 0, or IDL_EPROTO when a transport would refuse the message (nothing then
- * stays allocated). A message without descriptors is left as it is.
- */
-int idl__msg_convert(void *buf, size_t len);
-/* The transport and connection state of the request the calling thread serves; 0, or
- * IDL_EINVAL outside a request or on a message endpoint (server_request.c). */
-int idl__request_conn(const struct idl_transport **tr, void **conn);
-
-#endif /* IDL_RUNTIME_INTERNAL_H */
+#endif /* IDL_RUNTIME_CORE_H */

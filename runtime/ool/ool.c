@@ -21,7 +21,6 @@
 
 #include <idl/idl_ool.h>
 
-#include "client/client.h"
 #include "ool/ool.h"
 #include "ool/ool_cache.h"
 
@@ -65,68 +64,15 @@ idl_ool_free(void *addr, size_t size)
 	idl__ool_free_plain(addr, size);
 }
 
-/* The transport and connection state of a client port's live connection, with a reference
- * taken (release with idl__cl_conn_unref, without the port's lock: the last reference frees
- * the connection, and a transport's clean-up may wait a moment for its peer); 0 when it has
- * none. */
-static struct cl_conn *
-ool_client_conn(struct idl_port *p)
-{
-	struct cl_conn *c;
-
-	pthread_mutex_lock(&p->lock);
-	c = p->conn;
-	if (c != NULL && !c->dead)
-		c->refs++;
-	else
-		c = NULL;
-	pthread_mutex_unlock(&p->lock);
-	return c;
-}
-
 void *
 idl_ool_alloc_port(idl_port_t port, size_t size)
 {
 	const struct idl__port_head *h = (const struct idl__port_head *)port;
-	const struct idl_transport *tr = NULL;
-	void *conn = NULL, *p = NULL;
+	void *p = NULL;
 
-	if (size == 0 || port == NULL)
-		return idl_ool_alloc(size);
-	if (h->kind == IDL__PORT_CLIENT) {
-		struct cl_conn *c;
-
-		if (IDL__TR_OP(port->tr, conn_ool_alloc) == NULL ||
-		    (c = ool_client_conn(port)) == NULL)
-			return idl_ool_alloc(size);
-		p = IDL__TR_OP(port->tr, conn_ool_alloc)(c->tr_state, size);
-		idl__cl_conn_unref(port, c);
-	} else if (h->kind == IDL__PORT_ENDPOINT && port == idl_request_port() &&
-		   idl__request_conn(&tr, &conn) == 0 && IDL__TR_OP(tr, conn_ool_alloc) != NULL) {
-		/* The request's connection is busy with this request until the routine
-		 * returns, so it is alive while its memory is taken. */
-		p = IDL__TR_OP(tr, conn_ool_alloc)(conn, size);
-	}
+	/* The handle's room knows its transport and connection (client/port.c, the server's
+	 * endpoint handle in server/server_request.c). */
+	if (size != 0 && h != NULL && h->ops != NULL && h->ops->ool_alloc != NULL)
+		p = h->ops->ool_alloc(port, size);
 	return p != NULL ? p : idl_ool_alloc(size);
-}
-
-int
-idl_port_cred(idl_port_t port, struct idl_cred *cred)
-{
-	const struct idl__port_head *h = (const struct idl__port_head *)port;
-	struct cl_conn *c;
-	int err;
-
-	if (cred == NULL)
-		return IDL_EINVAL;
-	memset(cred, 0, sizeof *cred);
-	if (port == NULL || h->kind != IDL__PORT_CLIENT)
-		return IDL_EINVAL;
-	if ((c = ool_client_conn(port)) == NULL)
-		return IDL_EINVAL;
-	err = IDL__TR_OP(port->tr, conn_cred) != NULL
-		      ? IDL__TR_OP(port->tr, conn_cred)(c->tr_state, cred)
-		      : IDL_ENOTSUP;
-	idl__cl_conn_unref(port, c);
-	return err;
 }

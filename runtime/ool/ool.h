@@ -39,4 +39,19 @@ idl__rcv_has_msg(int err, size_t len)
 	return err == 0 || err == IDL_EMSGSIZE || (err == IDL_EPROTO && len != 0);
 }
 
+/*
+ * Messages converted in memory (ool_convert.c): what a transport with IDL_TRF_DESC does
+ * before the rooms above see a message. The message (its header's size) is followed by the
+ * data of its out-of-line descriptors in order, each padded to 8, as tcp: carries them;
+ * each datum becomes memory of its own (at most IDL__MSG_OOL_MAX), each carried port a port
+ * of idl__msg_transport, whose operations do nothing, each array of ports (at most 64)
+ * both. Returns 0, or IDL_EPROTO when a transport would refuse the message (nothing then
+ * stays allocated). A message without descriptors is left as it is.
+ */
+#define IDL__MSG_OOL_MAX (1u << 20) /* the largest out-of-line datum a message may bring */
+int idl__msg_convert(void *buf, size_t len);
+/* The in-memory transport "message:", not registered: its sends release what a message
+ * gives away and go nowhere, its receives find nothing. */
+extern const struct idl_transport idl__msg_transport;
+
 #endif /* IDL_RUNTIME_OOL_H */

@@ -440,7 +440,8 @@ idl_server_listen(idl_server_t *srv, const char *address)
 		free(ep);
 		return idl__fail(IDL_ENOMEM, "%s: out of memory", address);
 	}
-	ep->head.kind = IDL__PORT_ENDPOINT;
+	ep->head.kind = IDL__HANDLE_ENDPOINT;
+	ep->head.ops = &idl__srv_endpoint_ops;
 	ep->srv = srv;
 	ep->tr = tr;
 	if ((err = tr->ep_listen(ep->state, rest, &opts)) != 0) {

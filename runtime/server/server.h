@@ -207,8 +207,11 @@ struct idl_reply {
 	atomic_int cancelled; /* the client sent a cancel message for this request */
 };
 
+/* The endpoint handle's ops (core.h, "The port head"; server_request.c). */
+extern const struct idl__port_ops idl__srv_endpoint_ops;
+
 struct srv_ep {
-	struct idl__port_head head; /* the handle idl_request_port() gives out */
+	struct idl__port_head head; /* the endpoint handle idl_request_port() gives out */
 	struct idl_server *srv;
 	const struct idl_transport *tr;
 	void *state;

@@ -39,18 +39,6 @@
 static _Thread_local struct srv_req *serve_current __attribute__((tls_model("initial-exec")));
 
 int
-idl__request_conn(const struct idl_transport **tr, void **conn)
-{
-	const struct srv_req *rq = serve_current;
-
-	if (rq == NULL || rq->src->conn == NULL)
-		return IDL_EINVAL;
-	*tr = rq->src->ep->tr;
-	*conn = rq->src->conn;
-	return 0;
-}
-
-int
 idl_request_cred(struct idl_cred *cred)
 {
 	const struct srv_req *rq = serve_current;
@@ -70,6 +58,25 @@ idl_request_port(void)
 
 	return rq != NULL ? (idl_port_t)(void *)&rq->src->ep->head : IDL_PORT_NULL;
 }
+
+/* idl_ool_alloc_port() on the endpoint handle, inside a request on it: memory from the
+ * transport of the request's connection (none on a message endpoint). The connection is
+ * busy with this request until the routine returns, so it is alive while its memory is
+ * taken. */
+static void *
+request_ool_alloc(idl_port_t port, size_t size)
+{
+	const struct srv_req *rq = serve_current;
+	void *(*alloc)(void *conn, size_t size);
+
+	if (rq == NULL || rq->src->conn == NULL || port != (idl_port_t)(void *)&rq->src->ep->head)
+		return NULL;
+	alloc = IDL__TR_OP(rq->src->ep->tr, conn_ool_alloc);
+	return alloc != NULL ? alloc(rq->src->conn, size) : NULL;
+}
+
+/* The endpoint handle is never closed: idl_port_close() leaves it. */
+const struct idl__port_ops idl__srv_endpoint_ops = { .ool_alloc = request_ool_alloc };
 
 /*
  * Deferred replies. The handle holds its source (and so the server) until it is sent or
