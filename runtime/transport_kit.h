@@ -249,7 +249,7 @@ void idl__mq_register(void);
 #endif
 
 /*
- * Out-of-line data and descriptors (ool.c, docs/wire-format.md).
+ * Out-of-line data and descriptors (ool/ool.c, ool/ool_msg.c; docs/wire-format.md).
  */
 /* Descriptors in one message, and file descriptors a unix: message carries: at most this
  * many (a sender is refused with IDL_ELIMIT, a receiver refuses with IDL_EPROTO). */

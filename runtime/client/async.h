@@ -1,15 +1,16 @@
 /*
- * call_async.h - calls in flight on a pollable port, shared by call_async.c (the calls:
- * accepting, completing, cancelling, the hello) and port_poll.c (the port's descriptor,
- * its connection and how it is driven, dispatch and wait).
+ * async.h - calls in flight on a pollable port, shared by async_call.c (the calls:
+ * accepting, completing, cancelling, the hello), async_carry.c (calls carried over to a new
+ * connection), async_conn.c (the connection's life) and async_loop.c (the call loop: the
+ * port's descriptor, how the connection is driven, dispatch and wait).
  *
  * A port's asynchronous calls use a connection of their own, beside the one idl_call()
  * uses, so that the synchronous lean path stays as it is (docs/call-core.md, "The pollable
  * port"). Everything below is guarded by the port's async lock (`lock`), except what says
  * otherwise; done functions run with no lock held, one at a time (`dispatch_lock`).
  */
-#ifndef IDL_RUNTIME_CALL_ASYNC_H
-#define IDL_RUNTIME_CALL_ASYNC_H
+#ifndef IDL_RUNTIME_CLIENT_ASYNC_H
+#define IDL_RUNTIME_CLIENT_ASYNC_H
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -38,10 +39,10 @@ enum idl__async_state {
 	IDL__ASYNC_RAN = 4, /* its complete function ran */
 };
 
-struct idl__aport;
+struct idl__loop;
 
 struct idl_async {
-	struct idl__aport *ap;
+	struct idl__loop *lp;
 	struct idl_async *hnext; /* in its bucket of the table */
 	struct idl_async *next; /* on the completion list */
 	struct idl_async *wnext; /* on its hello's waiters */
@@ -89,7 +90,7 @@ struct idl__aqent {
 };
 
 /* The connect of a connection made with the blocking conn_connect, on a thread of its own
- * (port_conn.c): running, done (the thread is about to take the lock to say so), or given
+ * (async_conn.c): running, done (the thread is about to take the lock to say so), or given
  * up by a port that closed meanwhile (the thread then frees the connection itself). */
 enum idl__aopen {
 	IDL__AOPEN_RUNNING = 0,
@@ -98,14 +99,14 @@ enum idl__aopen {
 };
 
 struct idl__aconn {
-	struct idl__aport *ap;
+	struct idl__loop *lp;
 	const struct idl_transport *tr;
 	void *tr_state;
 	int nb; /* driven by the non-blocking ops in dispatch; else by two threads */
 	int fd; /* conn_fd, in the port's epoll set (nb); -1 until then */
 	int want_out; /* EPOLLOUT asked for: the queue waits for room */
 	/* A flush sends the queue's head with the blocking conn_send, without the lock
-	 * (port_poll.c): no other flush sends, and the connection is not freed, meanwhile. */
+	 * (async_loop.c): no other flush sends, and the connection is not freed, meanwhile. */
 	int blocking;
 	int connecting; /* a connect started without blocking is in progress (nb only) */
 	/* A blocking connect runs on the connection's first thread, without the lock: calls
@@ -143,12 +144,12 @@ struct idl__aconn {
 	size_t rcap;
 };
 
-struct idl__aport {
+struct idl__loop {
 	struct idl_port *port;
 	pthread_mutex_t lock;
 	/* Held while dispatching, so that done functions of one port never run at once. */
 	pthread_mutex_t dispatch_lock;
-	const char *dispatcher; /* &idl__aport_self of the thread inside dispatch */
+	const char *dispatcher; /* &idl__loop_self of the thread inside dispatch */
 	int dispatching; /* a thread is inside dispatch: sends are corked */
 	int closing;
 	int epfd, evfd, tfd;
@@ -170,56 +171,56 @@ struct idl__aport {
 	struct idl_async *carry;
 };
 
-/* call_async.c: lock held unless said. */
+/* async_call.c: lock held unless said. */
 /* Completes a call: out of the table and the queue, result and detail set, on the
  * completion list (the eventfd written when the list was empty). */
-void idl__async_finish(struct idl__aport *ap, struct idl_async *call, int result, const char *why);
+void idl__async_finish(struct idl__loop *lp, struct idl_async *call, int result, const char *why);
 /* A received message: handed to the call it answers, or dropped. */
-void idl__async_deliver(struct idl__aport *ap, void *buf, size_t len, int rcv_err);
+void idl__async_deliver(struct idl__loop *lp, void *buf, size_t len, int rcv_err);
 /* Completes every call of the port with err (the connection died, or the port closes),
  * but those carried over to the next connection. */
-void idl__async_fail_all(struct idl__aport *ap, int err, const char *why);
+void idl__async_fail_all(struct idl__loop *lp, int err, const char *why);
 /* Drops a reference; the last frees the call. Any thread, no lock needed. */
 void idl__async_unref(struct idl_async *call);
-/* call_async.c: places an accepted call (numbered, in no list) on the live connection:
+/* async_call.c: places an accepted call (numbered, in no list) on the live connection:
  * behind its subsystem's hello, or in the send queue once the hello is known. 0 or an error
  * (the call then in no list). */
-int idl__async_place(struct idl__aport *ap, struct idl_async *call);
+int idl__async_place(struct idl__loop *lp, struct idl_async *call);
 
-/* call_carry.c: lock held. */
+/* async_carry.c: lock held. */
 /* Takes a carried call off the carry list (it completes). */
-void idl__async_uncarry(struct idl__aport *ap, struct idl_async *call);
+void idl__async_uncarry(struct idl__loop *lp, struct idl_async *call);
 /* The connection c died with err: the calls whose request never reached the transport
  * move to the carry list (once per call, and only after a connection that worked died;
  * c->connecting, a limit or a closing port: none), and after an IDLE or EVICTED goodbye the
  * calls it had taken too; then every other call fails. */
-void idl__async_conn_died(struct idl__aport *ap, struct idl__aconn *c, int err, const char *why);
-/* Puts the carried calls on the live connection ap->conn (hello first where needed), or,
+void idl__async_conn_died(struct idl__loop *lp, struct idl__aconn *c, int err, const char *why);
+/* Puts the carried calls on the live connection lp->conn (hello first where needed), or,
  * with err != 0 (no connection could be made), fails them with err. */
-void idl__async_carry_resume(struct idl__aport *ap, int err, const char *why);
+void idl__async_carry_resume(struct idl__loop *lp, int err, const char *why);
 /* Frees the port's spare records (the port closes). */
-void idl__async_spares_free(struct idl__aport *ap);
+void idl__async_spares_free(struct idl__loop *lp);
 /* Fires the calls whose deadline passed; returns the earliest deadline left. */
-int64_t idl__async_timers(struct idl__aport *ap, int64_t now);
+int64_t idl__async_timers(struct idl__loop *lp, int64_t now);
 
-/* port_conn.c: the connection's life. Lock held. */
-/* Makes a connection when there is none, or the last one died: 0 once ap->conn is one that
+/* async_conn.c: the connection's life. Lock held. */
+/* Makes a connection when there is none, or the last one died: 0 once lp->conn is one that
  * is alive, or connecting - on tcp: without blocking, in the port's loop; elsewhere on a
  * thread of the connection, bounded by deadline, while the calls queue behind it. Never
  * waits for the peer. */
-int idl__aport_connect(struct idl__aport *ap, int64_t deadline);
+int idl__loop_connect(struct idl__loop *lp, int64_t deadline);
 /* The connection ended: every call fails with err. */
-void idl__aport_conn_dead(struct idl__aport *ap, struct idl__aconn *c, int err);
+void idl__loop_conn_dead(struct idl__loop *lp, struct idl__aconn *c, int err);
 /* The transport failed with err (IDL_ECLOSED: the peer went away): the connection ends,
  * with `what` (or nothing) and the transport's detail as its reason, or what err means
  * when the transport gave no detail. */
-void idl__aport_conn_failed(struct idl__aport *ap, struct idl__aconn *c, const char *what, int err);
+void idl__loop_conn_failed(struct idl__loop *lp, struct idl__aconn *c, const char *what, int err);
 /* Frees a connection that ended (its threads joined first, with the lock released). */
-void idl__aport_conn_free(struct idl__aport *ap, struct idl__aconn *c);
-/* The port closes: its connection (no longer ap->conn) is ended and freed, or, while its
+void idl__loop_conn_free(struct idl__loop *lp, struct idl__aconn *c);
+/* The port closes: its connection (no longer lp->conn) is ended and freed, or, while its
  * connect still runs, left to the thread that connects, which frees it when the connect
  * returns. Its calls have completed already. */
-void idl__aport_conn_close(struct idl__aport *ap, struct idl__aconn *c);
+void idl__loop_conn_close(struct idl__loop *lp, struct idl__aconn *c);
 
 /* The first entry of the queue, or NULL when it is empty; empty entries are skipped. */
 static inline struct idl__aqent *
@@ -256,53 +257,53 @@ idl__aconn_pop(struct idl__aconn *c)
 /* Grows the connection's receive buffer to the largest reply a call of the port accepts;
  * on no memory it stays as it is. */
 static inline void
-idl__aconn_rbuf(struct idl__aport *ap, struct idl__aconn *c)
+idl__aconn_rbuf(struct idl__loop *lp, struct idl__aconn *c)
 {
-	if (c->rcap < ap->max_rep) {
-		void *nb = idl__zalloc(ap->max_rep);
+	if (c->rcap < lp->max_rep) {
+		void *nb = idl__zalloc(lp->max_rep);
 
 		if (nb != NULL) {
 			free(c->rbuf);
 			c->rbuf = nb;
-			c->rcap = ap->max_rep;
+			c->rcap = lp->max_rep;
 		}
 	}
 }
 
-/* port_poll.c: lock held unless said. */
+/* async_loop.c: the call loop. Lock held unless said. */
 /* The port's asynchronous state, made on first use (no lock held). */
-int idl__aport_get(struct idl_port *p, struct idl__aport **app);
+int idl__loop_get(struct idl_port *p, struct idl__loop **app);
 
 /* A live connection, connecting first if needed: the common case, a connection that is
  * there and alive, is a test in line. */
 static inline int
-idl__aport_conn(struct idl__aport *ap, int64_t deadline)
+idl__loop_conn(struct idl__loop *lp, int64_t deadline)
 {
-	if (ap->conn != NULL && !ap->conn->dead)
+	if (lp->conn != NULL && !lp->conn->dead)
 		return 0;
-	return idl__aport_connect(ap, deadline);
+	return idl__loop_connect(lp, deadline);
 }
 /* Appends a call's request (or, with call NULL, the cancel message ctl) to the queue. */
-int idl__aport_enqueue(struct idl__aport *ap, struct idl_async *call, idl_msg_header_t *ctl);
+int idl__loop_enqueue(struct idl__loop *lp, struct idl_async *call, idl_msg_header_t *ctl);
 /* Sends what the queue holds as far as it goes now (nb), or wakes the sender. */
-void idl__aport_flush(struct idl__aport *ap);
+void idl__loop_flush(struct idl__loop *lp);
 /* Re-arms the timer when `deadline` comes before what it is set to. */
-void idl__aport_arm(struct idl__aport *ap, int64_t deadline);
+void idl__loop_arm(struct idl__loop *lp, int64_t deadline);
 /* Writes the eventfd (once until drained). */
-void idl__aport_wake(struct idl__aport *ap);
+void idl__loop_wake(struct idl__loop *lp);
 /* A thread's identity for the dispatch check: the address of a thread-local byte, a fixed
  * offset from the thread pointer (initial-exec), where pthread_self() would be a call. Only
  * the thread inside dispatch is ever compared, and it is alive while it is. */
-extern _Thread_local char idl__aport_self __attribute__((tls_model("initial-exec")));
+extern _Thread_local char idl__loop_self __attribute__((tls_model("initial-exec")));
 
 /* Whether sends are held for the end of a dispatch on this thread. */
 static inline int
-idl__aport_corked(const struct idl__aport *ap)
+idl__loop_corked(const struct idl__loop *lp)
 {
-	return ap->dispatching && ap->dispatcher == &idl__aport_self;
+	return lp->dispatching && lp->dispatcher == &idl__loop_self;
 }
 /* Runs the completions on the list (at most max; all for max < 0) with no lock held;
  * returns how many ran. dispatch_lock held. */
-int idl__async_run(struct idl__aport *ap, int max);
+int idl__async_run(struct idl__loop *lp, int max);
 
-#endif /* IDL_RUNTIME_CALL_ASYNC_H */
+#endif /* IDL_RUNTIME_CLIENT_ASYNC_H */

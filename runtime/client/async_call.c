@@ -1,5 +1,5 @@
 /*
- * call_async.c - calls in flight: idl_call_async(), idl_async_cancel(),
+ * async_call.c - calls in flight: idl_call_async(), idl_async_cancel(),
  * idl_async_release(), the table that matches replies to calls, the hello of a subsystem
  * on the asynchronous connection, and the completions that idl_port_dispatch() runs.
  *
@@ -28,26 +28,26 @@
 #define ASYNC_OTHER_ORDER (IDL_ORDER_NATIVE == IDL_ORDER_LITTLE ? IDL_ORDER_BIG : IDL_ORDER_LITTLE)
 
 static struct idl_async **
-async_bucket(struct idl__aport *ap, uint32_t seqno)
+async_bucket(struct idl__loop *lp, uint32_t seqno)
 {
-	return &ap->table[seqno % IDL__ASYNC_BUCKETS];
+	return &lp->table[seqno % IDL__ASYNC_BUCKETS];
 }
 
 static void
-async_table_add(struct idl__aport *ap, struct idl_async *call)
+async_table_add(struct idl__loop *lp, struct idl_async *call)
 {
-	struct idl_async **b = async_bucket(ap, call->seqno);
+	struct idl_async **b = async_bucket(lp, call->seqno);
 
 	call->hnext = *b;
 	*b = call;
 	call->in_table = 1;
-	ap->live++;
+	lp->live++;
 }
 
 static void
-async_table_remove(struct idl__aport *ap, struct idl_async *call)
+async_table_remove(struct idl__loop *lp, struct idl_async *call)
 {
-	struct idl_async **b = async_bucket(ap, call->seqno);
+	struct idl_async **b = async_bucket(lp, call->seqno);
 
 	if (!call->in_table)
 		return;
@@ -55,13 +55,13 @@ async_table_remove(struct idl__aport *ap, struct idl_async *call)
 		b = &(*b)->hnext;
 	*b = call->hnext;
 	call->in_table = 0;
-	ap->live--;
+	lp->live--;
 }
 
 static struct idl_async *
-async_table_find(struct idl__aport *ap, uint32_t seqno)
+async_table_find(struct idl__loop *lp, uint32_t seqno)
 {
-	struct idl_async *c = *async_bucket(ap, seqno);
+	struct idl_async *c = *async_bucket(lp, seqno);
 
 	while (c != NULL && c->seqno != seqno)
 		c = c->hnext;
@@ -77,9 +77,9 @@ idl__async_unref(struct idl_async *call)
 
 /* Takes a call's entry out of the send queue: its request will not go. */
 static void
-async_unqueue(struct idl__aport *ap, struct idl_async *call)
+async_unqueue(struct idl__loop *lp, struct idl_async *call)
 {
-	struct idl__aconn *c = ap->conn;
+	struct idl__aconn *c = lp->conn;
 
 	if (!call->queued || c == NULL)
 		return;
@@ -96,14 +96,14 @@ async_unqueue(struct idl__aport *ap, struct idl_async *call)
 }
 
 static struct idl__ahello *async_hello_find(struct idl__aconn *c, const struct idl_subsystem *ss);
-static void async_hello_done(struct idl__aport *ap, struct idl_async *hc,
+static void async_hello_done(struct idl__loop *lp, struct idl_async *hc,
 			     const idl_msg_header_t *rep, int result, const char *why);
 
 /* Takes a call off its hello's waiters. */
 static void
-async_unwait(struct idl__aport *ap, struct idl_async *call)
+async_unwait(struct idl__loop *lp, struct idl_async *call)
 {
-	struct idl__ahello *h = ap->conn != NULL ? async_hello_find(ap->conn, call->ss) : NULL;
+	struct idl__ahello *h = lp->conn != NULL ? async_hello_find(lp->conn, call->ss) : NULL;
 	struct idl_async **pp, *prev = NULL;
 
 	if (h == NULL)
@@ -114,14 +114,14 @@ async_unwait(struct idl__aport *ap, struct idl_async *call)
 			if (h->last == call)
 				h->last = prev;
 			call->wnext = NULL;
-			ap->conn->hwait--;
+			lp->conn->hwait--;
 			return;
 		}
 	}
 }
 
 void
-idl__async_finish(struct idl__aport *ap, struct idl_async *call, int result, const char *why)
+idl__async_finish(struct idl__loop *lp, struct idl_async *call, int result, const char *why)
 {
 	int st = atomic_load_explicit(&call->state, memory_order_relaxed);
 
@@ -129,16 +129,16 @@ idl__async_finish(struct idl__aport *ap, struct idl_async *call, int result, con
 		return;
 	if (call->complete == NULL) {
 		/* The runtime's hello: its waiters learn the outcome. */
-		async_unqueue(ap, call);
-		async_hello_done(ap, call, NULL, result, why);
+		async_unqueue(lp, call);
+		async_hello_done(lp, call, NULL, result, why);
 		return;
 	}
 	if (st == IDL__ASYNC_HELLO)
-		async_unwait(ap, call);
+		async_unwait(lp, call);
 	if (call->carrying)
-		idl__async_uncarry(ap, call);
-	async_table_remove(ap, call);
-	async_unqueue(ap, call);
+		idl__async_uncarry(lp, call);
+	async_table_remove(lp, call);
+	async_unqueue(lp, call);
 	call->result = result;
 	/* A copy, not a format: most calls end with no reason at all, and snprintf() would
 	 * cost them more than the rest of their completion. */
@@ -152,29 +152,29 @@ idl__async_finish(struct idl__aport *ap, struct idl_async *call, int result, con
 	}
 	atomic_store_explicit(&call->state, IDL__ASYNC_DONE, memory_order_release);
 	call->next = NULL;
-	if (ap->clast != NULL)
-		ap->clast->next = call;
+	if (lp->clast != NULL)
+		lp->clast->next = call;
 	else
-		ap->cfirst = call;
-	ap->clast = call;
+		lp->cfirst = call;
+	lp->clast = call;
 	/* The thread dispatching runs it before it leaves (and keeps the descriptor readable
 	 * for what it leaves queued): only another thread's completion must wake the loop. */
-	if (!idl__aport_corked(ap))
-		idl__aport_wake(ap);
+	if (!idl__loop_corked(lp))
+		idl__loop_wake(lp);
 }
 
 void
-idl__async_fail_all(struct idl__aport *ap, int err, const char *why)
+idl__async_fail_all(struct idl__loop *lp, int err, const char *why)
 {
 	for (unsigned i = 0; i < IDL__ASYNC_BUCKETS; i++) {
-		struct idl_async **pp = &ap->table[i];
+		struct idl_async **pp = &lp->table[i];
 
 		/* Carried calls wait for the next connection. */
 		while (*pp != NULL) {
 			if ((*pp)->carrying)
 				pp = &(*pp)->hnext;
 			else
-				idl__async_finish(ap, *pp, err, why);
+				idl__async_finish(lp, *pp, err, why);
 		}
 	}
 }
@@ -182,21 +182,21 @@ idl__async_fail_all(struct idl__aport *ap, int err, const char *why)
 /* A call that was sent ends without its reply: a transport that resends unanswered
  * requests (conn_forget) stops resending its request. Lock held. */
 static void
-async_forget(struct idl__aport *ap, struct idl_async *call)
+async_forget(struct idl__loop *lp, struct idl_async *call)
 {
-	struct idl__aconn *c = ap->conn;
+	struct idl__aconn *c = lp->conn;
 
-	if (c != NULL && c->nb && !c->dead && IDL__TR_OP(ap->port->tr, conn_forget) != NULL)
-		ap->port->tr->conn_forget(c->tr_state, call->seqno);
+	if (c != NULL && c->nb && !c->dead && IDL__TR_OP(lp->port->tr, conn_forget) != NULL)
+		lp->port->tr->conn_forget(c->tr_state, call->seqno);
 }
 
 int64_t
-idl__async_timers(struct idl__aport *ap, int64_t now)
+idl__async_timers(struct idl__loop *lp, int64_t now)
 {
 	int64_t next = IDL_DEADLINE_NONE;
 
 	for (unsigned i = 0; i < IDL__ASYNC_BUCKETS; i++) {
-		struct idl_async *c = ap->table[i], *n;
+		struct idl_async *c = lp->table[i], *n;
 
 		for (; c != NULL; c = n) {
 			n = c->hnext;
@@ -204,9 +204,9 @@ idl__async_timers(struct idl__aport *ap, int64_t now)
 				int sent = atomic_load(&c->state) == IDL__ASYNC_SENT;
 
 				if (sent)
-					async_forget(ap, c);
+					async_forget(lp, c);
 				idl__async_finish(
-					ap, c, IDL_ETIMEDOUT,
+					lp, c, IDL_ETIMEDOUT,
 					sent ? "deadline passed waiting for the reply"
 					     : "deadline passed before the request was sent");
 			} else if (c->deadline < next)
@@ -281,7 +281,7 @@ async_verdict(const struct idl_port *p, const struct idl_subsystem *ss, uint32_t
 
 /* A call whose subsystem's hello is done goes to the send queue, or fails by its verdict. */
 static void
-async_admit(struct idl__aport *ap, struct idl__ahello *h, struct idl_async *call)
+async_admit(struct idl__loop *lp, struct idl__ahello *h, struct idl_async *call)
 {
 	char why[192];
 	int err;
@@ -289,37 +289,37 @@ async_admit(struct idl__aport *ap, struct idl__ahello *h, struct idl_async *call
 	if (h->state == CL_HELLO_FAILED) {
 		snprintf(why, sizeof why, "the server does not serve subsystem %s (%s)",
 			 call->ss->name, idl_errname(h->err));
-		idl__async_finish(ap, call, h->err, why);
+		idl__async_finish(lp, call, h->err, why);
 		return;
 	}
-	err = async_verdict(ap->port, call->ss, call->number, h->verdicts[call->number], why,
+	err = async_verdict(lp->port, call->ss, call->number, h->verdicts[call->number], why,
 			    sizeof why);
 	if (err != 0) {
-		idl__async_finish(ap, call, err, why);
+		idl__async_finish(lp, call, err, why);
 		return;
 	}
 	atomic_store(&call->state, IDL__ASYNC_QUEUED);
-	if ((err = idl__aport_enqueue(ap, call, NULL)) != 0)
-		idl__async_finish(ap, call, err, "the send queue is full");
+	if ((err = idl__loop_enqueue(lp, call, NULL)) != 0)
+		idl__async_finish(lp, call, err, "the send queue is full");
 }
 
-static int async_hello_send(struct idl__aport *ap, struct idl__ahello *h, int64_t deadline);
+static int async_hello_send(struct idl__loop *lp, struct idl__ahello *h, int64_t deadline);
 
 /* The hello's reply (or failure) came: its waiters go on or fail. A server that speaks an
  * older version answers in it, and a version 1 server refuses every other version with
  * IDL_EPROTO: either way the hello goes again in that version, and its waiters wait on. */
 static void
-async_hello_done(struct idl__aport *ap, struct idl_async *hc, const idl_msg_header_t *rep,
+async_hello_done(struct idl__loop *lp, struct idl_async *hc, const idl_msg_header_t *rep,
 		 int result, const char *why)
 {
-	struct idl__ahello *h = ap->conn != NULL ? async_hello_find(ap->conn, hc->ss) : NULL;
+	struct idl__ahello *h = lp->conn != NULL ? async_hello_find(lp->conn, hc->ss) : NULL;
 	const struct idl__hello_body *b =
 		rep != NULL ? (const struct idl__hello_body *)(rep + 1) : NULL;
 	struct idl_async *w, *n;
 
 	unsigned rv, again = 0;
 
-	async_table_remove(ap, hc);
+	async_table_remove(lp, hc);
 	atomic_store(&hc->state, IDL__ASYNC_RAN);
 	if (h == NULL) {
 		idl__async_unref(hc);
@@ -335,9 +335,9 @@ async_hello_done(struct idl__aport *ap, struct idl_async *hc, const idl_msg_head
 
 		h->version = again;
 		idl__async_unref(hc);
-		if ((result = async_hello_send(ap, h, deadline)) == 0) {
-			if (!idl__aport_corked(ap))
-				idl__aport_flush(ap);
+		if ((result = async_hello_send(lp, h, deadline)) == 0) {
+			if (!idl__loop_corked(lp))
+				idl__loop_flush(lp);
 			return;
 		}
 		hc = NULL;
@@ -364,27 +364,27 @@ async_hello_done(struct idl__aport *ap, struct idl_async *hc, const idl_msg_head
 	for (; w != NULL; w = n) {
 		n = w->wnext;
 		w->wnext = NULL;
-		ap->conn->hwait--;
+		lp->conn->hwait--;
 		if (h->state == CL_HELLO_PENDING)
-			idl__async_finish(ap, w, result, why);
+			idl__async_finish(lp, w, result, why);
 		else
-			async_admit(ap, h, w);
+			async_admit(lp, h, w);
 	}
 	if (h->state == CL_HELLO_PENDING) {
 		/* Not answered: the next call says hello again. */
 		free(h->verdicts);
 		free(h->own);
-		*h = ap->conn->hellos[--ap->conn->nhellos];
+		*h = lp->conn->hellos[--lp->conn->nhellos];
 	}
 	if (hc != NULL)
 		idl__async_unref(hc);
 	/* The calls admitted go out now (a dispatch flushes at its end). */
-	if (!idl__aport_corked(ap))
-		idl__aport_flush(ap);
+	if (!idl__loop_corked(lp))
+		idl__loop_flush(lp);
 }
 
 void
-idl__async_deliver(struct idl__aport *ap, void *buf, size_t len, int rcv_err)
+idl__async_deliver(struct idl__loop *lp, void *buf, size_t len, int rcv_err)
 {
 	const idl_msg_header_t *h = buf;
 	struct idl_async *call;
@@ -394,22 +394,22 @@ idl__async_deliver(struct idl__aport *ap, void *buf, size_t len, int rcv_err)
 
 	if (len < offsetof(idl_msg_header_t, retcode))
 		return;
-	if (h->kind == IDL_KIND_GOODBYE && ap->conn != NULL) {
+	if (h->kind == IDL_KIND_GOODBYE && lp->conn != NULL) {
 		/* The server ends the connection and says why: the calls in flight end with
 		 * that reason (IDL_ELIMIT for a limit), and the next call connects again. */
-		struct idl__aconn *c = ap->conn;
+		struct idl__aconn *c = lp->conn;
 		uint32_t reason = idl__goodbye_read(buf, len, rcv_err == 0 ? len : 0, c->dead_why,
 						    sizeof c->dead_why);
 
 		if (reason != 0) {
 			idl__call_drop(buf, len, rcv_err);
 			c->goodbye = reason;
-			idl__aport_conn_dead(ap, c, idl__goodbye_err(reason));
+			idl__loop_conn_dead(lp, c, idl__goodbye_err(reason));
 			return;
 		}
 	}
 	seqno = h->order == ASYNC_OTHER_ORDER ? __builtin_bswap32(h->seqno) : h->seqno;
-	call = async_table_find(ap, seqno);
+	call = async_table_find(lp, seqno);
 	if (call == NULL || atomic_load(&call->state) != IDL__ASYNC_SENT) {
 		/* A late reply to a call that timed out or was cancelled, or a stray. */
 		idl__call_drop(buf, len, rcv_err);
@@ -419,12 +419,12 @@ idl__async_deliver(struct idl__aport *ap, void *buf, size_t len, int rcv_err)
 	if (call->complete == NULL) {
 		if (bad != NULL)
 			idl__call_drop(buf, len, rcv_err);
-		async_hello_done(ap, call, h, bad != NULL ? result : 0, bad);
+		async_hello_done(lp, call, h, bad != NULL ? result : 0, bad);
 		return;
 	}
 	if (bad != NULL) {
 		idl__call_drop(buf, len, rcv_err);
-		idl__async_finish(ap, call, result, bad);
+		idl__async_finish(lp, call, result, bad);
 		return;
 	}
 	/* The reply's memory and ports go with its bytes, to the call. */
@@ -432,28 +432,28 @@ idl__async_deliver(struct idl__aport *ap, void *buf, size_t len, int rcv_err)
 	if (((h->flags & IDL_MSGF_DESC) || h->ndesc != 0) &&
 	    !idl__desc_count_ok(&call->ss->routines[call->number], call->rep, 0)) {
 		idl_msg_destroy(call->rep);
-		idl__async_finish(ap, call, MIG_TYPE_ERROR,
+		idl__async_finish(lp, call, MIG_TYPE_ERROR,
 				  "reply with descriptors that are not the routine's");
 		return;
 	}
-	idl__async_finish(ap, call, h->retcode, h->retcode != 0 ? "the server replied so" : NULL);
+	idl__async_finish(lp, call, h->retcode, h->retcode != 0 ? "the server replied so" : NULL);
 }
 
 /* A new call record with room for the request (copied) and the reply. */
 static struct idl_async *
-async_new(struct idl__aport *ap, const idl_msg_header_t *req, uint32_t rep_max, int locked)
+async_new(struct idl__loop *lp, const idl_msg_header_t *req, uint32_t rep_max, int locked)
 {
 	size_t head = ASYNC_HEAD;
 	size_t reqsz = ((size_t)req->size + 15u) & ~(size_t)15u;
 	size_t need = head + reqsz + rep_max;
-	struct idl_async *call = locked ? ap->spare : NULL;
+	struct idl_async *call = locked ? lp->spare : NULL;
 
 	/* The port's spare record on top, when it is big enough (calls of one routine reuse
 	 * each other's); else a new one. */
 	if (call != NULL && call->cap >= need) {
-		ap->spare = call->next;
-		ap->nspare--;
-		ap->spare_bytes -= call->cap;
+		lp->spare = call->next;
+		lp->nspare--;
+		lp->spare_bytes -= call->cap;
 		need = call->cap;
 		idl__mem_show((char *)call + head, need - head);
 	} else if ((call = malloc(need)) == NULL) {
@@ -466,7 +466,7 @@ async_new(struct idl__aport *ap, const idl_msg_header_t *req, uint32_t rep_max, 
 	call->done = NULL;
 	call->ctx = NULL;
 	call->cap = need;
-	call->ap = ap;
+	call->lp = lp;
 	call->req = (idl_msg_header_t *)((char *)call + head);
 	call->rep = (idl_msg_header_t *)((char *)call + head + reqsz);
 	call->rep_max = rep_max;
@@ -478,17 +478,17 @@ async_new(struct idl__aport *ap, const idl_msg_header_t *req, uint32_t rep_max, 
 
 /* Keeps the record of a call that ended for the next call, within the bounds. Lock held. */
 static void
-async_spare_put(struct idl__aport *ap, struct idl_async *call)
+async_spare_put(struct idl__loop *lp, struct idl_async *call)
 {
-	if (ap->nspare >= IDL__ASYNC_SPARE_MAX ||
-	    ap->spare_bytes + call->cap > IDL__ASYNC_SPARE_BYTES) {
+	if (lp->nspare >= IDL__ASYNC_SPARE_MAX ||
+	    lp->spare_bytes + call->cap > IDL__ASYNC_SPARE_BYTES) {
 		free(call);
 		return;
 	}
-	call->next = ap->spare;
-	ap->spare = call;
-	ap->nspare++;
-	ap->spare_bytes += call->cap;
+	call->next = lp->spare;
+	lp->spare = call;
+	lp->nspare++;
+	lp->spare_bytes += call->cap;
 	/* A done function that kept a pointer into its reply is caught by the sanitizers as if
 	 * the record had been freed: all but the record itself, whose list link and size stay
 	 * readable here. */
@@ -496,21 +496,21 @@ async_spare_put(struct idl__aport *ap, struct idl_async *call)
 }
 
 void
-idl__async_spares_free(struct idl__aport *ap)
+idl__async_spares_free(struct idl__loop *lp)
 {
-	while (ap->spare != NULL) {
-		struct idl_async *call = ap->spare;
+	while (lp->spare != NULL) {
+		struct idl_async *call = lp->spare;
 
-		ap->spare = call->next;
+		lp->spare = call->next;
 		free(call);
 	}
-	ap->nspare = 0;
-	ap->spare_bytes = 0;
+	lp->nspare = 0;
+	lp->spare_bytes = 0;
 }
 
 /* Sends h's hello, in h->version (a call of the runtime's own, queued first). */
 static int
-async_hello_send(struct idl__aport *ap, struct idl__ahello *h, int64_t deadline)
+async_hello_send(struct idl__loop *lp, struct idl__ahello *h, int64_t deadline)
 {
 	const struct idl_subsystem *ss = h->ss;
 	idl_msg_header_t *msg;
@@ -524,31 +524,31 @@ async_hello_send(struct idl__aport *ap, struct idl__ahello *h, int64_t deadline)
 		free(msg);
 		return err;
 	}
-	hc = async_new(ap, msg, IDL_HELLO_MAX, 0);
+	hc = async_new(lp, msg, IDL_HELLO_MAX, 0);
 	free(msg);
 	if (hc == NULL)
 		return IDL_ENOMEM;
 	hc->ss = ss;
 	hc->rep_kind = IDL_KIND_HELLO_REPLY;
 	hc->rep_id = (int32_t)((uint32_t)hc->req->id + IDL_REPLY_ID_OFFSET);
-	hc->seqno = atomic_fetch_add_explicit(&ap->port->seqno, 1, memory_order_relaxed);
+	hc->seqno = atomic_fetch_add_explicit(&lp->port->seqno, 1, memory_order_relaxed);
 	hc->req->seqno = hc->seqno;
 	hc->deadline = deadline;
 	atomic_store(&hc->state, IDL__ASYNC_QUEUED);
-	if ((err = idl__aport_enqueue(ap, hc, NULL)) != 0) {
+	if ((err = idl__loop_enqueue(lp, hc, NULL)) != 0) {
 		free(hc);
 		return err;
 	}
-	async_table_add(ap, hc);
+	async_table_add(lp, hc);
 	return 0;
 }
 
 /* Says hello for ss on the connection, in our newest version. */
 static int
-async_hello_start(struct idl__aport *ap, const struct idl_subsystem *ss, int64_t deadline,
+async_hello_start(struct idl__loop *lp, const struct idl_subsystem *ss, int64_t deadline,
 		  struct idl__ahello **hp)
 {
-	struct idl__aconn *c = ap->conn;
+	struct idl__aconn *c = lp->conn;
 	struct idl__ahello *h;
 	uint64_t *own;
 	int err;
@@ -570,7 +570,7 @@ async_hello_start(struct idl__aport *ap, const struct idl_subsystem *ss, int64_t
 	h->state = CL_HELLO_PENDING;
 	h->version = IDL_HELLO_VERSION;
 	h->own = own;
-	if ((err = async_hello_send(ap, h, deadline)) != 0) {
+	if ((err = async_hello_send(lp, h, deadline)) != 0) {
 		free(own);
 		return err;
 	}
@@ -606,44 +606,44 @@ async_args(idl_port_t p, const struct idl_subsystem *ss, uint32_t number,
 
 /* Accepts a call under the lock: connected, its hello said or asked for, queued. */
 static int
-async_accept(struct idl__aport *ap, struct idl_async *call)
+async_accept(struct idl__loop *lp, struct idl_async *call)
 {
-	struct idl_port *p = ap->port;
+	struct idl_port *p = lp->port;
 	int err;
 
-	if (ap->closing)
+	if (lp->closing)
 		return idl__fail(IDL_ECLOSED, "%s: the port is closing", p->head.address);
-	if ((err = idl__aport_conn(ap, call->deadline)) != 0)
+	if ((err = idl__loop_conn(lp, call->deadline)) != 0)
 		return err;
 	/* Calls carried over from a connection that died go first, in their order. */
-	if (ap->carry != NULL)
-		idl__async_carry_resume(ap, 0, NULL);
+	if (lp->carry != NULL)
+		idl__async_carry_resume(lp, 0, NULL);
 	/* Calls waiting for a hello count too: each goes into the queue once it is answered,
 	 * which must then not refuse it. */
-	if (ap->conn->qcalls + ap->conn->hwait >= IDL__ASYNC_SENDQ_MAX)
+	if (lp->conn->qcalls + lp->conn->hwait >= IDL__ASYNC_SENDQ_MAX)
 		return idl__fail(IDL_EAGAIN, "%s: %u requests wait to be sent already",
 				 p->head.address, IDL__ASYNC_SENDQ_MAX);
 	call->seqno = atomic_fetch_add_explicit(&p->seqno, 1, memory_order_relaxed);
 	call->req->seqno = call->seqno;
-	if ((err = idl__async_place(ap, call)) != 0)
+	if ((err = idl__async_place(lp, call)) != 0)
 		return err;
-	async_table_add(ap, call);
-	idl__aport_arm(ap, call->deadline);
-	if (!idl__aport_corked(ap))
-		idl__aport_flush(ap);
+	async_table_add(lp, call);
+	idl__loop_arm(lp, call->deadline);
+	if (!idl__loop_corked(lp))
+		idl__loop_flush(lp);
 	return 0;
 }
 
 int
-idl__async_place(struct idl__aport *ap, struct idl_async *call)
+idl__async_place(struct idl__loop *lp, struct idl_async *call)
 {
-	struct idl_port *p = ap->port;
+	struct idl_port *p = lp->port;
 	struct idl__ahello *h;
 	int err;
 
 	atomic_store(&call->state, IDL__ASYNC_HELLO);
-	h = async_hello_find(ap->conn, call->ss);
-	if (h == NULL && (err = async_hello_start(ap, call->ss, call->deadline, &h)) != 0)
+	h = async_hello_find(lp->conn, call->ss);
+	if (h == NULL && (err = async_hello_start(lp, call->ss, call->deadline, &h)) != 0)
 		return idl__fail(err, "%s: %s: cannot say hello: %s", p->head.address,
 				 call->ss->name, idl_strerror(err));
 	if (h->state == CL_HELLO_PENDING) {
@@ -652,7 +652,7 @@ idl__async_place(struct idl__aport *ap, struct idl_async *call)
 		else
 			h->waiters = call;
 		h->last = call;
-		ap->conn->hwait++;
+		lp->conn->hwait++;
 	} else if (h->state == CL_HELLO_FAILED) {
 		return idl__fail(h->err, "%s: the server does not serve subsystem %s (%s)",
 				 p->head.address, call->ss->name, idl_errname(h->err));
@@ -663,7 +663,7 @@ idl__async_place(struct idl__aport *ap, struct idl_async *call)
 					 sizeof why)) != 0)
 			return idl__fail(err, "%s", why);
 		atomic_store(&call->state, IDL__ASYNC_QUEUED);
-		if ((err = idl__aport_enqueue(ap, call, NULL)) != 0)
+		if ((err = idl__loop_enqueue(lp, call, NULL)) != 0)
 			return err;
 	}
 	return 0;
@@ -674,7 +674,7 @@ idl_call_async(idl_port_t p, const struct idl_subsystem *ss, uint32_t number,
 	       const idl_msg_header_t *req, uint32_t rep_max, int timeout_ms,
 	       idl_async_complete_fn *complete, void *done, void *ctx, idl_async_t **callp)
 {
-	struct idl__aport *ap = NULL;
+	struct idl__loop *lp = NULL;
 	struct idl_async *call = NULL;
 	int err;
 
@@ -687,11 +687,11 @@ idl_call_async(idl_port_t p, const struct idl_subsystem *ss, uint32_t number,
 		timeout_ms = ss->routines[number].waittime >= 0
 				     ? ss->routines[number].waittime
 				     : atomic_load_explicit(&p->timeout_ms, memory_order_relaxed);
-	if ((err = idl__aport_get(p, &ap)) != 0)
+	if ((err = idl__loop_get(p, &lp)) != 0)
 		goto refused;
-	pthread_mutex_lock(&ap->lock);
-	if ((call = async_new(ap, req, rep_max, 1)) == NULL) {
-		pthread_mutex_unlock(&ap->lock);
+	pthread_mutex_lock(&lp->lock);
+	if ((call = async_new(lp, req, rep_max, 1)) == NULL) {
+		pthread_mutex_unlock(&lp->lock);
 		err = idl__fail(IDL_ENOMEM, "%s: out of memory", p->head.address);
 		goto refused;
 	}
@@ -710,10 +710,10 @@ idl_call_async(idl_port_t p, const struct idl_subsystem *ss, uint32_t number,
 	call->deadline = idl_deadline_ms(timeout_ms);
 	if (callp != NULL)
 		atomic_store(&call->refs, 2);
-	if (rep_max > ap->max_rep)
-		ap->max_rep = rep_max;
-	err = async_accept(ap, call);
-	pthread_mutex_unlock(&ap->lock);
+	if (rep_max > lp->max_rep)
+		lp->max_rep = rep_max;
+	err = async_accept(lp, call);
+	pthread_mutex_unlock(&lp->lock);
 	if (err == 0) {
 		if (callp != NULL)
 			*callp = call;
@@ -735,7 +735,7 @@ refused:
 int
 idl_async_cancel(idl_async_t *call)
 {
-	struct idl__aport *ap;
+	struct idl__loop *lp;
 	idl_msg_header_t *msg;
 	int st;
 
@@ -745,10 +745,10 @@ idl_async_cancel(idl_async_t *call)
 	/* A completed call's port may be gone (closed): its state alone says so. */
 	if (atomic_load_explicit(&call->state, memory_order_acquire) >= IDL__ASYNC_DONE)
 		return 0;
-	ap = call->ap;
-	pthread_mutex_lock(&ap->lock);
+	lp = call->lp;
+	pthread_mutex_lock(&lp->lock);
 	st = atomic_load(&call->state);
-	if (st == IDL__ASYNC_SENT && ap->conn != NULL && !ap->conn->dead &&
+	if (st == IDL__ASYNC_SENT && lp->conn != NULL && !lp->conn->dead &&
 	    (msg = idl__zalloc(IDL_MSG_HEADER_SIZE)) != NULL) {
 		/* The server is told; a reply that still comes finds no call and is dropped. */
 		msg->magic = IDL_MSG_MAGIC;
@@ -757,18 +757,18 @@ idl_async_cancel(idl_async_t *call)
 		msg->size = IDL_MSG_HEADER_SIZE;
 		msg->id = call->req->id;
 		msg->seqno = call->seqno;
-		if (idl__aport_enqueue(ap, NULL, msg) != 0)
+		if (idl__loop_enqueue(lp, NULL, msg) != 0)
 			free(msg);
-		else if (!idl__aport_corked(ap))
-			idl__aport_flush(ap);
+		else if (!idl__loop_corked(lp))
+			idl__loop_flush(lp);
 	}
 	if (st == IDL__ASYNC_SENT)
-		async_forget(ap, call);
+		async_forget(lp, call);
 	if (st < IDL__ASYNC_DONE)
-		idl__async_finish(ap, call, IDL_ECANCELED,
+		idl__async_finish(lp, call, IDL_ECANCELED,
 				  st == IDL__ASYNC_SENT ? "cancelled while in flight"
 							: "cancelled before it was sent");
-	pthread_mutex_unlock(&ap->lock);
+	pthread_mutex_unlock(&lp->lock);
 	return 0;
 }
 
@@ -780,9 +780,9 @@ idl_async_release(idl_async_t *call)
 }
 
 int
-idl__async_run(struct idl__aport *ap, int max)
+idl__async_run(struct idl__loop *lp, int max)
 {
-	struct idl_port *p = ap->port;
+	struct idl_port *p = lp->port;
 	struct idl_async *spent = NULL;
 	int ran = 0;
 
@@ -793,25 +793,25 @@ idl__async_run(struct idl__aport *ap, int max)
 		/* Under one lock: the records of the calls that ran go back to the port, and the
 		 * completions queued by now (up to max) are taken, to run without it. Nobody
 		 * else touches a completed call's link: a cancel or a late reply finds it done. */
-		pthread_mutex_lock(&ap->lock);
+		pthread_mutex_lock(&lp->lock);
 		while (spent != NULL) {
 			struct idl_async *n = spent->next;
 
-			async_spare_put(ap, spent);
+			async_spare_put(lp, spent);
 			spent = n;
 		}
-		for (cut = &ap->cfirst; *cut != NULL && (max < 0 || ran + k < max); k++)
+		for (cut = &lp->cfirst; *cut != NULL && (max < 0 || ran + k < max); k++)
 			cut = &(*cut)->next;
 		if (k == 0) {
-			pthread_mutex_unlock(&ap->lock);
+			pthread_mutex_unlock(&lp->lock);
 			break;
 		}
-		batch = ap->cfirst;
-		ap->cfirst = *cut;
+		batch = lp->cfirst;
+		lp->cfirst = *cut;
 		*cut = NULL;
-		if (ap->cfirst == NULL)
-			ap->clast = NULL;
-		pthread_mutex_unlock(&ap->lock);
+		if (lp->cfirst == NULL)
+			lp->clast = NULL;
+		pthread_mutex_unlock(&lp->lock);
 		while (batch != NULL) {
 			struct idl_async *call = batch;
 			const char *rt = call->ss->routines[call->number].name;

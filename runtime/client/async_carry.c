@@ -1,5 +1,5 @@
 /*
- * call_carry.c - calls carried over to a new connection: when a pollable port's connection
+ * async_carry.c - calls carried over to a new connection: when a pollable port's connection
  * dies, a call whose request had not reached the transport (still in the send queue, or
  * waiting for its subsystem's hello) cannot have run at the server, so it goes on the next
  * connection instead of failing; the calls already sent fail, unless the server's goodbye
@@ -14,9 +14,9 @@
 #include "client/async.h"
 
 void
-idl__async_uncarry(struct idl__aport *ap, struct idl_async *call)
+idl__async_uncarry(struct idl__loop *lp, struct idl_async *call)
 {
-	for (struct idl_async **pp = &ap->carry; *pp != NULL; pp = &(*pp)->next)
+	for (struct idl_async **pp = &lp->carry; *pp != NULL; pp = &(*pp)->next)
 		if (*pp == call) {
 			*pp = call->next;
 			break;
@@ -27,9 +27,9 @@ idl__async_uncarry(struct idl__aport *ap, struct idl_async *call)
 
 /* Puts a call on the carry list, in sequence-number order (the order calls were accepted). */
 static void
-async_carry_add(struct idl__aport *ap, struct idl_async *call)
+async_carry_add(struct idl__loop *lp, struct idl_async *call)
 {
-	struct idl_async **pp = &ap->carry;
+	struct idl_async **pp = &lp->carry;
 
 	while (*pp != NULL && (int32_t)((*pp)->seqno - call->seqno) < 0)
 		pp = &(*pp)->next;
@@ -45,24 +45,24 @@ async_carry_add(struct idl__aport *ap, struct idl_async *call)
  * goodbye, so the server never saw them, and they go on the next connection - but not one
  * whose first send gave away what it carried (its memory freed, its ports moved). */
 static void
-async_carry_sent(struct idl__aport *ap)
+async_carry_sent(struct idl__loop *lp)
 {
 	for (unsigned i = 0; i < IDL__ASYNC_BUCKETS; i++)
-		for (struct idl_async *call = ap->table[i]; call != NULL; call = call->hnext)
+		for (struct idl_async *call = lp->table[i]; call != NULL; call = call->hnext)
 			if (call->complete != NULL && !call->carried && !call->carrying &&
 			    atomic_load(&call->state) == IDL__ASYNC_SENT &&
 			    !idl__msg_consumes(call->req))
-				async_carry_add(ap, call);
+				async_carry_add(lp, call);
 }
 
 void
-idl__async_conn_died(struct idl__aport *ap, struct idl__aconn *c, int err, const char *why)
+idl__async_conn_died(struct idl__loop *lp, struct idl__aconn *c, int err, const char *why)
 {
 	/* A request that never reached the transport cannot have run: it may go on the next
 	 * connection. Not after a connect that failed (the next would fail alike), a limit's
 	 * goodbye (the server refused us) or a close, and only once per call, so that a server
 	 * that dies at every connection does not keep a call going round. */
-	if (err == MIG_SERVER_DIED && !c->connecting && !c->opening && !ap->closing) {
+	if (err == MIG_SERVER_DIED && !c->connecting && !c->opening && !lp->closing) {
 		for (unsigned i = 0; i < c->qlen; i++) {
 			struct idl__aqent *e = &c->q[(c->qhead + i) % c->qcap];
 			struct idl_async *call = e->call;
@@ -71,7 +71,7 @@ idl__async_conn_died(struct idl__aport *ap, struct idl__aconn *c, int err, const
 				continue;
 			e->call = NULL;
 			c->qcalls--;
-			async_carry_add(ap, call);
+			async_carry_add(lp, call);
 		}
 		for (size_t i = 0; i < c->nhellos; i++) {
 			struct idl__ahello *h = &c->hellos[i];
@@ -83,7 +83,7 @@ idl__async_conn_died(struct idl__aport *ap, struct idl__aconn *c, int err, const
 				w->wnext = NULL;
 				if (!w->carried) {
 					c->hwait--;
-					async_carry_add(ap, w);
+					async_carry_add(lp, w);
 				} else if (h->last != NULL) {
 					h->last->wnext = w;
 					h->last = w;
@@ -93,30 +93,30 @@ idl__async_conn_died(struct idl__aport *ap, struct idl__aconn *c, int err, const
 			}
 		}
 		if (c->goodbye == IDL_GOODBYE_IDLE || c->goodbye == IDL_GOODBYE_EVICTED)
-			async_carry_sent(ap);
+			async_carry_sent(lp);
 	}
-	idl__async_fail_all(ap, err, why);
-	if (ap->carry != NULL)
-		idl__aport_wake(ap);
+	idl__async_fail_all(lp, err, why);
+	if (lp->carry != NULL)
+		idl__loop_wake(lp);
 }
 
 void
-idl__async_carry_resume(struct idl__aport *ap, int err, const char *why)
+idl__async_carry_resume(struct idl__loop *lp, int err, const char *why)
 {
-	while (ap->carry != NULL) {
-		struct idl_async *call = ap->carry;
+	while (lp->carry != NULL) {
+		struct idl_async *call = lp->carry;
 		const char *w = why;
 		int e = err;
 
-		ap->carry = call->next;
+		lp->carry = call->next;
 		call->next = NULL;
 		call->carrying = 0;
 		call->carried = 1;
-		if (e == 0 && (e = idl__async_place(ap, call)) != 0)
+		if (e == 0 && (e = idl__async_place(lp, call)) != 0)
 			w = idl_errdetail();
 		if (e != 0)
-			idl__async_finish(ap, call, e, w);
+			idl__async_finish(lp, call, e, w);
 	}
-	if (!idl__aport_corked(ap))
-		idl__aport_flush(ap);
+	if (!idl__loop_corked(lp))
+		idl__loop_flush(lp);
 }

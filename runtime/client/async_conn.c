@@ -1,10 +1,11 @@
 /*
- * port_conn.c - the pollable port's connection: made, connected, driven by two threads of
- * its own where the transport has no non-blocking operations, ended and freed.
+ * async_conn.c - the call loop's connection (the pollable port's): made, connected, driven
+ * by two threads of its own where the transport has no non-blocking operations, ended and
+ * freed. It knows the client's ports and nothing of the server.
  *
  * Nothing here waits for the peer with the port's async lock held: every call of the port,
  * its dispatch and its timers need that lock. A transport that connects without blocking
- * (conn_connect_nb: tcp) connects in the port's loop (port_poll.c); any other connects on
+ * (conn_connect_nb: tcp) connects in the port's loop (async_loop.c); any other connects on
  * the connection's first thread, with the lock released, while the calls queue behind the
  * connect and their deadlines run - so a connect that waits (a dead server's port: queue
  * is known dead only after about a second; a frozen server's shm: rendezvous or full unix:
@@ -41,10 +42,10 @@ aconn_why(struct idl__aconn *c, const char *what, int err)
 }
 
 void
-idl__aport_conn_failed(struct idl__aport *ap, struct idl__aconn *c, const char *what, int err)
+idl__loop_conn_failed(struct idl__loop *lp, struct idl__aconn *c, const char *what, int err)
 {
 	aconn_why(c, what, err);
-	idl__aport_conn_dead(ap, c, err == IDL_ECLOSED ? MIG_SERVER_DIED : err);
+	idl__loop_conn_dead(lp, c, err == IDL_ECLOSED ? MIG_SERVER_DIED : err);
 }
 
 /* The threaded driver's receiver: blocks in conn_recv, hands each message over under the
@@ -53,31 +54,31 @@ static void *
 aconn_receiver(void *arg)
 {
 	struct idl__aconn *c = arg;
-	struct idl__aport *ap = c->ap;
+	struct idl__loop *lp = c->lp;
 
 	for (;;) {
 		struct idl_deadline dl = idl_deadline_in(-1);
 		struct idl_xmsg m;
 		int err;
 
-		pthread_mutex_lock(&ap->lock);
+		pthread_mutex_lock(&lp->lock);
 		if (c->dead) {
-			pthread_mutex_unlock(&ap->lock);
+			pthread_mutex_unlock(&lp->lock);
 			break;
 		}
-		idl__aconn_rbuf(ap, c);
-		pthread_mutex_unlock(&ap->lock);
+		idl__aconn_rbuf(lp, c);
+		pthread_mutex_unlock(&lp->lock);
 		memset(&m, 0, sizeof m);
 		m.data = c->rbuf;
 		m.cap = c->rcap;
 		idl__clear_detail();
 		err = c->tr->conn_recv(c->tr_state, &m, &dl);
-		pthread_mutex_lock(&ap->lock);
+		pthread_mutex_lock(&lp->lock);
 		if (idl__rcv_has_msg(err, m.len))
-			idl__async_deliver(ap, c->rbuf, m.len, err);
+			idl__async_deliver(lp, c->rbuf, m.len, err);
 		else if (err != IDL_ETIMEDOUT)
-			idl__aport_conn_failed(ap, c, NULL, err);
-		pthread_mutex_unlock(&ap->lock);
+			idl__loop_conn_failed(lp, c, NULL, err);
+		pthread_mutex_unlock(&lp->lock);
 	}
 	return NULL;
 }
@@ -88,7 +89,7 @@ aconn_receiver(void *arg)
 static void
 aconn_send_loop(struct idl__aconn *c)
 {
-	struct idl__aport *ap = c->ap;
+	struct idl__loop *lp = c->lp;
 
 	for (;;) {
 		struct idl__aqent *e = NULL;
@@ -99,7 +100,7 @@ aconn_send_loop(struct idl__aconn *c)
 		int err;
 
 		while (!c->dead && (e = idl__aconn_head(c)) == NULL)
-			pthread_cond_wait(&c->scv, &ap->lock);
+			pthread_cond_wait(&c->scv, &lp->lock);
 		if (c->dead)
 			break;
 		call = e->call;
@@ -108,24 +109,24 @@ aconn_send_loop(struct idl__aconn *c)
 		if (call != NULL)
 			atomic_fetch_add(&call->refs, 1); /* the request outlives a completion */
 		idl__aconn_pop(c);
-		pthread_mutex_unlock(&ap->lock);
+		pthread_mutex_unlock(&lp->lock);
 		memset(&m, 0, sizeof m);
 		m.data = msg;
 		m.len = msg->size;
 		idl__clear_detail();
 		err = c->tr->conn_send(c->tr_state, &m, &dl);
-		pthread_mutex_lock(&ap->lock);
+		pthread_mutex_lock(&lp->lock);
 		if (call == NULL)
 			free(msg);
 		if (err == IDL_ETIMEDOUT || err == IDL_EMSGSIZE) {
 			if (call != NULL)
 				idl__async_finish(
-					ap, call, err,
+					lp, call, err,
 					err == IDL_EMSGSIZE
 						? "request larger than the transport takes"
 						: "deadline passed before the request was sent");
 		} else if (err != 0) {
-			idl__aport_conn_failed(ap, c, "send failed", err);
+			idl__loop_conn_failed(lp, c, "send failed", err);
 		}
 		if (call != NULL)
 			idl__async_unref(call);
@@ -136,9 +137,9 @@ aconn_send_loop(struct idl__aconn *c)
  * descriptor into the port's set, or its receiving thread started (the caller is its first
  * thread, which then sends). 0 or an error. Lock held. */
 static int
-aconn_start(struct idl__aport *ap, struct idl__aconn *c)
+aconn_start(struct idl__loop *lp, struct idl__aconn *c)
 {
-	const char *addr = ap->port->head.address;
+	const char *addr = lp->port->head.address;
 	struct epoll_event ev;
 	unsigned events;
 	int err;
@@ -150,13 +151,13 @@ aconn_start(struct idl__aport *ap, struct idl__aconn *c)
 		ev.events = EPOLLIN | (c->connecting ? EPOLLOUT : 0);
 		c->want_out = c->connecting;
 		ev.data.fd = c->fd;
-		if (c->fd < 0 || epoll_ctl(ap->epfd, EPOLL_CTL_ADD, c->fd, &ev) != 0) {
+		if (c->fd < 0 || epoll_ctl(lp->epfd, EPOLL_CTL_ADD, c->fd, &ev) != 0) {
 			c->fd = -1;
 			return idl__fail(IDL_ESYSERR(errno), "%s: epoll: %s", addr,
 					 strerror(errno));
 		}
 		/* What queued behind the connect goes now (a connect in progress: later). */
-		idl__aport_flush(ap);
+		idl__loop_flush(lp);
 		return 0;
 	}
 	if ((c->rbuf = idl__zalloc(IDL__ASYNC_RBUF_MIN)) == NULL)
@@ -200,7 +201,7 @@ static void *
 aconn_open_main(void *arg)
 {
 	struct idl__aconn *c = arg;
-	struct idl__aport *ap = c->ap;
+	struct idl__loop *lp = c->lp;
 	int expect = IDL__AOPEN_RUNNING;
 	char why[sizeof c->dead_why];
 	int err;
@@ -216,50 +217,50 @@ aconn_open_main(void *arg)
 		aconn_release(c);
 		return NULL;
 	}
-	pthread_mutex_lock(&ap->lock);
+	pthread_mutex_lock(&lp->lock);
 	c->opening = 0;
 	/* Ended meanwhile by the port's close, which left the transport to this thread. */
 	if (c->dead && err == 0)
 		c->tr->conn_close(c->tr_state);
-	if (!c->dead && err == 0 && (err = aconn_start(ap, c)) != 0)
+	if (!c->dead && err == 0 && (err = aconn_start(lp, c)) != 0)
 		snprintf(why, sizeof why, "%s", idl_errdetail());
 	if (!c->dead && err != 0) {
 		snprintf(c->dead_why, sizeof c->dead_why, "%s", why);
-		idl__aport_conn_dead(ap, c, err);
+		idl__loop_conn_dead(lp, c, err);
 	}
 	if (!c->dead && !c->nb)
 		aconn_send_loop(c);
-	pthread_mutex_unlock(&ap->lock);
+	pthread_mutex_unlock(&lp->lock);
 	return NULL;
 }
 
 void
-idl__aport_conn_free(struct idl__aport *ap, struct idl__aconn *c)
+idl__loop_conn_free(struct idl__loop *lp, struct idl__aconn *c)
 {
-	/* A flush's blocking send (port_poll.c) ends within its call's deadline, sooner for
+	/* A flush's blocking send (async_loop.c) ends within its call's deadline, sooner for
 	 * the connection closed under it. */
 	while (c->blocking)
-		pthread_cond_wait(&c->scv, &ap->lock);
+		pthread_cond_wait(&c->scv, &lp->lock);
 	if (c->has_othread || c->has_rthread) {
-		pthread_mutex_unlock(&ap->lock);
+		pthread_mutex_unlock(&lp->lock);
 		/* The first thread starts the receiver: joined first, it has said whether. */
 		if (c->has_othread)
 			pthread_join(c->othread, NULL);
 		if (c->has_rthread)
 			pthread_join(c->rthread, NULL);
-		pthread_mutex_lock(&ap->lock);
+		pthread_mutex_lock(&lp->lock);
 	}
 	aconn_release(c);
 }
 
 void
-idl__aport_conn_dead(struct idl__aport *ap, struct idl__aconn *c, int err)
+idl__loop_conn_dead(struct idl__loop *lp, struct idl__aconn *c, int err)
 {
 	if (c->dead)
 		return;
 	/* Every call in flight completes, each once; a request still in the queue goes on the
 	 * next connection instead (idl__async_conn_died() says when). */
-	idl__async_conn_died(ap, c, err,
+	idl__async_conn_died(lp, c, err,
 			     c->dead_why[0] != '\0'   ? c->dead_why
 			     : err == MIG_SERVER_DIED ? "the server went away"
 						      : "the connection failed");
@@ -269,12 +270,12 @@ idl__aport_conn_dead(struct idl__aport *ap, struct idl__aconn *c, int err)
 	if (!c->opening)
 		c->tr->conn_close(c->tr_state);
 	if (c->nb && c->fd >= 0)
-		(void)epoll_ctl(ap->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+		(void)epoll_ctl(lp->epfd, EPOLL_CTL_DEL, c->fd, NULL);
 	pthread_cond_broadcast(&c->scv);
 }
 
 void
-idl__aport_conn_close(struct idl__aport *ap, struct idl__aconn *c)
+idl__loop_conn_close(struct idl__loop *lp, struct idl__aconn *c)
 {
 	int expect = IDL__AOPEN_RUNNING;
 
@@ -285,26 +286,26 @@ idl__aport_conn_close(struct idl__aport *ap, struct idl__aconn *c)
 		return;
 	}
 	snprintf(c->dead_why, sizeof c->dead_why, "the port was closed");
-	idl__aport_conn_dead(ap, c, IDL_ECANCELED);
-	idl__aport_conn_free(ap, c);
+	idl__loop_conn_dead(lp, c, IDL_ECANCELED);
+	idl__loop_conn_free(lp, c);
 }
 
 int
-idl__aport_connect(struct idl__aport *ap, int64_t deadline)
+idl__loop_connect(struct idl__loop *lp, int64_t deadline)
 {
-	struct idl_port *p = ap->port;
+	struct idl_port *p = lp->port;
 	const struct idl_transport *tr = p->tr;
-	struct idl__aconn *c = ap->conn;
+	struct idl__aconn *c = lp->conn;
 	int err;
 
 	if (c != NULL && !c->dead)
 		return 0;
 	if (c != NULL) {
 		/* The next call after the peer's death reconnects. */
-		ap->conn = NULL;
-		idl__aport_conn_free(ap, c);
-		if (ap->conn != NULL)
-			return ap->conn->dead ? ap->conn->dead_err : 0;
+		lp->conn = NULL;
+		idl__loop_conn_free(lp, c);
+		if (lp->conn != NULL)
+			return lp->conn->dead ? lp->conn->dead_err : 0;
 	}
 	if ((c = calloc(1, sizeof *c)) == NULL ||
 	    (c->tr_state = idl__zalloc(tr->conn_size)) == NULL ||
@@ -318,7 +319,7 @@ idl__aport_connect(struct idl__aport *ap, int64_t deadline)
 		return idl__fail(IDL_ENOMEM, "%s: out of memory", p->head.address);
 	}
 	c->qcap = 2 * IDL__ASYNC_SENDQ_MAX;
-	c->ap = ap;
+	c->lp = lp;
 	c->tr = tr;
 	c->fd = -1;
 	c->rest = c->addr + (p->rest - p->head.address);
@@ -329,19 +330,19 @@ idl__aport_connect(struct idl__aport *ap, int64_t deadline)
 	c->nb = IDL__TR_OP(tr, conn_fd) != NULL && IDL__TR_OP(tr, conn_sendv_nb) != NULL &&
 		IDL__TR_OP(tr, conn_recv_nb) != NULL && !(tr->flags & IDL_TRF_OWNSET);
 	idl__clear_detail();
-	ap->conn = c;
+	lp->conn = c;
 	c->tr_used = 1;
 	if (c->nb && IDL__TR_OP(tr, conn_connect_nb) != NULL &&
 	    IDL__TR_OP(tr, conn_connect_step) != NULL) {
-		/* In the caller's loop: the calls queue behind the connect (port_poll.c). */
+		/* In the caller's loop: the calls queue behind the connect (async_loop.c). */
 		err = tr->conn_connect_nb(c->tr_state, c->rest);
 		if (err == IDL_EAGAIN)
 			c->connecting = 1;
 		else if (err != 0)
 			goto failed;
-		if ((err = aconn_start(ap, c)) != 0) {
+		if ((err = aconn_start(lp, c)) != 0) {
 			snprintf(c->dead_why, sizeof c->dead_why, "%s", idl_errdetail());
-			idl__aport_conn_dead(ap, c, err);
+			idl__loop_conn_dead(lp, c, err);
 			goto failed;
 		}
 		return 0;
@@ -359,7 +360,7 @@ failed:
 	if (idl_errdetail()[0] == '\0')
 		idl__fail(err, "%s: connect: %s", p->head.address, idl_strerror(err));
 	c->dead = 1;
-	ap->conn = NULL;
-	idl__aport_conn_free(ap, c);
+	lp->conn = NULL;
+	idl__loop_conn_free(lp, c);
 	return err;
 }

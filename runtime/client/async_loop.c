@@ -1,7 +1,10 @@
 /*
- * port_poll.c - the pollable port: idl_port_fd(), idl_port_dispatch(), idl_port_wait(),
- * the asynchronous connection's send queue, and its driving from the caller's loop (the
- * connection itself - made, connected, its threads - is port_conn.c).
+ * async_loop.c - the call loop, what makes a port pollable: idl_port_fd(),
+ * idl_port_dispatch(), idl_port_wait(), the asynchronous connection's send queue, and its
+ * driving from the caller's loop (the connection itself - made, connected, its threads - is
+ * async_conn.c). "The call loop" (struct idl__loop) is this machinery's name inside the
+ * runtime, so that it is not taken for a client port or the port: transport; the user sees
+ * a port with a descriptor. It knows the client's ports and nothing of the server.
  *
  * The port's descriptor is an epoll set (docs/call-core.md, "The pollable port") holding an
  * eventfd, written when a completion is queued and drained when none is left, a timerfd
@@ -35,40 +38,40 @@
 /* Messages handed to conn_sendv_nb in one call. */
 #define POLL_SEND_BATCH 64
 
-_Thread_local char idl__aport_self __attribute__((tls_model("initial-exec")));
+_Thread_local char idl__loop_self __attribute__((tls_model("initial-exec")));
 
 void
-idl__aport_wake(struct idl__aport *ap)
+idl__loop_wake(struct idl__loop *lp)
 {
 	uint64_t one = 1;
 
-	if (ap->ev_set)
+	if (lp->ev_set)
 		return;
-	ap->ev_set = 1;
-	while (write(ap->evfd, &one, sizeof one) < 0 && errno == EINTR)
+	lp->ev_set = 1;
+	while (write(lp->evfd, &one, sizeof one) < 0 && errno == EINTR)
 		;
 }
 
 /* Drains the eventfd once no completion is queued, so that the descriptor is readable
  * exactly while there is something to do. */
 static void
-poll_unwake(struct idl__aport *ap)
+poll_unwake(struct idl__loop *lp)
 {
 	uint64_t n;
 
-	if (!ap->ev_set || ap->cfirst != NULL || (ap->conn != NULL && ap->conn->recv_more))
+	if (!lp->ev_set || lp->cfirst != NULL || (lp->conn != NULL && lp->conn->recv_more))
 		return;
-	while (read(ap->evfd, &n, sizeof n) < 0 && errno == EINTR)
+	while (read(lp->evfd, &n, sizeof n) < 0 && errno == EINTR)
 		;
-	ap->ev_set = 0;
+	lp->ev_set = 0;
 }
 
 void
-idl__aport_arm(struct idl__aport *ap, int64_t deadline)
+idl__loop_arm(struct idl__loop *lp, int64_t deadline)
 {
 	struct itimerspec its;
 
-	if (deadline >= ap->armed)
+	if (deadline >= lp->armed)
 		return;
 	memset(&its, 0, sizeof its);
 	if (deadline != IDL_DEADLINE_NONE) {
@@ -77,94 +80,94 @@ idl__aport_arm(struct idl__aport *ap, int64_t deadline)
 		if (its.it_value.tv_sec == 0 && its.it_value.tv_nsec == 0)
 			its.it_value.tv_nsec = 1;
 	}
-	(void)timerfd_settime(ap->tfd, TFD_TIMER_ABSTIME, &its, NULL);
-	ap->armed = deadline;
+	(void)timerfd_settime(lp->tfd, TFD_TIMER_ABSTIME, &its, NULL);
+	lp->armed = deadline;
 }
 
 /* Sets the timer to exactly `deadline` (later or earlier than before). */
 static void
-poll_rearm(struct idl__aport *ap, int64_t deadline)
+poll_rearm(struct idl__loop *lp, int64_t deadline)
 {
 	uint64_t n;
 
 	/* A timer that fired stays readable until read. */
-	while (read(ap->tfd, &n, sizeof n) < 0 && errno == EINTR)
+	while (read(lp->tfd, &n, sizeof n) < 0 && errno == EINTR)
 		;
-	ap->armed = IDL_DEADLINE_NONE;
+	lp->armed = IDL_DEADLINE_NONE;
 	if (deadline == IDL_DEADLINE_NONE) {
 		struct itimerspec its;
 
 		memset(&its, 0, sizeof its);
-		(void)timerfd_settime(ap->tfd, TFD_TIMER_ABSTIME, &its, NULL);
+		(void)timerfd_settime(lp->tfd, TFD_TIMER_ABSTIME, &its, NULL);
 		return;
 	}
-	idl__aport_arm(ap, deadline);
+	idl__loop_arm(lp, deadline);
 }
 
 int
-idl__aport_get(struct idl_port *p, struct idl__aport **app)
+idl__loop_get(struct idl_port *p, struct idl__loop **app)
 {
-	struct idl__aport *ap;
+	struct idl__loop *lp;
 	struct epoll_event ev;
 
 	/* Made once and kept until the port closes: every call after the first finds it
 	 * without the port's lock (published with release order below). */
-	if ((ap = __atomic_load_n(&p->async, __ATOMIC_ACQUIRE)) != NULL) {
-		*app = ap;
+	if ((lp = __atomic_load_n(&p->loop, __ATOMIC_ACQUIRE)) != NULL) {
+		*app = lp;
 		return 0;
 	}
 	pthread_mutex_lock(&p->lock);
-	if ((ap = p->async) != NULL) {
+	if ((lp = p->loop) != NULL) {
 		pthread_mutex_unlock(&p->lock);
-		*app = ap;
+		*app = lp;
 		return 0;
 	}
-	if ((ap = calloc(1, sizeof *ap)) == NULL) {
+	if ((lp = calloc(1, sizeof *lp)) == NULL) {
 		pthread_mutex_unlock(&p->lock);
 		return idl__fail(IDL_ENOMEM, "%s: out of memory", p->head.address);
 	}
-	ap->port = p;
-	ap->armed = IDL_DEADLINE_NONE;
+	lp->port = p;
+	lp->armed = IDL_DEADLINE_NONE;
 	/* Every connection's first reply is a hello's. */
-	ap->max_rep = IDL_HELLO_MAX;
-	ap->epfd = epoll_create1(EPOLL_CLOEXEC);
-	ap->evfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	ap->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	lp->max_rep = IDL_HELLO_MAX;
+	lp->epfd = epoll_create1(EPOLL_CLOEXEC);
+	lp->evfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	lp->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	memset(&ev, 0, sizeof ev);
 	ev.events = EPOLLIN;
-	if (ap->epfd < 0 || ap->evfd < 0 || ap->tfd < 0 ||
-	    (ev.data.fd = ap->evfd, epoll_ctl(ap->epfd, EPOLL_CTL_ADD, ap->evfd, &ev)) != 0 ||
-	    (ev.data.fd = ap->tfd, epoll_ctl(ap->epfd, EPOLL_CTL_ADD, ap->tfd, &ev)) != 0) {
+	if (lp->epfd < 0 || lp->evfd < 0 || lp->tfd < 0 ||
+	    (ev.data.fd = lp->evfd, epoll_ctl(lp->epfd, EPOLL_CTL_ADD, lp->evfd, &ev)) != 0 ||
+	    (ev.data.fd = lp->tfd, epoll_ctl(lp->epfd, EPOLL_CTL_ADD, lp->tfd, &ev)) != 0) {
 		int e = errno;
 
-		if (ap->epfd >= 0)
-			close(ap->epfd);
-		if (ap->evfd >= 0)
-			close(ap->evfd);
-		if (ap->tfd >= 0)
-			close(ap->tfd);
-		free(ap);
+		if (lp->epfd >= 0)
+			close(lp->epfd);
+		if (lp->evfd >= 0)
+			close(lp->evfd);
+		if (lp->tfd >= 0)
+			close(lp->tfd);
+		free(lp);
 		pthread_mutex_unlock(&p->lock);
 		return idl__fail(IDL_ESYSERR(e), "%s: the pollable port: %s", p->head.address,
 				 strerror(e));
 	}
-	pthread_mutex_init(&ap->lock, NULL);
-	pthread_mutex_init(&ap->dispatch_lock, NULL);
-	__atomic_store_n(&p->async, ap, __ATOMIC_RELEASE);
+	pthread_mutex_init(&lp->lock, NULL);
+	pthread_mutex_init(&lp->dispatch_lock, NULL);
+	__atomic_store_n(&p->loop, lp, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&p->lock);
-	*app = ap;
+	*app = lp;
 	return 0;
 }
 
 int
-idl__aport_enqueue(struct idl__aport *ap, struct idl_async *call, idl_msg_header_t *ctl)
+idl__loop_enqueue(struct idl__loop *lp, struct idl_async *call, idl_msg_header_t *ctl)
 {
-	struct idl__aconn *c = ap->conn;
+	struct idl__aconn *c = lp->conn;
 	struct idl__aqent *e;
 
 	if (c->qlen == c->qcap || (call != NULL && c->qcalls >= IDL__ASYNC_SENDQ_MAX))
 		return idl__fail(IDL_EAGAIN, "%s: %u requests wait to be sent already",
-				 ap->port->head.address, c->qcalls);
+				 lp->port->head.address, c->qcalls);
 	e = &c->q[(c->qhead + c->qlen) % c->qcap];
 	e->call = call;
 	e->ctl = ctl;
@@ -178,7 +181,7 @@ idl__aport_enqueue(struct idl__aport *ap, struct idl_async *call, idl_msg_header
 
 /* Sets whether the connection's descriptor is watched for room to write. */
 static void
-poll_want_out(struct idl__aport *ap, struct idl__aconn *c, int want)
+poll_want_out(struct idl__loop *lp, struct idl__aconn *c, int want)
 {
 	struct epoll_event ev;
 
@@ -187,17 +190,17 @@ poll_want_out(struct idl__aport *ap, struct idl__aconn *c, int want)
 	memset(&ev, 0, sizeof ev);
 	ev.events = EPOLLIN | (want ? EPOLLOUT : 0);
 	ev.data.fd = c->fd;
-	(void)epoll_ctl(ap->epfd, EPOLL_CTL_MOD, c->fd, &ev);
+	(void)epoll_ctl(lp->epfd, EPOLL_CTL_MOD, c->fd, &ev);
 	c->want_out = want;
 }
 
 /* Whether the transport holds the rest of a frame it could not write yet. */
 static int
-poll_held(struct idl__aport *ap, struct idl__aconn *c)
+poll_held(struct idl__loop *lp, struct idl__aconn *c)
 {
 	unsigned events = 0;
 
-	(void)IDL__TR_OP(ap->port->tr, conn_fd)(c->tr_state, &events);
+	(void)IDL__TR_OP(lp->port->tr, conn_fd)(c->tr_state, &events);
 	return (events & IDL_TR_EV_OUT) != 0;
 }
 
@@ -212,7 +215,7 @@ poll_held(struct idl__aport *ap, struct idl__aconn *c)
  * 0, or the connection's error. Lock held; released meanwhile.
  */
 static int
-poll_send_blocking(struct idl__aport *ap, struct idl__aconn *c)
+poll_send_blocking(struct idl__loop *lp, struct idl__aconn *c)
 {
 	struct idl__aqent *e = idl__aconn_head(c);
 	struct idl_async *call = e->call;
@@ -226,13 +229,13 @@ poll_send_blocking(struct idl__aport *ap, struct idl__aconn *c)
 		atomic_fetch_add(&call->refs, 1); /* the request outlives a completion */
 	idl__aconn_pop(c);
 	c->blocking = 1;
-	pthread_mutex_unlock(&ap->lock);
+	pthread_mutex_unlock(&lp->lock);
 	memset(&m, 0, sizeof m);
 	m.data = msg;
 	m.len = msg->size;
 	idl__clear_detail();
-	err = ap->port->tr->conn_send(c->tr_state, &m, &dl);
-	pthread_mutex_lock(&ap->lock);
+	err = lp->port->tr->conn_send(c->tr_state, &m, &dl);
+	pthread_mutex_lock(&lp->lock);
 	c->blocking = 0;
 	pthread_cond_broadcast(&c->scv);
 	if (call == NULL)
@@ -243,7 +246,7 @@ poll_send_blocking(struct idl__aport *ap, struct idl__aconn *c)
 		return err;
 	}
 	if (err != 0 && call != NULL)
-		idl__async_finish(ap, call, err,
+		idl__async_finish(lp, call, err,
 				  err == IDL_EMSGSIZE
 					  ? "request larger than the transport takes"
 					  : "deadline passed before the request was sent");
@@ -256,19 +259,19 @@ poll_send_blocking(struct idl__aport *ap, struct idl__aconn *c)
  * at `now`, and sets the timer for its next resend: 0, or the error that ends the
  * connection. Lock held. */
 static int
-poll_resend(struct idl__aport *ap, struct idl__aconn *c, int64_t now)
+poll_resend(struct idl__loop *lp, struct idl__aconn *c, int64_t now)
 {
-	int err = ap->port->tr->conn_resend(c->tr_state, now, &c->resend_at);
+	int err = lp->port->tr->conn_resend(c->tr_state, now, &c->resend_at);
 
 	if (err == 0)
-		idl__aport_arm(ap, c->resend_at);
+		idl__loop_arm(lp, c->resend_at);
 	return err;
 }
 
 void
-idl__aport_flush(struct idl__aport *ap)
+idl__loop_flush(struct idl__loop *lp)
 {
-	struct idl__aconn *c = ap->conn;
+	struct idl__aconn *c = lp->conn;
 	int (*sendv)(void *, const struct idl_xmsg *, unsigned);
 	int sent;
 
@@ -279,11 +282,11 @@ idl__aport_flush(struct idl__aport *ap)
 			pthread_cond_signal(&c->scv);
 		return;
 	}
-	sendv = IDL__TR_OP(ap->port->tr, conn_sendv_nb);
+	sendv = IDL__TR_OP(lp->port->tr, conn_sendv_nb);
 	/* The rest of a frame the transport kept goes out before anything new. */
-	if (poll_held(ap, c) && (sent = sendv(c->tr_state, NULL, 0)) != 0) {
+	if (poll_held(lp, c) && (sent = sendv(c->tr_state, NULL, 0)) != 0) {
 		if (sent == IDL_EAGAIN) {
-			poll_want_out(ap, c, 1);
+			poll_want_out(lp, c, 1);
 			return;
 		}
 		goto dead;
@@ -304,7 +307,7 @@ idl__aport_flush(struct idl__aport *ap)
 		}
 		sent = sendv(c->tr_state, m, n);
 		if (sent == IDL_ENOTSUP) {
-			if ((sent = poll_send_blocking(ap, c)) != 0)
+			if ((sent = poll_send_blocking(lp, c)) != 0)
 				goto dead;
 			/* The lock was released: the connection may have ended meanwhile. */
 			if (c->dead)
@@ -315,7 +318,7 @@ idl__aport_flush(struct idl__aport *ap)
 			struct idl__aqent *e = idl__aconn_head(c);
 
 			if (e->call != NULL)
-				idl__async_finish(ap, e->call, sent,
+				idl__async_finish(lp, e->call, sent,
 						  "request larger than the transport takes");
 			else
 				free(e->ctl);
@@ -333,8 +336,8 @@ idl__aport_flush(struct idl__aport *ap)
 		/* The first requests kept for resending since there were none: the transport
 		 * says when the first resend is due. */
 		if (sent > 0 && c->resend_at == IDL_DEADLINE_NONE &&
-		    IDL__TR_OP(ap->port->tr, conn_resend) != NULL) {
-			int err = poll_resend(ap, c, idl_now_ns());
+		    IDL__TR_OP(lp->port->tr, conn_resend) != NULL) {
+			int err = poll_resend(lp, c, idl_now_ns());
 
 			if (err != 0) {
 				sent = err;
@@ -344,19 +347,19 @@ idl__aport_flush(struct idl__aport *ap)
 		if ((unsigned)sent < n)
 			break;
 	}
-	poll_want_out(ap, c, idl__aconn_head(c) != NULL || poll_held(ap, c));
+	poll_want_out(lp, c, idl__aconn_head(c) != NULL || poll_held(lp, c));
 	return;
 dead:
-	idl__aport_conn_failed(ap, c, "send failed", sent);
+	idl__loop_conn_failed(lp, c, "send failed", sent);
 }
 
 /* Takes a connect started without blocking one step further: once it is done the queue
  * may go (the hello first), and if it failed every call on the connection fails with its
  * error. Lock held. */
 static void
-poll_connect_step(struct idl__aport *ap, struct idl__aconn *c)
+poll_connect_step(struct idl__loop *lp, struct idl__aconn *c)
 {
-	const struct idl_transport *tr = ap->port->tr;
+	const struct idl_transport *tr = lp->port->tr;
 	int err = tr->conn_connect_step(c->tr_state);
 	unsigned events;
 	int fd;
@@ -370,9 +373,9 @@ poll_connect_step(struct idl__aport *ap, struct idl__aconn *c)
 		ev.events = EPOLLIN | EPOLLOUT;
 		ev.data.fd = fd = tr->conn_fd(c->tr_state, &events);
 		c->fd = fd;
-		if (epoll_ctl(ap->epfd, EPOLL_CTL_MOD, fd, &ev) != 0 &&
-		    (errno != ENOENT || epoll_ctl(ap->epfd, EPOLL_CTL_ADD, fd, &ev) != 0)) {
-			err = idl__fail(IDL_ESYSERR(errno), "%s: epoll: %s", ap->port->head.address,
+		if (epoll_ctl(lp->epfd, EPOLL_CTL_MOD, fd, &ev) != 0 &&
+		    (errno != ENOENT || epoll_ctl(lp->epfd, EPOLL_CTL_ADD, fd, &ev) != 0)) {
+			err = idl__fail(IDL_ESYSERR(errno), "%s: epoll: %s", lp->port->head.address,
 					strerror(errno));
 			goto failed;
 		}
@@ -380,47 +383,47 @@ poll_connect_step(struct idl__aport *ap, struct idl__aconn *c)
 	}
 	if (err == 0) {
 		c->connecting = 0;
-		poll_want_out(ap, c, 0);
+		poll_want_out(lp, c, 0);
 		return;
 	}
 failed:
 	snprintf(c->dead_why, sizeof c->dead_why, "%s", idl_errdetail());
-	idl__aport_conn_dead(ap, c, err);
+	idl__loop_conn_dead(lp, c, err);
 }
 
 /* Connects again for the calls carried over from a connection that died (without waiting:
- * port_conn.c), and puts them on it; if no connection can be made, they fail with the
+ * async_conn.c), and puts them on it; if no connection can be made, they fail with the
  * connect's error. Lock held. */
 static void
-poll_carry(struct idl__aport *ap)
+poll_carry(struct idl__loop *lp)
 {
 	int64_t deadline = IDL_DEADLINE_NONE;
 	int err;
 
-	for (struct idl_async *call = ap->carry; call != NULL; call = call->next)
+	for (struct idl_async *call = lp->carry; call != NULL; call = call->next)
 		if (call->deadline < deadline)
 			deadline = call->deadline;
-	if ((err = idl__aport_conn(ap, deadline)) != 0)
-		idl__async_carry_resume(ap, err, idl_errdetail());
+	if ((err = idl__loop_conn(lp, deadline)) != 0)
+		idl__async_carry_resume(lp, err, idl_errdetail());
 	else
-		idl__async_carry_resume(ap, 0, NULL);
+		idl__async_carry_resume(lp, 0, NULL);
 }
 
 /* One pass of the machine without running done functions: finish connecting, receive what
  * is ready, connect again for calls carried over, fire the timers that are due, send what is
  * queued. Lock held. */
 static void
-poll_pump(struct idl__aport *ap)
+poll_pump(struct idl__loop *lp)
 {
-	struct idl__aconn *c = ap->conn;
+	struct idl__aconn *c = lp->conn;
 	int64_t next;
 
 	if (c != NULL && c->connecting && !c->dead)
-		poll_connect_step(ap, c);
+		poll_connect_step(lp, c);
 	if (c != NULL && c->nb && !c->dead && !c->connecting && !c->opening) {
-		int (*recv_nb)(void *, struct idl_xmsg *) = IDL__TR_OP(ap->port->tr, conn_recv_nb);
+		int (*recv_nb)(void *, struct idl_xmsg *) = IDL__TR_OP(lp->port->tr, conn_recv_nb);
 
-		idl__aconn_rbuf(ap, c);
+		idl__aconn_rbuf(lp, c);
 		c->recv_more = 0;
 		for (int i = 0; c->rbuf != NULL && !c->dead; i++) {
 			struct idl_xmsg m;
@@ -430,7 +433,7 @@ poll_pump(struct idl__aport *ap)
 			 * which its descriptor does not report, so the port's own says so. */
 			if (i == POLL_RECV_BATCH) {
 				c->recv_more = 1;
-				idl__aport_wake(ap);
+				idl__loop_wake(lp);
 				break;
 			}
 
@@ -441,123 +444,123 @@ poll_pump(struct idl__aport *ap)
 			if (err == IDL_EAGAIN)
 				break;
 			if (idl__rcv_has_msg(err, m.len)) {
-				idl__async_deliver(ap, c->rbuf, m.len, err);
+				idl__async_deliver(lp, c->rbuf, m.len, err);
 				continue;
 			}
-			idl__aport_conn_failed(ap, c, NULL, err);
+			idl__loop_conn_failed(lp, c, NULL, err);
 		}
 	}
-	if (ap->carry != NULL && !ap->closing)
-		poll_carry(ap);
+	if (lp->carry != NULL && !lp->closing)
+		poll_carry(lp);
 	/* The timer is moved only once it is due (a call's start moves it earlier): calls that
 	 * complete one after the other would otherwise cost a look at every call in flight and
 	 * a timerfd_settime() each pass. It may fire for a call that completed since; that
 	 * look finds the next deadline. */
-	if (ap->armed != IDL_DEADLINE_NONE) {
+	if (lp->armed != IDL_DEADLINE_NONE) {
 		int64_t now = idl_now_ns();
 
-		if (now >= ap->armed) {
-			next = idl__async_timers(ap, now);
-			poll_rearm(ap, next);
+		if (now >= lp->armed) {
+			next = idl__async_timers(lp, now);
+			poll_rearm(lp, next);
 		}
 		/* The transport's resends share the timer: due ones go now, and the timer is
 		 * lowered to the next one. */
-		if (c != NULL && c == ap->conn && !c->dead && c->resend_at != IDL_DEADLINE_NONE &&
+		if (c != NULL && c == lp->conn && !c->dead && c->resend_at != IDL_DEADLINE_NONE &&
 		    now >= c->resend_at) {
-			int err = poll_resend(ap, c, now);
+			int err = poll_resend(lp, c, now);
 
 			if (err != 0)
-				idl__aport_conn_failed(ap, c, NULL, err);
+				idl__loop_conn_failed(lp, c, NULL, err);
 		}
 	}
-	idl__aport_flush(ap);
+	idl__loop_flush(lp);
 }
 
 /* Enters dispatch: 0, or IDL_EBUSY when called from a done function of this port. */
 static int
-poll_enter(struct idl__aport *ap)
+poll_enter(struct idl__loop *lp)
 {
-	pthread_mutex_lock(&ap->lock);
-	if (idl__aport_corked(ap)) {
-		pthread_mutex_unlock(&ap->lock);
+	pthread_mutex_lock(&lp->lock);
+	if (idl__loop_corked(lp)) {
+		pthread_mutex_unlock(&lp->lock);
 		return idl__fail(IDL_EBUSY, "%s: idl_port_dispatch() called from a done function",
-				 ap->port->head.address);
+				 lp->port->head.address);
 	}
-	pthread_mutex_unlock(&ap->lock);
-	pthread_mutex_lock(&ap->dispatch_lock);
-	pthread_mutex_lock(&ap->lock);
-	ap->dispatcher = &idl__aport_self;
-	ap->dispatching = 1;
+	pthread_mutex_unlock(&lp->lock);
+	pthread_mutex_lock(&lp->dispatch_lock);
+	pthread_mutex_lock(&lp->lock);
+	lp->dispatcher = &idl__loop_self;
+	lp->dispatching = 1;
 	return 0;
 }
 
 static int
-poll_dispatch(struct idl__aport *ap, int max)
+poll_dispatch(struct idl__loop *lp, int max)
 {
 	int ran;
 
-	if (poll_enter(ap) != 0)
+	if (poll_enter(lp) != 0)
 		return IDL_EBUSY;
-	poll_pump(ap);
-	pthread_mutex_unlock(&ap->lock);
-	ran = idl__async_run(ap, max);
-	pthread_mutex_lock(&ap->lock);
-	ap->dispatching = 0;
+	poll_pump(lp);
+	pthread_mutex_unlock(&lp->lock);
+	ran = idl__async_run(lp, max);
+	pthread_mutex_lock(&lp->lock);
+	lp->dispatching = 0;
 	/* What the done functions started goes out in one batch. */
-	idl__aport_flush(ap);
+	idl__loop_flush(lp);
 	/* Completions left for the next dispatch (max) were queued without a wake. */
-	if (ap->cfirst != NULL)
-		idl__aport_wake(ap);
-	poll_unwake(ap);
-	pthread_mutex_unlock(&ap->lock);
-	pthread_mutex_unlock(&ap->dispatch_lock);
+	if (lp->cfirst != NULL)
+		idl__loop_wake(lp);
+	poll_unwake(lp);
+	pthread_mutex_unlock(&lp->lock);
+	pthread_mutex_unlock(&lp->dispatch_lock);
 	return ran;
 }
 
 int
 idl_port_fd(idl_port_t p)
 {
-	struct idl__aport *ap;
+	struct idl__loop *lp;
 	int err;
 
 	idl__clear_detail();
 	if (p == NULL || p->head.kind != IDL__PORT_CLIENT)
 		return idl__fail(IDL_EINVAL, "idl_port_fd: not a client port");
-	if ((err = idl__aport_get(p, &ap)) != 0)
+	if ((err = idl__loop_get(p, &lp)) != 0)
 		return err;
-	return ap->epfd;
+	return lp->epfd;
 }
 
 int
 idl_port_dispatch(idl_port_t p, int max)
 {
-	struct idl__aport *ap;
+	struct idl__loop *lp;
 	int err;
 
 	idl__clear_detail();
 	if (p == NULL || p->head.kind != IDL__PORT_CLIENT)
 		return idl__fail(IDL_EINVAL, "idl_port_dispatch: not a client port");
-	if ((err = idl__aport_get(p, &ap)) != 0)
+	if ((err = idl__loop_get(p, &lp)) != 0)
 		return err;
-	return poll_dispatch(ap, max <= 0 ? -1 : max);
+	return poll_dispatch(lp, max <= 0 ? -1 : max);
 }
 
 int
 idl_port_wait(idl_port_t p, int timeout_ms)
 {
-	struct idl__aport *ap;
+	struct idl__loop *lp;
 	int64_t end = idl_deadline_ms(timeout_ms);
 	int err;
 
 	idl__clear_detail();
 	if (p == NULL || p->head.kind != IDL__PORT_CLIENT)
 		return idl__fail(IDL_EINVAL, "idl_port_wait: not a client port");
-	if ((err = idl__aport_get(p, &ap)) != 0)
+	if ((err = idl__loop_get(p, &lp)) != 0)
 		return err;
 	for (;;) {
 		struct epoll_event ev[4];
 		int64_t left;
-		int n = poll_dispatch(ap, -1), ms;
+		int n = poll_dispatch(lp, -1), ms;
 
 		if (n != 0)
 			return n;
@@ -566,7 +569,7 @@ idl_port_wait(idl_port_t p, int timeout_ms)
 			return idl__fail(IDL_ETIMEDOUT, "%s: no call completed within %d ms",
 					 p->head.address, timeout_ms);
 		ms = left < 0 ? -1 : (int)((left + 999999) / 1000000);
-		if (epoll_wait(ap->epfd, ev, 4, ms) < 0 && errno != EINTR)
+		if (epoll_wait(lp->epfd, ev, 4, ms) < 0 && errno != EINTR)
 			return idl__fail(IDL_ESYSERR(errno), "%s: epoll_wait: %s", p->head.address,
 					 strerror(errno));
 	}
@@ -575,31 +578,31 @@ idl_port_wait(idl_port_t p, int timeout_ms)
 void
 idl__async_close(struct idl_port *p)
 {
-	struct idl__aport *ap = p->async;
+	struct idl__loop *lp = p->loop;
 
-	if (ap == NULL)
+	if (lp == NULL)
 		return;
-	pthread_mutex_lock(&ap->dispatch_lock);
-	pthread_mutex_lock(&ap->lock);
-	ap->closing = 1;
-	idl__async_carry_resume(ap, IDL_ECANCELED, "the port was closed");
-	idl__async_fail_all(ap, IDL_ECANCELED, "the port was closed");
-	if (ap->conn != NULL) {
-		idl__aport_conn_close(ap, ap->conn);
-		ap->conn = NULL;
+	pthread_mutex_lock(&lp->dispatch_lock);
+	pthread_mutex_lock(&lp->lock);
+	lp->closing = 1;
+	idl__async_carry_resume(lp, IDL_ECANCELED, "the port was closed");
+	idl__async_fail_all(lp, IDL_ECANCELED, "the port was closed");
+	if (lp->conn != NULL) {
+		idl__loop_conn_close(lp, lp->conn);
+		lp->conn = NULL;
 	}
-	ap->dispatcher = &idl__aport_self;
-	ap->dispatching = 1;
-	pthread_mutex_unlock(&ap->lock);
+	lp->dispatcher = &idl__loop_self;
+	lp->dispatching = 1;
+	pthread_mutex_unlock(&lp->lock);
 	/* The done functions run here, on the closing thread: each call ends exactly once. */
-	(void)idl__async_run(ap, -1);
-	pthread_mutex_unlock(&ap->dispatch_lock);
-	idl__async_spares_free(ap);
-	pthread_mutex_destroy(&ap->lock);
-	pthread_mutex_destroy(&ap->dispatch_lock);
-	close(ap->epfd);
-	close(ap->evfd);
-	close(ap->tfd);
-	free(ap);
-	p->async = NULL;
+	(void)idl__async_run(lp, -1);
+	pthread_mutex_unlock(&lp->dispatch_lock);
+	idl__async_spares_free(lp);
+	pthread_mutex_destroy(&lp->lock);
+	pthread_mutex_destroy(&lp->dispatch_lock);
+	close(lp->epfd);
+	close(lp->evfd);
+	close(lp->tfd);
+	free(lp);
+	p->loop = NULL;
 }

@@ -1,7 +1,9 @@
 /*
- * client.h - the client's port, connection and call state, shared by client_port.c (ports
- * and connections), call.c (the calls and the lean path), call_hello.c (the hello) and
- * call_wait.c (the general path: many calls on one connection).
+ * client.h - the client room (runtime/client/): the client's port, connection and call
+ * state, shared by port.c (ports and connections), cred.c (the peer's credentials),
+ * port_memory.c (the memory port), call.c (the calls and the lean path), call_hello.c (the
+ * hello) and call_wait.c (the general path: many calls on one connection); async.h adds
+ * calls in flight. The client uses core, ool, interp and trace, and never the server.
  *
  * Locking: one mutex per port guards the port's connection pointer and everything in the
  * connection below that is not atomic, except the transport state, which belongs to
@@ -128,17 +130,17 @@ struct idl_port {
 	int connect_err;
 	char connect_why[192];
 	pthread_cond_t conn_cv;
-	/* The calls in flight and the pollable port (call_async.h), made on first use under
+	/* The calls in flight and the pollable port (async.h), made on first use under
 	 * the lock and published with release order, so that later calls read it without the
 	 * lock (an acquire load); NULL until then. */
-	struct idl__aport *async;
+	struct idl__loop *loop;
 };
 
 /* The calls of connection c on the general path, newest first. */
 #define CL_CALLS_FIRST(c) IDL__LIST_FIRST(&(c)->calls, struct idl__call, link)
 #define CL_CALLS_NEXT(w) IDL__LIST_NEXT(w, struct idl__call, link)
 
-/* client_port.c: with port->lock held, but for unref, which any thread may call. */
+/* port.c: with port->lock held, but for unref, which any thread may call. */
 int idl__cl_conn_get(struct idl_port *p, struct idl_deadline *dl, struct cl_conn **cp);
 void idl__cl_conn_unref(struct idl_port *p, struct cl_conn *c);
 void idl__cl_conn_dead(struct idl_port *p, struct cl_conn *c, int err);
@@ -154,7 +156,7 @@ int idl__cl_port_adopt(const struct idl_transport *tr, const char *address, void
 		       idl_port_t *portp);
 extern const struct idl__port_class idl__client_port_class;
 
-/* port_poll.c: ends the port's calls in flight (each done function runs, with
+/* async_loop.c: ends the port's calls in flight (each done function runs, with
  * IDL_ECANCELED) and frees what the pollable port holds. No lock held. */
 void idl__async_close(struct idl_port *p);
 

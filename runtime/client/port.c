@@ -1,5 +1,8 @@
 /*
- * client_port.c - opening and closing client ports, and the life of their connections.
+ * port.c - opening and closing client ports, and the life of their connections; the
+ * client's port class and port ops, through which core closes a client port, makes one of a
+ * connection that arrived in a message, and takes memory for sending on it. It knows
+ * nothing of the server.
  *
  * A port holds at most one live connection. When the peer dies the connection is marked
  * dead and detached from the port at once, so the next call makes a new one (and exchanges

@@ -1,5 +1,5 @@
 /*
- * ffi_num.c - scalars between wire types and C types for the libffi server (ffi_num.h).
+ * ffi_num.c - scalars between wire types and C types for the libffi server (dynamic.h).
  * A C type is known by name (the common typedefs of <idl/mig.h> and C's own) or taken to be
  * what its wire type is; a value is converted as the compiled stub's assignment would
  * convert it, bit for bit when both sides have the same type.

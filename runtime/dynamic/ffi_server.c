@@ -11,7 +11,8 @@
  * variable parts packed in order (each written at its largest offset, moved down after the
  * call, as docs/generated-code.md describes), so the reply's bytes are the compiled stub's.
  * Descriptors (out-of-line data, ports) and the special arguments (msgseqno, sreplyport)
- * are interp_desc.c's, read from the table's flags and dispositions.
+ * are interp/interp_desc.c's and ffi_desc.c's, read from the table's flags and
+ * dispositions.
  *
  * The server core hands each request to idl_dynamic_demux() with the interface as the
  * demux's context (idl_server_add_subsystem_ctx()).

@@ -1,7 +1,8 @@
 /*
- * interp.h - what the files of the descriptor interpreter share (interp_msg.c,
- * interp_fmt.c, interp_desc.c) with its users (ffi_server.c, trace.c): which arguments
- * travel in which message, and a small growable string for the printers.
+ * interp.h - the interp room (runtime/interp/): what the files of the descriptor
+ * interpreter share (interp_msg.c, interp_fmt.c, interp_desc.c) with the rooms above that
+ * use it (trace/trace.c, dynamic/ffi_server.c): which arguments travel in which message,
+ * and a small growable string for the printers. The interpreter uses core and ool only.
  */
 #ifndef IDL_RUNTIME_INTERP_H
 #define IDL_RUNTIME_INTERP_H

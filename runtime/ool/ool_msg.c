@@ -14,7 +14,7 @@
 
 /* Closes the ports of an array of n and frees the array's memory. */
 static void
-ool_port_array_free(idl_port_t *ports, uint32_t n)
+ool_carried_ports_free(idl_port_t *ports, uint32_t n)
 {
 	if (ports == NULL)
 		return;
@@ -54,7 +54,7 @@ idl_msg_destroy(idl_msg_header_t *msg)
 			idl_port_close((idl_port_t)(uintptr_t)d.addr);
 			break;
 		case IDL_DESC_PORT_ARRAY:
-			ool_port_array_free((idl_port_t *)(uintptr_t)d.addr, d.size);
+			ool_carried_ports_free((idl_port_t *)(uintptr_t)d.addr, d.size);
 			break;
 		default:
 			break; /* destroyed before, or not a type the runtime made */
@@ -94,7 +94,7 @@ idl__msg_release_sent(const idl_msg_header_t *msg)
 		else if (d.type == IDL_DESC_PORT)
 			idl_port_close((idl_port_t)(uintptr_t)d.addr);
 		else if (d.type == IDL_DESC_PORT_ARRAY)
-			ool_port_array_free((idl_port_t *)(uintptr_t)d.addr, d.size);
+			ool_carried_ports_free((idl_port_t *)(uintptr_t)d.addr, d.size);
 	}
 }
 
