@@ -268,6 +268,58 @@ poll_resend(struct idl__loop *lp, struct idl__aconn *c, int64_t now)
 	return err;
 }
 
+/* The queue's next requests, at most POLL_SEND_BATCH, as one batch for conn_sendv_nb: their
+ * count. Only the entries used are written, whole: clearing the batch's 64 first would cost
+ * more than filling the few a call usually sends. */
+static inline __attribute__((always_inline)) unsigned
+poll_batch(struct idl__aconn *c, struct idl_xmsg *m)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < c->qlen && n < POLL_SEND_BATCH; i++) {
+		struct idl__aqent *e = &c->q[(c->qhead + i) % c->qcap];
+		idl_msg_header_t *msg = e->call != NULL ? e->call->req : e->ctl;
+
+		if (msg == NULL)
+			continue;
+		m[n++] = (struct idl_xmsg){ .data = msg, .len = msg->size };
+	}
+	return n;
+}
+
+/* The queue's head is larger than the transport takes: its call fails (a cancel message
+ * is dropped), and the queue goes on. */
+static void
+poll_too_large(struct idl__loop *lp, struct idl__aconn *c)
+{
+	struct idl__aqent *e = idl__aconn_head(c);
+
+	if (e->call != NULL)
+		idl__async_finish(lp, e->call, IDL_EMSGSIZE,
+				  "request larger than the transport takes");
+	else
+		free(e->ctl);
+	idl__aconn_pop(c);
+}
+
+/* The first `sent` entries of the queue went: they come off it, and a transport that keeps
+ * requests for resending, which had none, says when the first resend is due. 0, or the
+ * error that ends the connection. */
+static inline __attribute__((always_inline)) int
+poll_sent(struct idl__loop *lp, struct idl__aconn *c, int sent)
+{
+	for (int i = 0; i < sent; i++) {
+		struct idl__aqent *e = idl__aconn_head(c);
+
+		free(e->ctl);
+		idl__aconn_pop(c);
+	}
+	if (sent > 0 && c->resend_at == IDL_DEADLINE_NONE &&
+	    IDL__TR_OP(lp->port->tr, conn_resend) != NULL)
+		return poll_resend(lp, c, idl_now_ns());
+	return 0;
+}
+
 void
 idl__loop_flush(struct idl__loop *lp)
 {
@@ -293,18 +345,9 @@ idl__loop_flush(struct idl__loop *lp)
 	}
 	while (idl__aconn_head(c) != NULL) {
 		struct idl_xmsg m[POLL_SEND_BATCH];
-		unsigned n = 0;
+		unsigned n = poll_batch(c, m);
+		int err;
 
-		/* Only the entries used are written, whole: clearing the batch's 64 first would
-		 * cost more than filling the few a call usually sends. */
-		for (unsigned i = 0; i < c->qlen && n < POLL_SEND_BATCH; i++) {
-			struct idl__aqent *e = &c->q[(c->qhead + i) % c->qcap];
-			idl_msg_header_t *msg = e->call != NULL ? e->call->req : e->ctl;
-
-			if (msg == NULL)
-				continue;
-			m[n++] = (struct idl_xmsg){ .data = msg, .len = msg->size };
-		}
 		sent = sendv(c->tr_state, m, n);
 		if (sent == IDL_ENOTSUP) {
 			if ((sent = poll_send_blocking(lp, c)) != 0)
@@ -315,34 +358,14 @@ idl__loop_flush(struct idl__loop *lp)
 			continue;
 		}
 		if (sent == IDL_EMSGSIZE) {
-			struct idl__aqent *e = idl__aconn_head(c);
-
-			if (e->call != NULL)
-				idl__async_finish(lp, e->call, sent,
-						  "request larger than the transport takes");
-			else
-				free(e->ctl);
-			idl__aconn_pop(c);
+			poll_too_large(lp, c);
 			continue;
 		}
 		if (sent < 0)
 			goto dead;
-		for (int i = 0; i < sent; i++) {
-			struct idl__aqent *e = idl__aconn_head(c);
-
-			free(e->ctl);
-			idl__aconn_pop(c);
-		}
-		/* The first requests kept for resending since there were none: the transport
-		 * says when the first resend is due. */
-		if (sent > 0 && c->resend_at == IDL_DEADLINE_NONE &&
-		    IDL__TR_OP(lp->port->tr, conn_resend) != NULL) {
-			int err = poll_resend(lp, c, idl_now_ns());
-
-			if (err != 0) {
-				sent = err;
-				goto dead;
-			}
+		if ((err = poll_sent(lp, c, sent)) != 0) {
+			sent = err;
+			goto dead;
 		}
 		if ((unsigned)sent < n)
 			break;

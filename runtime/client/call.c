@@ -22,8 +22,6 @@
 #include "client/client.h"
 #include "trace/trace.h"
 
-static const char call_late[] = "deadline passed waiting for the reply";
-
 /* A lean call's completion: its thread is the one that completes it. */
 static void
 call_lean_done(struct idl__call *w)
@@ -99,19 +97,35 @@ call_reply_plain(const idl_msg_header_t *h, uint32_t len, int32_t rep_id, uint32
 	return (((got[0] & mask0) ^ want0) | (got[1] ^ CALL_W64(rep_id, seqno)) | got[2]) == 0;
 }
 
+/* The lean call's request is out: calls of other threads may send from now on, and its
+ * receive delivers their replies (call_enter()). */
+static inline __attribute__((always_inline)) void
+call_lean_receiving(struct idl_port *p, struct cl_conn *c, const struct idl__call *w)
+{
+	c->lean_cap = w->rep_max;
+	atomic_store(&c->lean, 1);
+	/* A call that counted itself before this store waits to be told (both sides' accesses
+	 * are sequentially consistent: one of them sees the other). */
+	if ((atomic_load(&p->calls) & ~IDL__PORT_LEAN) > 1) {
+		pthread_mutex_lock(&p->lock);
+		pthread_cond_broadcast(&p->lean_cv);
+		pthread_mutex_unlock(&p->lock);
+	}
+}
+
 /*
- * The lean path: this call holds the port alone. Sends, then receives into the caller's
- * buffer until its own reply (a late reply to an earlier call that gave up is dropped). No
- * lock is taken unless the connection fails. Inlined, as call_lean_run() is.
+ * The lean call's exchange: the call numbered, its request handed to the transport and its
+ * first message received into rep (one op where the transport combines them). Returns the
+ * receive's error; or, with *over set, what the call returns when it ended without a
+ * receive (a one-way call sent, or a send that failed).
  */
 static inline __attribute__((always_inline)) int
-call_lean(struct idl_port *p, struct cl_conn *c, idl_msg_header_t *req, struct idl__call *w,
-	  int *handed, int *plain)
+call_lean_exchange(struct idl_port *p, struct cl_conn *c, idl_msg_header_t *req,
+		   struct idl__call *w, struct idl_xmsg *rep, int *handed, int *over)
 {
 	int (*combined)(void *, const struct idl_xmsg *, struct idl_xmsg *, struct idl_deadline *) =
 		IDL__TR_OP(p->tr, conn_call);
 	struct idl_xmsg m = { .data = req, .len = req->size };
-	struct idl_xmsg rep = { .data = w->rep, .cap = w->rep_max };
 	int err;
 
 	w->seqno = atomic_fetch_add_explicit(&p->seqno, 1, memory_order_relaxed);
@@ -120,40 +134,56 @@ call_lean(struct idl_port *p, struct cl_conn *c, idl_msg_header_t *req, struct i
 	/* From here the transport has the request, and releases what it gives away. */
 	*handed = 1;
 	w->state = IDL__CALL_SENT;
-	if (w->rep_kind == 0 || combined == NULL) {
-		err = p->tr->conn_send(c->tr_state, &m, &w->dl);
-		if (err != 0) {
-			call_lean_unsent(p, c, w, err);
-			return w->result;
-		}
-		if (w->rep_kind == 0) {
-			w->state = IDL__CALL_DONE;
-			return 0;
-		}
-		/* The request is out: calls of other threads may send from now on, and this
-		 * receive delivers their replies (call_enter()). */
-		c->lean_cap = w->rep_max;
-		atomic_store(&c->lean, 1);
-		/* A call that counted itself before this store waits to be told (both sides'
-		 * accesses are sequentially consistent: one of them sees the other). */
-		if ((atomic_load(&p->calls) & ~IDL__PORT_LEAN) > 1) {
-			pthread_mutex_lock(&p->lock);
-			pthread_cond_broadcast(&p->lean_cv);
-			pthread_mutex_unlock(&p->lock);
-		}
-		err = p->tr->conn_recv(c->tr_state, &rep, &w->dl);
-	} else {
-		err = combined(c->tr_state, &m, &rep, &w->dl);
+	if (w->rep_kind != 0 && combined != NULL)
+		return combined(c->tr_state, &m, rep, &w->dl);
+	err = p->tr->conn_send(c->tr_state, &m, &w->dl);
+	if (err != 0) {
+		call_lean_unsent(p, c, w, err);
+		*over = 1;
+		return w->result;
 	}
-	/* The common case - this call's well-formed reply, KERN_SUCCESS, no descriptors - in
-	 * three compares of the header's words. */
-	if (err == 0 && rep.len >= IDL_MSG_HEADER_SIZE &&
-	    call_reply_plain(w->rep, (uint32_t)rep.len, w->rep_id, w->seqno)) {
+	if (w->rep_kind == 0) {
 		w->state = IDL__CALL_DONE;
-		w->result = 0;
-		*plain = 1;
+		*over = 1;
 		return 0;
 	}
+	call_lean_receiving(p, c, w);
+	return p->tr->conn_recv(c->tr_state, rep, &w->dl);
+}
+
+/* The server's goodbye, received by a lean call: 1 when it ended the connection, and the
+ * call with it (which then holds a reference to it until it has reported), 0 when it was
+ * not one (it is dropped). */
+static int
+call_lean_goodbye(struct idl_port *p, struct cl_conn *c, struct idl__call *w, size_t len)
+{
+	int gone;
+
+	/* The goodbye ends the connection, which may drop the port's reference to it: the
+	 * call holds one of its own until it has reported. */
+	atomic_fetch_add_explicit(&c->refs, 1, memory_order_relaxed);
+	pthread_mutex_lock(&p->lock);
+	gone = idl__call_goodbye(p, c, w->rep, len, len < w->rep_max ? len : w->rep_max);
+	if (gone)
+		idl__call_finish(w, c->dead_err, c->dead_why);
+	pthread_mutex_unlock(&p->lock);
+	if (gone)
+		w->held = c;
+	else
+		idl__cl_conn_unref(p, c);
+	return gone;
+}
+
+/*
+ * Anything but the lean call's plain reply: a reply of this call that is an error or
+ * carries descriptors, the server's goodbye, another thread's reply or a late one (the
+ * receive then goes on within what is left of the deadline), or the receive's failure.
+ * Returns the call's result.
+ */
+static __attribute__((noinline)) int
+call_lean_other(struct idl_port *p, struct cl_conn *c, struct idl__call *w, struct idl_xmsg rep,
+		int err)
+{
 	while (idl__rcv_has_msg(err, rep.len)) {
 		const idl_msg_header_t *h = w->rep;
 		uint32_t seqno;
@@ -170,24 +200,8 @@ call_lean(struct idl_port *p, struct cl_conn *c, idl_msg_header_t *req, struct i
 			w->result = h->retcode;
 			return w->result;
 		}
-		if (h->kind == IDL_KIND_GOODBYE) {
-			int gone;
-
-			/* The goodbye ends the connection, which may drop the port's reference
-			 * to it: the call holds one of its own until it has reported. */
-			atomic_fetch_add_explicit(&c->refs, 1, memory_order_relaxed);
-			pthread_mutex_lock(&p->lock);
-			gone = idl__call_goodbye(p, c, w->rep, rep.len,
-						 rep.len < w->rep_max ? rep.len : w->rep_max);
-			if (gone)
-				idl__call_finish(w, c->dead_err, c->dead_why);
-			pthread_mutex_unlock(&p->lock);
-			if (gone) {
-				w->held = c;
-				return w->result;
-			}
-			idl__cl_conn_unref(p, c);
-		}
+		if (h->kind == IDL_KIND_GOODBYE && call_lean_goodbye(p, c, w, rep.len))
+			return w->result;
 		seqno = idl__call_seqno(w->rep, rep.len, &ok);
 		if (ok && seqno == w->seqno) {
 			if (idl__call_take(w, w->rep, rep.len, err) != 0)
@@ -195,8 +209,7 @@ call_lean(struct idl_port *p, struct cl_conn *c, idl_msg_header_t *req, struct i
 			return w->result;
 		}
 		/* Another thread's call that came while this one received, or a late reply to
-		 * a call that gave up (or a stray): delivered or dropped, and the receive goes
-		 * on within what is left of the deadline. */
+		 * a call that gave up (or a stray): delivered or dropped. */
 		if ((atomic_load_explicit(&p->calls, memory_order_acquire) & ~IDL__PORT_LEAN) > 1) {
 			pthread_mutex_lock(&p->lock);
 			idl__call_deliver(c, w->rep, rep.len, err);
@@ -209,10 +222,37 @@ call_lean(struct idl_port *p, struct cl_conn *c, idl_msg_header_t *req, struct i
 		err = p->tr->conn_recv(c->tr_state, &rep, &w->dl);
 	}
 	if (err == IDL_ETIMEDOUT)
-		idl__call_finish(w, IDL_ETIMEDOUT, call_late);
+		idl__call_finish(w, IDL_ETIMEDOUT, idl__call_late);
 	else
 		call_lean_dead(p, c, w, err);
 	return w->result;
+}
+
+/*
+ * The lean path: this call holds the port alone. Sends, then receives into the caller's
+ * buffer until its own reply (a late reply to an earlier call that gave up is dropped). No
+ * lock is taken unless the connection fails. Inlined, as call_lean_run() is; only the
+ * common case - this call's well-formed reply, KERN_SUCCESS, no descriptors - is tested in
+ * line, in three compares of the header's words.
+ */
+static inline __attribute__((always_inline)) int
+call_lean(struct idl_port *p, struct cl_conn *c, idl_msg_header_t *req, struct idl__call *w,
+	  int *handed, int *plain)
+{
+	struct idl_xmsg rep = { .data = w->rep, .cap = w->rep_max };
+	int over = 0;
+	int err = call_lean_exchange(p, c, req, w, &rep, handed, &over);
+
+	if (over)
+		return err;
+	if (err == 0 && rep.len >= IDL_MSG_HEADER_SIZE &&
+	    call_reply_plain(w->rep, (uint32_t)rep.len, w->rep_id, w->seqno)) {
+		w->state = IDL__CALL_DONE;
+		w->result = 0;
+		*plain = 1;
+		return 0;
+	}
+	return call_lean_other(p, c, w, rep, err);
 }
 
 /* The rest of a lean call's leaving when others came meanwhile (call_lean_leave()). */

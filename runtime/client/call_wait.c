@@ -29,7 +29,7 @@
 #include "trace/trace.h"
 
 /* Details of a call's failure, for idl_errdetail(). */
-static const char call_late[] = "deadline passed waiting for the reply";
+const char idl__call_late[] = "deadline passed waiting for the reply";
 static const char call_unsent[] = "deadline passed before the request was sent";
 static const char call_died[] = "the server went away";
 const char idl__call_refused[] = "reply with descriptors the transport refused";
@@ -367,7 +367,7 @@ call_combined(struct idl_port *p, struct cl_conn *c, struct idl__call *w,
 				       rep.len < rep.cap ? rep.len : rep.cap))
 			idl__call_deliver(c, w->rep, rep.len, err);
 	} else if (err == IDL_ETIMEDOUT && w->state != IDL__CALL_DONE)
-		idl__call_finish(w, IDL_ETIMEDOUT, call_late);
+		idl__call_finish(w, IDL_ETIMEDOUT, idl__call_late);
 	else if (w->state != IDL__CALL_DONE && (err = idl__call_send_failed(p, c, err)) != 0 &&
 		 w->state != IDL__CALL_DONE)
 		idl__call_finish(w, err, "the call failed");
@@ -376,7 +376,7 @@ call_combined(struct idl_port *p, struct cl_conn *c, struct idl__call *w,
 		call_lead(p, c, w);
 	if (w->state != IDL__CALL_DONE)
 		idl__call_finish(w, c->dead ? c->dead_err : IDL_ETIMEDOUT,
-				 c->dead ? call_died : call_late);
+				 c->dead ? call_died : idl__call_late);
 	idl__call_poke_all(c);
 }
 
@@ -490,9 +490,9 @@ idl__call_transact(struct idl_port *p, struct cl_conn *c, idl_msg_header_t *req,
 		} else if (!c->receiving) {
 			call_lead(p, c, w);
 			if (w->state != IDL__CALL_DONE && !c->dead)
-				idl__call_finish(w, IDL_ETIMEDOUT, call_late);
+				idl__call_finish(w, IDL_ETIMEDOUT, idl__call_late);
 		} else if (call_late_now(w, call_sleep(p, w)) && w->state != IDL__CALL_DONE) {
-			idl__call_finish(w, IDL_ETIMEDOUT, call_late);
+			idl__call_finish(w, IDL_ETIMEDOUT, idl__call_late);
 		}
 	}
 out:

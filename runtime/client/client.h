@@ -180,6 +180,9 @@ int idl__call_take(struct idl__call *call, const void *buf, size_t len, int rcv_
 /* Why a call failed whose reply the transport refused for its descriptors (IDL_EPROTO, the
  * framing kept): that call fails, and the connection and its other calls go on. */
 extern const char idl__call_refused[];
+/* Why a call failed whose deadline passed before its reply came (the lean path's and the
+ * general path's). */
+extern const char idl__call_late[];
 /* A received message nobody takes: what the transport made of its descriptors is
  * released. */
 void idl__call_drop(void *buf, size_t len, int rcv_err);

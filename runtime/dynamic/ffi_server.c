@@ -515,6 +515,83 @@ dyn_finish(const struct dyn_routine *r, idl_msg_header_t *out, union dyn_slot *l
 	out->size = (uint32_t)off;
 }
 
+/* The value of parameter k of the routine's C function, in *v: what its generated _X
+ * function passes. Returns where the value is for libffi: v, or the request's own bytes of
+ * a record passed by value. */
+static void *
+dyn_param(const struct dyn_routine *r, unsigned k, idl_msg_header_t *in, unsigned char *op,
+	  const struct idl_arg_span *sp, union dyn_slot *locals, struct idl__dyn_dlocal *dl,
+	  union dyn_slot *v)
+{
+	const struct dyn_param *p = &r->params[k];
+	const struct idl_arg_desc *a = &r->rt->args[p->arg];
+	const struct dyn_argcls *c = &r->cls[p->arg];
+	unsigned char *ip = (unsigned char *)in;
+	struct dyn_num n;
+
+	switch (p->how) {
+	case DH_PORT:
+		v->p = idl_request_port();
+		break;
+	case DH_IN_SCALAR:
+		idl__dyn_load(ip + a->req_offset, c->wc, c->ws, &n);
+		idl__dyn_store(v, p->cls, p->size, &n);
+		break;
+	case DH_IN_RECORD:
+		return ip + a->req_offset;
+	case DH_IN_PTR:
+		v->p = ip + sp[p->arg].off;
+		break;
+	case DH_IN_COUNT:
+		v->u32 = sp[p->arg].count;
+		break;
+	case DH_OUT_SCALAR:
+	case DH_OUT_COUNT:
+		v->p = &locals[p->arg];
+		break;
+	case DH_OUT_PTR:
+		v->p = op + (idl__dyn_is_var(a) ? r->var_pos[p->arg] : a->rep_offset);
+		break;
+	case DH_CONST:
+		v->u32 = p->k;
+		break;
+	case DH_SEQNO:
+		v->u32 = in->seqno;
+		break;
+	case DH_REPLY:
+		v->p = (void *)dl[p->arg].value;
+		break;
+	case DH_DIN_VALUE:
+		v->p = (void *)idl__dyn_desc_in_value(in, a, 0);
+		break;
+	case DH_DIN_POLY:
+		v->u32 = (uint32_t)idl__dyn_desc_in_value(in, a, 1);
+		break;
+	case DH_DIN_COUNT:
+		v->u32 = (uint32_t)idl__dyn_desc_in_value(in, a, 2);
+		break;
+	case DH_DOUT_BUF:
+		v->p = (void *)dl[p->arg].value;
+		break;
+	case DH_DOUT_VALUE:
+		v->p = &dl[p->arg].value;
+		break;
+	case DH_DOUT_POLY:
+		v->p = &dl[p->arg].poly;
+		break;
+	case DH_DOUT_COUNT:
+		v->p = &dl[p->arg].cnt;
+		break;
+	case DH_DOUT_DEALLOC:
+		v->p = &dl[p->arg].dealloc;
+		break;
+	default:
+		v->p = NULL;
+		break;
+	}
+	return v;
+}
+
 /* One request of a routine, as its generated _X function serves it. */
 static void
 dyn_serve(const struct dyn_routine *r, idl_msg_header_t *in, idl_msg_header_t *out)
@@ -537,75 +614,8 @@ dyn_serve(const struct dyn_routine *r, idl_msg_header_t *in, idl_msg_header_t *o
 		return;
 	}
 	dyn_prepare(r, ip, sp, op, locals);
-	for (unsigned k = 0; k < r->nparams; k++) {
-		const struct dyn_param *p = &r->params[k];
-		const struct idl_arg_desc *a = &rt->args[p->arg];
-		const struct dyn_argcls *c = &r->cls[p->arg];
-		struct dyn_num v;
-
-		av[k] = &vals[k];
-		switch (p->how) {
-		case DH_PORT:
-			vals[k].p = idl_request_port();
-			break;
-		case DH_IN_SCALAR:
-			idl__dyn_load(ip + a->req_offset, c->wc, c->ws, &v);
-			idl__dyn_store(&vals[k], p->cls, p->size, &v);
-			break;
-		case DH_IN_RECORD:
-			av[k] = ip + a->req_offset;
-			break;
-		case DH_IN_PTR:
-			vals[k].p = ip + sp[p->arg].off;
-			break;
-		case DH_IN_COUNT:
-			vals[k].u32 = sp[p->arg].count;
-			break;
-		case DH_OUT_SCALAR:
-		case DH_OUT_COUNT:
-			vals[k].p = &locals[p->arg];
-			break;
-		case DH_OUT_PTR:
-			vals[k].p = op + (idl__dyn_is_var(a) ? r->var_pos[p->arg] : a->rep_offset);
-			break;
-		case DH_CONST:
-			vals[k].u32 = p->k;
-			break;
-		case DH_SEQNO:
-			vals[k].u32 = in->seqno;
-			break;
-		case DH_REPLY:
-			vals[k].p = (void *)dl[p->arg].value;
-			break;
-		case DH_DIN_VALUE:
-			vals[k].p = (void *)idl__dyn_desc_in_value(in, a, 0);
-			break;
-		case DH_DIN_POLY:
-			vals[k].u32 = (uint32_t)idl__dyn_desc_in_value(in, a, 1);
-			break;
-		case DH_DIN_COUNT:
-			vals[k].u32 = (uint32_t)idl__dyn_desc_in_value(in, a, 2);
-			break;
-		case DH_DOUT_BUF:
-			vals[k].p = (void *)dl[p->arg].value;
-			break;
-		case DH_DOUT_VALUE:
-			vals[k].p = &dl[p->arg].value;
-			break;
-		case DH_DOUT_POLY:
-			vals[k].p = &dl[p->arg].poly;
-			break;
-		case DH_DOUT_COUNT:
-			vals[k].p = &dl[p->arg].cnt;
-			break;
-		case DH_DOUT_DEALLOC:
-			vals[k].p = &dl[p->arg].dealloc;
-			break;
-		default:
-			vals[k].p = NULL;
-			break;
-		}
-	}
+	for (unsigned k = 0; k < r->nparams; k++)
+		av[k] = dyn_param(r, k, in, op, sp, locals, dl, &vals[k]);
 	ffi_call((ffi_cif *)&r->cif, r->fn, &rc, av);
 	out->retcode = (int32_t)(ffi_sarg)rc;
 	idl__dyn_desc_after_call(rt, in, out->retcode, dl);

@@ -292,21 +292,15 @@ dm_pack_check(const struct idl_arg_desc *a, const struct idl_arg_value *v)
 	}
 }
 
-int
-idl_msg_pack(const struct idl_routine_desc *rt, int reply, const struct idl_arg_value *vals,
-	     idl_msg_header_t *buf, size_t cap)
+/* The checks of every value before anything is built, and the message's size: 0 with
+ * *total its bytes, or the error the call returns. */
+static int
+dm_pack_size(const struct idl_routine_desc *rt, int reply, const struct idl_arg_value *vals,
+	     uint64_t *total)
 {
-	uint32_t ndesc;
-	unsigned char *p = (unsigned char *)buf;
-	uint64_t total;
-	size_t off;
 	int err;
 
-	if ((err = idl__dyn_supported(rt)) != 0)
-		return err;
-	if ((reply && rt->kind != IDL_RT_ROUTINE) || vals == NULL || buf == NULL)
-		return IDL_EINVAL;
-	total = dm_fixed(rt, reply);
+	*total = dm_fixed(rt, reply);
 	for (unsigned i = 0; i < rt->nargs; i++) {
 		const struct idl_arg_desc *a = &rt->args[i];
 
@@ -324,8 +318,62 @@ idl_msg_pack(const struct idl_routine_desc *rt, int reply, const struct idl_arg_
 		    vals[i].count != vals[idl__dyn_leader(rt, i)].count)
 			return IDL_EINVAL;
 		if (idl__dyn_is_var(a))
-			total += IDL_MSG_ROUND(dm_bytes(a, vals[i].count));
+			*total += IDL_MSG_ROUND(dm_bytes(a, vals[i].count));
 	}
+	return 0;
+}
+
+/* Writes one argument that travels into the message at p; the variable parts go at *off,
+ * which grows past them. */
+static void
+dm_pack_arg(const struct idl_arg_desc *a, int reply, const struct idl_arg_value *v,
+	    unsigned char *p, size_t *off)
+{
+	uint32_t at = idl__dyn_offset(a, reply);
+	size_t n;
+
+	if (idl__dyn_is_desc(a)) {
+		uintptr_t value = (uintptr_t)v->data;
+		idl_port_t port;
+
+		if (a->kind == IDL_ARG_PORT) {
+			memcpy(&port, v->data, sizeof port);
+			value = (uintptr_t)port;
+		}
+		/* The sender names no Poly or Dealloc of its own here: the table's. */
+		idl__dyn_desc_write((idl_desc_t *)(void *)(p + at), a, value, v->count, false, 0,
+				    (a->flags & IDL_ARGF_DEALLOC_PARAM) != 0, 0);
+		return;
+	}
+	n = (size_t)dm_bytes(a, v->count);
+	if (!idl__dyn_is_var(a)) {
+		if (n > 0)
+			memcpy(p + at, v->data, n);
+		return;
+	}
+	memcpy(p + at, &v->count, sizeof(uint32_t));
+	if (n > 0)
+		memcpy(p + *off, v->data, n);
+	memset(p + *off + n, 0, IDL_MSG_ROUND(n) - n);
+	*off += IDL_MSG_ROUND(n);
+}
+
+int
+idl_msg_pack(const struct idl_routine_desc *rt, int reply, const struct idl_arg_value *vals,
+	     idl_msg_header_t *buf, size_t cap)
+{
+	uint32_t ndesc;
+	unsigned char *p = (unsigned char *)buf;
+	uint64_t total;
+	size_t off;
+	int err;
+
+	if ((err = idl__dyn_supported(rt)) != 0)
+		return err;
+	if ((reply && rt->kind != IDL_RT_ROUTINE) || vals == NULL || buf == NULL)
+		return IDL_EINVAL;
+	if ((err = dm_pack_size(rt, reply, vals, &total)) != 0)
+		return err;
 	if (total > cap || total > INT32_MAX)
 		return IDL_EMSGSIZE;
 
@@ -333,8 +381,6 @@ idl_msg_pack(const struct idl_routine_desc *rt, int reply, const struct idl_arg_
 	off = dm_fixed(rt, reply);
 	for (unsigned i = 0; i < rt->nargs; i++) {
 		const struct idl_arg_desc *a = &rt->args[i];
-		uint32_t at = idl__dyn_offset(a, reply);
-		size_t n;
 
 		if (!reply && idl__dyn_countinout(a)) {
 			/* The capacity sent is the bound: a buffer of the largest reply takes
@@ -342,32 +388,8 @@ idl_msg_pack(const struct idl_routine_desc *rt, int reply, const struct idl_arg_
 			memcpy(p + a->req_offset, &a->count, sizeof a->count);
 			continue;
 		}
-		if (!idl__dyn_travels(a, reply))
-			continue;
-		if (idl__dyn_is_desc(a)) {
-			uintptr_t value = (uintptr_t)vals[i].data;
-			idl_port_t port;
-
-			if (a->kind == IDL_ARG_PORT) {
-				memcpy(&port, vals[i].data, sizeof port);
-				value = (uintptr_t)port;
-			}
-			/* The sender names no Poly or Dealloc of its own here: the table's. */
-			idl__dyn_desc_write((idl_desc_t *)(void *)(p + at), a, value, vals[i].count,
-					    false, 0, (a->flags & IDL_ARGF_DEALLOC_PARAM) != 0, 0);
-			continue;
-		}
-		n = (size_t)dm_bytes(a, vals[i].count);
-		if (!idl__dyn_is_var(a)) {
-			if (n > 0)
-				memcpy(p + at, vals[i].data, n);
-			continue;
-		}
-		memcpy(p + at, &vals[i].count, sizeof(uint32_t));
-		if (n > 0)
-			memcpy(p + off, vals[i].data, n);
-		memset(p + off + n, 0, IDL_MSG_ROUND(n) - n);
-		off += IDL_MSG_ROUND(n);
+		if (idl__dyn_travels(a, reply))
+			dm_pack_arg(a, reply, &vals[i], p, &off);
 	}
 	if ((ndesc = idl__dyn_ndesc(rt, reply)) != 0) {
 		buf->flags = IDL_MSGF_DESC;

@@ -339,10 +339,12 @@ void *idl__srv_ep_main(void *arg);
 /* Serves what is queued on an embedded message endpoint (its descriptor was readable),
  * at most max messages, without waiting: 0, or -1 when the endpoint is closed or broken. */
 int idl__srv_ep_ready(struct srv_src *src, unsigned max);
+/* server_loop.c: a source's state (its buffers, its hello state or its peers) made, and
+ * freed with the source. */
 int idl__srv_src_alloc(struct idl_server *srv, struct srv_src *src);
 void idl__srv_src_free(struct srv_src *src);
-/* A source's or a peer's hello state, for the server's subsystems: 0 or IDL_ENOMEM (what
- * was allocated is the caller's to free). */
+/* server_loop.c: a source's or a peer's hello state, for the server's subsystems: 0 or
+ * IDL_ENOMEM (what was allocated is the caller's to free). */
 int idl__srv_hello_alloc(const struct idl_server *srv, struct srv_hello *h);
 /* Checks and serves one message of `len` bytes received on src (from `from` on a message
  * endpoint), as a receiving thread does; returns the size of the reply left in `out`, or 0

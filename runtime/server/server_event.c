@@ -44,30 +44,6 @@
  * replies before it: bounded as the threaded server's sends are. */
 #define SRV_SEND_TIMEOUT_MS 30000
 
-/* Whether the transport has the three event operations. */
-static int
-srv_ev_ops(const struct idl_transport *tr)
-{
-	return IDL__TR_OP(tr, conn_fd) != NULL && IDL__TR_OP(tr, conn_recv_nb) != NULL &&
-	       IDL__TR_OP(tr, conn_sendv_nb) != NULL;
-}
-
-int
-idl__srv_ev_poolable(const struct srv_ep *ep)
-{
-	/* A transport whose descriptor is a set of its own (IDL_TRF_OWNSET) is pooled only
-	 * where no thread may be made for it. */
-	return srv_ev_ops(ep->tr) && (ep->srv->embedded || !(ep->tr->flags & IDL_TRF_OWNSET));
-}
-
-int
-idl__srv_ev_embeddable(const struct srv_ep *ep)
-{
-	if (IDL__TR_OP(ep->tr, ep_accept) != NULL)
-		return srv_ev_ops(ep->tr);
-	return IDL__TR_OP(ep->tr, ep_fd) != NULL && IDL__TR_OP(ep->tr, ep_recv) != NULL;
-}
-
 /* Replies to frames a stream read ahead wait in the serving thread's batch and go out in
  * one send with the reply to the last of them: a pipelining client's requests then cost the
  * server one receive and one send per batch, not per call (the kernel wakes the client once
@@ -560,92 +536,117 @@ srv_serve_batch_out(struct idl_server *srv, struct srv_src *src, int *r, unsigne
 	return 0;
 }
 
-/* Serves a source the calling thread has taken (BUSY), then arms or ends it. `max` bounds
- * the messages (embedded dispatch); *served counts them. */
-static void
-srv_serve(struct idl_server *srv, struct srv_src *src, uint32_t events, int dedicate)
+/* The replies waiting in src's queue, sent as far as the socket takes them when it became
+ * writable (a set of the transport's own says so as readability): 0, or -1 when the source
+ * ended. */
+static inline __attribute__((always_inline)) int
+srv_serve_out(struct srv_src *src, uint32_t events)
 {
-	int (*recv_nb)(void *, struct idl_xmsg *) = IDL__TR_OP(src->ep->tr, conn_recv_nb);
-	int whole = (src->ep->tr->flags & IDL_TRF_WHOLE) != 0;
-	int turn = (src->ep->tr->flags & IDL_TRF_OWNSET) ? SRV_TURN_OWNSET : SRV_BATCH;
-	int64_t now = idl_now_ns();
-	unsigned tev = 0;
-	int got = 0, r = 0, i;
+	int r = 0;
 
-	if (now - src->armed_at < SRV_QUICK_NS)
-		src->quick++;
-	else
-		src->quick = 0;
-	src->more = 0;
-	if (srv_bufs_get(srv) != 0) {
-		idl__srv_end(srv, src);
-		return;
-	}
-	/* Replies wait for room: a set of the transport's own says so as readability. */
 	if ((events & (EPOLLOUT | EPOLLERR | EPOLLHUP)) ||
 	    ((src->ep->tr->flags & IDL_TRF_OWNSET) && src->outq != NULL)) {
 		pthread_mutex_lock(&src->send_lock);
 		r = srv_flush(src);
 		pthread_mutex_unlock(&src->send_lock);
-		if (r < 0) {
-			idl__srv_end(srv, src);
-			return;
-		}
 	}
-	/* Messages are taken one per readiness: the set reports the next at once when it is
-	 * there, so no receive is spent learning that nothing is. A stream's receive may hold
-	 * whole frames read ahead, which no readiness would report: while the transport says
-	 * so (IDL_TR_EV_MORE) they are taken too, at most a turn's before others' turn; then
-	 * the source is armed for writability, which reports at once, so that the rest is
-	 * served next. */
+	return r;
+}
+
+/*
+ * One turn of src: messages are taken one per readiness, since the set reports the next at
+ * once when it is there, so no receive is spent learning that nothing is. A stream's
+ * receive may hold whole frames read ahead, which no readiness would report: while the
+ * transport says so (IDL_TR_EV_MORE) they are taken too, at most `turn` of them before
+ * others' turn. Returns what srv_serve_msg() does (<0: the source ended); *got counts the
+ * messages, *tev is what the transport holds after the last.
+ */
+static inline __attribute__((always_inline)) int
+srv_serve_turn(struct idl_server *srv, struct srv_src *src, int turn, int *got, unsigned *tev)
+{
+	int (*recv_nb)(void *, struct idl_xmsg *) = IDL__TR_OP(src->ep->tr, conn_recv_nb);
+	int whole = (src->ep->tr->flags & IDL_TRF_WHOLE) != 0;
+	int r = 0, i;
+
 	for (i = 0; r == 0 && i < turn; i++) {
 		struct idl_xmsg m = { .data = srv_tbufs.rbuf, .cap = srv->rcap };
 		int err = recv_nb(src->conn, &m);
 
 		if (err == IDL_EAGAIN)
 			break;
-		got++;
-		if ((r = srv_serve_msg(src, &m, err, srv_tbufs.sbuf, 1, &tev)) < 0) {
-			idl__srv_end(srv, src);
-			return;
-		}
-		if ((tev & (IDL_TR_EV_MORE | IDL_TR_EV_OUT)) != IDL_TR_EV_MORE)
+		(*got)++;
+		if ((r = srv_serve_msg(src, &m, err, srv_tbufs.sbuf, 1, tev)) < 0)
+			return r;
+		if ((*tev & (IDL_TR_EV_MORE | IDL_TR_EV_OUT)) != IDL_TR_EV_MORE)
 			break;
 	}
-	if (i == turn && (!whole || (tev & IDL_TR_EV_MORE)))
+	/* The rest is served next: the source is armed for writability, which reports at
+	 * once. */
+	if (i == turn && (!whole || (*tev & IDL_TR_EV_MORE)))
 		src->more = 1;
+	return r;
+}
+
+/* A busy source keeps this thread while it goes on sending: one blocking receive per
+ * message, as a thread of its own would, until it is quiet for the linger time or the
+ * server stops. Returns what srv_serve_msg() does last (<0: the source ended). */
+static inline __attribute__((always_inline)) int
+srv_serve_dedicated(struct idl_server *srv, struct srv_src *src, unsigned *tev)
+{
+	void *rbuf = srv_tbufs.rbuf, *sbuf = srv_tbufs.sbuf;
+	size_t rcap = srv->rcap;
+	int whole = (src->ep->tr->flags & IDL_TRF_WHOLE) != 0;
+	/* Messages that come whole: the receive says what it read ahead (or there is nothing
+	 * read ahead). A stream's transport is asked after each message. */
+	int (*recv_ev)(void *, struct idl_xmsg *, struct idl_deadline *, unsigned *) =
+		whole ? IDL__TR_OP(src->ep->tr, conn_recv_ev) : NULL;
+	int r = 0;
+
+	while (!atomic_load_explicit(&srv->stop_req, memory_order_relaxed)) {
+		struct idl_xmsg m = { .data = rbuf, .cap = rcap };
+		int err;
+
+		if (recv_ev != NULL) {
+			err = recv_ev(src->conn, &m, &(struct idl_deadline){ 0, srv->linger_ms },
+				      tev);
+			if (err == IDL_ETIMEDOUT)
+				break;
+		} else if ((err = srv_linger_recv(src, &m, *tev)) == IDL_EAGAIN) {
+			break;
+		} else if (whole) {
+			*tev = 0;
+		}
+		if ((r = srv_serve_msg(src, &m, err, sbuf, !whole, tev)) != 0)
+			break;
+	}
+	atomic_fetch_sub(&srv->ndedicated, 1);
+	return r;
+}
+
+/* Serves a source the calling thread has taken (BUSY), then arms or ends it. */
+static void
+srv_serve(struct idl_server *srv, struct srv_src *src, uint32_t events, int dedicate)
+{
+	int turn = (src->ep->tr->flags & IDL_TRF_OWNSET) ? SRV_TURN_OWNSET : SRV_BATCH;
+	int64_t now = idl_now_ns();
+	unsigned tev = 0;
+	int got = 0, r;
+
+	if (now - src->armed_at < SRV_QUICK_NS)
+		src->quick++;
+	else
+		src->quick = 0;
+	src->more = 0;
+	if (srv_bufs_get(srv) != 0 || (r = srv_serve_out(src, events)) < 0 ||
+	    (r == 0 && (r = srv_serve_turn(srv, src, turn, &got, &tev)) < 0)) {
+		idl__srv_end(srv, src);
+		return;
+	}
 	if (srv_serve_batch_out(srv, src, &r, &tev) != 0)
 		return;
-	/* A busy source keeps this thread while it goes on sending: one blocking receive per
-	 * message, as a thread of its own would. */
 	if (r == 0 && got != 0 && !src->more && dedicate && src->quick >= SRV_QUICK_RUN &&
 	    srv_dedicate_take(srv)) {
-		void *rbuf = srv_tbufs.rbuf, *sbuf = srv_tbufs.sbuf;
-		size_t rcap = srv->rcap;
-		/* Messages that come whole: the receive says what it read ahead (or there is
-		 * nothing read ahead). A stream's transport is asked after each message. */
-		int (*recv_ev)(void *, struct idl_xmsg *, struct idl_deadline *, unsigned *) =
-			whole ? IDL__TR_OP(src->ep->tr, conn_recv_ev) : NULL;
-
-		while (!atomic_load_explicit(&srv->stop_req, memory_order_relaxed)) {
-			struct idl_xmsg m = { .data = rbuf, .cap = rcap };
-			int err;
-
-			if (recv_ev != NULL) {
-				err = recv_ev(src->conn, &m,
-					      &(struct idl_deadline){ 0, srv->linger_ms }, &tev);
-				if (err == IDL_ETIMEDOUT)
-					break;
-			} else if ((err = srv_linger_recv(src, &m, tev)) == IDL_EAGAIN) {
-				break;
-			} else if (whole) {
-				tev = 0;
-			}
-			if ((r = srv_serve_msg(src, &m, err, sbuf, !whole, &tev)) != 0)
-				break;
-		}
-		atomic_fetch_sub(&srv->ndedicated, 1);
-		if (r < 0) {
+		if ((r = srv_serve_dedicated(srv, src, &tev)) < 0) {
 			idl__srv_end(srv, src);
 			return;
 		}

@@ -24,6 +24,30 @@
 
 #include "server/server.h"
 
+/* Whether the transport has the three event operations. */
+static int
+srv_ev_ops(const struct idl_transport *tr)
+{
+	return IDL__TR_OP(tr, conn_fd) != NULL && IDL__TR_OP(tr, conn_recv_nb) != NULL &&
+	       IDL__TR_OP(tr, conn_sendv_nb) != NULL;
+}
+
+int
+idl__srv_ev_poolable(const struct srv_ep *ep)
+{
+	/* A transport whose descriptor is a set of its own (IDL_TRF_OWNSET) is pooled only
+	 * where no thread may be made for it. */
+	return srv_ev_ops(ep->tr) && (ep->srv->embedded || !(ep->tr->flags & IDL_TRF_OWNSET));
+}
+
+int
+idl__srv_ev_embeddable(const struct srv_ep *ep)
+{
+	if (IDL__TR_OP(ep->tr, ep_accept) != NULL)
+		return srv_ev_ops(ep->tr);
+	return IDL__TR_OP(ep->tr, ep_fd) != NULL && IDL__TR_OP(ep->tr, ep_recv) != NULL;
+}
+
 /* After accept fails for lack of descriptors or memory, stop accepting this long rather
  * than spin on a listening socket that stays readable (libtirpc CVE-2021-46828). */
 /* Connections accepted per readiness of a listener before others get their turn. */
@@ -540,4 +564,46 @@ idl__srv_handle_release(struct srv_src *src)
 	pthread_mutex_unlock(&srv->lock);
 	if (free_srv)
 		idl__srv_free(srv);
+}
+
+int
+idl__srv_hello_alloc(const struct idl_server *srv, struct srv_hello *h)
+{
+	h->said = calloc(srv->nsubs, 1);
+	h->verdicts = calloc(srv->nverdicts + 1u, 1);
+	return h->said != NULL && h->verdicts != NULL ? 0 : IDL_ENOMEM;
+}
+
+int
+idl__srv_src_alloc(struct idl_server *srv, struct srv_src *src)
+{
+	src->srv = srv;
+	if (pthread_mutex_init(&src->send_lock, NULL) != 0)
+		return IDL_ENOMEM;
+	src->send_lock_ok = 1;
+	/* A pooled connection receives into its serving thread's buffers. */
+	if (src->pooled)
+		return idl__srv_hello_alloc(srv, &src->hello);
+	src->rbuf = idl__zalloc(srv->rcap);
+	src->sbuf = idl__zalloc(srv->scap);
+	if (src->rbuf == NULL || src->sbuf == NULL)
+		return IDL_ENOMEM;
+	if (src->conn != NULL)
+		return idl__srv_hello_alloc(srv, &src->hello);
+	/* A message endpoint's peers get their hello state when they first appear. */
+	src->peers = calloc(1, sizeof *src->peers);
+	return src->peers != NULL ? 0 : IDL_ENOMEM;
+}
+
+void
+idl__srv_src_free(struct srv_src *src)
+{
+	free(src->rbuf);
+	free(src->sbuf);
+	free(src->hello.said);
+	free(src->hello.verdicts);
+	idl__srv_peers_free(src->peers);
+	if (src->send_lock_ok)
+		pthread_mutex_destroy(&src->send_lock);
+	free(src);
 }

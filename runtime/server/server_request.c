@@ -229,48 +229,6 @@ sent:
 	return err;
 }
 
-int
-idl__srv_hello_alloc(const struct idl_server *srv, struct srv_hello *h)
-{
-	h->said = calloc(srv->nsubs, 1);
-	h->verdicts = calloc(srv->nverdicts + 1u, 1);
-	return h->said != NULL && h->verdicts != NULL ? 0 : IDL_ENOMEM;
-}
-
-int
-idl__srv_src_alloc(struct idl_server *srv, struct srv_src *src)
-{
-	src->srv = srv;
-	if (pthread_mutex_init(&src->send_lock, NULL) != 0)
-		return IDL_ENOMEM;
-	src->send_lock_ok = 1;
-	/* A pooled connection receives into its serving thread's buffers. */
-	if (src->pooled)
-		return idl__srv_hello_alloc(srv, &src->hello);
-	src->rbuf = idl__zalloc(srv->rcap);
-	src->sbuf = idl__zalloc(srv->scap);
-	if (src->rbuf == NULL || src->sbuf == NULL)
-		return IDL_ENOMEM;
-	if (src->conn != NULL)
-		return idl__srv_hello_alloc(srv, &src->hello);
-	/* A message endpoint's peers get their hello state when they first appear. */
-	src->peers = calloc(1, sizeof *src->peers);
-	return src->peers != NULL ? 0 : IDL_ENOMEM;
-}
-
-void
-idl__srv_src_free(struct srv_src *src)
-{
-	free(src->rbuf);
-	free(src->sbuf);
-	free(src->hello.said);
-	free(src->hello.verdicts);
-	idl__srv_peers_free(src->peers);
-	if (src->send_lock_ok)
-		pthread_mutex_destroy(&src->send_lock);
-	free(src);
-}
-
 /* The reply to a message in the other byte order, written in that order so that the
  * sender can read it. */
 static uint32_t
@@ -456,6 +414,65 @@ serve_dispatch(struct srv_src *src, const struct idl_peer *from, struct srv_peer
 	return out->size;
 }
 
+/* The checks of a request or one-way message whose header holds, in order: its routine
+ * is one of the server's, its subsystem was greeted on this source with the same
+ * signature, its kind is the routine's, its descriptors are the routine's, and the
+ * client's calls in flight and the authorisation hook allow it. 0 with *sp and *si its
+ * subsystem, or the error its reply carries. */
+static int
+serve_request_ok(struct srv_src *src, const struct srv_hello *hs, const idl_msg_header_t *h,
+		 const idl_msg_header_t *in, const struct idl_peer *from, struct srv_peer *peer,
+		 const struct srv_ss **sp, size_t *si)
+{
+	struct idl_server *srv = src->srv;
+	const struct idl_routine_desc *rt;
+	const struct srv_ss *s;
+
+	if ((s = serve_find_id(srv, h->id, si)) == NULL ||
+	    (rt = &s->ss->routines[(uint32_t)h->id - (uint32_t)s->ss->base])->kind == IDL_RT_SKIP ||
+	    rt->name == NULL)
+		return MIG_BAD_ID;
+	if (!hs->said[*si])
+		return IDL_EPROTO; /* no hello for this subsystem on this source */
+	if (hs->verdicts[s->vbase + rt->number] != IDL__SIG_OK)
+		return IDL_ESIGNATURE;
+	if ((rt->kind == IDL_RT_ROUTINE) != (h->kind == IDL_KIND_REQUEST))
+		return IDL_EPROTO; /* a routine sent one-way, or a simpleroutine awaiting a reply */
+	if (!((h->flags & IDL_MSGF_DESC) == 0 && h->ndesc == 0 ? srv->plain[s->vbase + rt->number]
+							       : idl__desc_count_ok(rt, in, 1)) ||
+	    !serve_fds_ok(src, in, from))
+		return MIG_BAD_ARGUMENTS; /* descriptors that are not the routine's, or too many */
+	if (!serve_inflight_ok(src, from, peer))
+		return IDL_ELIMIT;
+	if (srv->auth != NULL && !serve_auth_ok(src, from, s, rt))
+		return IDL_EACCES;
+	*sp = s;
+	return 0;
+}
+
+/* A message refused before dispatch (err), or a hello answered (err 0, its reply outlen
+ * bytes): what the message carries is released, and the reply's size returned (0: none). */
+static uint32_t
+serve_refused(idl_msg_header_t *in, size_t len, int rcv_err, const idl_msg_header_t *h, int err,
+	      uint32_t outlen, idl_msg_header_t *out)
+{
+	/* Only a message whose header was read whole and agrees with the bytes received can
+	 * carry anything (the transport converts descriptors of nothing else), and reading
+	 * the count of a shorter one would read a previous message's stale bytes. */
+	if (len >= IDL_MSG_HEADER_SIZE && rcv_err == 0 && h->size == len &&
+	    h->magic == IDL_MSG_MAGIC && (h->flags & IDL_MSGF_DESC))
+		idl_msg_destroy(in);
+	if (err == 0)
+		return outlen; /* a hello answered */
+	if (h->kind == IDL_KIND_ONEWAY || h->kind == IDL_KIND_CANCEL)
+		return 0; /* one-way messages and cancels never get a reply, not even an error */
+	idl_reply_init(h, out);
+	if (h->kind == IDL_KIND_HELLO)
+		out->kind = IDL_KIND_HELLO_REPLY;
+	out->retcode = err;
+	return IDL_MSG_HEADER_SIZE;
+}
+
 /* Every check of a message, one at a time, each refusal answered as the protocol says;
  * what passes is dispatched and, when it carries no descriptors, remembered in hs for
  * the fast path. */
@@ -464,12 +481,10 @@ serve_checked(struct srv_src *src, struct srv_hello *hs, idl_msg_header_t *in, s
 	      int rcv_err, idl_msg_header_t *out, const struct idl_peer *from,
 	      struct srv_peer *peer)
 {
-	struct idl_server *srv = src->srv;
-	const struct idl_routine_desc *rt;
 	const struct srv_ss *s = NULL;
 	idl_msg_header_t h;
 	uint32_t outlen = IDL_MSG_HEADER_SIZE;
-	size_t si;
+	size_t si = 0;
 	int err;
 
 	/* Work on a copy of whatever header bytes came, so that a runt still gets a reply
@@ -495,61 +510,26 @@ serve_checked(struct srv_src *src, struct srv_hello *hs, idl_msg_header_t *in, s
 			serve_cancel(src, &h, peer);
 		return 0; /* never answered */
 	} else if (h.kind == IDL_KIND_HELLO) {
-		err = serve_hello(srv, hs, in, len, out, &outlen);
+		err = serve_hello(src->srv, hs, in, len, out, &outlen);
 		if (err == 0)
 			src->greeted = 1;
 	} else if (h.kind != IDL_KIND_REQUEST && h.kind != IDL_KIND_ONEWAY)
 		err = IDL_EPROTO;
-	else if ((s = serve_find_id(srv, h.id, &si)) == NULL ||
-		 (rt = &s->ss->routines[(uint32_t)h.id - (uint32_t)s->ss->base])->kind ==
-			 IDL_RT_SKIP ||
-		 rt->name == NULL)
-		err = MIG_BAD_ID;
-	else if (!hs->said[si])
-		err = IDL_EPROTO; /* no hello for this subsystem on this source */
-	else if (hs->verdicts[s->vbase + rt->number] != IDL__SIG_OK)
-		err = IDL_ESIGNATURE;
-	else if ((rt->kind == IDL_RT_ROUTINE) != (h.kind == IDL_KIND_REQUEST))
-		err = IDL_EPROTO; /* a routine sent one-way, or a simpleroutine awaiting a reply */
-	else if (!((h.flags & IDL_MSGF_DESC) == 0 && h.ndesc == 0
-			   ? srv->plain[s->vbase + rt->number]
-			   : idl__desc_count_ok(rt, in, 1)) ||
-		 !serve_fds_ok(src, in, from))
-		err = MIG_BAD_ARGUMENTS; /* descriptors that are not the routine's, or too many */
-	else if (!serve_inflight_ok(src, from, peer))
-		err = IDL_ELIMIT;
-	else if (srv->auth != NULL && !serve_auth_ok(src, from, s, rt))
-		err = IDL_EACCES;
-	else {
+	else if ((err = serve_request_ok(src, hs, &h, in, from, peer, &s, &si)) == 0) {
 		int carries = (h.flags & IDL_MSGF_DESC) != 0 || h.ndesc != 0;
 
 		/* Everything checked here holds for the next request with this header's first
 		 * word and id until a hello: the fast path takes it with two compares. The
 		 * authorisation hook is asked about every request, so none is remembered
 		 * while there is one. */
-		if (!carries && srv->auth == NULL) {
+		if (!carries && src->srv->auth == NULL) {
 			memcpy(&hs->fast_w0, &h, sizeof hs->fast_w0);
 			hs->fast_id = h.id;
 			hs->fast_si = (uint32_t)si;
 		}
 		return serve_dispatch(src, from, peer, in, s, out, h.kind, carries);
 	}
-	/* Refused before dispatch: what the message carries is released here. Only a message
-	 * whose header was read whole and agrees with the bytes received can carry anything
-	 * (the transport converts descriptors of nothing else), and reading the count of a
-	 * shorter one would read a previous message's stale bytes. */
-	if (len >= IDL_MSG_HEADER_SIZE && rcv_err == 0 && h.size == len &&
-	    h.magic == IDL_MSG_MAGIC && (h.flags & IDL_MSGF_DESC))
-		idl_msg_destroy(in);
-	if (err == 0)
-		return outlen; /* a hello answered */
-	if (h.kind == IDL_KIND_ONEWAY || h.kind == IDL_KIND_CANCEL)
-		return 0; /* one-way messages and cancels never get a reply, not even an error */
-	idl_reply_init(&h, out);
-	if (h.kind == IDL_KIND_HELLO)
-		out->kind = IDL_KIND_HELLO_REPLY;
-	out->retcode = err;
-	return IDL_MSG_HEADER_SIZE;
+	return serve_refused(in, len, rcv_err, &h, err, outlen, out);
 }
 
 /*

@@ -20,7 +20,7 @@
 
 #include <idl/idl_ool.h>
 
-#include "core/core.h"
+#include "ool/ool.h"
 
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer)

@@ -26,7 +26,7 @@
 
 #include <idl/idl_ool.h>
 
-#include "core/core.h"
+#include "ool/ool.h"
 #include "ool/ool_cache.h"
 
 #if defined(__has_feature)

@@ -18,7 +18,7 @@
 #include <idl/idl_ool.h>
 #include <idl/idl_transport.h>
 
-#include "core/core.h"
+#include "ool/ool.h"
 #include "ool/ool_cache.h"
 #include "server/server.h"
 #include "sock/sock_timeo.h"
