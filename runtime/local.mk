@@ -56,6 +56,7 @@ runtime_libidlrt_la_SOURCES += \
 	runtime/client/call_wait.c \
 	runtime/client/async.h \
 	runtime/client/async_call.c \
+	runtime/client/async_hello.c \
 	runtime/client/async_carry.c \
 	runtime/client/async_conn.c \
 	runtime/client/async_loop.c

@@ -171,7 +171,53 @@ struct idl__loop {
 	struct idl_async *carry;
 };
 
+/* The table of calls in flight, by sequence number. Lock held. */
+static inline struct idl_async **
+idl__async_bucket(struct idl__loop *lp, uint32_t seqno)
+{
+	return &lp->table[seqno % IDL__ASYNC_BUCKETS];
+}
+
+static inline void
+idl__async_table_add(struct idl__loop *lp, struct idl_async *call)
+{
+	struct idl_async **b = idl__async_bucket(lp, call->seqno);
+
+	call->hnext = *b;
+	*b = call;
+	call->in_table = 1;
+	lp->live++;
+}
+
+static inline void
+idl__async_table_remove(struct idl__loop *lp, struct idl_async *call)
+{
+	struct idl_async **b = idl__async_bucket(lp, call->seqno);
+
+	if (!call->in_table)
+		return;
+	while (*b != call)
+		b = &(*b)->hnext;
+	*b = call->hnext;
+	call->in_table = 0;
+	lp->live--;
+}
+
+static inline struct idl_async *
+idl__async_table_find(struct idl__loop *lp, uint32_t seqno)
+{
+	struct idl_async *c = *idl__async_bucket(lp, seqno);
+
+	while (c != NULL && c->seqno != seqno)
+		c = c->hnext;
+	return c;
+}
+
 /* async_call.c: lock held unless said. */
+/* A new call record with room for the request (copied) and the reply; `locked`: the lock is
+ * held (the port's spare records may be taken). NULL when out of memory. */
+struct idl_async *idl__async_new(struct idl__loop *lp, const idl_msg_header_t *req,
+				 uint32_t rep_max, int locked);
 /* Completes a call: out of the table and the queue, result and detail set, on the
  * completion list (the eventfd written when the list was empty). */
 void idl__async_finish(struct idl__loop *lp, struct idl_async *call, int result, const char *why);
@@ -182,10 +228,16 @@ void idl__async_deliver(struct idl__loop *lp, void *buf, size_t len, int rcv_err
 void idl__async_fail_all(struct idl__loop *lp, int err, const char *why);
 /* Drops a reference; the last frees the call. Any thread, no lock needed. */
 void idl__async_unref(struct idl_async *call);
-/* async_call.c: places an accepted call (numbered, in no list) on the live connection:
+/* async_hello.c: places an accepted call (numbered, in no list) on the live connection:
  * behind its subsystem's hello, or in the send queue once the hello is known. 0 or an error
  * (the call then in no list). */
 int idl__async_place(struct idl__loop *lp, struct idl_async *call);
+/* async_hello.c: the runtime's hello call hc ended: with its reply rep (result 0), or with
+ * result and why. Its waiters go on or fail. */
+void idl__async_hello_done(struct idl__loop *lp, struct idl_async *hc, const idl_msg_header_t *rep,
+			   int result, const char *why);
+/* async_hello.c: takes a call off its hello's waiters. */
+void idl__async_unwait(struct idl__loop *lp, struct idl_async *call);
 
 /* async_carry.c: lock held. */
 /* Takes a carried call off the carry list (it completes). */
