@@ -376,7 +376,8 @@ int idl__ool_span_read(void *arg, size_t off, void *dst, size_t n);
  * request came in on (idl_request_port()); NULL when `port` is neither. */
 const char *idl__port_address(idl_port_t port);
 /* A client port made around a connection a transport already has: a port that arrived in
- * a message, made by the client's port class (runtime/builtins.c installs it). Takes tr_state (idl__zalloc(tr->conn_size), connected) in every case. */
+ * a message, made by the client's port class (runtime/builtins.c installs it). Takes tr_state
+ * (idl__zalloc(tr->conn_size), connected) in every case. */
 int idl__port_adopt(const struct idl_transport *tr, const char *address, void *tr_state,
 		    idl_port_t *portp);
 
