@@ -9,6 +9,9 @@
  * complete function runs later, with no lock held, from the port's dispatch, wait or close
  * (idl__async_run()). docs/call-core.md says why; docs/runtime.md, "Calls in flight", what
  * a user may rely on.
+ *
+ * The client room: it knows the client's ports and the call loop (async.h), core, ool and
+ * trace, and nothing of the server or a transport's insides.
  */
 #include <config.h>
 

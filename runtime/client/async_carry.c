@@ -6,6 +6,9 @@
  * promised that it read none of them (docs/runtime.md, "Deadlines, death, cancel"). A call
  * is carried at most once, so that a server that dies at every connection does not keep a
  * call going round. The lock of the port is held throughout.
+ *
+ * It knows the call loop's connection and queue (async.h) and nothing of the server or a
+ * transport's insides.
  */
 #include <config.h>
 

@@ -9,6 +9,9 @@
  * finds others in flight takes the general path (call_wait.c), which matches replies to
  * calls by sequence number. docs/runtime.md, "The call path", and docs/call-core.md say
  * why the two paths are shaped so.
+ *
+ * The client room: it knows the client's port and connection (client.h), core, ool and
+ * trace, and nothing of the server; a transport only through its ops.
  */
 #include <config.h>
 

@@ -2,6 +2,9 @@
  * call_hello.c - the client's side of the hello: exchanged once per connection and
  * subsystem, lazily, by the first call that needs it (concurrent first callers wait for the
  * one that does it); after it a call reads its routine's verdict from the connection.
+ *
+ * It knows the client's connection and core's hello (core/hello.c builds and compares the
+ * bytes), and nothing of the server.
  */
 #include <config.h>
 

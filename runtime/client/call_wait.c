@@ -11,6 +11,9 @@
  * A waiting thread sleeps on a word of its call record (a private futex), woken by whoever
  * changed what it waits for, always under the port's lock: no wake-up is lost, and no
  * condition variable is made or destroyed per call.
+ *
+ * It knows the client's port, connection and calls (client.h) and nothing of the server; a
+ * transport only through its ops.
  */
 #include <config.h>
 

@@ -11,6 +11,9 @@
  * computes from the table. A hello carries the hashes of its version; the server answers
  * in the older of its version and the client's, so that a peer of either age is understood
  * (call.c and server_request.c hold the rest of the negotiation).
+ *
+ * Core: it builds, parses and compares the bytes, and knows nothing of the client or the
+ * server that send them.
  */
 #include <config.h>
 

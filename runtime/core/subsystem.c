@@ -1,6 +1,8 @@
 /*
  * subsystem.c - lookups in a subsystem's descriptor table. The signature hash is the wire
  * contract's (wire/sighash.c, compiled into this library and into the compiler's).
+ *
+ * Core: it knows nothing of any other room.
  */
 #include <config.h>
 

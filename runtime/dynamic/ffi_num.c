@@ -3,6 +3,8 @@
  * A C type is known by name (the common typedefs of <idl/mig.h> and C's own) or taken to be
  * what its wire type is; a value is converted as the compiled stub's assignment would
  * convert it, bit for bit when both sides have the same type.
+ *
+ * It knows libffi and C's conversions, and nothing of messages or the server.
  */
 #include <config.h>
 

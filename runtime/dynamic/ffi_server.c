@@ -16,6 +16,9 @@
  *
  * The server core hands each request to idl_dynamic_demux() with the interface as the
  * demux's context (idl_server_add_subsystem_ctx()).
+ *
+ * The dynamic room, the top of the runtime: it uses the server's public API, the
+ * interpreter and tracing, and nothing of the client.
  */
 #include <config.h>
 

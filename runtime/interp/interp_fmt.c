@@ -8,6 +8,9 @@
  * the sender still holds), so their data is read, and a port asked its address, only while
  * the message is whole: trace lines (IDL_DESCRIBE_BRIEF) show a port as "<port>" without
  * touching it, and no bytes of data marked dealloc, which a send may already have freed.
+ *
+ * The interp room: it knows core and ool (a port only through the head's address), and
+ * nothing of the client, the server or tracing.
  */
 #include <config.h>
 

@@ -7,6 +7,8 @@
  * time (idlcall's, from a .defs file) goes through the same code, so offsets are checked
  * against the fixed part before they are used. Arithmetic on counts is in 64 bits or in the
  * "n > len - off" form, never "off + n > len".
+ *
+ * The interp room: it knows core and ool, and nothing of the client, the server or tracing.
  */
 #include <config.h>
 

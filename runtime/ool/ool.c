@@ -12,6 +12,9 @@
  * has said the address is not its, tells the kinds apart: below the threshold, malloc
  * memory; from it up, the cache's block if its table has the address, else a mapping of
  * someone else's (a received memfd), unmapped.
+ *
+ * The ool room: it knows core (the port head's ops, the transports' ool_free through the
+ * registry) and nothing of the client or the server.
  */
 #include <config.h>
 

@@ -39,6 +39,9 @@
  * Locking: one mutex guards the table, the lists and the counters; what is done under it is a
  * few pointer updates (and the sanitizers' bookkeeping, in their builds). mmap, munmap and
  * the clearing happen outside it.
+ *
+ * The ool room: it knows core's utilities and nothing of messages, ports, the client or the
+ * server.
  */
 #include <config.h>
 

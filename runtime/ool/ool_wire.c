@@ -9,6 +9,9 @@
  * checks every descriptor against one strict layout - data in descriptor order, each at the
  * next multiple of 8, nothing after the last - before it allocates anything, then reads each
  * datum straight into memory of the receiver's own.
+ *
+ * The ool room: what the transports that carry data inline share; it knows core and nothing
+ * of the client, the server or any one transport.
  */
 #include <config.h>
 
@@ -18,8 +21,16 @@
 
 #include "ool/ool.h"
 
+/* The padding after a datum, sent from here: never written. */
 static const unsigned char ool_zeros[IDL_MSG_ALIGN];
 
+/*
+ * The sender's side (transport_kit.h says what it gives). The header and descriptors are
+ * copied into o->head and rewritten there - each descriptor's addr becomes the offset of its
+ * datum on the wire - so that the caller's message is left as it is: it still names the
+ * memory that a send releases afterwards. The rest of the message and each datum go as they
+ * are, without a copy. An empty datum takes no bytes and says offset 0.
+ */
 int
 idl__ool_inline_out(const struct idl_xmsg *m, const char *scheme, struct idl__ool_out *o)
 {
@@ -36,6 +47,7 @@ idl__ool_inline_out(const struct idl_xmsg *m, const char *scheme, struct idl__oo
 	o->iov[o->niov++] = (struct iovec){ o->head, hlen };
 	if (m->len > hlen)
 		o->iov[o->niov++] = (struct iovec){ (void *)(msg + hlen), m->len - hlen };
+	/* The data start right after the message, which is a multiple of 8 long. */
 	off = m->len;
 	o->inline_bytes = 0;
 	for (uint32_t i = 0; i < nd; i++) {
@@ -72,6 +84,9 @@ idl__ool_inline_out(const struct idl_xmsg *m, const char *scheme, struct idl__oo
 	return 0;
 }
 
+/* A reader over bytes a transport already holds in two pieces (a datagram's first part in
+ * the caller's buffer, the rest in a spill buffer): the range is checked against both
+ * pieces' length before anything is copied, overflow-safe, and may straddle them. */
 int
 idl__ool_span_read(void *arg, size_t off, void *dst, size_t n)
 {
@@ -97,6 +112,9 @@ idl__ool_span_read(void *arg, size_t off, void *dst, size_t n)
 	return 0;
 }
 
+/* The receiver's checks, before anything is allocated: every datum must sit exactly where
+ * the sender's layout puts it (in descriptor order, each at the next multiple of 8), so that
+ * a liar's offsets, overlaps or trailing bytes are refused rather than followed. */
 int
 idl__ool_inline_layout(const void *msg, size_t msize, size_t wire_len, const char *scheme,
 		       uint32_t *ndp)
@@ -126,6 +144,8 @@ idl__ool_inline_layout(const void *msg, size_t msize, size_t wire_len, const cha
 						 i, (unsigned long long)d.addr);
 			continue;
 		}
+		/* Compared as "size > len - off", never "off + size > len", which a size
+		 * near the type's limit would wrap. */
 		if (d.addr != off || d.size > wire_len - off ||
 		    IDL_MSG_ROUND((size_t)d.size) > wire_len - off)
 			return idl__fail(IDL_EPROTO,
@@ -199,6 +219,9 @@ refused:
 	return err;
 }
 
+/* For a stream transport that reads the data itself, straight from the socket into the
+ * blocks (tcp_rx.c): the blocks first, then the pieces they are read into
+ * (idl__ool_inline_iov). */
 int
 idl__ool_inline_alloc(void *msg, uint32_t nd, const char *scheme)
 {
@@ -237,6 +260,8 @@ idl__ool_inline_iov(const void *msg, size_t msize, uint32_t nd, size_t pos, stru
 	unsigned n = 0;
 	idl_desc_t d;
 
+	/* Each datum's bytes and its padding, from wire offset `pos` on: a read that stopped
+	 * in the middle of a datum, or of its padding, resumes there. */
 	for (uint32_t i = 0; i < nd; i++) {
 		size_t end, rend;
 
@@ -258,6 +283,9 @@ idl__ool_inline_iov(const void *msg, size_t msize, uint32_t nd, size_t pos, stru
 	return n;
 }
 
+/* Only a reply is answered this way: a request's sender gets the send's error itself, and
+ * a client waiting for a reply that cannot go would otherwise wait for its deadline. The
+ * bare reply keeps the header's id and sequence number, so that it finds its call. */
 int
 idl__desc_bare_reply(const struct idl_xmsg *m, idl_msg_header_t *bare, int err,
 		     struct idl_xmsg *out)

@@ -2,6 +2,9 @@
  * server.c - the server's API: creating one, its limits, authorisation hook and log, the
  * subsystems it serves, the addresses it listens on, and destroying it. Running it is
  * server_loop.c's; serving each request, server_request.c's.
+ *
+ * The server room: it knows core, ool and trace, and never the client; a transport only
+ * through its ops.
  */
 #include <config.h>
 
@@ -46,6 +49,8 @@ static const char *const srv_limit_names[IDL_LIMIT_COUNT] = {
 	[IDL_LIMIT_PER_ADDRESS] = "per_address",   [IDL_LIMIT_NET_IDLE_MS] = "net_idle_ms",
 };
 
+/* The connections limit's default: what the descriptors a run may open allow, less those
+ * the server keeps for itself (listeners, its sets, a reserve for refusing one more). */
 uint64_t
 idl__srv_conn_default(void)
 {
@@ -61,6 +66,7 @@ idl__srv_conn_default(void)
 	return n > SRV_FDS_KEPT + 16 ? n - SRV_FDS_KEPT : 16;
 }
 
+/* The log a server has until idl_server_set_log() gives it another. */
 static void
 srv_log_stderr(void *ctx, const char *line)
 {
@@ -68,6 +74,8 @@ srv_log_stderr(void *ctx, const char *line)
 	fprintf(stderr, "idlkit server: %s\n", line);
 }
 
+/* Everything a server needs before it runs is made here, so that running it allocates
+ * only per endpoint and per connection; the limits start at their defaults. */
 int
 idl_server_create(idl_server_t **srvp)
 {
@@ -109,9 +117,27 @@ idl_limit_name(enum idl_limit which)
 	return (unsigned)which < IDL_LIMIT_COUNT ? srv_limit_names[which] : "?";
 }
 
+/* Takes srv's lock for a change only a server that is not running takes (the detail
+ * cleared first): 0 with the lock held, or IDL_EINVAL for no server, IDL_EBUSY naming `what`
+ * for a running one, without it. */
+static int
+srv_lock_idle(idl_server_t *srv, const char *what)
+{
+	idl__clear_detail();
+	if (srv == NULL)
+		return IDL_EINVAL;
+	pthread_mutex_lock(&srv->lock);
+	if (!srv->running)
+		return 0;
+	pthread_mutex_unlock(&srv->lock);
+	return idl__fail(IDL_EBUSY, "%s: the server is running", what);
+}
+
 int
 idl_server_set_limit(idl_server_t *srv, enum idl_limit which, uint64_t value)
 {
+	int err;
+
 	idl__clear_detail();
 	if (srv == NULL || (unsigned)which >= IDL_LIMIT_COUNT)
 		return idl__fail(IDL_EINVAL, "idl_server_set_limit: bad server or limit %d",
@@ -124,11 +150,8 @@ idl_server_set_limit(idl_server_t *srv, enum idl_limit which, uint64_t value)
 	     value > (uint64_t)INT64_MAX / 1000000))
 		return idl__fail(IDL_EINVAL, "idl_server_set_limit: %s %llu is out of range",
 				 srv_limit_names[which], (unsigned long long)value);
-	pthread_mutex_lock(&srv->lock);
-	if (srv->running) {
-		pthread_mutex_unlock(&srv->lock);
-		return idl__fail(IDL_EBUSY, "idl_server_set_limit: the server is running");
-	}
+	if ((err = srv_lock_idle(srv, "idl_server_set_limit")) != 0)
+		return err;
 	srv->limits[which] = value;
 	pthread_mutex_unlock(&srv->lock);
 	return 0;
@@ -160,14 +183,10 @@ idl_server_limit(idl_server_t *srv, enum idl_limit which)
 int
 idl_server_set_auth(idl_server_t *srv, idl_auth_fn hook, void *ctx)
 {
-	idl__clear_detail();
-	if (srv == NULL)
-		return IDL_EINVAL;
-	pthread_mutex_lock(&srv->lock);
-	if (srv->running) {
-		pthread_mutex_unlock(&srv->lock);
-		return idl__fail(IDL_EBUSY, "idl_server_set_auth: the server is running");
-	}
+	int err = srv_lock_idle(srv, "idl_server_set_auth");
+
+	if (err != 0)
+		return err;
 	srv->auth = hook;
 	srv->auth_ctx = ctx;
 	pthread_mutex_unlock(&srv->lock);
@@ -177,14 +196,10 @@ idl_server_set_auth(idl_server_t *srv, idl_auth_fn hook, void *ctx)
 int
 idl_server_set_log(idl_server_t *srv, idl_log_fn fn, void *ctx)
 {
-	idl__clear_detail();
-	if (srv == NULL)
-		return IDL_EINVAL;
-	pthread_mutex_lock(&srv->lock);
-	if (srv->running) {
-		pthread_mutex_unlock(&srv->lock);
-		return idl__fail(IDL_EBUSY, "idl_server_set_log: the server is running");
-	}
+	int err = srv_lock_idle(srv, "idl_server_set_log");
+
+	if (err != 0)
+		return err;
 	srv->log = fn;
 	srv->log_ctx = ctx;
 	pthread_mutex_unlock(&srv->lock);
@@ -259,6 +274,8 @@ srv_format_peer(const char *scheme, const struct idl_peer *from, char *buf, size
 	return 0;
 }
 
+/* A connection's peer as its transport told at accept time; a message endpoint's sender
+ * by the address it came from, which is all a datagram says. */
 int
 idl__srv_cred(const struct srv_src *src, const struct idl_peer *from, struct idl_cred *cred)
 {
@@ -272,6 +289,8 @@ idl__srv_cred(const struct srv_src *src, const struct idl_peer *from, struct idl
 		       : IDL_ENOTSUP;
 }
 
+/* The client as a log line names it: its address, else its uid and pid, never more than
+ * the transport vouches for. */
 void
 idl__srv_who(const struct srv_src *src, const struct idl_peer *from, char *buf, size_t n)
 {
@@ -390,14 +409,10 @@ idl_server_add_subsystem_ctx(idl_server_t *srv, const struct idl_subsystem *ss,
 int
 idl_server_set_concurrency(idl_server_t *srv, unsigned n)
 {
-	idl__clear_detail();
-	if (srv == NULL)
-		return IDL_EINVAL;
-	pthread_mutex_lock(&srv->lock);
-	if (srv->running) {
-		pthread_mutex_unlock(&srv->lock);
-		return idl__fail(IDL_EBUSY, "idl_server_set_concurrency: the server is running");
-	}
+	int err = srv_lock_idle(srv, "idl_server_set_concurrency");
+
+	if (err != 0)
+		return err;
 	/* The gate counts the routines that may still start: n (none is kept for 0). */
 	atomic_store(&srv->gate.slots, n);
 	srv->concurrency = n;
@@ -405,6 +420,8 @@ idl_server_set_concurrency(idl_server_t *srv, unsigned n)
 	return 0;
 }
 
+/* An endpoint's end: its transport closes it (waking what waits on it) unless that happened
+ * at the stop, then frees its state. */
 static void
 srv_ep_free(struct srv_ep *ep)
 {
@@ -416,6 +433,8 @@ srv_ep_free(struct srv_ep *ep)
 	free(ep);
 }
 
+/* The endpoint listens at once, owner-only (mode 0600), so that an address in use or
+ * forbidden shows here, not when the server runs; it is served from the next run on. */
 int
 idl_server_listen(idl_server_t *srv, const char *address)
 {
@@ -459,6 +478,8 @@ idl_server_listen(idl_server_t *srv, const char *address)
 	return err;
 }
 
+/* Frees what idl_server_create() and the listens made, once nothing refers to the server:
+ * from idl_server_destroy(), or from the last deferred reply after it. */
 void
 idl__srv_free(struct idl_server *srv)
 {
@@ -481,6 +502,8 @@ idl__srv_free(struct idl_server *srv)
 	free(srv);
 }
 
+/* The counters are atomics read one by one: a snapshot that may be a moment apart, never a
+ * torn value. */
 int
 idl_server_stats(idl_server_t *srv, struct idl_server_stats *st)
 {
@@ -499,6 +522,8 @@ idl_server_stats(idl_server_t *srv, struct idl_server_stats *st)
 	return 0;
 }
 
+/* The dispatch gate's slow ways (server.h): a thread that found no slot counts itself a
+ * sleeper and sleeps on the slot word until a leave wakes it; a leave wakes one sleeper. */
 void
 idl__srv_gate_wait(struct srv_gate *g)
 {
@@ -524,6 +549,9 @@ idl__srv_gate_wake(struct srv_gate *g)
 	syscall(SYS_futex, (uint32_t *)&g->slots, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
+/* A running server is stopped first (an embedded one by dispatching until it ends, since
+ * nobody else does); deferred replies that still hold its sources keep what they need until
+ * the last is sent or discarded. */
 void
 idl_server_destroy(idl_server_t *srv)
 {

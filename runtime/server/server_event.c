@@ -17,6 +17,9 @@
  * yet, by accept time; greeted, by the time they were last armed) and one timerfd; the
  * head of the idle list is also the connection evicted when a new one needs its place.
  * Receive and reply buffers belong to the threads, so an idle connection holds no buffer.
+ *
+ * The server room: it knows core, ool and trace, and never the client; a transport only
+ * through its ops.
  */
 #include <config.h>
 

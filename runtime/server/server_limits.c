@@ -6,6 +6,9 @@
  *
  * Every connection closed on purpose is first told why with a goodbye (idl_msg.h), sent
  * here.
+ *
+ * The server room: it knows core and ool, and never the client; a transport only through
+ * its ops.
  */
 #include <config.h>
 

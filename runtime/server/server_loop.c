@@ -10,6 +10,9 @@
  * one. Threads that end put
  * themselves on a list and poke the eventfd; a pool thread joins and frees them.
  * idl_server_stop() sets a flag and writes the eventfd, which is async-signal-safe.
+ *
+ * The server room: it knows core and ool, and never the client; a transport only through
+ * its ops.
  */
 #include <config.h>
 

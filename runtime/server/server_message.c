@@ -15,6 +15,9 @@
  * that transport. The client's memory port is client/port_memory.c. A routine that
  * defers its reply keeps the connection until the reply is sent or discarded, by the
  * mechanism that keeps a closed connection for its deferred replies (server_loop.c).
+ *
+ * The server room: it uses ool's in-memory transport, and never the client (whose memory
+ * port is client/port_memory.c).
  */
 #include <config.h>
 

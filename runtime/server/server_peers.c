@@ -2,6 +2,8 @@
  * server_peers.c - the peers of a message endpoint (udp:, port:): what hellos each one has
  * sent, found by its address in a hash table grown with the count, and a recency list, so
  * that past SRV_PEERS_MAX peers the one heard from least recently is forgotten.
+ *
+ * The server room: it knows nothing outside it but core.
  */
 #include <config.h>
 

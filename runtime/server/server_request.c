@@ -13,6 +13,9 @@
  * Ownership (MIG's rule, docs/security.md): what a request carries out of line belongs to
  * the routine when it returns KERN_SUCCESS or MIG_NO_REPLY; for any other return, and for
  * every request refused before dispatch, the runtime releases it with idl_msg_destroy().
+ *
+ * The server room: it knows core, ool and trace, and never the client; a transport only
+ * through its ops. It installs the endpoint handle's ops (core.h, "The port head").
  */
 #include <config.h>
 

@@ -7,6 +7,9 @@
  * looking at a program, not for its fast path. A reply's elapsed time comes from a small
  * direct-mapped table of the times its request was seen, keyed by side, address, id and
  * sequence number; a collision costs one reply its elapsed time, nothing else.
+ *
+ * The trace room: it knows core, ool and the interpreter's describer, and nothing of the
+ * client or the server, whose call sites it serves.
  */
 #include <config.h>
 
@@ -23,12 +26,18 @@
 #include "interp/interp.h"
 #include "trace/trace.h"
 
+/* The subsystems the decoder knows (idl_trace_register()); a message of any other is
+ * printed by its header alone. */
 #define TRACE_MAX_SUBSYSTEMS 64
+/* Slots of the table of requests awaiting their answer, for the elapsed time. */
 #define TRACE_PENDING 256
 
+/* Read by every call site without the lock (trace.h); written under it. */
 atomic_int idl__trace_on;
 atomic_int idl__trace_core;
 
+/* A request seen and not yet answered: who sent it where, and when. The address is the
+ * port's or endpoint's own string, compared by pointer: it lives as long as they do. */
 struct trace_pending {
 	int side;
 	const char *address;
@@ -132,6 +141,7 @@ idl_trace_count(void)
 	return atomic_load(&trace_count);
 }
 
+/* Whether a message answers a request (its id is the request's plus the offset). */
 static bool
 trace_is_answer(uint8_t kind)
 {
@@ -163,6 +173,8 @@ trace_lookup(const idl_msg_header_t *h, const struct idl_subsystem **ssp,
 	}
 }
 
+/* The slot of the pending table a request and its answer share: a multiplicative hash of
+ * what identifies the call, so that calls of one port spread over the table. */
 static unsigned
 trace_slot(int side, const char *address, int32_t id, uint32_t seqno)
 {
@@ -197,6 +209,7 @@ trace_match(const idl_msg_header_t *h, int side, const char *address, int64_t no
 	return -1;
 }
 
+/* The name printed for a header's kind. */
 static const char *
 trace_kind(uint8_t kind)
 {
@@ -207,6 +220,9 @@ trace_kind(uint8_t kind)
 	return kind < sizeof names / sizeof names[0] ? names[kind] : "kind?";
 }
 
+/* One event as the printer's line (<idl/idl_trace.h> has its form): the time, side,
+ * direction and address, the header's fields, then the arguments as the interpreter
+ * describes them when the subsystem is known and the message passes its checks. */
 char *
 idl_trace_format(const struct idl_trace_event *ev)
 {
@@ -329,6 +345,8 @@ idl_trace_emit(const struct idl_trace_event *ev)
 	trace_deliver(&e);
 }
 
+/* A message seen outside the core (the libffi server's demux): printed as any other, with no
+ * elapsed time. */
 void
 idl__trace_local(int side, int dir, const char *address, const void *msg, size_t len)
 {
@@ -344,6 +362,9 @@ idl__trace_local(int side, int dir, const char *address, const void *msg, size_t
 	trace_deliver(&e);
 }
 
+/* A message the core sent or received (IDL__TRACE): from the first one on, the dynamic
+ * server and the tools leave the tracing of what the core sees to it, so that nothing is
+ * printed twice. */
 void
 idl__trace_msg(int side, int dir, const char *address, const void *msg, size_t len)
 {
