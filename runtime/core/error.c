@@ -89,6 +89,14 @@ err_init_sysnames(void)
 	}
 }
 
+/* A server routine's own code, which the table does not name. */
+static const char *
+err_server_code(int err)
+{
+	snprintf(err_scratch, sizeof err_scratch, "server-defined code %d", err);
+	return err_scratch;
+}
+
 const char *
 idl_errname(int err)
 {
@@ -105,10 +113,8 @@ idl_errname(int err)
 	default:
 		break;
 	}
-	if (err > 0) {
-		snprintf(err_scratch, sizeof err_scratch, "server-defined code %d", err);
-		return err_scratch;
-	}
+	if (err > 0)
+		return err_server_code(err);
 	if (IDL_IS_SYSERR(err)) {
 		int e = IDL_SYSERR_ERRNO(err);
 
@@ -133,10 +139,8 @@ idl_strerror(int err)
 	default:
 		break;
 	}
-	if (err > 0) {
-		snprintf(err_scratch, sizeof err_scratch, "server-defined code %d", err);
-		return err_scratch;
-	}
+	if (err > 0)
+		return err_server_code(err);
 	if (IDL_IS_SYSERR(err)) {
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 32))
 		/* strerrordesc_np gives the untranslated, static text: thread-safe. */
