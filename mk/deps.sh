@@ -2,9 +2,11 @@
 # mk/deps.sh - installs the Debian 12 packages idlkit needs (as root).
 #
 #   mk/deps.sh          what the build and the main job need: the toolchain, autotools,
-#                       flex, bison, libffi, pkg-config, libuv for the event-loop examples,
-#                       the peers the transport comparison shows beside idlkit (ONC RPC,
-#                       sd-bus, gRPC, Cap'n Proto), and gnuplot for its charts (--plot)
+#                       flex, bison, libffi, pkg-config, OpenSSL 3 for the tls: transport
+#                       (and its command for the tests' certificates), libuv for the
+#                       event-loop examples, the peers the transport comparison shows
+#                       beside idlkit (ONC RPC, sd-bus, gRPC, Cap'n Proto), and gnuplot
+#                       for its charts (--plot)
 #   mk/deps.sh --test   that, and what only the test suite needs: CUnit, the sanitizers'
 #                       clang, clang-format, valgrind, GNU MIG for the compatibility tests,
 #                       nftables and iproute2 for the network tests, CMake for the consumer
@@ -15,6 +17,7 @@ set -eu
 packages="
 	build-essential autoconf automake libtool pkg-config
 	flex bison libffi-dev
+	libssl-dev openssl
 	libuv1-dev
 	libtirpc-dev rpcsvc-proto
 	libsystemd-dev

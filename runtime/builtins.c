@@ -33,4 +33,7 @@ idl__builtins(void)
 #if HAVE_TRANSPORT_PORT
 	idl__mq_register();
 #endif
+#if HAVE_TRANSPORT_TLS
+	idl__tls_register();
+#endif
 }

@@ -21,7 +21,8 @@ runtime_libidlrt_la_SOURCES += \
 	runtime/core/util.c \
 	runtime/core/subsystem.c \
 	runtime/core/hello.c \
-	runtime/core/port_head.c
+	runtime/core/port_head.c \
+	runtime/core/config.c
 # ool: out-of-line memory, its cache and wire form, what messages carry by descriptor.
 runtime_libidlrt_la_SOURCES += \
 	runtime/ool/ool.h \

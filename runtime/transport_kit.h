@@ -247,6 +247,9 @@ void idl__shm_register(void);
 #if HAVE_TRANSPORT_PORT
 void idl__mq_register(void);
 #endif
+#if HAVE_TRANSPORT_TLS
+void idl__tls_register(void);
+#endif
 
 /*
  * Out-of-line data and descriptors (ool/ool.c, ool/ool_msg.c; docs/wire-format.md).

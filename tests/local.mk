@@ -6,6 +6,8 @@
 
 # What a test prints about a server that did not stop when told (tests/lib/procdump.h).
 tests_procdump_sources = tests/lib/procdump.c tests/lib/procdump.h
+# The tls: certificates of a test that runs servers over tls: (tests/lib/tls_certs.h).
+tests_tls_certs_sources = tests/lib/tls_certs.c tests/lib/tls_certs.h
 tests_procdump_cppflags = -I$(top_srcdir)/tests/lib
 
 # Every test runs under a timeout, so that a hang fails instead of stalling the run.

@@ -11,3 +11,4 @@ include transports/tcp/local.mk
 include transports/udp/local.mk
 include transports/shm/local.mk
 include transports/mqueue/local.mk
+include transports/tls/local.mk

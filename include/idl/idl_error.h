@@ -49,7 +49,10 @@ extern "C" {
 	XX(EACCES, -414, "permission denied")                                                      \
 	XX(ELIMIT, -415, "a configured limit was reached")                                         \
 	XX(EAGAIN, -416, "no room now, try again later")                                           \
-	XX(ECANCELED, -417, "call cancelled")
+	XX(ECANCELED, -417, "call cancelled")                                                      \
+	XX(ECERT, -418, "the peer's certificate was refused (or the peer refused ours)")           \
+	XX(ETLS, -419, "TLS negotiation failed: version, protocol, or a peer not speaking TLS")    \
+	XX(EINTEGRITY, -420, "a TLS record failed its integrity check: changed or cut on the way")
 
 enum idl_err {
 #define IDL__ERR_ENUM(name, value, msg) IDL_##name = (value),

@@ -47,6 +47,24 @@ int idl_port_open(const char *address, idl_port_t *portp);
  * Errors: IDL_ENOSCHEME, IDL_EADDRINVAL (no scheme), IDL_ENOMEM. */
 int idl_port_open_deferred(const char *address, idl_port_t *portp);
 
+/*
+ * A configuration for the ports and endpoints of one transport (the tls: transport's:
+ * <idl/idl_tls.h> makes and fills one). A port or an endpoint given one holds it while it
+ * lives, so the caller may free it (idl_config_free()) as soon as the port is open.
+ */
+typedef struct idl_config idl_config_t;
+
+/* idl_port_open() with a configuration for the address's transport, which the port uses for
+ * every connection it makes (its reconnects too). NULL cfg is idl_port_open(). Errors: as
+ * idl_port_open(); IDL_EINVAL for a configuration of another transport's scheme,
+ * IDL_ENOTSUP for a transport that takes none; the transport's own (an unreadable key:
+ * docs/transports/tls.md). */
+int idl_port_open_config(const char *address, idl_config_t *cfg, idl_port_t *portp);
+
+/* Drops the caller's hold on a configuration; ports and endpoints that use it keep theirs,
+ * and the last one frees it. NULL is allowed. */
+void idl_config_free(idl_config_t *cfg);
+
 /* Closes the connection and frees the port. NULL is allowed. */
 void idl_port_close(idl_port_t port);
 

@@ -69,6 +69,13 @@ int idl_server_add_subsystem_ctx(idl_server_t *srv, const struct idl_subsystem *
  * created 0600. Errors: IDL_ENOSCHEME, IDL_EADDRINVAL, IDL_EADDRINUSE, IDL_ESYSERR(e). */
 int idl_server_listen(idl_server_t *srv, const char *address);
 
+/* idl_server_listen() with a configuration for the address's transport (<idl/idl_port.h>,
+ * idl_config_t: the tls: transport's certificate, trusted CAs ...), which the endpoint holds
+ * while it lives. NULL cfg is idl_server_listen(). Errors: as idl_server_listen(); IDL_EINVAL
+ * for a configuration of another transport's scheme, IDL_ENOTSUP for a transport that takes
+ * none; the transport's own. */
+int idl_server_listen_config(idl_server_t *srv, const char *address, idl_config_t *cfg);
+
 /* At most `n` routines run at once (default 1: serialised). 0 means no limit. */
 int idl_server_set_concurrency(idl_server_t *srv, unsigned n);
 

@@ -90,6 +90,7 @@
 #include <stdint.h>
 
 #include <idl/idl_server.h>
+#include <idl/idl_tls.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -354,6 +355,29 @@ struct idl_transport {
 	int (*conn_resend)(void *conn, int64_t now, int64_t *next);
 	void (*conn_forget)(void *conn, uint32_t seqno);
 
+	/*
+	 * Optional: configuration of one port or endpoint, and what a secure channel knows of
+	 * its peer (added after the table's first version; a table compiled before them ends
+	 * before them and is read as not having them).
+	 *
+	 * A program gives a configuration object (struct idl_config, below) with
+	 * idl_port_open_config() or idl_server_listen_config(); its scheme is this transport's
+	 * (the runtime refuses another with IDL_EINVAL). ep_config is called on the endpoint's
+	 * fresh state before ep_listen; conn_config on a connection's fresh state before each
+	 * conn_connect or conn_connect_nb of that port (every reconnect too). The transport
+	 * takes from the object what it needs for the state's life (the object may be freed
+	 * after the state is); an error fails the listen or the connect. NULL: the transport
+	 * takes no configuration, and idl_port_open_config() and idl_server_listen_config()
+	 * refuse one (IDL_ENOTSUP).
+	 *
+	 * conn_tls_peer fills *peerp with what the connection's TLS session knows of the peer
+	 * (<idl/idl_tls.h>: one malloc()ed block the caller frees with idl_tls_peer_free());
+	 * IDL_ENOTSUP when the connection has no such session (yet). NULL: IDL_ENOTSUP.
+	 */
+	int (*ep_config)(void *ep, struct idl_config *cfg);
+	int (*conn_config)(void *conn, struct idl_config *cfg);
+	int (*conn_tls_peer)(void *conn, struct idl_tls_peer **peerp);
+
 	/* New ops go here, at the end, each optional. */
 };
 
@@ -366,12 +390,33 @@ struct idl_transport {
 #define IDL_TR_EV_IN 0x001u
 #define IDL_TR_EV_OUT 0x004u
 #define IDL_TR_EV_MORE 0x10000u
+/* While a connect started without blocking is in progress (conn_connect_nb): it waits for
+ * input alone (a TLS handshake that sent its part), so the caller watches the descriptor for
+ * readability only. Without it the caller watches for writability too, which ends a socket's
+ * connect; a transport written before this flag never sets it. */
+#define IDL_TR_EV_WAITIN 0x20000u
 
 /*
  * Receive-size rule: when a message does not fit in m->cap, conn_recv and ep_recv set m->len
  * to its true size when known, discard it (closing a stream connection, whose framing is
  * then lost) and return IDL_EMSGSIZE.
  */
+
+/*
+ * Configuration objects, as a transport reads them: settings by name (string values) made by
+ * the API of the transport's own header (<idl/idl_tls.h> for tls:), and one object of the
+ * transport's own made from them once and kept with the configuration.
+ */
+/* The scheme the configuration is for ("tls"). */
+const char *idl_config_scheme(const struct idl_config *cfg);
+/* The value of setting `name`, or NULL when it is not set. Owned by cfg, which does not change
+ * while a port or an endpoint holds it. */
+const char *idl_config_get(const struct idl_config *cfg, const char *name);
+/* The transport's own object made from cfg: made by make(cfg, errp) the first time (once,
+ * under the configuration's lock) and kept until the configuration is freed, when drop(obj)
+ * runs. NULL, *errp set (with the detail make gave), when make failed; nothing is kept then. */
+void *idl_config_state(struct idl_config *cfg, void *(*make)(struct idl_config *cfg, int *errp),
+		       void (*drop)(void *obj), int *errp);
 
 /* Registers a transport; its scheme must be new. The table must outlive the process.
  * Returns IDL_EINVAL for a table of another contract version (abi), one shorter than the

@@ -147,9 +147,10 @@ aconn_start(struct idl__loop *lp, struct idl__aconn *c)
 	if (c->nb) {
 		c->fd = c->tr->conn_fd(c->tr_state, &events);
 		memset(&ev, 0, sizeof ev);
-		/* A connect in progress ends with writability. */
-		ev.events = EPOLLIN | (c->connecting ? EPOLLOUT : 0);
-		c->want_out = c->connecting;
+		/* A connect in progress ends with writability; a handshake that waits for the
+		 * peer's answer alone (IDL_TR_EV_WAITIN) is not woken by room to write. */
+		c->want_out = c->connecting && !(events & IDL_TR_EV_WAITIN);
+		ev.events = EPOLLIN | (c->want_out ? EPOLLOUT : 0);
 		ev.data.fd = c->fd;
 		if (c->fd < 0 || epoll_ctl(lp->epfd, EPOLL_CTL_ADD, c->fd, &ev) != 0) {
 			c->fd = -1;
@@ -332,6 +333,10 @@ idl__loop_connect(struct idl__loop *lp, int64_t deadline)
 	idl__clear_detail();
 	lp->conn = c;
 	c->tr_used = 1;
+	/* The port's configuration (a tls: identity, say) is the connection's before it
+	 * connects; giving it blocks on nothing. */
+	if ((err = idl__config_conn(tr, p->cfg, c->tr_state)) != 0)
+		goto failed;
 	if (c->nb && IDL__TR_OP(tr, conn_connect_nb) != NULL &&
 	    IDL__TR_OP(tr, conn_connect_step) != NULL) {
 		/* In the caller's loop: the calls queue behind the connect (async_loop.c). */

@@ -393,9 +393,10 @@ poll_connect_step(struct idl__loop *lp, struct idl__aconn *c)
 		/* It may be the socket of the next address the name has (whose number may be
 		 * the last one's, closed and so gone from the set): watched either way. */
 		memset(&ev, 0, sizeof ev);
-		ev.events = EPOLLIN | EPOLLOUT;
 		ev.data.fd = fd = tr->conn_fd(c->tr_state, &events);
 		c->fd = fd;
+		c->want_out = !(events & IDL_TR_EV_WAITIN);
+		ev.events = EPOLLIN | (c->want_out ? EPOLLOUT : 0);
 		if (epoll_ctl(lp->epfd, EPOLL_CTL_MOD, fd, &ev) != 0 &&
 		    (errno != ENOENT || epoll_ctl(lp->epfd, EPOLL_CTL_ADD, fd, &ev) != 0)) {
 			err = idl__fail(IDL_ESYSERR(errno), "%s: epoll: %s", lp->port->head.address,

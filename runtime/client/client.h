@@ -134,6 +134,8 @@ struct idl_port {
 	 * the lock and published with release order, so that later calls read it without the
 	 * lock (an acquire load); NULL until then. */
 	struct idl__loop *loop;
+	/* The transport's configuration (core/config.c), held while the port lives; NULL: none. */
+	struct idl_config *cfg;
 };
 
 /* The calls of connection c on the general path, newest first. */

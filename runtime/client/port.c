@@ -125,19 +125,20 @@ port_new(const char *address, struct idl_port **pp)
 	return 0;
 }
 
-int
-idl_port_open(const char *address, idl_port_t *portp)
+/* idl_port_open() with a configuration already checked (idl__config_check()), or NULL. */
+static int
+port_open_cfg(const char *address, struct idl_config *cfg, idl_port_t *portp)
 {
 	struct idl_port *p;
 	struct cl_conn *c;
 	int err;
 
-	idl__clear_detail();
 	if (portp == NULL)
 		return idl__fail(IDL_EINVAL, "idl_port_open: NULL argument");
 	if ((err = port_new(address, portp)) != 0)
 		return err;
 	p = *portp;
+	p->cfg = idl__config_hold(cfg);
 	/* Connected now, so that a wrong address or a server that is not there shows here. */
 	pthread_mutex_lock(&p->lock);
 	err = idl__cl_conn_get(p, &(struct idl_deadline){ 0, IDL_PORT_DEFAULT_TIMEOUT_MS }, &c);
@@ -150,6 +151,30 @@ idl_port_open(const char *address, idl_port_t *portp)
 		return err;
 	}
 	return 0;
+}
+
+int
+idl_port_open(const char *address, idl_port_t *portp)
+{
+	idl__clear_detail();
+	return port_open_cfg(address, NULL, portp);
+}
+
+int
+idl_port_open_config(const char *address, idl_config_t *cfg, idl_port_t *portp)
+{
+	const struct idl_transport *tr;
+	const char *rest;
+	int err;
+
+	idl__clear_detail();
+	if (cfg != NULL && address != NULL && (tr = idl_transport_find(address, &rest)) != NULL &&
+	    (err = idl__config_check(tr, cfg, address, 0)) != 0) {
+		if (portp != NULL)
+			*portp = NULL;
+		return err;
+	}
+	return port_open_cfg(address, cfg, portp);
 }
 
 int
@@ -202,6 +227,7 @@ port_close(idl_port_t p)
 	pthread_cond_destroy(&p->lean_cv);
 	pthread_cond_destroy(&p->conn_cv);
 	pthread_mutex_destroy(&p->lock);
+	idl_config_free(p->cfg);
 	free(p->head.address);
 	free(p);
 }
@@ -322,7 +348,9 @@ idl__cl_conn_get(struct idl_port *p, struct idl_deadline *dl, struct cl_conn **c
 	p->connecting = 1;
 	pthread_mutex_unlock(&p->lock);
 	idl__clear_detail();
-	err = p->tr->conn_connect(c->tr_state, p->rest, dl);
+	err = idl__config_conn(p->tr, p->cfg, c->tr_state);
+	if (err == 0)
+		err = p->tr->conn_connect(c->tr_state, p->rest, dl);
 	/* Keep the transport's detail when it gave one. */
 	if (err != 0 && idl_errdetail()[0] == '\0')
 		idl__fail(err, "%s: connect: %s", p->head.address, idl_strerror(err));

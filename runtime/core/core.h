@@ -140,4 +140,18 @@ int idl__transport_ool_free(void *addr, size_t size);
 #define IDL__TR_OP(t, op)                                                                          \
 	(offsetof(struct idl_transport, op) + sizeof((t)->op) <= (t)->size ? (t)->op : NULL)
 
+/*
+ * Configuration objects as the rooms above use them (config.c): a port holds its
+ * configuration and hands it to its transport before each connect; an endpoint hands it over
+ * before it listens (<idl/idl_transport.h>, ep_config and conn_config).
+ */
+/* Whether cfg may configure an address of transport tr (its scheme, and the op `ep` says:
+ * ep_config or conn_config): 0, or IDL_EINVAL / IDL_ENOTSUP with a detail naming address. */
+int idl__config_check(const struct idl_transport *tr, const struct idl_config *cfg,
+		      const char *address, int ep);
+/* Takes a hold on cfg (NULL allowed) for a port, which frees it with idl_config_free(). */
+struct idl_config *idl__config_hold(struct idl_config *cfg);
+/* Before a port's connect: conn_config with the port's configuration; 0 when it has none. */
+int idl__config_conn(const struct idl_transport *tr, struct idl_config *cfg, void *conn);
+
 #endif /* IDL_RUNTIME_CORE_H */

@@ -305,6 +305,57 @@ idl__srv_who(const struct srv_src *src, const struct idl_peer *from, char *buf, 
 		snprintf(buf, n, "a client");
 }
 
+/*
+ * The server's log line for a connection a secure channel refused (a certificate, a protocol,
+ * a record changed on the way): the transport's detail, which names the client already.
+ */
+void
+idl__srv_tls_log(struct srv_src *src, int err)
+{
+	const char *why = idl_errdetail();
+	char who[IDL_CRED_ADDR_MAX + 32];
+	size_t n;
+
+	idl__srv_who(src, NULL, who, sizeof who);
+	n = strlen(who);
+	if (strncmp(why, who, n) == 0 && why[n] == ':' && why[n + 1] == ' ')
+		why += n + 2;
+	idl__srv_log(src->srv, "%s: %s: %s: %s, connection closed", src->ep->head.address, who,
+		     idl_errname(err), why[0] != '\0' ? why : idl_strerror(err));
+}
+
+/* Logs a refusal by a limit: an oversized message, or a connection that timed out (which
+ * then ends; `closing` says whether an oversized one does too); or what a secure channel
+ * refused (a certificate, a protocol, a record). */
+void
+idl__srv_conn_log(struct srv_src *src, int err, size_t len, int closing)
+{
+	struct idl_server *srv = src->srv;
+	char who[IDL_CRED_ADDR_MAX + 32];
+
+	if (err == IDL_ECERT || err == IDL_ETLS || err == IDL_EINTEGRITY) {
+		idl__srv_tls_log(src, err);
+		return;
+	}
+	if (err != IDL_ETIMEDOUT && err != IDL_EMSGSIZE)
+		return;
+	idl__srv_who(src, NULL, who, sizeof who);
+	if (err == IDL_EMSGSIZE)
+		idl__srv_log(srv, "%s: %s: message of %zu bytes refused%s (msg_size %zu)",
+			     src->ep->head.address, who, len, closing ? ", connection closed" : "",
+			     srv->rcap);
+	else if (!src->greeted)
+		idl__srv_log(srv,
+			     "%s: %s: no hello in time, connection closed (handshake_ms "
+			     "%llu)",
+			     src->ep->head.address, who,
+			     (unsigned long long)srv->limits[IDL_LIMIT_HANDSHAKE_MS]);
+	else
+		idl__srv_log(srv, "%s: %s: idle, connection closed (idle_ms %llu)",
+			     src->ep->head.address, who,
+			     (unsigned long long)srv->limits[IDL_LIMIT_IDLE_MS]);
+}
+
 /* Logs a message the transport refused for what it holds (IDL_EPROTO), with the transport's
  * detail: `len` bytes of it came; none when the framing was lost and the connection ends. */
 void
@@ -433,10 +484,9 @@ srv_ep_free(struct srv_ep *ep)
 	free(ep);
 }
 
-/* The endpoint listens at once, owner-only (mode 0600), so that an address in use or
- * forbidden shows here, not when the server runs; it is served from the next run on. */
-int
-idl_server_listen(idl_server_t *srv, const char *address)
+/* idl_server_listen() with a configuration, or NULL. */
+static int
+srv_listen(idl_server_t *srv, const char *address, struct idl_config *cfg)
 {
 	struct idl_listen_opts opts = { .mode = 0600 };
 	const struct idl_transport *tr;
@@ -444,7 +494,6 @@ idl_server_listen(idl_server_t *srv, const char *address)
 	const char *rest;
 	int err;
 
-	idl__clear_detail();
 	if (srv == NULL || address == NULL)
 		return idl__fail(IDL_EINVAL, "idl_server_listen: NULL argument");
 	if (strchr(address, ':') == NULL)
@@ -452,6 +501,8 @@ idl_server_listen(idl_server_t *srv, const char *address)
 				 address);
 	if ((tr = idl_transport_find(address, &rest)) == NULL)
 		return idl__fail(IDL_ENOSCHEME, "%s: no transport for this scheme", address);
+	if (cfg != NULL && (err = idl__config_check(tr, cfg, address, 1)) != 0)
+		return err;
 	if ((ep = calloc(1, sizeof *ep)) == NULL || (ep->head.address = strdup(address)) == NULL ||
 	    (ep->state = idl__zalloc(tr->ep_size)) == NULL) {
 		if (ep != NULL)
@@ -463,7 +514,8 @@ idl_server_listen(idl_server_t *srv, const char *address)
 	ep->head.ops = &idl__srv_endpoint_ops;
 	ep->srv = srv;
 	ep->tr = tr;
-	if ((err = tr->ep_listen(ep->state, rest, &opts)) != 0) {
+	err = cfg != NULL ? IDL__TR_OP(tr, ep_config)(ep->state, cfg) : 0;
+	if (err != 0 || (err = tr->ep_listen(ep->state, rest, &opts)) != 0) {
 		if (idl_errdetail()[0] == '\0')
 			idl__fail(err, "%s: listen: %s", address, idl_strerror(err));
 		ep->closed = 1;
@@ -476,6 +528,22 @@ idl_server_listen(idl_server_t *srv, const char *address)
 	err = srv->running ? idl__srv_ep_start(srv, ep) : 0;
 	pthread_mutex_unlock(&srv->lock);
 	return err;
+}
+
+/* The endpoint listens at once, owner-only (mode 0600), so that an address in use or
+ * forbidden shows here, not when the server runs; it is served from the next run on. */
+int
+idl_server_listen(idl_server_t *srv, const char *address)
+{
+	idl__clear_detail();
+	return srv_listen(srv, address, NULL);
+}
+
+int
+idl_server_listen_config(idl_server_t *srv, const char *address, idl_config_t *cfg)
+{
+	idl__clear_detail();
+	return srv_listen(srv, address, cfg);
 }
 
 /* Frees what idl_server_create() and the listens made, once nothing refers to the server:

@@ -417,7 +417,10 @@ int idl__srv_ev_send(struct srv_src *src, const struct idl_xmsg *x);
 /* Ends every pooled source (the server stops). */
 void idl__srv_ev_close_all(struct idl_server *srv);
 
-/* Logs a refusal by a limit on a connection (server_request.c). */
+/* The log line for a connection a secure channel refused with err (IDL_ECERT, IDL_ETLS,
+ * IDL_EINTEGRITY), the calling thread's detail saying why (server.c). */
+void idl__srv_tls_log(struct srv_src *src, int err);
+/* Logs a refusal by a limit on a connection (server.c). */
 void idl__srv_conn_log(struct srv_src *src, int err, size_t len, int closing);
 /* Logs a message the transport refused with IDL_EPROTO (server.c). */
 void idl__srv_refused_log(struct srv_src *src, const struct idl_peer *from, size_t len);

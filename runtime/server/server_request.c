@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include <idl/idl_ool.h>
+#include <idl/idl_tls.h>
 
 #include "server/server.h"
 #include "trace/trace.h"
@@ -52,6 +53,23 @@ idl_request_cred(struct idl_cred *cred)
 	if (rq == NULL)
 		return IDL_EINVAL;
 	return idl__srv_cred(rq->src, rq->from, cred);
+}
+
+/* The peer's identity as the request's connection's TLS session knows it (conn_tls_peer):
+ * none outside a request or on a message endpoint. */
+int
+idl_request_peer_tls(struct idl_tls_peer **peerp)
+{
+	const struct srv_req *rq = serve_current;
+	int (*peer)(void *conn, struct idl_tls_peer **peerp);
+
+	if (peerp == NULL)
+		return IDL_EINVAL;
+	*peerp = NULL;
+	if (rq == NULL || rq->src->conn == NULL)
+		return IDL_EINVAL;
+	peer = IDL__TR_OP(rq->src->ep->tr, conn_tls_peer);
+	return peer != NULL ? peer(rq->src->conn, peerp) : IDL_ENOTSUP;
 }
 
 idl_port_t
@@ -94,8 +112,9 @@ idl_request_reply(void)
 	struct idl_reply *r;
 	struct idl_server *srv;
 
-	if (rq == NULL || (r = calloc(1, sizeof *r)) == NULL)
-		return NULL;
+	if (rq == NULL || rq->in == NULL || (r = calloc(1, sizeof *r)) == NULL)
+		return NULL; /* outside a routine (the authorisation hook has no request to defer)
+			      */
 	srv = rq->src->srv;
 	r->src = rq->src;
 	r->peer = rq->peer;
@@ -364,11 +383,17 @@ serve_auth_ok(struct srv_src *src, const struct idl_peer *from, const struct srv
 	      const struct idl_routine_desc *rt)
 {
 	struct idl_server *srv = src->srv;
+	struct srv_req rq = { src, from, NULL, NULL, s };
 	struct idl_cred cred;
 	char who[IDL_CRED_ADDR_MAX + 32];
+	int verdict;
 
 	idl__srv_cred(src, from, &cred);
-	if (srv->auth(srv->auth_ctx, &cred, s->ss, rt) == 0)
+	/* The hook may ask what idl_request_cred() and idl_request_peer_tls() say. */
+	serve_current = &rq;
+	verdict = srv->auth(srv->auth_ctx, &cred, s->ss, rt);
+	serve_current = NULL;
+	if (verdict == 0)
 		return 1;
 	idl__srv_who(src, from, who, sizeof who);
 	idl__srv_log(srv, "%s: %s: %s.%s denied by the authorisation hook", src->ep->head.address,
@@ -589,33 +614,6 @@ serve_send(struct srv_src *src, uint32_t n, const struct idl_peer *to)
 	if (locked)
 		pthread_mutex_unlock(&src->send_lock);
 	return err;
-}
-
-/* Logs a refusal by a limit: an oversized message, or a connection that timed out (which
- * then ends; `closing` says whether an oversized one does too). */
-void
-idl__srv_conn_log(struct srv_src *src, int err, size_t len, int closing)
-{
-	struct idl_server *srv = src->srv;
-	char who[IDL_CRED_ADDR_MAX + 32];
-
-	if (err != IDL_ETIMEDOUT && err != IDL_EMSGSIZE)
-		return;
-	idl__srv_who(src, NULL, who, sizeof who);
-	if (err == IDL_EMSGSIZE)
-		idl__srv_log(srv, "%s: %s: message of %zu bytes refused%s (msg_size %zu)",
-			     src->ep->head.address, who, len, closing ? ", connection closed" : "",
-			     srv->rcap);
-	else if (!src->greeted)
-		idl__srv_log(srv,
-			     "%s: %s: no hello in time, connection closed (handshake_ms "
-			     "%llu)",
-			     src->ep->head.address, who,
-			     (unsigned long long)srv->limits[IDL_LIMIT_HANDSHAKE_MS]);
-	else
-		idl__srv_log(srv, "%s: %s: idle, connection closed (idle_ms %llu)",
-			     src->ep->head.address, who,
-			     (unsigned long long)srv->limits[IDL_LIMIT_IDLE_MS]);
 }
 
 /* The deadline of the next receive: the handshake's, fixed from the accept until a hello

@@ -21,7 +21,7 @@ TESTS += tests/harden/harden
 tests_harden_harden_SOURCES = \
 	tests/harden/harden.h \
 	tests/harden/util.c \
-	$(tests_procdump_sources) \
+	$(tests_procdump_sources) $(tests_tls_certs_sources) \
 	tests/harden/main.c \
 	tests/harden/t_limits.c \
 	tests/harden/t_auth.c \
@@ -31,7 +31,8 @@ tests_harden_harden_SOURCES = \
 	tests/harden/t_reconnect.c \
 	tests/harden/every_impl.c \
 	tests/harden/every_impl.h
-tests_harden_harden_CPPFLAGS = $(every_cppflags) $(tests_procdump_cppflags)
+tests_harden_harden_CPPFLAGS = $(every_cppflags) $(tests_procdump_cppflags) \
+	-DIDL_TOP_SRCDIR_DEFAULT='"$(abs_top_srcdir)"'
 tests_harden_harden_LDADD = tests/fuzz/libeverystubs.a runtime/libidlrt.la $(CUNIT_LIBS)
 tests_harden_harden_LDFLAGS = -static
 EXTRA_tests_harden_harden_DEPENDENCIES = tests/harden/every-server$(EXEEXT)

@@ -258,8 +258,11 @@ limits_connections(const char *scheme)
 	for (int i = 0; i < 2; i++)
 		pthread_create(&t[i], NULL, hd_hold_main, &h[i]);
 	hd_sleep_ms(300);
-	r = hd_open(addr, 1500);
-	CU_ASSERT_FATAL(r != NULL);
+	/* Opened without connecting: over tls: the refusal comes before the handshake, so it is
+	 * the connect's error (the first call's), where tcp: connects and the call fails. */
+	r = NULL;
+	CU_ASSERT_FATAL(idl_port_open_deferred(addr, &r) == 0);
+	idl_port_set_timeout(r, 1500);
 	kr = every_null(r);
 	HD_CHECK_KR(kr, IDL_ELIMIT);
 	CU_ASSERT(strstr(idl_errdetail(), "connection limit (connections 2)") != NULL);
@@ -276,6 +279,8 @@ static void
 test_connections(void)
 {
 	limits_connections("unix");
+	if (hd_transport("tls") != NULL)
+		limits_connections("tls");
 }
 
 /* On a transport whose connections keep a thread each (port:, shm:), an idle one is not evicted:
@@ -327,14 +332,16 @@ test_connections_shm(void)
 }
 
 /* handshake_ms: a silent connection and a slow-loris one (a byte every 300 ms) are closed
- * when the handshake time is up, on unix: and on tcp:. */
+ * when the handshake time is up, on unix:, tcp: and tls: (whose TLS handshake is bounded by
+ * it too: its slow client trickles a ClientHello). */
 static void
 test_handshake(void)
 {
 	const char *opts[] = { "-l", "handshake_ms=1000", NULL };
-	const char *schemes[] = { "unix", "tcp" };
+	const char *schemes[] = { "unix", "tcp", "tls" };
+	static const char hello[] = "\x16\x03\x01\x01\x00\x01\x00\x00\xfc\x03";
 
-	for (int k = 0; k < 2; k++) {
+	for (int k = 0; k < 3; k++) {
 		struct hd_srv s;
 		char addr[256];
 		int quiet, slow;
@@ -351,7 +358,7 @@ test_handshake(void)
 		CU_ASSERT_FATAL(quiet >= 0 && slow >= 0);
 		/* A byte at a time of a hello-sized header, never complete in time. */
 		for (int i = 0; i < 10 && (quiet_ms < 0 || slow_ms < 0); i++) {
-			char b = (char)IDL_MSG_MAGIC;
+			char b = k == 2 ? hello[i] : (char)IDL_MSG_MAGIC;
 
 			if (slow_ms < 0 && send(slow, &b, 1, MSG_NOSIGNAL) != 1)
 				slow_ms = (long)(hd_now_ms() - t0);
@@ -379,16 +386,16 @@ test_handshake(void)
 }
 
 /* idle_ms: a connection silent for longer is closed with a goodbye; the client's next call
- * reconnects and goes through. */
+ * reconnects and goes through (on tls:, the goodbye inside the session). */
 static void
-test_idle(void)
+limits_idle(const char *scheme)
 {
 	const char *opts[] = { "-l", "idle_ms=500", NULL };
 	struct hd_srv s;
 	char addr[256];
 	idl_port_t p;
 
-	CU_ASSERT_FATAL(hd_address("unix", addr, sizeof addr) == 0);
+	CU_ASSERT_FATAL(hd_address(scheme, addr, sizeof addr) == 0);
 	CU_ASSERT_FATAL(hd_start(&s, addr, opts, 0) == 0);
 	p = hd_open(addr, 3000);
 	CU_ASSERT_FATAL(p != NULL);
@@ -401,6 +408,14 @@ test_idle(void)
 	CU_ASSERT(hd_log_has(&s, "idle, connection closed (idle_ms 500)", 1000));
 	idl_port_close(p);
 	CU_ASSERT_EQUAL(hd_stop(&s), 0);
+}
+
+static void
+test_idle(void)
+{
+	limits_idle("unix");
+	if (hd_transport("tls") != NULL)
+		limits_idle("tls");
 }
 
 /* fds: ports are file descriptors on unix:; a message with more than the limit is

@@ -21,6 +21,7 @@
 
 #include "harden.h"
 #include "procdump.h"
+#include "tls_certs.h"
 
 char hd_dir[200];
 
@@ -207,6 +208,8 @@ hd_address(const char *scheme, char *buf, size_t n)
 			     hd_free_port(scheme[0] == 't' ? SOCK_STREAM : SOCK_DGRAM));
 	else if (strcmp(scheme, "port") == 0)
 		r = snprintf(buf, n, "port:/idlharden-%ld-%u", (long)getpid(), seq);
+	else if (strcmp(scheme, "tls") == 0 && test_tls_certs(hd_dir) == 0)
+		r = snprintf(buf, n, "tls:127.0.0.1:%d", hd_free_port(SOCK_STREAM));
 	else
 		return -1;
 	return r < 0 || (size_t)r >= n ? -1 : 0;

@@ -59,6 +59,34 @@ netns_add() {
 	nsenter --net=/run/netns/"$1" -- ip link set lo up || fail "lo up in $1"
 }
 
+# netns_pair SRV CLI A B NET4 NET6: namespaces SRV and CLI (removed at exit) joined by a veth
+# pair whose ends A (in SRV, address NET4.1 and NET6::1) and B (in CLI, NET4.2 and NET6::2) are
+# up, e.g. netns_pair s c ia ib 10.231.0 fd00:231. Sets ipv6 to 1 when the IPv6 addresses
+# were taken, else 0; skips the test when no veth pair can be made here.
+netns_pair() {
+	netns_add "$1"
+	netns_add "$2"
+	ip link add "$3" netns "$1" type veth peer name "$4" netns "$2" ||
+		skip "cannot make a veth pair here"
+	nsenter --net=/run/netns/"$1" -- ip addr add "$5.1/24" dev "$3"
+	nsenter --net=/run/netns/"$2" -- ip addr add "$5.2/24" dev "$4"
+	ipv6=1
+	nsenter --net=/run/netns/"$1" -- ip addr add "$6::1/64" dev "$3" nodad 2>/dev/null &&
+		nsenter --net=/run/netns/"$2" -- ip addr add "$6::2/64" dev "$4" nodad 2>/dev/null ||
+		ipv6=0
+	nsenter --net=/run/netns/"$1" -- ip link set "$3" up
+	nsenter --net=/run/netns/"$2" -- ip link set "$4" up
+	# Both ends must have carrier before the first packet (no ping here: it may not be
+	# installed).
+	i=0
+	until nsenter --net=/run/netns/"$1" -- ip link show "$3" | grep -q 'state UP' &&
+		nsenter --net=/run/netns/"$2" -- ip link show "$4" | grep -q 'state UP'; do
+		i=$((i + 1))
+		[ $i -lt 500 ] || fail "the veth pair did not come up within 5 s"
+		sleep 0.01
+	done
+}
+
 # start_server OUT CMD...: runs CMD in the background with stdout to OUT and waits (10 s
 # at most) for its first line "ready ..."; sets NET_LAST_PID.
 start_server() {

@@ -12,28 +12,8 @@
 can_netns || skip "network namespaces need root and iproute2 (CI runs as root)"
 srv=idlkit-srv-$$
 cli=idlkit-cli-$$
-netns_add "$srv"
-netns_add "$cli"
 # The pair's ends are named after this process so that parallel runs do not collide.
-va=ia$$
-vb=ib$$
-ip link add "$va" netns "$srv" type veth peer name "$vb" netns "$cli" ||
-	skip "cannot make a veth pair here"
-nsenter --net=/run/netns/"$srv" -- ip addr add 10.231.0.1/24 dev "$va"
-nsenter --net=/run/netns/"$cli" -- ip addr add 10.231.0.2/24 dev "$vb"
-ipv6=1
-nsenter --net=/run/netns/"$srv" -- ip addr add fd00:231::1/64 dev "$va" nodad 2>/dev/null &&
-	nsenter --net=/run/netns/"$cli" -- ip addr add fd00:231::2/64 dev "$vb" nodad 2>/dev/null || ipv6=0
-nsenter --net=/run/netns/"$srv" -- ip link set "$va" up
-nsenter --net=/run/netns/"$cli" -- ip link set "$vb" up
-# Both ends must have carrier before the first packet (no ping here: it may not be installed).
-i=0
-until nsenter --net=/run/netns/"$srv" -- ip link show "$va" | grep -q 'state UP' &&
-	nsenter --net=/run/netns/"$cli" -- ip link show "$vb" | grep -q 'state UP'; do
-	i=$((i + 1))
-	[ $i -lt 500 ] || fail "the veth pair did not come up within 5 s"
-	sleep 0.01
-done
+netns_pair "$srv" "$cli" ia$$ ib$$ 10.231.0 fd00:231
 
 S="nsenter --net=/run/netns/$srv --"
 C="nsenter --net=/run/netns/$cli --"

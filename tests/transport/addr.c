@@ -8,10 +8,15 @@
 #include <config.h>
 
 #include <errno.h>
+#include <netinet/in.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <arpa/inet.h>
 
 #include "conformance.h"
 
@@ -43,6 +48,39 @@ tt_unix_left_nothing(const char *address)
 	return errno == ENOENT ? 0 : -1;
 }
 
+/* Binds 127.0.0.1:port (0: any) with SO_REUSEADDR, so that only a listening socket, not a
+ * connection in TIME_WAIT, makes it fail. Returns the port, or -1. */
+int
+tt_inet_bind(unsigned port)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+	socklen_t sl = sizeof sa;
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1, got = -1;
+
+	if (fd < 0)
+		return -1;
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) == 0 &&
+	    bind(fd, (struct sockaddr *)&sa, sizeof sa) == 0 &&
+	    getsockname(fd, (struct sockaddr *)&sa, &sl) == 0)
+		got = ntohs(sa.sin_port);
+	close(fd);
+	return got;
+}
+
+int
+tt_inet_left_nothing(const char *address)
+{
+	const char *colon = strrchr(address, ':');
+	int port = colon != NULL ? atoi(colon + 1) : 0;
+
+	if (port <= 0 || tt_inet_bind((unsigned)port) != port) {
+		fprintf(stderr, "conformance: %s: the port is still taken\n", address);
+		return -1;
+	}
+	return 0;
+}
+
 /*
  * ---- The table: one row per scheme. ----
  *
@@ -71,6 +109,9 @@ static const struct tt_scheme *const tt_schemes[] = {
 #endif
 #if HAVE_TRANSPORT_PORT
 	&tt_scheme_port,
+#endif
+#if HAVE_TRANSPORT_TLS
+	&tt_scheme_tls,
 #endif
 };
 

@@ -43,6 +43,11 @@ extern const struct tt_scheme tt_scheme_tcp;
 extern const struct tt_scheme tt_scheme_udp;
 extern const struct tt_scheme tt_scheme_shm;
 extern const struct tt_scheme tt_scheme_port;
+extern const struct tt_scheme tt_scheme_tls;
+/* For the network rows (addr.c): binds 127.0.0.1:port (0: any) with SO_REUSEADDR and closes
+ * it again: the port, or -1 when it is taken. left_nothing of a HOST:PORT address. */
+int tt_inet_bind(unsigned port);
+int tt_inet_left_nothing(const char *address);
 
 /* The bench-server process (spawn.c). */
 int tt_server_start(void); /* starts it on tt.address and waits for "ready" */

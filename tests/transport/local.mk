@@ -21,7 +21,8 @@ check_PROGRAMS += tests/transport/conformance
 TESTS += tests/transport/conformance
 tests_transport_conformance_CPPFLAGS = $(test_cppflags) $(tests_procdump_cppflags) -I$(top_srcdir)/tests/ool \
 	-I$(top_srcdir)/examples/bench -I$(top_builddir)/examples/bench \
-	-DIDL_BENCH_SERVER_DEFAULT='"$(abs_top_builddir)/examples/bench/bench-server$(EXEEXT)"'
+	-DIDL_BENCH_SERVER_DEFAULT='"$(abs_top_builddir)/examples/bench/bench-server$(EXEEXT)"' \
+	-DIDL_TOP_SRCDIR_DEFAULT='"$(abs_top_srcdir)"'
 tests_transport_conformance_LDADD = examples/bench/libbenchstubs.a \
 	tests/ool/libooltstubs.a runtime/libidlrt.la $(CUNIT_LIBS)
 tests_transport_conformance_LDFLAGS = -static

@@ -1,6 +1,6 @@
 /*
  * test_tr_tcp_rx.c - the tcp: transport's receive of a frame with out-of-line data in pieces
- * (transports/tcp/tcp_rx.c), on a real stream socket pair: the non-blocking receive takes
+ * (transports/sock/stream_rx.c), on a real stream socket pair: the non-blocking receive takes
  * the data straight into the blocks across as many calls as the pieces take, keeps the
  * framing for the frame after it, hands a half-received frame over to the blocking receive
  * (whose deadline leaves it intact), refuses a message too large for the caller from the
@@ -19,7 +19,7 @@
 
 #include <idl/idl_ool.h>
 
-#include "tcp/tcp_impl.h"
+#include "sock/stream.h"
 
 /* Two data of these sizes: one mapped block, one small one with padding after it. */
 #define RX_BIG (60u * 1024u + 3u)
@@ -27,7 +27,7 @@
 #define RX_MSIZE (IDL_MSG_HEADER_SIZE + 2 * IDL_DESC_SIZE + 8)
 
 struct rx_pair {
-	struct tcp_conn c; /* the receiving side */
+	struct stream_conn c; /* the receiving side */
 	int peer;
 	const struct idl_transport *tr;
 };
@@ -68,7 +68,7 @@ static unsigned char *
 rx_frame(unsigned salt, uint32_t msize, size_t *len)
 {
 	size_t body = RX_MSIZE + IDL_MSG_ROUND(RX_BIG) + IDL_MSG_ROUND(RX_SMALL);
-	unsigned char *f = calloc(1, TCP_PREFIX + body);
+	unsigned char *f = calloc(1, STREAM_PREFIX + body);
 	idl_msg_header_t h = { .magic = IDL_MSG_MAGIC,
 			       .order = IDL_ORDER_NATIVE,
 			       .kind = IDL_KIND_REQUEST,
@@ -84,10 +84,10 @@ rx_frame(unsigned salt, uint32_t msize, size_t *len)
 		  .type = IDL_DESC_OOL },
 	};
 	uint32_t prefix = htonl((uint32_t)body);
-	unsigned char *m = f + TCP_PREFIX;
+	unsigned char *m = f + STREAM_PREFIX;
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-	memcpy(f, &prefix, TCP_PREFIX);
+	memcpy(f, &prefix, STREAM_PREFIX);
 	memcpy(m, &h, sizeof h);
 	memcpy(m + IDL_MSG_HEADER_SIZE, d, sizeof d);
 	memset(m + RX_MSIZE - 8, 0x5a, 8);
@@ -95,7 +95,7 @@ rx_frame(unsigned salt, uint32_t msize, size_t *len)
 		m[d[0].addr + k] = rx_byte(salt, 0, k);
 	for (size_t k = 0; k < RX_SMALL; k++)
 		m[d[1].addr + k] = rx_byte(salt, 1, k);
-	*len = TCP_PREFIX + body;
+	*len = STREAM_PREFIX + body;
 	return f;
 }
 
@@ -151,23 +151,23 @@ test_pieces(void)
 	for (unsigned i = 0; i < 4; i++) {
 		rx_put(&p, f + at, cut[i] - at);
 		at = cut[i];
-		CU_ASSERT_EQUAL(idl__tcp_conn_recv_nb(&p.c, &m), IDL_EAGAIN);
+		CU_ASSERT_EQUAL(idl__stream_conn_recv_nb(&p.c, &m), IDL_EAGAIN);
 		/* Once the message is in, the data go to the blocks, not the carry buffer. */
-		CU_ASSERT_EQUAL(p.c.rx != NULL, at >= TCP_PREFIX + RX_MSIZE);
+		CU_ASSERT_EQUAL(p.c.rx != NULL, at >= STREAM_PREFIX + RX_MSIZE);
 		if (p.c.rx != NULL)
 			CU_ASSERT_EQUAL(p.c.carry_len, 0);
 	}
 	rx_put(&p, f + at, len - at);
 	rx_put(&p, g, len2);
-	CU_ASSERT_EQUAL(idl__tcp_conn_recv_nb(&p.c, &m), 0);
+	CU_ASSERT_EQUAL(idl__stream_conn_recv_nb(&p.c, &m), 0);
 	CU_ASSERT_EQUAL(m.len, RX_MSIZE);
 	CU_ASSERT(rx_check(buf, 1));
 	CU_ASSERT_PTR_NULL(p.c.rx);
 	/* The next frame, whole in the socket: no frame of it was read with the first. */
 	CU_ASSERT_EQUAL(p.c.carry_len, 0);
-	CU_ASSERT_EQUAL(idl__tcp_conn_recv_nb(&p.c, &m), 0);
+	CU_ASSERT_EQUAL(idl__stream_conn_recv_nb(&p.c, &m), 0);
 	CU_ASSERT(rx_check(buf, 2));
-	CU_ASSERT_EQUAL(idl__tcp_conn_recv_nb(&p.c, &m), IDL_EAGAIN);
+	CU_ASSERT_EQUAL(idl__stream_conn_recv_nb(&p.c, &m), IDL_EAGAIN);
 	rx_close(&p);
 	free(f);
 	free(g);
@@ -186,15 +186,15 @@ test_handover(void)
 
 	rx_open(&p);
 	rx_put(&p, f, 8192);
-	CU_ASSERT_EQUAL(idl__tcp_conn_recv_wait(&p.c, &m, 20), IDL_EAGAIN);
+	CU_ASSERT_EQUAL(idl__stream_conn_recv_wait(&p.c, &m, 20), IDL_EAGAIN);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(p.c.rx);
-	CU_ASSERT_EQUAL(idl__tcp_conn_recv(&p.c, &m, &(struct idl_deadline){ 0, 30 }),
+	CU_ASSERT_EQUAL(idl__stream_conn_recv(&p.c, &m, &(struct idl_deadline){ 0, 30 }),
 			IDL_ETIMEDOUT);
 	CU_ASSERT_PTR_NOT_NULL(p.c.rx);
 	rx_put(&p, f + 8192, 30000);
-	CU_ASSERT_EQUAL(idl__tcp_conn_recv_wait(&p.c, &m, 20), IDL_EAGAIN);
+	CU_ASSERT_EQUAL(idl__stream_conn_recv_wait(&p.c, &m, 20), IDL_EAGAIN);
 	rx_put(&p, f + 8192 + 30000, len - 8192 - 30000);
-	CU_ASSERT_EQUAL(idl__tcp_conn_recv(&p.c, &m, &(struct idl_deadline){ 0, 1000 }), 0);
+	CU_ASSERT_EQUAL(idl__stream_conn_recv(&p.c, &m, &(struct idl_deadline){ 0, 1000 }), 0);
 	CU_ASSERT(rx_check(buf, 3));
 	CU_ASSERT_PTR_NULL(p.c.rx);
 	rx_close(&p);
@@ -216,22 +216,22 @@ test_refused_and_ended(void)
 
 	rx_open(&p);
 	rx_put(&p, f, 4096);
-	CU_ASSERT_EQUAL(idl__tcp_conn_recv_nb(&p.c, &m), IDL_EAGAIN);
+	CU_ASSERT_EQUAL(idl__stream_conn_recv_nb(&p.c, &m), IDL_EAGAIN);
 	CU_ASSERT_PTR_NULL(p.c.rx);
 	rx_put(&p, f + 4096, len - 4096);
 	rx_put(&p, g, len2);
 	for (int i = 0; i < 1000 && err == IDL_EAGAIN; i++)
-		err = idl__tcp_conn_recv_nb(&p.c, &m);
+		err = idl__stream_conn_recv_nb(&p.c, &m);
 	CU_ASSERT_EQUAL(err, IDL_EMSGSIZE);
 	m.cap = sizeof buf;
 	err = IDL_EAGAIN;
 	for (int i = 0; i < 1000 && err == IDL_EAGAIN; i++)
-		err = idl__tcp_conn_recv_nb(&p.c, &m);
+		err = idl__stream_conn_recv_nb(&p.c, &m);
 	CU_ASSERT_EQUAL(err, 0);
 	CU_ASSERT(rx_check(buf, 5));
 
 	rx_put(&p, f, 30000);
-	CU_ASSERT_EQUAL(idl__tcp_conn_recv_nb(&p.c, &m), IDL_EAGAIN);
+	CU_ASSERT_EQUAL(idl__stream_conn_recv_nb(&p.c, &m), IDL_EAGAIN);
 	CU_ASSERT_PTR_NOT_NULL(p.c.rx);
 	rx_close(&p);
 	free(f);

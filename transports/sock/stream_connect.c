@@ -1,5 +1,5 @@
 /*
- * tcp_connect.c - connecting a tcp: client: with a deadline (conn_connect), or without
+ * stream_connect.c - connecting a tcp: client: with a deadline (conn_connect), or without
  * blocking (conn_connect_nb, then conn_connect_step each time the socket becomes writable),
  * which the pollable port uses so that an event loop never waits for a handshake.
  *
@@ -19,12 +19,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "sock/inet.h"
-#include "tcp_impl.h"
+#include "inet.h"
+#include "stream.h"
 
 /* Waits for a non-blocking connect to finish within the deadline; 0 or an errno. */
 static int
-tcp_connect_wait(int fd, int64_t deadline)
+stream_connect_wait(int fd, int64_t deadline)
 {
 	struct pollfd pfd = { .fd = fd, .events = POLLOUT };
 	socklen_t sl = sizeof(int);
@@ -51,14 +51,14 @@ tcp_connect_wait(int fd, int64_t deadline)
 /* A connected socket becomes the connection's: blocking, TCP_NODELAY. 0 or an errno (fd
  * closed); ECONNREFUSED for a socket connected to itself (idl__inet_self()). */
 static int
-tcp_connected(struct tcp_conn *c, int fd)
+stream_connected(struct stream_conn *c, int fd)
 {
 	if (idl__inet_self(fd)) {
 		close(fd);
 		return ECONNREFUSED;
 	}
 	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0 ||
-	    idl__tcp_nodelay(fd) != 0) {
+	    idl__stream_nodelay(fd) != 0) {
 		int e = errno;
 
 		close(fd);
@@ -70,18 +70,18 @@ tcp_connected(struct tcp_conn *c, int fd)
 }
 
 int
-idl__tcp_conn_connect(void *vconn, const char *rest, struct idl_deadline *dl)
+idl__stream_conn_connect(void *vconn, const char *rest, struct idl_deadline *dl)
 {
-	struct tcp_conn *c = vconn;
+	struct stream_conn *c = vconn;
 	int64_t deadline = idl_deadline_abs(dl); /* connecting is not the fast path */
 	struct inet_addrs as;
 	int err, e = 0;
 
-	if ((err = idl__inet_resolve("tcp", rest, 0, &as)) != 0)
+	if ((err = idl__inet_resolve(stream_scheme(c), rest, 0, &as)) != 0)
 		return err;
 	snprintf(c->name, sizeof c->name, "%s", rest);
 	for (unsigned i = 0; i < as.n; i++) {
-		int fd = idl__inet_socket("tcp", &as.a[i], SOCK_STREAM, 0, 1);
+		int fd = idl__inet_socket(stream_scheme(c), &as.a[i], SOCK_STREAM, 0, 1);
 
 		if (fd < 0) {
 			e = IDL_SYSERR_ERRNO(fd);
@@ -90,11 +90,11 @@ idl__tcp_conn_connect(void *vconn, const char *rest, struct idl_deadline *dl)
 		if (connect(fd, (struct sockaddr *)&as.a[i].sa, as.a[i].len) == 0)
 			e = 0;
 		else if (errno == EINPROGRESS)
-			e = tcp_connect_wait(fd, deadline);
+			e = stream_connect_wait(fd, deadline);
 		else
 			e = errno;
 		if (e == 0) {
-			if ((e = tcp_connected(c, fd)) == 0)
+			if ((e = stream_connected(c, fd)) == 0)
 				return 0;
 		} else {
 			close(fd);
@@ -103,27 +103,27 @@ idl__tcp_conn_connect(void *vconn, const char *rest, struct idl_deadline *dl)
 			break;
 	}
 	if (e == ETIMEDOUT)
-		return idl__fail(IDL_ETIMEDOUT, "tcp:%s: connect: no answer before the deadline",
-				 rest);
-	return idl__inet_sysfail(e, "tcp", rest, "connect");
+		return idl__fail(IDL_ETIMEDOUT, "%s:%s: connect: no answer before the deadline",
+				 stream_scheme(c), rest);
+	return idl__inet_sysfail(e, stream_scheme(c), rest, "connect");
 }
 
 /* Starts a connect to the next address of c->pend: IDL_EAGAIN while it is in progress
  * (c->fd is its socket), 0 once connected, or the error of the last address tried when none
  * is left (c->pend freed then, as on success). */
 static int
-tcp_connect_next(struct tcp_conn *c, int e)
+stream_connect_next(struct stream_conn *c, int e)
 {
 	while (c->pend_next < c->pend->n) {
 		struct inet_addr *a = &c->pend->a[c->pend_next++];
-		int fd = idl__inet_socket("tcp", a, SOCK_STREAM, 0, 1);
+		int fd = idl__inet_socket(stream_scheme(c), a, SOCK_STREAM, 0, 1);
 
 		if (fd < 0) {
 			e = IDL_SYSERR_ERRNO(fd);
 			continue;
 		}
 		if (connect(fd, (struct sockaddr *)&a->sa, a->len) == 0) {
-			if ((e = tcp_connected(c, fd)) == 0)
+			if ((e = stream_connected(c, fd)) == 0)
 				break;
 			continue;
 		}
@@ -138,31 +138,31 @@ tcp_connect_next(struct tcp_conn *c, int e)
 	}
 	free(c->pend);
 	c->pend = NULL;
-	return e == 0 ? 0 : idl__inet_sysfail(e, "tcp", c->name, "connect");
+	return e == 0 ? 0 : idl__inet_sysfail(e, stream_scheme(c), c->name, "connect");
 }
 
 int
-idl__tcp_connect_nb(void *vconn, const char *rest)
+idl__stream_connect_nb(void *vconn, const char *rest)
 {
-	struct tcp_conn *c = vconn;
+	struct stream_conn *c = vconn;
 	int err;
 
 	snprintf(c->name, sizeof c->name, "%s", rest);
 	if ((c->pend = malloc(sizeof *c->pend)) == NULL)
-		return idl__fail(IDL_ENOMEM, "tcp:%s: out of memory", rest);
-	if ((err = idl__inet_resolve("tcp", rest, 0, c->pend)) != 0) {
+		return idl__fail(IDL_ENOMEM, "%s:%s: out of memory", stream_scheme(c), rest);
+	if ((err = idl__inet_resolve(stream_scheme(c), rest, 0, c->pend)) != 0) {
 		free(c->pend);
 		c->pend = NULL;
 		return err;
 	}
 	c->pend_next = 0;
-	return tcp_connect_next(c, ENOTCONN);
+	return stream_connect_next(c, ENOTCONN);
 }
 
 int
-idl__tcp_connect_step(void *vconn)
+idl__stream_connect_step(void *vconn)
 {
-	struct tcp_conn *c = vconn;
+	struct stream_conn *c = vconn;
 	struct pollfd pfd = { .fd = c->fd, .events = POLLOUT };
 	socklen_t sl = sizeof(int);
 	int e = 0, fd = c->fd;
@@ -176,7 +176,7 @@ idl__tcp_connect_step(void *vconn)
 		e = errno;
 	c->open = 0;
 	if (e == 0) {
-		if ((e = tcp_connected(c, fd)) == 0) {
+		if ((e = stream_connected(c, fd)) == 0) {
 			free(c->pend);
 			c->pend = NULL;
 			return 0;
@@ -185,5 +185,5 @@ idl__tcp_connect_step(void *vconn)
 		close(fd);
 	}
 	/* The next address, if the name has another. */
-	return tcp_connect_next(c, e);
+	return stream_connect_next(c, e);
 }

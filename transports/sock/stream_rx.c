@@ -1,6 +1,6 @@
 /*
- * tcp_rx.c - a frame with out-of-line data received straight into the blocks the receiver
- * hands on, across as many receives as it takes (tcp_impl.h).
+ * stream_rx.c - a frame with out-of-line data received straight into the blocks the receiver
+ * hands on, across as many receives as it takes (stream.h).
  *
  * The non-blocking receive reads what the socket has into the carry buffer until a frame is
  * whole. For a frame carrying out-of-line data that would put every byte of the data in the
@@ -12,7 +12,7 @@
  *
  * The state lives in the connection between receives, as a partial frame in the carry
  * buffer does, so a peer that stops midway still holds no thread. What it holds is the
- * blocks its descriptors announced, within TCP_FRAME_MAX: the memory the blocking receive
+ * blocks its descriptors announced, within STREAM_FRAME_MAX: the memory the blocking receive
  * would allocate for the same frame, mapped but not touched until the data comes. A frame
  * that is not right - a layout that lies, a message larger than the receiver's buffer, no
  * memory - is left to the carry buffer and the blocking receive, which refuse it and keep
@@ -28,10 +28,10 @@
 
 #include <arpa/inet.h>
 
-#include "sock/sock_timeo.h"
-#include "tcp_impl.h"
+#include "sock_timeo.h"
+#include "stream.h"
 
-struct tcp_rx {
+struct stream_rx {
 	size_t len; /* the frame's length: the message and its data */
 	size_t pos; /* bytes of the frame received */
 	uint32_t nd; /* the message's descriptors */
@@ -42,14 +42,14 @@ struct tcp_rx {
 };
 
 static size_t
-rx_msize(const struct tcp_rx *rx)
+rx_msize(const struct stream_rx *rx)
 {
 	return ((const idl_msg_header_t *)(const void *)rx->msg)->size;
 }
 
 /* Copies n bytes of the frame at rx->pos from p into the blocks. */
 static void
-rx_copy(struct tcp_rx *rx, const unsigned char *p, size_t n)
+rx_copy(struct stream_rx *rx, const unsigned char *p, size_t n)
 {
 	struct iovec iov[2 * IDL_DESC_MAX];
 	unsigned k = idl__ool_inline_iov(rx->msg, rx_msize(rx), rx->nd, rx->pos, iov, rx->pad);
@@ -65,7 +65,7 @@ rx_copy(struct tcp_rx *rx, const unsigned char *p, size_t n)
 }
 
 void
-idl__tcp_rx_drop(struct tcp_conn *c)
+idl__stream_rx_drop(struct stream_conn *c)
 {
 	if (c->rx == NULL)
 		return;
@@ -75,15 +75,15 @@ idl__tcp_rx_drop(struct tcp_conn *c)
 }
 
 int
-idl__tcp_rx_start(struct tcp_conn *c, const unsigned char *body, size_t have, uint32_t len,
-		  size_t cap)
+idl__stream_rx_start(struct stream_conn *c, const unsigned char *body, size_t have, uint32_t len,
+		     size_t cap)
 {
 	idl_msg_header_t h;
-	struct tcp_rx *rx;
+	struct stream_rx *rx;
 	uint32_t nd;
 
 	/* Only a frame still coming whose message is all here and fits the caller. */
-	if (have < IDL_MSG_HEADER_SIZE || !idl__desc_msg(body, have) || len > TCP_FRAME_MAX ||
+	if (have < IDL_MSG_HEADER_SIZE || !idl__desc_msg(body, have) || len > STREAM_FRAME_MAX ||
 	    have >= len)
 		return 0;
 	memcpy(&h, body, sizeof h);
@@ -92,8 +92,8 @@ idl__tcp_rx_start(struct tcp_conn *c, const unsigned char *body, size_t have, ui
 	if ((rx = malloc(sizeof *rx + h.size)) == NULL)
 		return 0;
 	memcpy(rx->msg, body, h.size);
-	if (idl__ool_inline_layout(rx->msg, h.size, len, "tcp", &nd) != 0 ||
-	    idl__ool_inline_alloc(rx->msg, nd, "tcp") != 0) {
+	if (idl__ool_inline_layout(rx->msg, h.size, len, stream_scheme(c), &nd) != 0 ||
+	    idl__ool_inline_alloc(rx->msg, nd, stream_scheme(c)) != 0) {
 		free(rx);
 		return 0;
 	}
@@ -107,14 +107,14 @@ idl__tcp_rx_start(struct tcp_conn *c, const unsigned char *body, size_t have, ui
 
 /* The frame is whole: its message goes to the caller, the blocks with it. */
 static int
-rx_done(struct tcp_conn *c, struct idl_xmsg *m)
+rx_done(struct stream_conn *c, struct idl_xmsg *m)
 {
-	struct tcp_rx *rx = c->rx;
+	struct stream_rx *rx = c->rx;
 	size_t msize = rx_msize(rx);
 
 	if (msize > m->cap) {
 		/* A caller whose buffer shrank since the frame began: refused whole. */
-		idl__tcp_rx_drop(c);
+		idl__stream_rx_drop(c);
 		return IDL_EMSGSIZE;
 	}
 	memcpy(m->data, rx->msg, msize);
@@ -126,9 +126,9 @@ rx_done(struct tcp_conn *c, struct idl_xmsg *m)
 }
 
 int
-idl__tcp_rx_recv(struct tcp_conn *c, struct idl_xmsg *m, struct idl_deadline *dl, int linger)
+idl__stream_rx_recv(struct stream_conn *c, struct idl_xmsg *m, struct idl_deadline *dl, int linger)
 {
-	struct tcp_rx *rx = c->rx;
+	struct stream_rx *rx = c->rx;
 
 	for (;;) {
 		struct iovec iov[2 * IDL_DESC_MAX];
@@ -140,7 +140,7 @@ idl__tcp_rx_recv(struct tcp_conn *c, struct idl_xmsg *m, struct idl_deadline *dl
 			return t;
 		mh.msg_iovlen =
 			idl__ool_inline_iov(rx->msg, rx_msize(rx), rx->nd, rx->pos, iov, rx->pad);
-		n = idl__sys_recvmsg(c->fd, &mh, t == 1 ? MSG_DONTWAIT : 0);
+		n = stream_recvmsg(c, &mh, t == 1 ? MSG_DONTWAIT : 0);
 		if (n > 0) {
 			rx->pos += (size_t)n;
 			if (rx->pos == rx->len)
@@ -150,7 +150,7 @@ idl__tcp_rx_recv(struct tcp_conn *c, struct idl_xmsg *m, struct idl_deadline *dl
 			if (!linger)
 				idl__sock_again(dl);
 		} else if (n == 0) {
-			return idl__tcp_conn_err(c, EPIPE);
+			return idl__stream_conn_err(c, EPIPE);
 		} else if (errno == EAGAIN) {
 			if (t == 1 || idl__sock_late(dl))
 				return linger ? IDL_EAGAIN : IDL_ETIMEDOUT;
@@ -158,7 +158,7 @@ idl__tcp_rx_recv(struct tcp_conn *c, struct idl_xmsg *m, struct idl_deadline *dl
 			if (!linger)
 				idl__sock_again(dl);
 		} else {
-			return idl__tcp_conn_err(c, errno);
+			return idl__stream_conn_err(c, errno);
 		}
 	}
 }
