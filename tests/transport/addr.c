@@ -90,10 +90,7 @@ tt_inet_left_nothing(const char *address)
  * transport is (its folder's automake fragment, transports/<scheme>/local.mk, lists it).
  */
 static const struct tt_scheme tt_unix = {
-	"unix",
-	tt_unix_address,
-	tt_unix_reclaim,
-	tt_unix_left_nothing,
+	"unix", tt_unix_address, tt_unix_reclaim, tt_unix_left_nothing, NULL,
 };
 
 static const struct tt_scheme *const tt_schemes[] = {

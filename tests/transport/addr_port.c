@@ -44,8 +44,5 @@ tt_port_left_nothing(const char *address)
 }
 
 const struct tt_scheme tt_scheme_port = {
-	"port",
-	tt_port_address,
-	tt_port_reclaim,
-	tt_port_left_nothing,
+	"port", tt_port_address, tt_port_reclaim, tt_port_left_nothing, NULL,
 };

@@ -39,8 +39,5 @@ tt_shm_left_nothing(const char *address)
 }
 
 const struct tt_scheme tt_scheme_shm = {
-	"shm",
-	tt_shm_address,
-	tt_shm_reclaim,
-	tt_shm_left_nothing,
+	"shm", tt_shm_address, tt_shm_reclaim, tt_shm_left_nothing, NULL,
 };

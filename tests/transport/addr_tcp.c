@@ -24,8 +24,5 @@ tt_tcp_address(const char *dir, char *buf, size_t len)
 
 /* A killed server leaves nothing a new one cannot take over (SO_REUSEADDR). */
 const struct tt_scheme tt_scheme_tcp = {
-	"tcp",
-	tt_tcp_address,
-	NULL,
-	tt_inet_left_nothing,
+	"tcp", tt_tcp_address, NULL, tt_inet_left_nothing, NULL,
 };

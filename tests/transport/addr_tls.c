@@ -3,7 +3,8 @@
  * certificates the suite's processes use (tests/lib/tls_certs.c: tests/tls/certs.sh's, in the
  * suite's private directory, named by the IDL_TLS_* variables), which the bench-server and
  * oolt-server the suite starts inherit: every case runs with mutual authentication, one
- * certificate for either side ("peer", both uses) issued by the test CA.
+ * certificate for either side ("peer", both uses) issued by the test CA. The frames the test
+ * writes itself go inside TLS sessions of its own (wire_tls.c).
  */
 #include <config.h>
 
@@ -25,8 +26,5 @@ tt_tls_address(const char *dir, char *buf, size_t len)
 
 /* As tcp:'s: a killed server leaves nothing a new one cannot take over. */
 const struct tt_scheme tt_scheme_tls = {
-	"tls",
-	tt_tls_address,
-	NULL,
-	tt_inet_left_nothing,
+	"tls", tt_tls_address, NULL, tt_inet_left_nothing, &tt_tls_wire,
 };

@@ -60,8 +60,5 @@ tt_udp_left_nothing(const char *address)
 
 /* A killed server leaves nothing behind: its socket dies with it. */
 const struct tt_scheme tt_scheme_udp = {
-	"udp",
-	tt_udp_address,
-	NULL,
-	tt_udp_left_nothing,
+	"udp", tt_udp_address, NULL, tt_udp_left_nothing, NULL,
 };

@@ -35,6 +35,33 @@ struct tt_scheme {
 	void (*reclaim)(const char *address);
 	/* After a clean stop: returns 0 if the server left nothing behind at the address. */
 	int (*left_nothing)(const char *address);
+	/* Where the connection's socket carries more than the transport's frames (tls:, whose
+	 * bytes are TLS records): the connections the test makes itself to write frames the
+	 * transport's own send would refuse. NULL: the bytes go straight to the socket. */
+	const struct tt_wire_ops *wire;
+};
+
+/* A connection of the test's own that carries the transport's frames inside whatever the
+ * transport wraps them in, with the suite's credentials: the test writes any bytes into it.
+ * Every wait is bounded by TT_RAW_MS. */
+struct tt_wire_ops {
+	/* Connects to `address` and ends the session's set-up: the connection, or NULL (said on
+	 * standard error). */
+	void *(*connect)(const char *address);
+	/* Listens on `address`: the listening socket, or -1. */
+	int (*listen)(const char *address);
+	/* The next connection on the listening socket, its set-up not yet made (ready() makes
+	 * it without waiting): the connection, or NULL. */
+	void *(*accept)(int lfd);
+	/* Goes on with the set-up without waiting: 1 once the peer's first bytes of a frame
+	 * can be read, 0 while they have not come, -1 when the connection failed. */
+	int (*ready)(void *w);
+	/* Writes n bytes inside the session: 0, or -1. */
+	int (*write)(void *w, const void *b, size_t n);
+	/* Reads exactly n bytes: 0, or -1 (the end of the stream, a failure or TT_RAW_MS). */
+	int (*read)(void *w, void *b, size_t n);
+	int (*fd)(void *w); /* its socket, to poll */
+	void (*close)(void *w);
 };
 const struct tt_scheme *tt_scheme_find(const char *scheme);
 
@@ -44,6 +71,7 @@ extern const struct tt_scheme tt_scheme_udp;
 extern const struct tt_scheme tt_scheme_shm;
 extern const struct tt_scheme tt_scheme_port;
 extern const struct tt_scheme tt_scheme_tls;
+extern const struct tt_wire_ops tt_tls_wire; /* wire_tls.c */
 /* For the network rows (addr.c): binds 127.0.0.1:port (0: any) with SO_REUSEADDR and closes
  * it again: the port, or -1 when it is taken. left_nothing of a HOST:PORT address. */
 int tt_inet_bind(unsigned port);
@@ -98,6 +126,7 @@ void tt_ool_census(int *fds, int *maps);
 #define TT_ID_NOTIFY 4206
 struct tt_raw {
 	void *conn; /* the transport's connection state */
+	void *wire; /* or the test's own connection (tt_scheme's wire) */
 	uint32_t seqno; /* the last sequence number used */
 };
 /* Message buffers, 8-aligned as the transports expect. */
@@ -110,6 +139,15 @@ union tt_buf {
 void tt_head(union tt_buf *m, uint8_t kind, int32_t id, uint32_t size, uint32_t seqno);
 /* Connects (and says hello when `hello`): 0, or -1 after a CUnit failure. */
 int tt_raw_open(struct tt_raw *r, union tt_buf *m, int hello);
+/* Connects and says hello on a connection whose socket the test may write any frame to: the
+ * transport's own, or the scheme's wire (tt_scheme). */
+int tt_raw_open_own(struct tt_raw *r, union tt_buf *m);
+/* Sends len bytes of m as one message of the transport (a frame on a wire): 0 or the error. */
+int tt_raw_send(struct tt_raw *r, const union tt_buf *m, size_t len);
+/* A stream's frame on a wire: the 4-byte length, then the bytes, in one write; and the next
+ * frame read into m (at most TT_BUF bytes). 0, or an error. */
+int tt_wire_send(void *wire, const void *b, size_t len);
+int tt_wire_recv(void *wire, union tt_buf *m, size_t *len);
 void tt_raw_close(struct tt_raw *r);
 /* The reply to the request of `seqno` into m: the receive's error; *len its size. */
 int tt_raw_recv_seq(struct tt_raw *r, union tt_buf *m, size_t *len, uint32_t seqno);

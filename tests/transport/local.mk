@@ -23,8 +23,10 @@ tests_transport_conformance_CPPFLAGS = $(test_cppflags) $(tests_procdump_cppflag
 	-I$(top_srcdir)/examples/bench -I$(top_builddir)/examples/bench \
 	-DIDL_BENCH_SERVER_DEFAULT='"$(abs_top_builddir)/examples/bench/bench-server$(EXEEXT)"' \
 	-DIDL_TOP_SRCDIR_DEFAULT='"$(abs_top_srcdir)"'
+# SSL_LIBS: the tls: row's wire (tests/transport/wire_tls.c) speaks OpenSSL itself; empty
+# without tls:.
 tests_transport_conformance_LDADD = examples/bench/libbenchstubs.a \
-	tests/ool/libooltstubs.a runtime/libidlrt.la $(CUNIT_LIBS)
+	tests/ool/libooltstubs.a runtime/libidlrt.la $(CUNIT_LIBS) $(SSL_LIBS)
 tests_transport_conformance_LDFLAGS = -static
 # It runs bench-server and oolt-server (found by $IDL_TOP_BUILDDIR); make check builds them
 # anyway, this says so to `make tests/transport/conformance`.

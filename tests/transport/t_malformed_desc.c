@@ -9,8 +9,10 @@
  *
  * A message with the descriptor flag goes past the sender's own transport, which would
  * refuse to send it: as a packet (unix:), a datagram (udp:) or a length-prefixed frame (tcp:)
- * written to the connection's socket, or a queue message (port:) put on its request queue.
- * shm:'s ring gets the rows without that flag here; its hostile peers are tests/shm's.
+ * written to the connection's socket, a frame written inside a TLS session of the test's own
+ * (tls:, the scheme's wire: tests/transport/tls_wire.c), or a queue message (port:) put on
+ * its request queue. shm:'s ring gets the rows without that flag here; its hostile peers are
+ * tests/shm's.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1 /* memfd_create */
@@ -191,6 +193,8 @@ tt_raw_fd(const struct tt_raw *r, const unsigned char *before)
 				return fd;
 		return -1;
 	}
+	if (r->wire != NULL)
+		return tt.scheme->wire->fd(r->wire);
 	if (tt.tr->conn_fd == NULL || (tt.tr->flags & IDL_TRF_OWNSET))
 		return -1;
 	return tt.tr->conn_fd(r->conn, &ev);
@@ -229,9 +233,10 @@ tt_row_fd(const struct tt_framed *row)
 }
 
 /* Writes the bytes to the connection's socket as the transport frames them: a tcp: frame
- * with its length before it, else one packet or datagram, with `fd` passed beside it. */
+ * with its length before it, else one packet or datagram, with `fd` passed beside it; or, on
+ * the test's own connection of a wire (`wire` not NULL), a frame inside it. */
 static int
-tt_raw_write(int sock, const void *b, size_t len, int fd)
+tt_raw_write(int sock, void *wire, const void *b, size_t len, int fd)
 {
 	union {
 		struct cmsghdr h;
@@ -244,6 +249,8 @@ tt_raw_write(int sock, const void *b, size_t len, int fd)
 	size_t total = len + (tcp ? 4 : 0);
 	ssize_t n;
 
+	if (wire != NULL)
+		return tt_wire_send(wire, b, len);
 	if (strcmp(tt.tr->scheme, "port") == 0)
 		return mq_send((mqd_t)sock, b, len, 0) == 0 ? 0 : IDL_ESYSERR(errno);
 	if (fd >= 0) {
@@ -315,7 +322,6 @@ static void
 tt_framed_row(const struct tt_framed *row, union tt_buf *m, int i)
 {
 	int32_t v[2] = { i, 1000 }, sum = 0, id;
-	struct idl_xmsg x;
 	struct tt_raw r;
 	uint32_t first, seqno;
 	size_t len, got = 0;
@@ -324,7 +330,7 @@ tt_framed_row(const struct tt_framed *row, union tt_buf *m, int i)
 	uint8_t kind;
 
 	tt_port_queues(queues, TT_FDS);
-	if (tt_raw_open(&r, m, 1) != 0)
+	if (tt_raw_open_own(&r, m) != 0)
 		return;
 	sock = tt_raw_fd(&r, queues);
 	len = tt_row_build(row, m, r.seqno + 2);
@@ -336,8 +342,7 @@ tt_framed_row(const struct tt_framed *row, union tt_buf *m, int i)
 	first = ++r.seqno;
 	tt_head(m, IDL_KIND_REQUEST, TT_ID_ADD, 32, first);
 	memcpy(m->b + IDL_MSG_HEADER_SIZE, v, sizeof v);
-	x = (struct idl_xmsg){ .data = m->b, .len = 32 };
-	TT_CHECK_KR(err = tt.tr->conn_send(r.conn, &x, &(struct idl_deadline){ 0, TT_RAW_MS }), 0);
+	TT_CHECK_KR(err = tt_raw_send(&r, m, 32), 0);
 	if (err != 0)
 		goto out;
 
@@ -348,12 +353,9 @@ tt_framed_row(const struct tt_framed *row, union tt_buf *m, int i)
 	if (tt_looks_desc(m, len) || row->fd != 0) {
 		if (row->fd != 0 && (fd = tt_row_fd(row)) < 0)
 			CU_FAIL("no file descriptor to pass");
-		TT_CHECK_KR(err = tt_raw_write(sock, m->b, len, fd), 0);
+		TT_CHECK_KR(err = tt_raw_write(sock, r.wire, m->b, len, fd), 0);
 	} else {
-		x = (struct idl_xmsg){ .data = m->b, .len = len };
-		TT_CHECK_KR(
-			err = tt.tr->conn_send(r.conn, &x, &(struct idl_deadline){ 0, TT_RAW_MS }),
-			0);
+		TT_CHECK_KR(err = tt_raw_send(&r, m, len), 0);
 	}
 	if (fd >= 0)
 		close(fd);
@@ -392,23 +394,43 @@ out:
  * call after them goes through on the same connection (the server accepts one only).
  */
 
-/* The fake server's connection: receives one message into m (0, or the error). */
+/* The fake server's connection: the transport's, or on a scheme with a wire (tls:) one the
+ * test makes itself, so that the lie goes inside the session as any other frame. */
+struct tt_fconn {
+	void *conn;
+	void *wire;
+};
+
+/* Receives one message into m (0, or the error). */
 static int
-tt_fake_recv(void *conn, union tt_buf *m, size_t *len)
+tt_fake_recv(struct tt_fconn *f, union tt_buf *m, size_t *len)
 {
 	struct idl_xmsg x = { .data = m->b, .cap = sizeof m->b };
-	int err = tt.tr->conn_recv(conn, &x, &(struct idl_deadline){ 0, TT_RAW_MS });
+	int err;
 
+	if (f->wire != NULL)
+		return tt_wire_recv(f->wire, m, len);
+	err = tt.tr->conn_recv(f->conn, &x, &(struct idl_deadline){ 0, TT_RAW_MS });
 	*len = x.len;
 	return err;
 }
 
+/* Sends len bytes of b as one message: 0, or -1. */
+static int
+tt_fake_send(struct tt_fconn *f, void *b, size_t len)
+{
+	struct idl_xmsg x = { .data = b, .len = len };
+
+	if (f->wire != NULL)
+		return tt_wire_send(f->wire, b, len) == 0 ? 0 : -1;
+	return tt.tr->conn_send(f->conn, &x, &(struct idl_deadline){ 0, TT_RAW_MS }) == 0 ? 0 : -1;
+}
+
 /* Answers a hello with the client's own hashes: every routine agrees. */
 static int
-tt_fake_hello(void *conn, union tt_buf *m, size_t len)
+tt_fake_hello(struct tt_fconn *f, union tt_buf *m, size_t len)
 {
 	uint32_t n;
-	struct idl_xmsg x;
 
 	if (len < 40 || m->head.kind != IDL_KIND_HELLO)
 		return -1;
@@ -419,19 +441,17 @@ tt_fake_hello(void *conn, union tt_buf *m, size_t len)
 	m->head.id = (int32_t)((uint32_t)m->head.id + IDL_REPLY_ID_OFFSET);
 	m->head.size = 40 + 8 * n;
 	memset(m->b + 32, 0, 4); /* namelen; the version stays the hello's */
-	x = (struct idl_xmsg){ .data = m->b, .len = m->head.size };
-	return tt.tr->conn_send(conn, &x, &(struct idl_deadline){ 0, TT_RAW_MS }) == 0 ? 0 : -1;
+	return tt_fake_send(f, m->b, m->head.size);
 }
 
 /* Replies to the add request in q: a sum, or (`lie`) a 32-byte reply whose one descriptor
- * runs past it, written straight to the socket. */
+ * runs past it, written straight to the socket (or inside the wire's session). */
 static int
-tt_fake_answer(void *conn, const union tt_buf *q, int lie)
+tt_fake_answer(struct tt_fconn *f, const union tt_buf *q, int lie)
 {
 	union tt_buf r;
 	int32_t ab[2];
 	unsigned ev;
-	struct idl_xmsg x = { .data = r.b, .len = 32 };
 
 	memcpy(ab, q->b + IDL_MSG_HEADER_SIZE, sizeof ab);
 	tt_head(&r, IDL_KIND_REPLY, (int32_t)((uint32_t)q->head.id + IDL_REPLY_ID_OFFSET), 32,
@@ -439,11 +459,96 @@ tt_fake_answer(void *conn, const union tt_buf *q, int lie)
 	ab[0] += ab[1];
 	memcpy(r.b + IDL_MSG_HEADER_SIZE, ab, 4);
 	if (!lie)
-		return tt.tr->conn_send(conn, &x, &(struct idl_deadline){ 0, TT_RAW_MS }) == 0 ? 0
-											       : -1;
+		return tt_fake_send(f, r.b, 32);
 	r.head.flags = IDL_MSGF_DESC;
 	r.head.ndesc = 1;
-	return tt_raw_write(tt.tr->conn_fd(conn, &ev), r.b, 32, -1) == 0 ? 0 : -1;
+	return tt_raw_write(f->wire != NULL ? -1 : tt.tr->conn_fd(f->conn, &ev), f->wire, r.b, 32,
+			    -1) == 0
+		       ? 0
+		       : -1;
+}
+
+/* The fake server's connections while it waits for the one that says hello. */
+struct tt_fake_conns {
+	const struct tt_wire_ops *w; /* the scheme's wire, or NULL: the transport's */
+	void *ep;
+	int lfd;
+	size_t csz;
+	char *conns; /* the transport's, TT_FAKE_CONNS of csz bytes */
+	void *wires[TT_FAKE_CONNS];
+	int n;
+};
+
+/* Listens on address: 0, or -1. */
+static int
+tt_fake_listen(struct tt_fake_conns *fc, const char *address)
+{
+	const struct idl_transport *tr = tt.tr;
+	const char *rest;
+
+	fc->w = tt.scheme->wire;
+	fc->csz = (tr->conn_size + 15) & ~(size_t)15;
+	if (fc->w != NULL)
+		return (fc->lfd = fc->w->listen(address)) >= 0 ? 0 : -1;
+	fc->ep = calloc(1, tr->ep_size);
+	fc->conns = aligned_alloc(16, TT_FAKE_CONNS * fc->csz);
+	if (fc->ep == NULL || fc->conns == NULL || idl_transport_find(address, &rest) != tr ||
+	    tr->ep_listen(fc->ep, rest, NULL) != 0)
+		return -1;
+	memset(fc->conns, 0, TT_FAKE_CONNS * fc->csz);
+	fc->lfd = tr->ep_fd(fc->ep);
+	return 0;
+}
+
+/* Connection i's socket to poll; -1 once it failed. */
+static int
+tt_fake_fd(struct tt_fake_conns *fc, int i)
+{
+	unsigned ev;
+
+	if (fc->w != NULL)
+		return fc->wires[i] != NULL ? fc->w->fd(fc->wires[i]) : -1;
+	return tt.tr->conn_fd(fc->conns + (size_t)i * fc->csz, &ev);
+}
+
+/* The connection that says hello is the one served: a port's own connection and a pollable
+ * port's may both come, one of them silent. 0 and *f, or -1. */
+static int
+tt_fake_first(struct tt_fake_conns *fc, struct tt_fconn *f)
+{
+	for (;;) {
+		struct pollfd p[1 + TT_FAKE_CONNS] = { { .fd = fc->lfd, .events = POLLIN } };
+
+		for (int i = 0; i < fc->n; i++)
+			p[1 + i] = (struct pollfd){ .fd = tt_fake_fd(fc, i), .events = POLLIN };
+		if (poll(p, 1 + (nfds_t)fc->n, TT_RAW_MS) <= 0)
+			return -1;
+		if ((p[0].revents & POLLIN) && fc->n < TT_FAKE_CONNS) {
+			if (fc->w != NULL && (fc->wires[fc->n] = fc->w->accept(fc->lfd)) != NULL)
+				fc->n++;
+			else if (fc->w == NULL &&
+				 tt.tr->ep_accept(fc->ep, fc->conns + (size_t)fc->n * fc->csz) == 0)
+				fc->n++;
+		}
+		for (int i = 0; i < fc->n; i++) {
+			int r = 1;
+
+			if (p[1 + i].revents == 0 || p[1 + i].fd < 0)
+				continue;
+			/* A wire's connection makes its set-up first: only its first frame counts.
+			 */
+			if (fc->w != NULL && (r = fc->w->ready(fc->wires[i])) < 0) {
+				fc->w->close(fc->wires[i]);
+				fc->wires[i] = NULL;
+			}
+			if (r == 1 && (p[1 + i].revents & POLLIN)) {
+				*f = (struct tt_fconn){ .conn = fc->conns + (size_t)i * fc->csz,
+							.wire = fc->w != NULL ? fc->wires[i]
+									      : NULL };
+				return 0;
+			}
+		}
+	}
 }
 
 /* The fake server (a child process): the connection that says hello; then add requests two at a
@@ -452,40 +557,19 @@ tt_fake_answer(void *conn, const union tt_buf *q, int lie)
 static void
 tt_fake_server(const char *address, int ready)
 {
-	const struct idl_transport *tr = tt.tr;
-	const char *rest;
-	size_t csz = (tr->conn_size + 15) & ~(size_t)15, len;
-	void *ep = calloc(1, tr->ep_size), *conn;
-	char *conns = aligned_alloc(16, TT_FAKE_CONNS * csz);
+	struct tt_fake_conns fc = { .lfd = -1 };
 	union tt_buf *m = malloc(2 * sizeof *m);
-	int nconns = 0;
+	struct tt_fconn f;
+	size_t len;
 
-	if (ep == NULL || conns == NULL || m == NULL || idl_transport_find(address, &rest) != tr ||
-	    tr->ep_listen(ep, rest, NULL) != 0 || write(ready, "r", 1) != 1)
+	if (m == NULL || tt_fake_listen(&fc, address) != 0 || write(ready, "r", 1) != 1)
 		_exit(2);
-	memset(conns, 0, TT_FAKE_CONNS * csz);
-	/* The connection that says hello is the one served: a port's own connection and a
-	 * pollable port's may both come, one of them silent. */
-	for (conn = NULL; conn == NULL;) {
-		struct pollfd p[1 + TT_FAKE_CONNS] = { { .fd = tr->ep_fd(ep), .events = POLLIN } };
-		unsigned ev;
-
-		for (int i = 0; i < nconns; i++)
-			p[1 + i] = (struct pollfd){ .fd = tr->conn_fd(conns + i * csz, &ev),
-						    .events = POLLIN };
-		if (poll(p, 1 + (nfds_t)nconns, TT_RAW_MS) <= 0)
-			_exit(3);
-		if ((p[0].revents & POLLIN) && nconns < TT_FAKE_CONNS &&
-		    tr->ep_accept(ep, conns + nconns * csz) == 0)
-			nconns++;
-		for (int i = 0; i < nconns && conn == NULL; i++)
-			if (p[1 + i].revents & POLLIN)
-				conn = conns + i * csz;
-	}
-	if (tt_fake_recv(conn, m, &len) != 0 || tt_fake_hello(conn, m, len) != 0)
+	if (tt_fake_first(&fc, &f) != 0)
 		_exit(3);
-	while (tt_fake_recv(conn, &m[0], &len) == 0) {
-		if (tt_fake_recv(conn, &m[1], &len) != 0 || m[0].head.kind != IDL_KIND_REQUEST ||
+	if (tt_fake_recv(&f, m, &len) != 0 || tt_fake_hello(&f, m, len) != 0)
+		_exit(3);
+	while (tt_fake_recv(&f, &m[0], &len) == 0) {
+		if (tt_fake_recv(&f, &m[1], &len) != 0 || m[0].head.kind != IDL_KIND_REQUEST ||
 		    m[1].head.kind != IDL_KIND_REQUEST)
 			_exit(4);
 		/* The lie first, so that the other call is still waiting behind it. */
@@ -494,7 +578,7 @@ tt_fake_server(const char *address, int ready)
 				int32_t a;
 
 				memcpy(&a, m[i].b + IDL_MSG_HEADER_SIZE, 4);
-				if ((a == 1) == lie && tt_fake_answer(conn, &m[i], lie) != 0)
+				if ((a == 1) == lie && tt_fake_answer(&f, &m[i], lie) != 0)
 					_exit(5);
 			}
 		}
@@ -559,8 +643,8 @@ tt_fake_pair(idl_port_t port, int async, int a0, struct tt_fake_call *c)
 }
 
 /* A reply whose descriptors lie fails its own call only (tested where the server is a socket
- * of the transport's that the test can write to: unix:, tcp:), for calls of two threads
- * and for calls in flight of a pollable port. */
+ * of the transport's that the test can write to: unix:, tcp:, and tls: through its wire), for calls
+ * of two threads and for calls in flight of a pollable port. */
 static void
 tt_bad_reply_framed(int async)
 {

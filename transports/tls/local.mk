@@ -7,5 +7,6 @@ runtime_libidlrt_la_SOURCES += transports/tls/tls_impl.h transports/tls/tls.c \
 	transports/tls/tls_peer.c
 runtime_libidlrt_la_CPPFLAGS += $(SSL_CFLAGS)
 runtime_libidlrt_la_LIBADD += $(SSL_LIBS)
-tests_transport_conformance_SOURCES += tests/transport/addr_tls.c $(tests_tls_certs_sources)
+tests_transport_conformance_SOURCES += tests/transport/addr_tls.c tests/transport/wire_tls.c \
+	$(tests_tls_certs_sources)
 endif
