@@ -258,7 +258,7 @@ void idl__tls_register(void);
  * many (a sender is refused with IDL_ELIMIT, a receiver refuses with IDL_EPROTO). */
 #define IDL_DESC_MAX 64u
 /* idl_ool_alloc() takes blocks of at least this many bytes from the cache of mapped blocks
- * (ool_cache.c) and smaller ones from malloc; whatever hands out out-of-line memory follows
+ * (ool/ool_cache.c) and smaller ones from malloc; whatever hands out out-of-line memory follows
  * the same split, so that idl_ool_free() knows malloc memory from the size, and a block of
  * the cache from any other mapping (a received memfd's) by the cache's table. */
 #define IDL_OOL_MAP_MIN (16u * 1024u)
@@ -311,7 +311,7 @@ void *idl__ool_alloc_fill(size_t size);
 void idl__ool_free_plain(void *addr, size_t size);
 
 /*
- * Descriptors inline after the message (ool_wire.c): tcp:, udp:, port: and the small data of
+ * Descriptors inline after the message (ool/ool_wire.c): tcp:, udp:, port: and the small data of
  * unix:. On the wire the message is followed by the data of each out-of-line descriptor in
  * descriptor order, each padded to 8; a descriptor's addr is the offset of its data from
  * the start of the message, and a receiver takes no other layout.

@@ -1,5 +1,5 @@
 /*
- * test_rt_list.c - the intrusive list (runtime/list.h) that the runtime's and the
+ * test_rt_list.c - the intrusive list (runtime/core/list.h) that the runtime's and the
  * transports' lists share: order at both ends, removal anywhere, the object from its link.
  */
 #include <stddef.h>

@@ -339,7 +339,7 @@ mq_sendv(struct mq_conn *c, const struct iovec *iov, unsigned niov, size_t total
 	return err;
 }
 
-/* A message with descriptors: the message and its data after it (runtime/ool_wire.c),
+/* A message with descriptors: the message and its data after it (runtime/ool/ool_wire.c),
  * through the queue or, as any large message, a shared-memory object; what it gives away
  * is released once it went, or failed. */
 static int

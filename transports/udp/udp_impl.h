@@ -159,7 +159,7 @@ idl__udp_received(const char *name, struct idl_xmsg *m, size_t n, const unsigned
 		return n > m->cap ? IDL_EMSGSIZE : 0;
 	return idl__udp_received_desc(name, m, n, spill);
 }
-/* A message with descriptors as one datagram: the message, then its data (ool_wire.c),
+/* A message with descriptors as one datagram: the message, then its data (runtime/ool/ool_wire.c),
  * gathered into *flat (malloc'd). A message that no datagram can carry is IDL_EMSGSIZE,
  * naming both sizes. */
 int idl__udp_flatten(const char *name, size_t limit, const struct idl_xmsg *m,
