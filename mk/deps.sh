@@ -10,7 +10,8 @@
 #   mk/deps.sh --test   that, and what only the test suite needs: CUnit, the sanitizers'
 #                       clang, clang-format, valgrind, GNU MIG for the compatibility tests,
 #                       nftables and iproute2 for the network tests, CMake for the consumer
-#                       test, strace, man-db
+#                       test, strace, man-db, systemd (systemd-socket-activate and
+#                       systemd-analyze, for the service tests)
 #
 # The README's two commands and .ci/run start here, so the lists live in one place.
 set -eu
@@ -32,6 +33,7 @@ test_packages="
 	gnumach-dev mig-x86-64-gnu
 	iproute2 nftables
 	cmake man-db groff-base
+	systemd
 "
 case "${1:-}" in
 "") ;;

@@ -17,6 +17,7 @@ runtime_libidlrt_la_SOURCES += \
 	runtime/core/list.h \
 	runtime/core/mem_hide.h \
 	runtime/core/error.c \
+	runtime/core/error_reg.c \
 	runtime/core/registry.c \
 	runtime/core/util.c \
 	runtime/core/subsystem.c \
@@ -72,6 +73,13 @@ runtime_libidlrt_la_SOURCES += \
 	runtime/server/server_request.c \
 	runtime/server/server_message.c \
 	runtime/server/server_peers.c
+# The server under a service manager (docs/deploy.md): the sockets it passed, what the
+# server tells it, and a stop that lets calls in flight finish.
+runtime_libidlrt_la_SOURCES += \
+	runtime/server/service.h \
+	runtime/server/svc_listen.c \
+	runtime/server/svc_notify.c \
+	runtime/server/server_drain.c
 # dynamic: the libffi-driven server, so that any server can serve without stubs.
 runtime_libidlrt_la_SOURCES += \
 	runtime/dynamic/dynamic.h \

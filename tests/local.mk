@@ -47,6 +47,7 @@ dist_check_SCRIPTS += \
 	tests/lint/rooms.sh \
 	tests/lint/sizes.sh \
 	tests/lint/idlbench.sh \
+	tests/lint/autotools.sh \
 	tests/compile/ledger.sh \
 	tests/dist.sh
 TESTS += \
@@ -60,6 +61,7 @@ TESTS += \
 	tests/lint/rooms.sh \
 	tests/lint/sizes.sh \
 	tests/lint/idlbench.sh \
+	tests/lint/autotools.sh \
 	tests/compile/ledger.sh \
 	tests/dist.sh
 

@@ -267,11 +267,13 @@ idl__loop_conn_dead(struct idl__loop *lp, struct idl__aconn *c, int err)
 						      : "the connection failed");
 	c->dead = 1;
 	c->dead_err = err;
-	/* A connect still under way is its thread's: that thread says when it ended. */
-	if (!c->opening)
-		c->tr->conn_close(c->tr_state);
+	/* Out of the set before the transport may close the descriptor, whose number another
+	 * thread's socket() could then take. A connect still under way is its thread's: that
+	 * thread says when it ended. */
 	if (c->nb && c->fd >= 0)
 		(void)epoll_ctl(lp->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+	if (!c->opening)
+		c->tr->conn_close(c->tr_state);
 	pthread_cond_broadcast(&c->scv);
 }
 

@@ -4,14 +4,24 @@
  * client's stubs. Its connections are "memory:" ones: the address carries nothing, each
  * connection's state points at the source, so that the connection a call makes again after
  * giving one up reads the same source. A reply goes through what a transport does to it
- * (ool/ool_convert.c) and the receive-size rule, as one from a socket would. It knows the
- * client's port class and nothing of the server.
+ * (ool/ool_convert.c) and the receive-size rule, as one from a socket would.
+ *
+ * It has the event operations too, and connects without waiting, so that a pollable port
+ * (calls in flight, <idl/idl_async.h>) drives it on the caller's thread, without the threads
+ * a transport without them gets (one to connect, a receiver and a sender): a harness's
+ * asynchronous call then completes in its own dispatch, deterministically. The descriptor is
+ * an eventfd, readable while a receive has something to give (a hello reply owed, or the
+ * source's reply to a request sent), as a socket's would be. It knows the client's port
+ * class and nothing of the server.
  */
 #include <config.h>
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include <idl/idl_ool.h>
 #include <idl/idl_port.h>
@@ -22,6 +32,9 @@ struct mem_conn {
 	struct idl_reply_source *src;
 	idl_msg_header_t req; /* the header of the request last sent */
 	int hello_pending;
+	int awaiting; /* a request went since the last reply (the event operations') */
+	int efd; /* the eventfd: valid once src is set */
+	int signalled; /* efd holds a count: readable */
 };
 
 static int
@@ -34,8 +47,65 @@ mem_connect(void *conn, const char *rest, struct idl_deadline *deadline)
 	/* The address is the source's: "memory:" and its address, written by the open. */
 	if (sscanf(rest, "%p", &src) != 1 || src == NULL)
 		return IDL_EADDRINVAL;
+	if ((c->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0)
+		return idl__fail(IDL_ESYSERR(errno), "memory: eventfd: %s", strerror(errno));
 	c->src = src;
 	return 0;
+}
+
+/* Connecting never waits: it is done at once, on the caller's thread (a pollable port would
+ * otherwise connect a transport without this on a thread of its own). */
+static int
+mem_connect_nb(void *conn, const char *rest)
+{
+	return mem_connect(conn, rest, NULL);
+}
+
+static int
+mem_connect_step(void *conn)
+{
+	(void)conn;
+	return 0;
+}
+
+static void
+mem_conn_fini(void *conn)
+{
+	struct mem_conn *c = conn;
+
+	if (c->src != NULL)
+		close(c->efd);
+	c->src = NULL;
+}
+
+/* Whether mem_recv_nb() has a message to give: the source's reply waits for its request,
+ * so that a reply is never taken for the hello that goes before it. */
+static int
+mem_has(const struct mem_conn *c)
+{
+	return c->hello_pending || (c->awaiting && c->src->data != NULL);
+}
+
+/* Makes the descriptor readable exactly while a receive would give a message. */
+static void
+mem_ready(struct mem_conn *c)
+{
+	int ready = mem_has(c);
+	uint64_t v = 1;
+
+	if (ready && !c->signalled)
+		c->signalled = write(c->efd, &v, sizeof v) == (ssize_t)sizeof v;
+	else if (!ready && c->signalled)
+		c->signalled = read(c->efd, &v, sizeof v) != (ssize_t)sizeof v;
+}
+
+static int
+mem_fd(void *conn, unsigned *events)
+{
+	struct mem_conn *c = conn;
+
+	*events = IDL_TR_EV_IN;
+	return c->efd;
 }
 
 static int
@@ -110,6 +180,36 @@ mem_recv(void *conn, struct idl_xmsg *m, struct idl_deadline *deadline)
 	return err;
 }
 
+/* Sends are what mem_send does with each; the source's reply is then there to receive. */
+static int
+mem_sendv_nb(void *conn, const struct idl_xmsg *msgs, unsigned n)
+{
+	struct mem_conn *c = conn;
+
+	for (unsigned i = 0; i < n; i++) {
+		mem_send(conn, &msgs[i], NULL);
+		if (c->req.kind == IDL_KIND_REQUEST)
+			c->awaiting = 1;
+	}
+	mem_ready(c);
+	return (int)n;
+}
+
+static int
+mem_recv_nb(void *conn, struct idl_xmsg *m)
+{
+	struct mem_conn *c = conn;
+	int err = IDL_EAGAIN;
+
+	if (mem_has(c)) {
+		if (!c->hello_pending)
+			c->awaiting = 0;
+		err = mem_recv(conn, m, NULL);
+	}
+	mem_ready(c);
+	return err;
+}
+
 static void
 mem_void(void *conn)
 {
@@ -127,14 +227,19 @@ static const struct idl_transport mem_transport = {
 	.conn_send = mem_send,
 	.conn_recv = mem_recv,
 	.conn_close = mem_void,
-	.conn_fini = mem_void,
+	.conn_fini = mem_conn_fini,
+	.conn_fd = mem_fd,
+	.conn_sendv_nb = mem_sendv_nb,
+	.conn_recv_nb = mem_recv_nb,
+	.conn_connect_nb = mem_connect_nb,
+	.conn_connect_step = mem_connect_step,
 };
-
 int
 idl_port_open_memory(struct idl_reply_source *src, idl_port_t *portp)
 {
 	char address[64];
 	void *state;
+	int err;
 
 	idl__clear_detail();
 	if (portp != NULL)
@@ -146,6 +251,9 @@ idl_port_open_memory(struct idl_reply_source *src, idl_port_t *portp)
 	snprintf(address, sizeof address, "memory:%p", (void *)src);
 	if ((state = idl__zalloc(mem_transport.conn_size)) == NULL)
 		return idl__fail(IDL_ENOMEM, "idl_port_open_memory: out of memory");
-	mem_connect(state, strchr(address, ':') + 1, NULL);
+	if ((err = mem_connect(state, strchr(address, ':') + 1, NULL)) != 0) {
+		free(state);
+		return err;
+	}
 	return idl__cl_port_adopt(&mem_transport, address, state, portp);
 }

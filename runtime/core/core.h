@@ -19,6 +19,9 @@
 
 #include "transport_kit.h"
 
+/* The registered name and message of a positive code, or NULL (error_reg.c). */
+const struct idl_errdef *idl__error_lookup(int code);
+
 /*
  * The hello (hello.c; the byte layout is in docs/wire-format.md, "The hello").
  */

@@ -3,7 +3,7 @@
  *
  * The codes come from IDL_ERRNO_MAP in <idl/idl_error.h>; wrapped system errors are named
  * after their errno ("ESYSERR(EPIPE)"); positive codes belong to server routines and are
- * only numbered.
+ * named by the tables programs register (error_reg.c), else only numbered.
  *
  * Core: it knows nothing of any other room.
  */
@@ -24,12 +24,15 @@
 /* Highest errno we name statically; Linux stops at 133 (EHWPOISON). */
 #define ERR_SYS_MAX 160
 #define ERR_DETAIL_MAX 256
+#define ERR_MSG_MAX (ERR_DETAIL_MAX + 160)
 
 static _Thread_local char err_detail[ERR_DETAIL_MAX];
 _Thread_local unsigned char idl__detail_set __attribute__((tls_model("initial-exec")));
 /* Formatted names and messages for codes outside the table (positive codes, unknown
  * errno values) live in a per-thread buffer: valid until the thread's next such call. */
 static _Thread_local char err_scratch[64];
+/* idl_errmsg()'s line: the detail, then the code's message and name. */
+static _Thread_local char err_msg[ERR_MSG_MAX];
 
 static pthread_once_t err_once = PTHREAD_ONCE_INIT;
 static char err_sysnames[ERR_SYS_MAX][32];
@@ -113,8 +116,11 @@ idl_errname(int err)
 	default:
 		break;
 	}
-	if (err > 0)
-		return err_server_code(err);
+	if (err > 0) {
+		const struct idl_errdef *d = idl__error_lookup(err);
+
+		return d != NULL ? d->name : err_server_code(err);
+	}
 	if (IDL_IS_SYSERR(err)) {
 		int e = IDL_SYSERR_ERRNO(err);
 
@@ -139,8 +145,13 @@ idl_strerror(int err)
 	default:
 		break;
 	}
-	if (err > 0)
+	if (err > 0) {
+		const struct idl_errdef *d = idl__error_lookup(err);
+
+		if (d != NULL)
+			return d->message != NULL ? d->message : d->name;
 		return err_server_code(err);
+	}
 	if (IDL_IS_SYSERR(err)) {
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 32))
 		/* strerrordesc_np gives the untranslated, static text: thread-safe. */
@@ -159,6 +170,31 @@ const char *
 idl_errdetail(void)
 {
 	return err_detail;
+}
+
+const char *
+idl_errmsg(int err, const char *what)
+{
+	char msg[96], pre[128] = "";
+	const char *name;
+
+	/* The message is copied first: for codes outside the table, both it and the name may be
+	 * formatted in the thread's one scratch buffer. */
+	snprintf(msg, sizeof msg, "%s", idl_strerror(err));
+	name = idl_errname(err);
+	if (what != NULL && *what != '\0' && strncmp(err_detail, what, strlen(what)) != 0)
+		snprintf(pre, sizeof pre, "%s: ", what);
+	/* What failed leads, when the failure recorded it: a user reads the first words. A
+	 * registered code without a message of its own is named once. */
+	if (err_detail[0] != '\0' && strcmp(msg, name) != 0)
+		snprintf(err_msg, sizeof err_msg, "%s%s (%s: %s)", pre, err_detail, msg, name);
+	else if (err_detail[0] != '\0')
+		snprintf(err_msg, sizeof err_msg, "%s%s (%s)", pre, err_detail, name);
+	else if (strcmp(msg, name) != 0)
+		snprintf(err_msg, sizeof err_msg, "%s%s (%s)", pre, msg, name);
+	else
+		snprintf(err_msg, sizeof err_msg, "%s%s", pre, name);
+	return err_msg;
 }
 
 int

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "server/server.h"
+#include "server/service.h"
 #include "trace/trace.h"
 
 /* Log lines per second before the rest of that second's are counted instead. */
@@ -98,6 +99,7 @@ idl_server_create(idl_server_t **srvp)
 	pthread_cond_init(&srv->idle, NULL);
 	pthread_cond_init(&srv->threads_done, NULL);
 	srv->tfd = -1;
+	srv->svc_tfd = -1;
 	srv->reserve_fd = -1;
 	atomic_init(&srv->gate.slots, 1);
 	pthread_mutex_init(&srv->log_lock, NULL);
@@ -515,7 +517,13 @@ srv_listen(idl_server_t *srv, const char *address, struct idl_config *cfg)
 	ep->srv = srv;
 	ep->tr = tr;
 	err = cfg != NULL ? IDL__TR_OP(tr, ep_config)(ep->state, cfg) : 0;
-	if (err != 0 || (err = tr->ep_listen(ep->state, rest, &opts)) != 0) {
+	/* "SCHEME:systemd:NAME": the socket the service manager passed under NAME. */
+	ep->adopted = strncmp(rest, IDL__SVC_PREFIX, IDL__SVC_PREFIX_LEN) == 0;
+	if (err == 0)
+		err = ep->adopted ? idl__svc_adopt(tr, ep->state, rest + IDL__SVC_PREFIX_LEN, &opts,
+						   cfg, address)
+				  : tr->ep_listen(ep->state, rest, &opts);
+	if (err != 0) {
 		if (idl_errdetail()[0] == '\0')
 			idl__fail(err, "%s: listen: %s", address, idl_strerror(err));
 		ep->closed = 1;

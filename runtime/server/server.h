@@ -12,6 +12,10 @@
 
 #include "ool/ool.h"
 
+/* Messages served from one connection (or message endpoint) of the event core before it is
+ * armed again: others get their turn. */
+#define SRV_BATCH 16
+
 struct srv_ss {
 	const struct idl_subsystem *ss;
 	idl_demux_fn demux; /* a generated demux, or NULL: */
@@ -178,12 +182,23 @@ struct srv_src {
 	int more; /* a batch ended with messages perhaps left in the transport's read-ahead */
 	int batched; /* replies wait in the serving thread's batch (server_event.c) */
 	unsigned ep_failures; /* an embedded message endpoint's receive errors in a row */
+	atomic_uint ep_turns; /* a message endpoint served from the set: its turns so far */
 	/* A message endpoint of an embedded server: served by the loop's thread, it has no
 	 * thread of its own to join. */
 	int threadless;
 	/* Under send_lock: replies waiting for the descriptor to be writable. */
 	struct srv_out *outq, *outq_tail;
+	/* A source with a receiving thread: what the thread does, for a drain (server_drain.c):
+	 * a count of its receives << 2 | SRV_RS_*. A connection's thread takes a message only
+	 * by moving WAIT to BUSY (a drain that moved it to CLOSING has said goodbye); a message
+	 * endpoint's thread only stores it. */
+	atomic_uint rstate;
+	unsigned drain_seen; /* rstate at the drain's last step (0: none yet) */
 };
+#define SRV_RS_WAIT 1u /* in (or about to be in) the transport's receive */
+#define SRV_RS_BUSY 2u /* serving what it received */
+#define SRV_RS_CLOSING 3u /* a drain ended it: the thread takes nothing more */
+#define SRV_RS_MASK 3u
 
 /* The request a receiving thread is serving: what idl_request_cred(), idl_request_port()
  * and idl_request_reply() see. */
@@ -224,6 +239,14 @@ struct srv_ep {
 	int64_t hs_ns, idle_ns; /* their timeouts for a run (0: none) */
 	enum idl_limit idle_limit; /* the limit idle_ns is: idle_ms, or net_idle_ms on tcp: */
 	uint64_t per_address; /* the per-address limit for a run (0: none) */
+	/* Made around a socket the service manager passed (svc_listen.c): a message endpoint
+	 * is then served from the set, since shutting it down to wake a receiving thread would
+	 * end the manager's socket too. */
+	int adopted;
+	/* A drain's (server_drain.c): the endpoint was found quiet at the last step; it is
+	 * done (out of the set, or closed). */
+	int drain_quiet;
+	int drained;
 };
 
 struct idl_server {
@@ -280,7 +303,28 @@ struct idl_server {
 	/* Statistics (idl_server_stats()), atomically updated. */
 	atomic_ullong st_accepted;
 	atomic_ullong st_refused[IDL_GOODBYE_REASONS];
+	/* Under a service manager (svc_notify.c): its timer in the set, the messages served
+	 * (counted only then: svc_on; idl__srv_count()), what it was told last (under lock). */
+	int svc_on;
+	int svc_tfd;
+	atomic_int svc_stopping;
+	atomic_ullong st_calls;
+	char svc_status[96];
+	/* The drain (server_drain.c): asked, with its deadline (CLOCK_MONOTONIC ns); begun
+	 * (listeners out of the set). */
+	atomic_int drain_req;
+	_Atomic int64_t drain_deadline;
+	atomic_int drain_started;
 };
+
+/* Adds n messages served to what the service manager's STATUS= tells (svc_notify.c), only
+ * while one listens. A source with a thread counts its own receives instead (rstate). */
+static inline void
+idl__srv_count(struct idl_server *srv, unsigned n)
+{
+	if (__builtin_expect(srv->svc_on, 0))
+		atomic_fetch_add_explicit(&srv->st_calls, n, memory_order_relaxed);
+}
 
 /* The descriptors a server leaves out of its default connection limit, for its own use. */
 #define SRV_FDS_KEPT 64u
@@ -353,10 +397,12 @@ uint32_t idl__srv_serve_one(struct srv_src *src, struct srv_hello *hs, idl_msg_h
 			    size_t len, int rcv_err, idl_msg_header_t *out,
 			    const struct idl_peer *from, struct srv_peer *peer);
 
-/* The epoll data of what is not a connection: the stop eventfd, the timer, listeners
- * (whose pointer is stored with the top bit set); a connection's is slot | gen << 32. */
+/* The epoll data of what is not a connection: the stop eventfd, the timer, the service
+ * manager's timer, listeners (whose pointer is stored with the top bit set); a
+ * connection's is slot | gen << 32. */
 #define SRV_EV_WAKE UINT64_C(0xfffffffffffffffe)
 #define SRV_EV_TIMER UINT64_C(0xfffffffffffffffd)
+#define SRV_EV_SVC UINT64_C(0xfffffffffffffffc)
 #define SRV_EV_EP UINT64_C(0x8000000000000000)
 
 static inline uint64_t
@@ -389,6 +435,11 @@ struct srv_goodbye {
  * kept); returns the message to send. */
 struct idl_xmsg idl__srv_goodbye_make(struct srv_goodbye *g, enum idl_goodbye_reason why,
 				      const char *text, size_t n);
+/* Arms a pooled source the caller took again, as it was (its idle time unchanged). */
+void idl__srv_rearm(struct idl_server *srv, struct srv_src *src);
+/* Whether a pooled source may be closed as idle: no request of its client read and left
+ * unanswered (server_limits.c). */
+int idl__srv_quiet(struct srv_src *src);
 /* Ends a pooled source the caller owns: out of the set, closed, its slot free. */
 void idl__srv_end(struct idl_server *srv, struct srv_src *src);
 /* The epoll events src waits for now, and its descriptor. */
@@ -424,7 +475,10 @@ void idl__srv_tls_log(struct srv_src *src, int err);
 void idl__srv_conn_log(struct srv_src *src, int err, size_t len, int closing);
 /* Logs a message the transport refused with IDL_EPROTO (server.c). */
 void idl__srv_refused_log(struct srv_src *src, const struct idl_peer *from, size_t len);
-/* Starts one more pool thread (detached). */
+/* server_loop.c: an event on a listener or a message endpoint served from the set; d is the
+ * event's word (server_event.c's loop hands it over). */
+void idl__srv_ep_event(struct idl_server *srv, struct srv_ep *ep, uint64_t d);
+/* server_loop.c: starts one more pool thread (detached), which runs the event loop. */
 void idl__srv_ev_spawn(struct idl_server *srv);
 /* At the connection limit: ends the oldest idle pooled connection with a goodbye; 1 when
  * one went. */
@@ -434,6 +488,25 @@ void idl__srv_refuse(struct idl_server *srv, struct srv_src *src, enum idl_goodb
 		     const char *limit, uint64_t value);
 /* Forgets src's peer address in the per-address counts. conn_lock held. */
 void idl__srv_addr_drop(struct idl_server *srv, struct srv_src *src);
+
+/* svc_notify.c: the notify protocol (service.h), for a running server. */
+/* Makes the watchdog and status timer, in the set, when a manager listens. Lock held. */
+void idl__srv_svc_start(struct idl_server *srv);
+/* Says READY=1 (every endpoint listens). Lock not held. */
+void idl__srv_svc_ready(struct idl_server *srv);
+/* The timer fired: WATCHDOG=1, and the status if it changed. */
+void idl__srv_svc_tick(struct idl_server *srv);
+/* Says STOPPING=1, once a run. */
+void idl__srv_svc_stopping(struct idl_server *srv);
+/* Closes the timer (the run ended). */
+void idl__srv_svc_stop(struct idl_server *srv);
+
+/* server_drain.c */
+/* The drain was asked: begins it (once): the listeners leave the set, STOPPING=1. */
+void idl__srv_drain_begin(struct idl_server *srv);
+/* One step of the drain (the timer fired): ends what is idle, stops the server once
+ * nothing is left or the deadline passed, else sets the timer for the next step. */
+void idl__srv_drain_step(struct idl_server *srv);
 
 /* server_peers.c */
 /* The hello state of a message endpoint's peer, made when it first appears; NULL when

@@ -34,11 +34,9 @@
 #include "server/server.h"
 #include "trace/trace.h"
 
-/* Messages served from one connection before it is armed again: others get their turn. A
- * connection whose descriptor is a set of the transport's own (IDL_TRF_OWNSET) gets a longer
- * turn: arming it again costs an epoll_ctl() and the loop's next wait, where what it holds
- * (shm:'s records) costs nothing to take. */
-#define SRV_BATCH 16
+/* A connection whose descriptor is a set of the transport's own (IDL_TRF_OWNSET) gets a
+ * longer turn than SRV_BATCH (server.h): arming it again costs an epoll_ctl() and the loop's
+ * next wait, where what it holds (shm:'s records) costs nothing to take. */
 #define SRV_TURN_OWNSET 64
 /* A source armed and back within this long is "quick"; two in a row make it busy. */
 #define SRV_QUICK_NS 2000000
@@ -152,6 +150,12 @@ srv_arm(struct idl_server *srv, struct srv_src *src, int64_t now)
 	if (epoll_ctl(srv->epfd, EPOLL_CTL_MOD, fd, &ev) != 0)
 		epoll_ctl(srv->epfd, EPOLL_CTL_ADD, fd, &ev);
 	pthread_mutex_unlock(&srv->conn_lock);
+}
+
+void
+idl__srv_rearm(struct idl_server *srv, struct srv_src *src)
+{
+	srv_arm(srv, src, src->armed_at);
 }
 
 /* Takes an ARMED source for the caller (it then serves or ends it). conn_lock held. */
@@ -557,15 +561,15 @@ srv_serve_out(struct srv_src *src, uint32_t events)
 }
 
 /*
- * One turn of src: messages are taken one per readiness, since the set reports the next at
+ * One batch of src: messages are taken one per readiness, since the set reports the next at
  * once when it is there, so no receive is spent learning that nothing is. A stream's
  * receive may hold whole frames read ahead, which no readiness would report: while the
  * transport says so (IDL_TR_EV_MORE) they are taken too, at most `turn` of them before
  * others' turn. Returns what srv_serve_msg() does (<0: the source ended); *got counts the
- * messages, *tev is what the transport holds after the last.
+ * messages (the end of the stream is none), *tev is what the transport holds after the last.
  */
 static inline __attribute__((always_inline)) int
-srv_serve_turn(struct idl_server *srv, struct srv_src *src, int turn, int *got, unsigned *tev)
+srv_serve_batch(struct idl_server *srv, struct srv_src *src, int turn, int *got, unsigned *tev)
 {
 	int (*recv_nb)(void *, struct idl_xmsg *) = IDL__TR_OP(src->ep->tr, conn_recv_nb);
 	int whole = (src->ep->tr->flags & IDL_TRF_WHOLE) != 0;
@@ -578,8 +582,10 @@ srv_serve_turn(struct idl_server *srv, struct srv_src *src, int turn, int *got, 
 		if (err == IDL_EAGAIN)
 			break;
 		(*got)++;
-		if ((r = srv_serve_msg(src, &m, err, srv_tbufs.sbuf, 1, tev)) < 0)
+		if ((r = srv_serve_msg(src, &m, err, srv_tbufs.sbuf, 1, tev)) < 0) {
+			*got -= err != 0;
 			return r;
+		}
 		if ((*tev & (IDL_TR_EV_MORE | IDL_TR_EV_OUT)) != IDL_TR_EV_MORE)
 			break;
 	}
@@ -592,9 +598,10 @@ srv_serve_turn(struct idl_server *srv, struct srv_src *src, int turn, int *got, 
 
 /* A busy source keeps this thread while it goes on sending: one blocking receive per
  * message, as a thread of its own would, until it is quiet for the linger time or the
- * server stops. Returns what srv_serve_msg() does last (<0: the source ended). */
+ * server stops. Returns what srv_serve_msg() does last (<0: the source ended); *got counts
+ * the messages. */
 static inline __attribute__((always_inline)) int
-srv_serve_dedicated(struct idl_server *srv, struct srv_src *src, unsigned *tev)
+srv_serve_dedicated(struct idl_server *srv, struct srv_src *src, unsigned *tev, int *got)
 {
 	void *rbuf = srv_tbufs.rbuf, *sbuf = srv_tbufs.sbuf;
 	size_t rcap = srv->rcap;
@@ -619,16 +626,20 @@ srv_serve_dedicated(struct idl_server *srv, struct srv_src *src, unsigned *tev)
 		} else if (whole) {
 			*tev = 0;
 		}
-		if ((r = srv_serve_msg(src, &m, err, sbuf, !whole, tev)) != 0)
+		(*got)++;
+		if ((r = srv_serve_msg(src, &m, err, sbuf, !whole, tev)) != 0) {
+			*got -= r < 0 && err != 0;
 			break;
+		}
 	}
 	atomic_fetch_sub(&srv->ndedicated, 1);
 	return r;
 }
 
-/* Serves a source the calling thread has taken (BUSY), then arms or ends it. */
-static void
-srv_serve(struct idl_server *srv, struct srv_src *src, uint32_t events, int dedicate)
+/* Serves a source the calling thread has taken (BUSY), then arms or ends it; returns how
+ * many messages it served. */
+static unsigned
+srv_serve_turn(struct idl_server *srv, struct srv_src *src, uint32_t events, int dedicate)
 {
 	int turn = (src->ep->tr->flags & IDL_TRF_OWNSET) ? SRV_TURN_OWNSET : SRV_BATCH;
 	int64_t now = idl_now_ns();
@@ -641,23 +652,32 @@ srv_serve(struct idl_server *srv, struct srv_src *src, uint32_t events, int dedi
 		src->quick = 0;
 	src->more = 0;
 	if (srv_bufs_get(srv) != 0 || (r = srv_serve_out(src, events)) < 0 ||
-	    (r == 0 && (r = srv_serve_turn(srv, src, turn, &got, &tev)) < 0)) {
+	    (r == 0 && (r = srv_serve_batch(srv, src, turn, &got, &tev)) < 0)) {
 		idl__srv_end(srv, src);
-		return;
+		return (unsigned)got;
 	}
 	if (srv_serve_batch_out(srv, src, &r, &tev) != 0)
-		return;
+		return (unsigned)got;
 	if (r == 0 && got != 0 && !src->more && dedicate && src->quick >= SRV_QUICK_RUN &&
 	    srv_dedicate_take(srv)) {
-		if ((r = srv_serve_dedicated(srv, src, &tev)) < 0) {
+		if ((r = srv_serve_dedicated(srv, src, &tev, &got)) < 0) {
 			idl__srv_end(srv, src);
-			return;
+			return (unsigned)got;
 		}
 		if (srv_serve_batch_out(srv, src, &r, &tev) != 0)
-			return;
+			return (unsigned)got;
 		now = idl_now_ns();
 	}
 	srv_arm(srv, src, got != 0 ? now : src->armed_at);
+	return (unsigned)got;
+}
+
+/* Serves a source the calling thread has taken; what it served is counted for the service
+ * manager (idl__srv_count()), once a turn rather than once a message. */
+static void
+srv_serve(struct idl_server *srv, struct srv_src *src, uint32_t events, int dedicate)
+{
+	idl__srv_count(srv, srv_serve_turn(srv, src, events, dedicate));
 }
 
 /* An event on the set: a connection, a listener, an embedded server's message endpoint, the
@@ -683,6 +703,8 @@ srv_event(struct idl_server *srv, const struct epoll_event *e, int dedicate)
 			idl_server_stop(srv);
 			return 1;
 		}
+		if (atomic_load(&srv->drain_req))
+			idl__srv_drain_begin(srv);
 		return 0;
 	}
 	if (d == SRV_EV_TIMER) {
@@ -692,33 +714,17 @@ srv_event(struct idl_server *srv, const struct epoll_event *e, int dedicate)
 		if (read(srv->tfd, &v, sizeof v) < 0)
 			v = 0;
 		idl__srv_sweep(srv);
+		if (atomic_load(&srv->drain_started))
+			idl__srv_drain_step(srv);
 		epoll_ctl(srv->epfd, EPOLL_CTL_MOD, srv->tfd, &ev);
 		return 0;
 	}
+	if (d == SRV_EV_SVC) {
+		idl__srv_svc_tick(srv);
+		return 0;
+	}
 	if (d & SRV_EV_EP) {
-		struct srv_ep *ep = (struct srv_ep *)(uintptr_t)(d & ~SRV_EV_EP);
-		struct epoll_event ev = { .events = EPOLLIN | EPOLLONESHOT, .data.u64 = d };
-
-		if (IDL__TR_OP(ep->tr, ep_accept) == NULL) {
-			/* An embedded message endpoint: its messages, then it waits again,
-			 * unless it is closed or broken (the stop then frees it). */
-			if (idl__srv_ep_ready(ep->src, SRV_BATCH) == 0)
-				epoll_ctl(srv->epfd, EPOLL_CTL_MOD,
-					  IDL__TR_OP(ep->tr, ep_fd)(ep->state), &ev);
-			return 0;
-		}
-		if (idl__srv_accept(srv, ep)) {
-			pthread_mutex_lock(&srv->conn_lock);
-			srv->accept_resume = idl_now_ns() + 100 * 1000000ll;
-			idl__srv_timer_lower(srv, srv->accept_resume);
-			pthread_mutex_unlock(&srv->conn_lock);
-			return 0;
-		}
-		pthread_mutex_lock(&srv->conn_lock);
-		if (srv->accept_resume == 0)
-			epoll_ctl(srv->epfd, EPOLL_CTL_MOD, IDL__TR_OP(ep->tr, ep_fd)(ep->state),
-				  &ev);
-		pthread_mutex_unlock(&srv->conn_lock);
+		idl__srv_ep_event(srv, (struct srv_ep *)(uintptr_t)(d & ~SRV_EV_EP), d);
 		return 0;
 	}
 	{
@@ -763,37 +769,4 @@ idl__srv_ev_loop(struct idl_server *srv, int max, int *served)
 		    atomic_load(&srv->nwaiting) >= 1)
 			break;
 	}
-}
-
-static void *
-srv_pool_main(void *arg)
-{
-	struct idl_server *srv = arg;
-
-	idl__srv_ev_loop(srv, -1, NULL);
-	idl__srv_bufs_free();
-	pthread_mutex_lock(&srv->lock);
-	if (atomic_fetch_sub(&srv->nthreads, 1) == 1)
-		pthread_cond_broadcast(&srv->threads_done);
-	pthread_mutex_unlock(&srv->lock);
-	return NULL;
-}
-
-void
-idl__srv_ev_spawn(struct idl_server *srv)
-{
-	pthread_attr_t attr;
-	pthread_t t;
-
-	atomic_fetch_add(&srv->nthreads, 1);
-	pthread_attr_init(&attr);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	(void)pthread_attr_setstacksize(&attr, 256u << 10);
-	if (pthread_create(&t, &attr, srv_pool_main, srv) != 0) {
-		pthread_mutex_lock(&srv->lock);
-		if (atomic_fetch_sub(&srv->nthreads, 1) == 1)
-			pthread_cond_broadcast(&srv->threads_done);
-		pthread_mutex_unlock(&srv->lock);
-	}
-	pthread_attr_destroy(&attr);
 }

@@ -127,8 +127,8 @@ idl__srv_timeout_goodbye(struct srv_src *src)
 /* Whether an ARMED source may be closed as idle: no request of its client read and left
  * unanswered (a deferred reply, a reply still queued), so that its client may send again
  * what it sent meanwhile. */
-static int
-srv_quiet(struct srv_src *src)
+int
+idl__srv_quiet(struct srv_src *src)
 {
 	unsigned ev = 0;
 
@@ -151,7 +151,7 @@ srv_take_due(struct idl_server *srv, struct idl__list *l, int64_t timeout, int64
 				*next = s->since + timeout;
 			return NULL;
 		}
-		if (srv_quiet(s) && idl__srv_claim(srv, s)) {
+		if (idl__srv_quiet(s) && idl__srv_claim(srv, s)) {
 			idl__srv_tlist_remove(srv, s);
 			return s;
 		}
@@ -234,7 +234,7 @@ srv_victim(struct idl_server *srv)
 			     cand = IDL__LIST_NEXT(cand, struct srv_src, tlink)) {
 				if (atomic_load(&srv->slots[cand->slot].word) ==
 					    idl__slot_word(cand->gen, SRV_SLOT_ARMED) &&
-				    srv_quiet(cand))
+				    idl__srv_quiet(cand))
 					break;
 			}
 			if (cand != NULL && cand->since < oldest) {

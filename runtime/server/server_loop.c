@@ -121,8 +121,9 @@ idl__srv_ep_start(struct idl_server *srv, struct srv_ep *ep)
 	ep->src->ep = ep;
 	if (idl__srv_src_alloc(srv, ep->src) != 0) {
 		err = idl__fail(IDL_ENOMEM, "%s: out of memory", ep->head.address);
-	} else if (srv->embedded) {
-		/* The loop's thread serves it when its descriptor is readable. */
+	} else if (srv->embedded || ep->adopted) {
+		/* The loop's thread serves it when its descriptor is readable; so do the pool's
+		 * a passed socket, whose receive no shutdown may wake (server.h). */
 		ep->src->threadless = 1;
 		idl__list_push_front(&srv->live, &ep->src->link);
 		if ((err = srv_ep_watch(srv, ep)) != 0)
@@ -148,6 +149,8 @@ idl__srv_src_ended(struct srv_src *src)
 	idl__list_push_front(&srv->ended, &src->link);
 	if (src->conn != NULL)
 		srv->nconns--;
+	/* Its receives, which it counted itself (rstate), go to the server's count. */
+	idl__srv_count(srv, atomic_load(&src->rstate) >> 2);
 	pthread_mutex_unlock(&srv->lock);
 	/* Cannot fail but for a counter at its maximum, which a poke need not raise. */
 	if (write(srv->efd, &one, sizeof one) < 0)
@@ -441,6 +444,8 @@ srv_start(struct idl_server *srv, int embedded)
 		err = idl__srv_ev_start(srv);
 	for (struct srv_ep *ep = srv->eps; err == 0 && ep != NULL; ep = ep->next)
 		err = idl__srv_ep_start(srv, ep);
+	if (err == 0)
+		idl__srv_svc_start(srv);
 	return err;
 }
 
@@ -448,11 +453,15 @@ srv_start(struct idl_server *srv, int embedded)
 static void
 srv_finish(struct idl_server *srv)
 {
+	idl__srv_svc_stopping(srv);
 	idl__srv_ev_close_all(srv);
 	srv_drain(srv);
 	idl__srv_ev_stop(srv);
+	idl__srv_svc_stop(srv);
 	pthread_mutex_lock(&srv->lock);
 	atomic_store(&srv->stop_req, 0);
+	atomic_store(&srv->drain_req, 0);
+	atomic_store(&srv->drain_started, 0);
 	srv->running = 0;
 	srv->embedded = 0;
 	pthread_cond_broadcast(&srv->idle);
@@ -475,6 +484,7 @@ idl_server_run(idl_server_t *srv)
 	err = srv_start(srv, 0);
 	pthread_mutex_unlock(&srv->lock);
 	if (err == 0) {
+		idl__srv_svc_ready(srv);
 		/* This thread is one of the pool. */
 		atomic_store(&srv->nthreads, 1);
 		for (unsigned i = 1; i < srv->pool_size; i++)
@@ -503,6 +513,9 @@ idl_server_fd(idl_server_t *srv)
 		err = srv->epfd;
 	} else if ((err = srv_start(srv, 1)) == 0) {
 		err = srv->epfd;
+		pthread_mutex_unlock(&srv->lock);
+		idl__srv_svc_ready(srv);
+		return err;
 	} else if (srv->running) {
 		pthread_mutex_unlock(&srv->lock);
 		srv_finish(srv);
@@ -609,4 +622,71 @@ idl__srv_src_free(struct srv_src *src)
 	if (src->send_lock_ok)
 		pthread_mutex_destroy(&src->send_lock);
 	free(src);
+}
+
+/* An event on a listener or on a message endpoint served from the set (an embedded
+ * server's, a passed socket's), for server_event.c's loop: d is the event's word. */
+void
+idl__srv_ep_event(struct idl_server *srv, struct srv_ep *ep, uint64_t d)
+{
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLONESHOT, .data.u64 = d };
+
+	if (IDL__TR_OP(ep->tr, ep_accept) == NULL) {
+		/* A message endpoint served from the set (an embedded server's, a
+		 * passed socket's): its messages, then it waits again, unless it is
+		 * closed or broken (the stop then frees it). One thread at a time
+		 * (EPOLLONESHOT); the count orders one pool thread's turn before the
+		 * next's, as a pooled connection's slot word does. */
+		atomic_load_explicit(&ep->src->ep_turns, memory_order_acquire);
+		if (idl__srv_ep_ready(ep->src, SRV_BATCH) == 0) {
+			atomic_fetch_add_explicit(&ep->src->ep_turns, 1, memory_order_release);
+			epoll_ctl(srv->epfd, EPOLL_CTL_MOD, IDL__TR_OP(ep->tr, ep_fd)(ep->state),
+				  &ev);
+		}
+		return;
+	}
+	if (idl__srv_accept(srv, ep)) {
+		pthread_mutex_lock(&srv->conn_lock);
+		srv->accept_resume = idl_now_ns() + 100 * 1000000ll;
+		idl__srv_timer_lower(srv, srv->accept_resume);
+		pthread_mutex_unlock(&srv->conn_lock);
+		return;
+	}
+	pthread_mutex_lock(&srv->conn_lock);
+	if (srv->accept_resume == 0)
+		epoll_ctl(srv->epfd, EPOLL_CTL_MOD, IDL__TR_OP(ep->tr, ep_fd)(ep->state), &ev);
+	pthread_mutex_unlock(&srv->conn_lock);
+}
+
+static void *
+srv_pool_main(void *arg)
+{
+	struct idl_server *srv = arg;
+
+	idl__srv_ev_loop(srv, -1, NULL);
+	idl__srv_bufs_free();
+	pthread_mutex_lock(&srv->lock);
+	if (atomic_fetch_sub(&srv->nthreads, 1) == 1)
+		pthread_cond_broadcast(&srv->threads_done);
+	pthread_mutex_unlock(&srv->lock);
+	return NULL;
+}
+
+void
+idl__srv_ev_spawn(struct idl_server *srv)
+{
+	pthread_attr_t attr;
+	pthread_t t;
+
+	atomic_fetch_add(&srv->nthreads, 1);
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	(void)pthread_attr_setstacksize(&attr, 256u << 10);
+	if (pthread_create(&t, &attr, srv_pool_main, srv) != 0) {
+		pthread_mutex_lock(&srv->lock);
+		if (atomic_fetch_sub(&srv->nthreads, 1) == 1)
+			pthread_cond_broadcast(&srv->threads_done);
+		pthread_mutex_unlock(&srv->lock);
+	}
+	pthread_attr_destroy(&attr);
 }

@@ -616,18 +616,15 @@ serve_send(struct srv_src *src, uint32_t n, const struct idl_peer *to)
 	return err;
 }
 
-/* The deadline of the next receive: the handshake's, fixed from the accept until a hello
- * is answered; then the idle timeout's, from the start of each receive (a lazy deadline:
- * the transport's socket timeout is the idle timeout itself, so a message costs neither a
- * clock read nor a system call for it); else none. */
-static struct idl_deadline
-serve_deadline(const struct srv_src *src, int64_t handshake_end)
+/* Releases what a message received whole (len bytes) and never served carries. */
+static void
+serve_drop(void *buf, size_t len)
 {
-	uint64_t idle = src->srv->limits[IDL_LIMIT_IDLE_MS];
+	idl_msg_header_t *in = buf;
 
-	if (!src->greeted)
-		return idl_deadline_at(handshake_end);
-	return idl_deadline_in(idle != 0 && idle <= INT32_MAX ? (int)idle : -1);
+	if (len >= IDL_MSG_HEADER_SIZE && in->size == len && in->magic == IDL_MSG_MAGIC &&
+	    (in->flags & IDL_MSGF_DESC))
+		idl_msg_destroy(in);
 }
 
 void *
@@ -636,16 +633,40 @@ idl__srv_conn_main(void *arg)
 	struct srv_src *src = arg;
 	struct idl_server *srv = src->srv;
 	const struct idl_transport *tr = src->ep->tr;
-	uint64_t hs_ms = srv->limits[IDL_LIMIT_HANDSHAKE_MS];
-	int64_t handshake_end =
-		hs_ms != 0 ? idl_now_ns() + (int64_t)hs_ms * SERVE_MS : IDL_DEADLINE_NONE;
+	uint64_t hs_ms = srv->limits[IDL_LIMIT_HANDSHAKE_MS], idle = srv->limits[IDL_LIMIT_IDLE_MS];
+	/* The receive's deadline: the handshake's, fixed from the accept until a hello is
+	 * answered; then the idle timeout's, from the start of each receive (a lazy deadline:
+	 * the transport's socket timeout is the idle timeout itself, so a message costs neither
+	 * a clock read nor a system call for it); else none. Both worked out once: limits do not
+	 * change while a server runs. */
+	const struct idl_deadline hs_dl = idl_deadline_at(
+		hs_ms != 0 ? idl_now_ns() + (int64_t)hs_ms * SERVE_MS : IDL_DEADLINE_NONE);
+	const struct idl_deadline idle_dl =
+		idl_deadline_in(idle != 0 && idle <= INT32_MAX ? (int)idle : -1);
+	/* What the thread stores while it waits in its receive: the receives so far << 2 |
+	 * SRV_RS_WAIT (server.h). */
+	unsigned wait = SRV_RS_WAIT;
 
 	while (!atomic_load_explicit(&srv->stop_req, memory_order_relaxed)) {
 		struct idl_xmsg m = { .data = src->rbuf, .cap = srv->rcap };
-		struct idl_deadline dl = serve_deadline(src, handshake_end);
+		struct idl_deadline dl = src->greeted ? idle_dl : hs_dl;
+		unsigned busy = wait;
 		uint32_t n;
-		int err = tr->conn_recv(src->conn, &m, &dl);
+		int err;
 
+		/* A drain takes the connection only while this thread waits in its receive
+		 * (WAIT to CLOSING), says the goodbye and closes it: what the receive brings
+		 * then is not served (server_drain.c). */
+		atomic_store_explicit(&src->rstate, wait, memory_order_relaxed);
+		err = tr->conn_recv(src->conn, &m, &dl);
+		if (__builtin_expect(!atomic_compare_exchange_strong(
+					     &src->rstate, &busy, wait - SRV_RS_WAIT + SRV_RS_BUSY),
+				     0)) {
+			if (err == 0)
+				serve_drop(src->rbuf, m.len);
+			break;
+		}
+		wait += 1u << 2;
 		if (err == 0)
 			IDL__TRACE(IDL_TRACE_SERVER, IDL_TRACE_RECV, src->ep->head.address,
 				   src->rbuf, m.len);
@@ -701,11 +722,8 @@ serve_ep_one(struct srv_src *src, struct idl_xmsg *m, struct idl_peer *from, int
 			   m->len);
 	if ((peer = idl__srv_peer(src, from)) == NULL) {
 		/* No room for its state: refused, and what it carries released. */
-		idl_msg_header_t *in = src->rbuf;
-
-		if (err == 0 && m->len >= IDL_MSG_HEADER_SIZE && in->size == m->len &&
-		    (in->flags & IDL_MSGF_DESC))
-			idl_msg_destroy(in);
+		if (err == 0)
+			serve_drop(src->rbuf, m->len);
 		return 0;
 	}
 	if (err == IDL_EMSGSIZE) {
@@ -729,7 +747,7 @@ idl__srv_ep_main(void *arg)
 	struct srv_src *src = arg;
 	struct idl_server *srv = src->srv;
 	const struct idl_transport *tr = src->ep->tr;
-	unsigned failures = 0;
+	unsigned failures = 0, wait = SRV_RS_WAIT;
 
 	while (!atomic_load_explicit(&srv->stop_req, memory_order_relaxed)) {
 		struct idl_xmsg m = { .data = src->rbuf, .cap = srv->rcap };
@@ -738,8 +756,14 @@ idl__srv_ep_main(void *arg)
 
 		/* The transport fills the address; what follows its length is never read. */
 		from.len = 0;
+		/* What a drain looks at: a receive that waited across two of its steps found
+		 * nothing to read (server_drain.c). */
+		atomic_store_explicit(&src->rstate, wait, memory_order_relaxed);
 		err = IDL__TR_OP(tr, ep_recv)(src->ep->state, &m, &from,
 					      &(struct idl_deadline){ 0, IDL_DEADLINE_MS_NONE });
+		atomic_store_explicit(&src->rstate, wait - SRV_RS_WAIT + SRV_RS_BUSY,
+				      memory_order_relaxed);
+		wait += 1u << 2;
 		if (serve_ep_one(src, &m, &from, err, &failures))
 			break;
 	}
@@ -751,11 +775,12 @@ int
 idl__srv_ep_ready(struct srv_src *src, unsigned max)
 {
 	const struct idl_transport *tr = src->ep->tr;
+	unsigned i;
 
 	/* The endpoint's descriptor was readable: what is queued now, each receive without
 	 * waiting (a deadline of 0 ms tries once), at most `max` so that the loop's other
 	 * sources get their turn; the level-triggered descriptor reports the rest. */
-	for (unsigned i = 0; i < max; i++) {
+	for (i = 0; i < max; i++) {
 		struct idl_xmsg m = { .data = src->rbuf, .cap = src->srv->rcap };
 		struct idl_peer from;
 		int err;
@@ -764,9 +789,10 @@ idl__srv_ep_ready(struct srv_src *src, unsigned max)
 		err = IDL__TR_OP(tr, ep_recv)(src->ep->state, &m, &from,
 					      &(struct idl_deadline){ 0, 0 });
 		if (err == IDL_ETIMEDOUT || err == IDL_EAGAIN)
-			return 0;
+			break;
 		if (serve_ep_one(src, &m, &from, err, &src->ep_failures))
 			return -1;
 	}
+	idl__srv_count(src->srv, i);
 	return 0;
 }

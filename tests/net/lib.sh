@@ -1,6 +1,8 @@
 # lib.sh - what the network test scripts share (sourced, not run): the programs, a private
 # directory, background processes and network namespaces that are removed on every exit
-# path, servers started and awaited with a deadline, and free ports.
+# path (with the /run/netns mount `ip netns add` makes, when the test made it), servers
+# started and awaited with a deadline, free ports, and a kill that fails the test when it
+# signals a process that is gone.
 : "${IDL_TOP_SRCDIR:?run me through make check}" "${IDL_TOP_BUILDDIR:?run me through make check}"
 set -u
 
@@ -14,6 +16,18 @@ NET_PIDS=
 NET_NETNS=
 NET_TMP=$(mktemp -d "${TMPDIR:-/tmp}/idlkit-$NET_NAME.XXXXXX") || exit 1
 
+# Whether /run/netns is a mount point: the first `ip netns add` on a machine makes it one (a
+# shared bind mount of itself), and it stays after the namespaces are gone. The mounts are
+# listed in the order they were made: a later mount of / or /run hides an earlier one of
+# /run/netns.
+net_runns_mounted() {
+	awk '$2 == "/" || $2 == "/run" { m = 0 } $2 == "/run/netns" { m = 1 } END { exit !m }' \
+		/proc/self/mounts 2>/dev/null
+}
+NET_RUNNS_WAS_MOUNTED=0
+net_runns_mounted && NET_RUNNS_WAS_MOUNTED=1
+NET_MADE_NETNS=0
+
 net_cleanup() {
 	for p in $NET_PIDS; do
 		kill -KILL "$p" 2>/dev/null
@@ -25,6 +39,13 @@ net_cleanup() {
 		ip netns pids "$ns" 2>/dev/null | xargs -r kill -KILL 2>/dev/null
 		ip netns del "$ns" 2>/dev/null
 	done
+	# The mount goes with the test that made it, once no namespace is left under it: a
+	# test running at once may still have one there (its own cleanup then takes the
+	# mount), and one that starts as it goes makes it again.
+	if [ "$NET_MADE_NETNS" = 1 ] && [ "$NET_RUNNS_WAS_MOUNTED" = 0 ] && net_runns_mounted &&
+		[ -z "$(ls -A /run/netns 2>/dev/null)" ]; then
+		umount /run/netns 2>/dev/null
+	fi
 	rm -rf "$NET_TMP"
 }
 trap net_cleanup EXIT
@@ -39,6 +60,20 @@ say() {
 	echo "$NET_NAME: $*"
 }
 
+# kill as the scripts call it, but a signal that finds its process gone where the call did
+# not expect that (its standard error is not discarded) fails the test, naming the call:
+# the shell would print "No such process" and go on, and the test would pass with a line
+# that says something was wrong. A probe or a cleanup that may find a process gone says so
+# with 2>/dev/null, and gets the status alone.
+kill() {
+	command kill "$@" 2>"$NET_TMP/kill.err" && return 0
+	net_kill_st=$?
+	[ /proc/self/fd/2 -ef /dev/null ] && return $net_kill_st
+	cat "$NET_TMP/kill.err" >&2
+	fail "kill $* failed: a test signals only what still runs, or says with 2>/dev/null" \
+		"that the process may be gone"
+}
+
 # skip REASON: the whole test is skipped (exit 77), saying why.
 skip() {
 	echo "$NET_NAME: SKIP: $*" >&2
@@ -48,12 +83,14 @@ skip() {
 # can_netns: whether network namespaces can be made here (root, iproute2).
 can_netns() {
 	[ "$(id -u)" = 0 ] && command -v ip >/dev/null 2>&1 || return 1
+	NET_MADE_NETNS=1
 	ip netns add "idlkit-probe-$$" 2>/dev/null || return 1
 	ip netns del "idlkit-probe-$$"
 }
 
 # netns_add NAME: a namespace with loopback up, removed at exit.
 netns_add() {
+	NET_MADE_NETNS=1
 	ip netns add "$1" || fail "ip netns add $1"
 	NET_NETNS="$NET_NETNS $1"
 	nsenter --net=/run/netns/"$1" -- ip link set lo up || fail "lo up in $1"

@@ -604,9 +604,11 @@ tt_oolt_leaks(void)
 	tt_ool_census(&cfd1, &cmap1);
 	tt_oolt_server_census(port, sfd0, smap0, &sfd1, &smap1);
 	/* A leak grows with the calls; the server may have finished ending a connection of
-	 * an earlier case meanwhile, so fewer is no leak. */
+	 * an earlier case meanwhile, so fewer is no leak. On the client, a library's own
+	 * allocator may give back a mapping it held (OpenSSL's record buffers, the sanitizers'
+	 * quarantine): fewer mappings are no leak either. */
 	CU_ASSERT_EQUAL(cfd1, cfd0);
-	CU_ASSERT_EQUAL(cmap1, cmap0);
+	CU_ASSERT(cmap1 <= cmap0);
 	CU_ASSERT(sfd1 <= sfd0);
 	/* glibc gives a thread its own malloc arena (a heap mapping and its guard) the first
 	 * time it allocates, and the server's receiving threads come and go with connections

@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "mq.h"
+#include "sock/sock_adopt.h"
 
 /* Queue sizes (docs/transports/port.md, "Limits"): small, so that a user's 800 KiB
  * RLIMIT_MSGQUEUE holds about a hundred clients. */
@@ -241,6 +242,64 @@ mq_ep_listen(void *vep, const char *rest, const struct idl_listen_opts *opts)
 	/* The umask may have narrowed a mode the caller asked for. */
 	if (fchmod(ep->mq, mode) != 0 || fstat(ep->mq, &st) != 0)
 		return mq_open_fail(errno, "fchmod", rest);
+	ep->dev = st.st_dev;
+	ep->ino = st.st_ino;
+	mq_arm(ep->mq);
+	return 0;
+}
+
+/*
+ * A rendezvous queue the service manager passed (ListenMessageQueue=): checked to be the
+ * queue mq_ep_listen() would make - a queue this process may receive from, whose messages
+ * hold a registration and fit an accept's buffer, that others may not write to beyond
+ * opts->mode - and made non-blocking as that one is. Its name is the manager's, never
+ * removed here (ep->created stays 0).
+ */
+static int
+mq_ep_adopt(void *vep, int fd, const struct idl_listen_opts *opts)
+{
+	struct mq_ep *ep = vep;
+	struct mq_attr a, nb;
+	char path[32], what[96];
+	struct stat st;
+	ssize_t n;
+	int fl;
+
+	ep->mq = (mqd_t)fd; /* the endpoint's from here: ep_fini closes it */
+	ep->open = 1;
+	if (mq_getattr(ep->mq, &a) != 0) {
+		idl__sock_describe(fd, what, sizeof what);
+		return idl__fail(IDL_EADDRINVAL,
+				 "the passed descriptor is %s; port: needs a POSIX message queue "
+				 "(ListenMessageQueue=/NAME)",
+				 what);
+	}
+	snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+	n = readlink(path, ep->name, sizeof ep->name - 1);
+	ep->name[n > 0 ? n : 0] = '\0';
+	if (n <= 0)
+		snprintf(ep->name, sizeof ep->name, "/(passed queue)");
+	fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || (fl & O_ACCMODE) == O_WRONLY)
+		return idl__fail(IDL_EADDRINVAL,
+				 "port:%s: the passed queue is not open for reading", ep->name);
+	if (a.mq_msgsize < (long)sizeof(struct mq_reg) || a.mq_msgsize > MQ_MAX_MSGSIZE)
+		return idl__fail(IDL_EADDRINVAL,
+				 "port:%s: the passed queue's messages are of %ld bytes; port: "
+				 "needs %zu to %d (MessageQueueMessageSize=%d)",
+				 ep->name, a.mq_msgsize, sizeof(struct mq_reg), MQ_MAX_MSGSIZE,
+				 MQ_RDV_MSGSIZE);
+	if (fstat(fd, &st) != 0)
+		return mq_open_fail(errno, "fstat of the passed queue", ep->name);
+	if (idl__sock_mode_wider(st.st_mode, opts != NULL ? opts->mode : 0600))
+		return idl__fail(IDL_EACCES,
+				 "port:%s: the passed queue has mode %04o: others may send to it "
+				 "(idlkit serves owner-only queues: SocketMode=0600)",
+				 ep->name, (unsigned)(st.st_mode & 07777));
+	nb = a;
+	nb.mq_flags = O_NONBLOCK;
+	if (mq_setattr(ep->mq, &nb, NULL) != 0)
+		return mq_open_fail(errno, "mq_setattr of the passed queue", ep->name);
 	ep->dev = st.st_dev;
 	ep->ino = st.st_ino;
 	mq_arm(ep->mq);
@@ -619,6 +678,7 @@ static const struct idl_transport mq_transport = {
 	.conn_fd = idl__mq_conn_fd,
 	.conn_sendv_nb = idl__mq_sendv_nb,
 	.conn_recv_nb = idl__mq_recv_nb,
+	.ep_adopt = mq_ep_adopt,
 };
 
 void

@@ -40,6 +40,20 @@ tls_ep_config(void *vep, struct idl_config *cfg)
 	return tls_ctx_take(&((struct tls_ep *)vep)->ctx, cfg);
 }
 
+/* The server's context now: a missing certificate or a key others may read fails the
+ * listen, not the first client. */
+static int
+tls_ep_context(struct tls_ep *ep)
+{
+	int err;
+
+	if (ep->ctx == NULL && (err = idl__tls_ctx_get(NULL, &ep->ctx)) != 0)
+		return err;
+	if (idl__tls_ctx_ssl(ep->ctx, 1, &err) == NULL)
+		return err;
+	return 0;
+}
+
 static int
 tls_ep_listen(void *vep, const char *rest, const struct idl_listen_opts *opts)
 {
@@ -47,13 +61,24 @@ tls_ep_listen(void *vep, const char *rest, const struct idl_listen_opts *opts)
 	int err;
 
 	ep->s.scheme = "tls";
-	if (ep->ctx == NULL && (err = idl__tls_ctx_get(NULL, &ep->ctx)) != 0)
-		return err;
-	/* The server's context now: a missing certificate or a key others may read fails the
-	 * listen, not the first client. */
-	if (idl__tls_ctx_ssl(ep->ctx, 1, &err) == NULL)
+	if ((err = tls_ep_context(ep)) != 0)
 		return err;
 	return idl__stream_ep_listen(&ep->s, rest, opts);
+}
+
+/* A listening socket a service manager passed (ListenStream=): tcp:'s endpoint, checked as
+ * tcp: checks it (the socket is the endpoint's from the start), with the server's
+ * context. */
+static int
+tls_ep_adopt(void *vep, int fd, const struct idl_listen_opts *opts)
+{
+	struct tls_ep *ep = vep;
+	int err;
+
+	ep->s.scheme = "tls";
+	if ((err = idl__stream_ep_adopt(&ep->s, fd, opts)) != 0)
+		return err;
+	return tls_ep_context(ep);
 }
 
 static int
@@ -367,6 +392,7 @@ static const struct idl_transport tls_transport = {
 	.ep_config = tls_ep_config,
 	.conn_config = tls_conn_config,
 	.conn_tls_peer = idl__tls_conn_peer,
+	.ep_adopt = tls_ep_adopt,
 };
 
 void

@@ -43,6 +43,7 @@
 #include <unistd.h>
 
 #include "sock/inet.h"
+#include "sock/sock_adopt.h"
 #include "sock/sock_timeo.h"
 #include "udp_cache.h"
 #include "udp_impl.h"
@@ -594,6 +595,7 @@ static const struct idl_transport udp_transport = {
 	.conn_recv_nb = idl__udp_conn_recv_nb,
 	.conn_resend = idl__udp_conn_resend,
 	.conn_forget = idl__udp_conn_forget,
+	.ep_adopt = idl__udp_ep_adopt,
 };
 
 void

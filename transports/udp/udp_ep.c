@@ -23,16 +23,34 @@
 #include <unistd.h>
 
 #include "sock/inet.h"
+#include "sock/sock_adopt.h"
 #include "sock/sock_timeo.h"
 #include "udp_cache.h"
 #include "udp_impl.h"
+
+/* What a server's socket gets once it is the endpoint's, made or passed. */
+static int
+udp_ep_setup(struct udp_ep *ep, int fd)
+{
+	int big = UDP_SERVER_RCVBUF;
+
+	ep->fd = fd;
+	ep->open = 1;
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &big, sizeof big) != 0)
+		(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &big, sizeof big);
+	if ((ep->spill = malloc(UDP_SPILL)) == NULL)
+		return IDL_ENOMEM;
+	idl__sock_ra_init(&ep->ra);
+	idl__udp_hold_make(ep);
+	return 0;
+}
 
 int
 idl__udp_ep_listen(void *vep, const char *rest, const struct idl_listen_opts *opts)
 {
 	struct udp_ep *ep = vep;
 	struct inet_addrs as;
-	int err, fd = IDL_EADDRINVAL, big = UDP_SERVER_RCVBUF;
+	int err, fd = IDL_EADDRINVAL;
 
 	(void)opts;
 	if ((err = idl__inet_resolve("udp", rest, 1, &as)) != 0)
@@ -51,16 +69,38 @@ idl__udp_ep_listen(void *vep, const char *rest, const struct idl_listen_opts *op
 		return idl_errdetail()[0] != '\0'
 			       ? fd
 			       : idl__inet_sysfail(IDL_SYSERR_ERRNO(fd), "udp", rest, "socket");
-	ep->fd = fd;
-	ep->open = 1;
 	snprintf(ep->name, sizeof ep->name, "%s", rest);
-	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &big, sizeof big) != 0)
-		(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &big, sizeof big);
-	if ((ep->spill = malloc(UDP_SPILL)) == NULL)
-		return IDL_ENOMEM;
-	idl__sock_ra_init(&ep->ra);
-	idl__udp_hold_make(ep);
-	return 0;
+	return udp_ep_setup(ep, fd);
+}
+
+/* A bound socket the service manager passed (ListenDatagram=). Its receives block (ep_recv
+ * waits in the kernel with SO_RCVTIMEO), as udp_ep_listen()'s do. */
+int
+idl__udp_ep_adopt(void *vep, int fd, const struct idl_listen_opts *opts)
+{
+	static const struct idl__sock_want want = {
+		.family = AF_INET,
+		.type = SOCK_DGRAM,
+		.protocol = IPPROTO_UDP,
+		.nonblock = 0,
+		.needs = "a bound UDP socket (ListenDatagram=[HOST:]PORT)",
+	};
+	struct udp_ep *ep = vep;
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof ss;
+	int err;
+
+	(void)opts;
+	ep->fd = fd; /* the endpoint's from here: ep_fini closes it */
+	ep->open = 1;
+	ep->adopted = 1;
+	if ((err = idl__sock_adopt("udp", fd, &want)) != 0)
+		return err;
+	if (getsockname(fd, (struct sockaddr *)&ss, &sl) == 0) {
+		idl__inet_format((struct sockaddr *)&ss, sl, ep->name, sizeof ep->name);
+		ep->limit = ss.ss_family == AF_INET6 ? UDP_LIMIT_V6 : UDP_LIMIT_V4;
+	}
+	return udp_ep_setup(ep, fd);
 }
 
 int
@@ -263,7 +303,10 @@ idl__udp_ep_close(void *vep)
 	idl__lock_give(&ep->lock);
 	/* shutdown on a datagram socket wakes a thread blocked in recvmsg (it returns 0). */
 	atomic_store(&ep->closed, 1);
-	if (ep->open)
+	/* A passed socket is the manager's and serves the next instance: shutdown would end
+	 * it for good. Nothing waits in its receive (docs/deploy.md: the server serves it
+	 * from its epoll set). */
+	if (ep->open && !ep->adopted)
 		shutdown(ep->fd, SHUT_RDWR);
 }
 

@@ -38,6 +38,7 @@
 struct udp_ep {
 	int fd;
 	int open;
+	int adopted; /* passed by the service manager: never shut down */
 	atomic_int closed;
 	int64_t rcvtimeo_us;
 	size_t limit;
@@ -187,6 +188,7 @@ int idl__udp_ep_recv(void *ep, struct idl_xmsg *m, struct idl_peer *from, struct
 int idl__udp_ep_reply(void *ep, const struct idl_peer *to, const struct idl_xmsg *m);
 void idl__udp_ep_close(void *ep);
 void idl__udp_ep_fini(void *ep);
+int idl__udp_ep_adopt(void *ep, int fd, const struct idl_listen_opts *opts);
 
 /* udp_hold.c. Makes ep->hold (left NULL when out of memory: replies are then never held)
  * and frees it. */
