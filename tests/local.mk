@@ -9,6 +9,10 @@ tests_procdump_sources = tests/lib/procdump.c tests/lib/procdump.h
 # The tls: certificates of a test that runs servers over tls: (tests/lib/tls_certs.h).
 tests_tls_certs_sources = tests/lib/tls_certs.c tests/lib/tls_certs.h
 tests_procdump_cppflags = -I$(top_srcdir)/tests/lib
+# `mountns PROGRAM...`: PROGRAM in a mount namespace of its own whose mounts are all private,
+# in a chroot too (tests/lib/mountns.c), for the tests that mount and unmount.
+check_PROGRAMS += tests/lib/mountns
+tests_lib_mountns_SOURCES = tests/lib/mountns.c
 
 # Every test runs under a timeout, so that a hang fails instead of stalling the run.
 TEST_TIMEOUT = timeout -k 10 300
@@ -28,6 +32,7 @@ AM_TESTS_ENVIRONMENT = \
 	IDLC_INCLUDE_DIR='$(abs_top_srcdir)/data/include'; export IDLC_INCLUDE_DIR; \
 	IDLC_TREE_FLAGS='$(IDLC_TREE_FLAGS)'; export IDLC_TREE_FLAGS; \
 	IDL_HAVE_LIBUV='$(have_libuv)'; export IDL_HAVE_LIBUV; \
+	IDL_CLANG='$(CLANG)'; export IDL_CLANG; \
 	IDL_MAKE='$(MAKE)'; export IDL_MAKE;
 
 # Shell-level tests: golden outputs, diagnostics of bad interfaces, the examples end to end

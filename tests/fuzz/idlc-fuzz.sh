@@ -89,8 +89,30 @@ echo "bench_fuzz_client: $ncalls seeds for $(echo $replied | wc -w) routines, ea
 # seeds beside them. Each stub's and each completion's code after the reply's checks (the
 # copy-out, the done function's call with KERN_SUCCESS) is reached by the seeds alone, so
 # the covered edges of every such function must grow.
+# libFuzzer's -print_coverage names a function through llvm-symbolizer, which Debian ships in
+# llvm-14 (mk/deps.sh --test), as /usr/lib/llvm-14/bin/llvm-symbolizer: no name on the PATH
+# unless the llvm package is installed too. The one beside the clang that built the
+# harness is found by that clang (-print-prog-name) and handed to the sanitizers'
+# symbolizer by ASAN_SYMBOLIZER_PATH.
+symbolizer=${ASAN_SYMBOLIZER_PATH:-}
+[ -n "$symbolizer" ] || symbolizer=$(command -v llvm-symbolizer)
+if [ -z "$symbolizer" ] && [ -n "${IDL_CLANG:-}" ]; then
+	symbolizer=$("$IDL_CLANG" -print-prog-name=llvm-symbolizer 2>/dev/null)
+fi
+case $symbolizer in
+/*) [ -x "$symbolizer" ] || symbolizer= ;;
+*) symbolizer= ;;
+esac
+if [ -z "$symbolizer" ]; then
+	echo "FAIL: no llvm-symbolizer (not \$ASAN_SYMBOLIZER_PATH, nor on the PATH, nor beside" \
+		"${IDL_CLANG:-clang}): libFuzzer's -print_coverage names no function without it;" \
+		"Debian's llvm-14 has it (mk/deps.sh --test installs it)"
+	exit 1
+fi
+echo "bench_fuzz_client: functions named by $symbolizer"
 coverage() {
-	ASAN_OPTIONS=detect_leaks=0 "$client" -runs=0 -print_coverage=1 "$1" 2>&1 |
+	ASAN_OPTIONS=detect_leaks=0 ASAN_SYMBOLIZER_PATH=$symbolizer \
+		"$client" -runs=0 -print_coverage=1 "$1" 2>&1 |
 		sed -n 's/^\(UN\)\{0,1\}COVERED_FUNC: hits: [0-9]* edges: \([0-9]*\)\/[0-9]* \([A-Za-z0-9_]*\) .*/\3 \2/p'
 }
 mkdir "$work/bytes" "$work/both"
@@ -103,7 +125,9 @@ cp "$work/bytes/"* "$work/client-corpus/"* "$work/both/"
 coverage "$work/bytes" >"$work/cov-bytes"
 coverage "$work/both" >"$work/cov-both"
 grep -q '^bench_add ' "$work/cov-both" || {
-	echo "FAIL: libFuzzer's -print_coverage named no function (no llvm-symbolizer?)"
+	echo "FAIL: libFuzzer's -print_coverage named no function through $symbolizer:"
+	ASAN_OPTIONS=detect_leaks=0 ASAN_SYMBOLIZER_PATH=$symbolizer \
+		"$client" -runs=0 -print_coverage=1 "$work/both" 2>&1 | tail -20
 	exit 1
 }
 for r in $replied; do

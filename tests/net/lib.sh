@@ -1,10 +1,30 @@
-# lib.sh - what the network test scripts share (sourced, not run): the programs, a private
-# directory, background processes and network namespaces that are removed on every exit
-# path (with the /run/netns mount `ip netns add` makes, when the test made it), servers
-# started and awaited with a deadline, free ports, and a kill that fails the test when it
-# signals a process that is gone.
+# lib.sh - what the network test scripts share (sourced, not run): a mount namespace of the
+# test's own, the programs, a private directory, background processes and network
+# namespaces that are removed on every exit path, servers started and awaited with a
+# deadline, free ports, and a kill that fails the test when it signals a process that is
+# gone.
 : "${IDL_TOP_SRCDIR:?run me through make check}" "${IDL_TOP_BUILDDIR:?run me through make check}"
 set -u
+
+# As root, the test runs again in a mount namespace of its own (tests/lib/mountns: its mounts
+# are private, in a chroot too) with a /run/netns of its own, a tmpfs. The network
+# namespaces it names there with `ip netns add`, and the mounts that makes, are seen by no
+# other test and go with the test's last process, however it ends. In the machine's
+# /run/netns the first `ip netns add` makes the directory a mount point, and with tests run
+# at once (make -j2 check) no test could tell when to take it away: one that ends while
+# another's namespace is there must leave it, and the other found it there.
+NET_MOUNTNS=$IDL_TOP_BUILDDIR/tests/lib/mountns
+if [ "${IDL_NET_OWN_MOUNTS:-}" != 1 ] && [ "$(id -u)" = 0 ] && [ -f "$0" ] &&
+	command -v ip >/dev/null 2>&1 && "$NET_MOUNTNS" true 2>/dev/null; then
+	IDL_NET_OWN_MOUNTS=1
+	export IDL_NET_OWN_MOUNTS
+	exec "$NET_MOUNTNS" /bin/sh -c 'mkdir -p /run/netns &&
+		mount -t tmpfs -o mode=0755 idlkit-netns /run/netns || {
+			echo "$1: FAIL: cannot mount a /run/netns of its own" >&2
+			exit 1
+		}
+		exec /bin/sh "$@"' sh "$0" "$@"
+fi
 
 NET_NAME=$(basename "$0" .sh)
 NET_SERVER=$IDL_TOP_BUILDDIR/tests/net/net-server
@@ -16,17 +36,6 @@ NET_PIDS=
 NET_NETNS=
 NET_TMP=$(mktemp -d "${TMPDIR:-/tmp}/idlkit-$NET_NAME.XXXXXX") || exit 1
 
-# Whether /run/netns is a mount point: the first `ip netns add` on a machine makes it one (a
-# shared bind mount of itself), and it stays after the namespaces are gone. The mounts are
-# listed in the order they were made: a later mount of / or /run hides an earlier one of
-# /run/netns.
-net_runns_mounted() {
-	awk '$2 == "/" || $2 == "/run" { m = 0 } $2 == "/run/netns" { m = 1 } END { exit !m }' \
-		/proc/self/mounts 2>/dev/null
-}
-NET_RUNNS_WAS_MOUNTED=0
-net_runns_mounted && NET_RUNNS_WAS_MOUNTED=1
-NET_MADE_NETNS=0
 
 net_cleanup() {
 	for p in $NET_PIDS; do
@@ -39,13 +48,6 @@ net_cleanup() {
 		ip netns pids "$ns" 2>/dev/null | xargs -r kill -KILL 2>/dev/null
 		ip netns del "$ns" 2>/dev/null
 	done
-	# The mount goes with the test that made it, once no namespace is left under it: a
-	# test running at once may still have one there (its own cleanup then takes the
-	# mount), and one that starts as it goes makes it again.
-	if [ "$NET_MADE_NETNS" = 1 ] && [ "$NET_RUNNS_WAS_MOUNTED" = 0 ] && net_runns_mounted &&
-		[ -z "$(ls -A /run/netns 2>/dev/null)" ]; then
-		umount /run/netns 2>/dev/null
-	fi
 	rm -rf "$NET_TMP"
 }
 trap net_cleanup EXIT
@@ -80,17 +82,25 @@ skip() {
 	exit 77
 }
 
-# can_netns: whether network namespaces can be made here (root, iproute2).
+# can_netns: whether network namespaces can be made here (root, iproute2, and the mount
+# namespace of the test's own above); when not, NET_NETNS_WHY says why.
+NET_NETNS_WHY="network namespaces need root and iproute2 (CI runs as root)"
 can_netns() {
 	[ "$(id -u)" = 0 ] && command -v ip >/dev/null 2>&1 || return 1
-	NET_MADE_NETNS=1
-	ip netns add "idlkit-probe-$$" 2>/dev/null || return 1
+	if [ "${IDL_NET_OWN_MOUNTS:-}" != 1 ]; then
+		NET_NETNS_WHY="network namespaces are named only in a mount namespace of the test's"
+		NET_NETNS_WHY="$NET_NETNS_WHY own: $("$NET_MOUNTNS" true 2>&1 || echo "(mountns failed)")"
+		return 1
+	fi
+	ip netns add "idlkit-probe-$$" 2>/dev/null || {
+		NET_NETNS_WHY="ip netns add fails here: $(ip netns add "idlkit-probe-$$" 2>&1)"
+		return 1
+	}
 	ip netns del "idlkit-probe-$$"
 }
 
 # netns_add NAME: a namespace with loopback up, removed at exit.
 netns_add() {
-	NET_MADE_NETNS=1
 	ip netns add "$1" || fail "ip netns add $1"
 	NET_NETNS="$NET_NETNS $1"
 	nsenter --net=/run/netns/"$1" -- ip link set lo up || fail "lo up in $1"
