@@ -37,7 +37,8 @@ AM_TESTS_ENVIRONMENT = \
 
 # Shell-level tests: golden outputs, diagnostics of bad interfaces, the examples end to end
 # (the libuv ones skip when configure did not find libuv), the formatting of every source,
-# the transports' use of the runtime (the kit only), which part includes which, an
+# the transports' use of the runtime (the kit only), which part includes which, which room of
+# the runtime calls which (on the built objects), the files' and functions' sizes, an
 # interface with no header of its own built as a user builds it (idlc -types), and what a
 # release tarball holds (sources and test inputs only).
 dist_check_SCRIPTS += \
@@ -48,6 +49,8 @@ dist_check_SCRIPTS += \
 	tests/lint/format.sh \
 	tests/lint/kit.sh \
 	tests/lint/layers.sh \
+	tests/lint/rooms.sh \
+	tests/lint/sizes.sh \
 	tests/lint/idlbench.sh \
 	tests/lint/autotools.sh \
 	tests/compile/ledger.sh \
@@ -60,6 +63,8 @@ TESTS += \
 	tests/lint/format.sh \
 	tests/lint/kit.sh \
 	tests/lint/layers.sh \
+	tests/lint/rooms.sh \
+	tests/lint/sizes.sh \
 	tests/lint/idlbench.sh \
 	tests/lint/autotools.sh \
 	tests/compile/ledger.sh \

@@ -40,7 +40,7 @@
 #endif
 /* The mappings the client may gain: its allocator's, never the calls' (see tt_oolt_leaks). */
 #define TT_CLIENT_MAP_SLACK 4
-#include "ool_cache.h"
+#include "ool/ool_cache.h"
 
 #define TT_OOLT_READY_MS 10000
 

@@ -1,6 +1,6 @@
 /*
- * test_rt_ool.c - out-of-line memory and the process's cache of blocks (runtime/ool.c,
- * runtime/ool_cache.c): recycled blocks are zero, the byte bound holds with the oldest
+ * test_rt_ool.c - out-of-line memory and the process's cache of blocks (runtime/ool/ool.c,
+ * runtime/ool/ool_cache.c): recycled blocks are zero, the byte bound holds with the oldest
  * blocks evicted first, IDL_OOL_CACHE sets the bound and 0 turns the cache off, a mapping
  * the cache did not make (a sealed memfd's, as unix: receives) is unmapped and never kept,
  * and threads sharing the cache see only zeroed blocks of their own.
@@ -26,8 +26,8 @@
 
 #include <idl/idl_ool.h>
 
-#include "internal.h"
-#include "ool_cache.h"
+#include "ool/ool.h"
+#include "ool/ool_cache.h"
 
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer)

@@ -1,5 +1,5 @@
 /*
- * test_rt_service.c - a server under a service manager (runtime/service.h): the environment
+ * test_rt_service.c - a server under a service manager (runtime/server/service.h): the environment
  * of socket activation and of the notify protocol read as the manager means it, a notify
  * message on a real datagram socket, the checks a transport makes of a passed socket (real
  * sockets and a real queue of each wrong kind), adoption through idl_server_listen() in a
@@ -31,7 +31,7 @@
 #include <idl/idl_transport.h>
 
 #include "rt_fixture.h"
-#include "service.h"
+#include "server/service.h"
 
 static void
 test_fds_parse(void)
