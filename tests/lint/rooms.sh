@@ -64,6 +64,11 @@ done | sort >"$tmp/uses"
 rooms=$(for o in $objs; do room "$o"; done | sort -u | grep -v '^transports/' | tr '\n' ' ')
 [ "$rooms" = "base builtins client core dynamic interp ool server trace " ] || {
 	echo "FAIL: the objects of libidlrt are in: $rooms(expected base builtins client core dynamic interp ool server trace)"
+	# An object outside every room is named: in a build directory reused across a move
+	# of files, it is an old object that 'make clean' removes.
+	for o in $objs; do
+		[ "$(room "$o")" = unknown ] && echo "  outside every room: $o"
+	done
 	exit 1
 }
 
