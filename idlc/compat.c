@@ -84,7 +84,7 @@ cmp_word(const char *const *words, size_t n, uint32_t v)
 
 /*
  * What a client's call of `caller` gets from a server that has `other` at the same number:
- * the hello's rule (runtime/hello.c), on the hashes of version 2.
+ * the hello's rule (runtime/core/hello.c), on the hashes of version 2.
  */
 static enum idlc_compat_call
 cmp_call(const struct cmp *c, const struct idlc_routine *caller, const struct idlc_routine *other)

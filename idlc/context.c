@@ -244,6 +244,7 @@ ctx_setup(struct idlc_ctx *ctx, const struct idlc_options *opts)
 	ctx->builtin_file = idlc_intern_file(ctx, "<built-in>", strlen("<built-in>"));
 	ctx->escape = NULL;
 	idlc_types_init(ctx);
+	ctx->input_parsed = false; /* the prelude is not the input */
 	return true;
 }
 
@@ -293,10 +294,12 @@ idlc_parse_text(struct idlc_ctx *ctx, const char *name, const char *text, size_t
 		return (int)(ctx->nerrors != 0 ? ctx->nerrors : 1);
 	}
 	ctx->escape = &escape;
-	if (len > INT_MAX - 2)
+	if (len > INT_MAX - 2) {
 		idlc_error(ctx, (struct idlc_loc){ name, 0, 0 }, "input too large");
-	else
+	} else {
 		idlc_lex_parse(ctx, name, text, len);
+		ctx->input_parsed = true;
+	}
 	ctx->escape = saved;
 	return (int)ctx->nerrors;
 }
@@ -346,7 +349,11 @@ idlc_parse_file(struct idlc_ctx *ctx, const char *path)
 int
 idlc_check(struct idlc_ctx *ctx)
 {
-	if (ctx->nerrors != 0 || ctx->stopped || ctx->checked)
+	/* After syntax errors sema still checks the statements that parsed (the parser left
+	 * placeholders for those it abandoned), so that one run reports every independent
+	 * error; not when nothing was parsed (cpp failed, the input was unreadable) or the
+	 * parse was cut short (out of memory). The middle end runs on an error-free module only. */
+	if ((ctx->nerrors != 0 && !ctx->input_parsed) || ctx->stopped || ctx->checked)
 		return (int)ctx->nerrors;
 	ctx->checked = true;
 	if (idlc_sema(ctx, &ctx->module) != 0 || ctx->nerrors != 0)

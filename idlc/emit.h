@@ -179,6 +179,13 @@ bool emit_async_any(const struct emit_out *o);
 bool emit_async_record(const struct emit_out *o, const struct idlc_routine *rt);
 void emit_async_prototypes(struct emit_out *o);
 void emit_async(struct emit_out *o, const struct idlc_routine *rt);
+/* The asynchronous stub's name, and the done function's parameters (its context, the
+ * outcome, the out arguments) followed by `tail`, as its type <stub>_done_t declares them:
+ * for code that calls the stub (the -fuzz-client harness). */
+const char *emit_async_name(struct emit_out *o, const struct idlc_routine *rt);
+/* Whether an argument is an inline array or string (fixed or variable). */
+bool emit_inline_array(const struct idlc_arg *a);
+void emit_async_done_params(struct emit_out *o, const struct idlc_routine *rt, const char *tail);
 
 /* Per output (emit_header.c, emit_user.c, emit_server.c, emit_desc.c). */
 void emit_header(struct emit_out *o);
@@ -196,6 +203,9 @@ bool emit_types_c_defined(const char *name);
 /* emit_fuzz.c: the -fuzz output, a libFuzzer harness that serves its inputs to the
  * interface's server through idl_server_serve_message(). */
 void emit_fuzz(struct emit_out *o);
+/* The seed builder both harnesses write, `fuzz_seed(number, reply, buf, cap)`: one direction
+ * of routine `number` of IDL_FUZZ_SS with every argument at its simplest valid value. */
+extern const char emit_fuzz_seed[];
 /* emit_fuzz_client.c: the -fuzz-client output, a libFuzzer harness that feeds its inputs
  * as replies to the client stubs through idl_port_open_memory(). */
 void emit_fuzz_client(struct emit_out *o);

@@ -54,6 +54,12 @@ async_name(struct emit_out *o, const struct idlc_routine *rt, const char *suffix
 	return r != NULL ? r : suffix;
 }
 
+const char *
+emit_async_name(struct emit_out *o, const struct idlc_routine *rt)
+{
+	return async_name(o, rt, "_async");
+}
+
 /* The C type of one element of an array or string the done function borrows. */
 static const char *
 async_elem(const struct idlc_arg *a)
@@ -63,8 +69,8 @@ async_elem(const struct idlc_arg *a)
 	return idlc_is(a, IDLC_AK_PORTS) ? "mach_port_t" : emit_wire_ctype(a);
 }
 
-static bool
-async_is_array(const struct idlc_arg *a)
+bool
+emit_inline_array(const struct idlc_arg *a)
 {
 	switch (a->rtype->arg_kind) {
 	case IDL_ARG_FIXED_ARRAY:
@@ -91,7 +97,7 @@ async_done_param(struct user_stub *s, const struct idlc_arg *a)
 				a->name);
 	else if (idlc_is(a, IDLC_AK_RECORD))
 		r = idlc_printf(o->ctx, "const %s *%s", c, a->name);
-	else if (async_is_array(a))
+	else if (emit_inline_array(a))
 		r = idlc_printf(o->ctx, "const %s *%s", async_elem(a), a->name);
 	else
 		r = idlc_printf(o->ctx, "%s %s", c, a->name);
@@ -125,7 +131,7 @@ async_done_value(struct user_stub *s, const struct idlc_arg *a, bool zero)
 				       a->c_type[EMIT_USER], d);
 	else if (idlc_is(a, IDLC_AK_VAR))
 		r = zero ? "NULL" : a->name; /* the completion's local, set after the checks */
-	else if (async_is_array(a))
+	else if (emit_inline_array(a))
 		r = zero ? "NULL" : async_cast(o, async_elem(a), emit_wire_ctype(a), d);
 	else
 		r = zero ? "0" : d;
@@ -177,9 +183,8 @@ async_params(struct emit_out *o, const struct idlc_routine *rt, const char *tail
 	emit_list(o, rt->args, NULL, async_param_item, &p, ", ", "void", tail);
 }
 
-/* The done function's type: its context, the outcome, the out arguments' list. */
-static void
-async_done_type(struct emit_out *o, const struct idlc_routine *rt)
+void
+emit_async_done_params(struct emit_out *o, const struct idlc_routine *rt, const char *tail)
 {
 	struct user_stub s;
 
@@ -187,9 +192,16 @@ async_done_type(struct emit_out *o, const struct idlc_routine *rt)
 	s.o = o;
 	s.rt = rt;
 	s.rp.f = "";
-	emit(o, "typedef void %s(", async_name(o, rt, "_done_t"));
 	user_reply_list(&s, USER_LIST_DONE, "void *idl_ctx",
-			idlc_printf(o->ctx, "kern_return_t %s", emit_local(o, rt, "kr")), ");\n");
+			idlc_printf(o->ctx, "kern_return_t %s", emit_local(o, rt, "kr")), tail);
+}
+
+/* The done function's type: its context, the outcome, the out arguments' list. */
+static void
+async_done_type(struct emit_out *o, const struct idlc_routine *rt)
+{
+	emit(o, "typedef void %s(", async_name(o, rt, "_done_t"));
+	emit_async_done_params(o, rt, ");\n");
 }
 
 /*

@@ -44,6 +44,9 @@ struct idlc_stmt {
 	struct idlc_type *type; /* IDLC_ST_TYPE */
 	struct idlc_routine *routine; /* IDLC_ST_ROUTINE */
 	const char *what; /* IDLC_ST_IGNORED: the warning; legacy routine kinds: the keyword */
+	/* A type or routine statement abandoned after a syntax error: only its name counts (a
+	 * broken type, whose uses stay quiet; a routine that takes its number and its name) */
+	bool broken;
 	struct idlc_stmt *next;
 };
 
@@ -102,6 +105,17 @@ struct idlc_ctx {
 	const char *open_routine;
 	struct idlc_loc open_routine_loc;
 	bool open_args;
+	/* What a statement that a syntax error abandons leaves for sema, so that the checks of
+	 * the rest of the file report no error that follows from it: the routine's name (above)
+	 * and kind, the name a type statement declares, whether a subsystem statement began. */
+	struct idlc_loc open_routine_name_loc;
+	int open_routine_kind;
+	const char *open_type;
+	struct idlc_loc open_type_loc;
+	bool saw_subsystem;
+	/* The lexer and parser ran over the whole input (syntax errors or not): sema checks
+	 * what parsed, so that one run reports every independent error. */
+	bool input_parsed;
 	bool checked;
 };
 

@@ -76,7 +76,9 @@ void idlc_destroy(struct idlc_ctx *ctx);
 int idlc_parse_file(struct idlc_ctx *ctx, const char *path);
 /* Parses text as if it were cpp's output for a file called `name` (no cpp is run). */
 int idlc_parse_string(struct idlc_ctx *ctx, const char *name, const char *text, size_t len);
-/* Semantic checks, then the middle end. */
+/* Semantic checks, then the middle end; returns the number of errors so far. The checks run
+ * after syntax errors too, on the statements that parsed (not when nothing was parsed), so
+ * that one run reports every independent error; the middle end only on an error-free input. */
 int idlc_check(struct idlc_ctx *ctx);
 /* The descriptor table of the checked interface: the one idlc prints into <sub>User.c and
  * <sub>Server.c, row for row, signature hashes included (<idl/idl_subsystem.h>). NULL before

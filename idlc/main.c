@@ -41,8 +41,9 @@ static const char usage_text[] =
 	"                    request through idl_server_serve_message() and seeds an empty\n"
 	"                    corpus directory (only when asked; idlc's own)\n"
 	"  -fuzz-client FILE a libFuzzer harness for the client stubs: the first byte\n"
-	"                    of each input picks the routine, the rest is its reply,\n"
-	"                    through idl_port_open_memory() (only when asked; idlc's own)\n"
+	"                    of each input picks the call (a stub, or its _async one),\n"
+	"                    the rest is its reply, through idl_port_open_memory(); it\n"
+	"                    seeds an empty corpus directory (only when asked; idlc's own)\n"
 	"  -n                write only the outputs named\n"
 	"  -prefix P         prefix for user and server function names\n"
 	"  -subrprefix P     prefix of MIG's runtime calls (accepted; idlkit's have none)\n"
@@ -395,9 +396,9 @@ main(int argc, char **argv)
 		fputs("idlc: out of memory\n", stderr);
 		return 1;
 	}
-	rc = idlc_parse_file(ctx, c.input);
-	if (rc == 0)
-		rc = idlc_check(ctx);
+	/* The checks run after syntax errors too, on what parsed: one run reports them all. */
+	idlc_parse_file(ctx, c.input);
+	rc = idlc_check(ctx);
 	if (rc == 0 && c.verbose)
 		cli_verbose(idlc_module(ctx));
 	if (rc == 0)

@@ -81,8 +81,10 @@ struct idlc_num idlc_parith(struct idlc_ctx *ctx, const IDLC_YYLTYPE *l, struct 
 const char *idlc_pjoin(struct idlc_ctx *ctx, const char *a, const char *sep, const char *b);
 /* How a type written out reads in a message. */
 const char *idlc_ptype_text(struct idlc_ctx *ctx, const struct idlc_type *t);
-/* The routine being parsed is done (or abandoned after an error). */
+/* The routine being parsed is done (or abandoned after an error), and its arguments' types. */
 void idlc_proutine_done(struct idlc_ctx *ctx);
+/* A statement abandoned after a syntax error: what it named is kept for sema (see there). */
+void idlc_pabandoned(struct idlc_ctx *ctx);
 /* Records an Apple statement that means nothing off Mach; sema warns with `what`. */
 void idlc_pignored(struct idlc_ctx *ctx, const IDLC_YYLTYPE *l, const char *what);
 }
@@ -189,7 +191,7 @@ static void idlc_yyerror(IDLC_YYLTYPE *loc, struct idlc_ctx *ctx, void *scanner,
 %type <ival> direction
 %type <mods> sub_mods
 %type <type> struct_fields struct_field
-%type <str> name
+%type <str> name type_decl_name
 
 %%
 
@@ -221,7 +223,10 @@ statement:
 	| KW_SERVERDEMUX IDENT ';'
 		{ idlc_stmt_new(ctx, IDLC_ST_SERVERDEMUX, idlc_ploc(&@1))->text = $2; }
 	| KW_TYPE named_type ';'
-		{ idlc_stmt_new(ctx, IDLC_ST_TYPE, idlc_ploc(&@1))->type = $2; }
+		{
+			ctx->open_type = NULL;
+			idlc_stmt_new(ctx, IDLC_ST_TYPE, idlc_ploc(&@1))->type = $2;
+		}
 	| routine_decl ';'
 	| KW_SKIP ';'
 		{ idlc_stmt_new(ctx, IDLC_ST_SKIP, idlc_ploc(&@1))->number = 1; }
@@ -258,7 +263,17 @@ statement:
 	 * three tokens have been shifted, which hides the cascade when that ';' was inside
 	 * an argument list. */
 	| error ';'
-		{ idlc_proutine_done(ctx); }
+		{ idlc_pabandoned(ctx); }
+	;
+
+/* The name a type declares (a type statement, an argument's `name : t = type`), noted at once:
+ * a syntax error before its statement ends leaves a broken type of that name, used quietly. */
+type_decl_name:
+	  name
+		{
+			ctx->open_type = $1;
+			ctx->open_type_loc = idlc_ploc(&@1);
+		}
 	;
 
 /* The lexer reads the next token in a special start state (MIG's LookString and friends).
@@ -275,7 +290,7 @@ look_qstring:
 	;
 
 subsystem:
-	  KW_SUBSYSTEM sub_mods IDENT NUMBER
+	  subsystem_kw sub_mods IDENT NUMBER
 		{
 			struct idlc_stmt *st = idlc_stmt_new(ctx, IDLC_ST_SUBSYSTEM, idlc_ploc(&@1));
 
@@ -287,6 +302,12 @@ subsystem:
 			if ($2.any)
 				st->mod_loc = idlc_ploc(&$2.loc);
 		}
+	;
+
+/* A subsystem statement began: sema does not call one missing when it did not parse. */
+subsystem_kw:
+	  KW_SUBSYSTEM
+		{ ctx->saw_subsystem = true; }
 	;
 
 sub_mods:
@@ -318,7 +339,7 @@ name:
 	;
 
 named_type:
-	  name '=' trans_type
+	  type_decl_name '=' trans_type
 		{
 			$$ = $3;
 			$$->name = $1;
@@ -487,6 +508,8 @@ routine_decl:
 		{
 			ctx->open_routine = $2;
 			ctx->open_routine_loc = idlc_ploc(&@1);
+			ctx->open_routine_name_loc = idlc_ploc(&@2);
+			ctx->open_routine_kind = $1;
 		}
 	  arguments
 		{
@@ -522,6 +545,7 @@ routine_decl:
 			struct idlc_stmt *st = idlc_stmt_new(ctx, IDLC_ST_ROUTINE, idlc_ploc(&@1));
 			struct idlc_routine *rt = idlc_alloc(ctx, sizeof *rt);
 
+			idlc_proutine_done(ctx);
 			rt->kind = IDLC_RT_ROUTINE;
 			rt->name = $2;
 			rt->loc = idlc_ploc(&@2);

@@ -130,12 +130,50 @@ idlc_ptype_text(struct idlc_ctx *ctx, const struct idlc_type *t)
 	}
 }
 
-/* The routine being parsed is done (or abandoned after an error). */
+/* The routine being parsed is done (or abandoned after an error); the types its arguments
+ * declared (`name : t = type`) are in it, no longer open. */
 void
 idlc_proutine_done(struct idlc_ctx *ctx)
 {
 	ctx->open_routine = NULL;
 	ctx->open_args = false;
+	ctx->open_type = NULL;
+}
+
+/* A statement abandoned after a syntax error leaves what it named for sema: the type it was
+ * declaring, broken (its uses stay quiet); the routine it was, with its name and kind but no
+ * arguments (it takes its number, and a later routine of its name is a duplicate). */
+void
+idlc_pabandoned(struct idlc_ctx *ctx)
+{
+	if (ctx->open_type != NULL) {
+		struct idlc_stmt *st = idlc_stmt_new(ctx, IDLC_ST_TYPE, ctx->open_type_loc);
+		struct idlc_type *t = idlc_alloc(ctx, sizeof *t);
+
+		t->kind = IDLC_T_NAMED;
+		t->name = ctx->open_type;
+		t->name_loc = ctx->open_type_loc;
+		t->loc = ctx->open_type_loc;
+		t->broken = true;
+		st->type = t;
+		st->broken = true;
+	}
+	if (ctx->open_routine != NULL) {
+		struct idlc_stmt *st = idlc_stmt_new(ctx, IDLC_ST_ROUTINE, ctx->open_routine_loc);
+		struct idlc_routine *rt = idlc_alloc(ctx, sizeof *rt);
+
+		rt->kind = ctx->open_routine_kind == IDLC_RK_SIMPLEROUTINE ||
+					   ctx->open_routine_kind == IDLC_RK_SIMPLEPROCEDURE
+				   ? IDLC_RT_SIMPLEROUTINE
+				   : IDLC_RT_ROUTINE;
+		rt->name = ctx->open_routine;
+		rt->loc = ctx->open_routine_name_loc;
+		rt->waittime = -1;
+		st->routine = rt;
+		st->broken = true;
+	}
+	ctx->open_type = NULL;
+	idlc_proutine_done(ctx);
 }
 
 /* An Apple statement that means nothing off Mach: sema warns, saying so. */

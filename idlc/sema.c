@@ -165,17 +165,20 @@ sema_routine(struct sema *s, const struct idlc_stmt *st)
 	unsigned n, i;
 	bool first = true;
 
-	if (st->what != NULL) {
-		idlc_error(s->ctx, st->loc, "%s is not supported", st->what);
-		return;
-	}
-
+	/* The name is taken first, whatever else is wrong with the routine: a later routine of
+	 * the same name is a duplicate all the same, reported in the same run. */
 	prev = idlc_sema_lookup(&s->routines, rt->name);
 	if (prev != NULL) {
 		idlc_error(s->ctx, rt->loc, "duplicate routine '%s'", rt->name);
 		idlc_note(s->ctx, prev->loc, "previous definition of '%s' is here", prev->name);
 	} else {
 		idlc_sema_bind(s, &s->routines, rt->name, rt);
+	}
+	if (st->broken) /* its syntax error was reported; its arguments are unknown */
+		return;
+	if (st->what != NULL) {
+		idlc_error(s->ctx, st->loc, "%s is not supported", st->what);
+		return;
 	}
 
 	for (a = rt->args; a != NULL && !s->ctx->stopped; a = a->next, first = false) {
@@ -425,7 +428,8 @@ idlc_sema(struct idlc_ctx *ctx, struct idlc_module *m)
 		ctx->escape = &escape;
 		for (st = ctx->stmts; st != NULL && !ctx->stopped; st = st->next)
 			sema_stmt(s, st);
-		if (m->subsystem == NULL && ctx->parsed_user && !ctx->stopped)
+		if (m->subsystem == NULL && ctx->parsed_user && !ctx->saw_subsystem &&
+		    !ctx->stopped)
 			idlc_error(ctx, (struct idlc_loc){ m->input_name, 0, 0 },
 				   "missing 'subsystem' statement");
 		/* The prefixes are known only once every statement was seen. */

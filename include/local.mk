@@ -11,6 +11,7 @@ idlinclude_HEADERS = \
 	include/idl/idl_port.h \
 	include/idl/idl_server.h \
 	include/idl/idl_subsystem.h \
+	include/idl/idl_time.h \
 	include/idl/idl_tls.h \
 	include/idl/idl_trace.h \
 	include/idl/idl_transport.h \

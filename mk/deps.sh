@@ -8,9 +8,11 @@
 #                       beside idlkit (ONC RPC, sd-bus, gRPC, Cap'n Proto), and gnuplot
 #                       for its charts (--plot)
 #   mk/deps.sh --test   that, and what only the test suite needs: CUnit, the sanitizers'
-#                       clang, clang-format, valgrind, GNU MIG for the compatibility tests,
-#                       nftables and iproute2 for the network tests, CMake for the consumer
-#                       test, strace, man-db
+#                       clang and its llvm-symbolizer (llvm-14: the fuzz tests name the
+#                       functions libFuzzer covered), clang-format, valgrind, GNU MIG for
+#                       the compatibility tests, nftables and iproute2 for the network
+#                       tests, CMake for the consumer test, strace, man-db, systemd
+#                       (systemd-socket-activate and systemd-analyze, for the service tests)
 #
 # The README's two commands and .ci/run start here, so the lists live in one place.
 set -eu
@@ -27,11 +29,12 @@ packages="
 "
 test_packages="
 	libcunit1-dev
-	clang-14 libclang-rt-14-dev clang-format-14
+	clang-14 libclang-rt-14-dev llvm-14 clang-format-14
 	valgrind strace
 	gnumach-dev mig-x86-64-gnu
 	iproute2 nftables
 	cmake man-db groff-base
+	systemd
 "
 case "${1:-}" in
 "") ;;

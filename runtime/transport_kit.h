@@ -1,11 +1,17 @@
 /*
  * transport_kit.h - what a transport built into libidlrt may use of the runtime, and nothing
- * more. A transport under transports/ includes this header (beside its own folder's headers
- * and the shared socket helpers of transports/sock/), never internal.h, client.h or the
- * server's headers: the runtime's client and server may change without a transport
- * noticing, and what a transport depends on is read here in one place. internal.h includes
- * it for the runtime's own files. It is not installed: a transport outside the library
- * has <idl/idl_transport.h> alone (docs/transports.md, "Writing a transport").
+ * more: the part of the two rooms below the transports, core (runtime/core/: error detail,
+ * the clock, zeroed memory, the small lock, the environment knobs, the registry's
+ * registration, the port head's carried ports) and out-of-line memory (runtime/ool/: the
+ * descriptor checks, the release of a sent message, the inline layout of out-of-line
+ * data). Nothing of interp, trace, the client, the server or dynamic is here.
+ *
+ * A transport under transports/ includes this header (beside its own folder's headers and
+ * the shared socket helpers of transports/sock/), never a room's header: the rooms above it
+ * may change without a transport noticing, and what a transport depends on is read here in
+ * one place. core/core.h includes it for the runtime's own files. It is not installed: a
+ * transport outside the library has <idl/idl_transport.h> alone (docs/transports.md,
+ * "Writing a transport").
  *
  * Names here are idl__ (internal, non-static); the linker's export list (runtime/local.mk)
  * keeps them out of the library's interface.
@@ -28,7 +34,7 @@
 #include <idl/idl.h>
 #include <idl/idl_transport.h>
 
-#include "list.h" /* the intrusive list, for a transport's own lists too */
+#include "core/list.h" /* the intrusive list, for a transport's own lists too */
 
 /*
  * Error detail (error.c). idl__fail() records a printf-style detail for the calling thread
@@ -53,12 +59,12 @@ idl__clear_detail(void)
 }
 
 /* Zeroed memory aligned to 16 for transport state and message buffers; free() releases it
- * (transport.c). */
+ * (core/util.c). */
 void *idl__zalloc(size_t size);
 
 /* The environment variable `name` as a decimal integer in [min, max]; `dflt` when it is
  * unset, empty, malformed or out of range, so that a mistyped knob leaves the documented
- * default rather than an arbitrary value (transport.c). */
+ * default rather than an arbitrary value (core/util.c). */
 int64_t idl__env_int(const char *name, int64_t dflt, int64_t min, int64_t max);
 
 /* Copies n bytes, at most IDL__COPY_SMALL, with a few moves in line where memcpy would be a
@@ -97,7 +103,7 @@ idl__copy_small(void *dst, const void *src, size_t n)
  * datagram endpoint's duplicate-reply cache, a connection's list of requests awaiting a
  * reply): a word that is 0 (free), 1 (held) or 2 (held, and someone sleeps on it), as
  * Drepper's "Futexes Are Tricky" describes. Taking and releasing a free one is one atomic
- * instruction each and no call; a waiter sleeps on a private futex (transport.c). Zeroed
+ * instruction each and no call; a waiter sleeps on a private futex (core/util.c). Zeroed
  * memory is a free lock; there is nothing to destroy. Not for use with condition variables.
  */
 struct idl__lock {
@@ -225,7 +231,7 @@ idl__sys_poll(struct pollfd *fds, nfds_t n, int timeout_ms)
 #endif
 
 /* The transports built into the library: one registration function per transport, defined
- * by the transport and called once by the registry (transport.c). */
+ * by the transport and called once, through the registry, by runtime/builtins.c. */
 #if HAVE_TRANSPORT_UNIX
 void idl__unix_register(void);
 #endif
@@ -239,20 +245,20 @@ void idl__udp_register(void);
 void idl__shm_register(void);
 #endif
 #if HAVE_TRANSPORT_PORT
-void idl__port_register(void);
+void idl__mq_register(void);
 #endif
 #if HAVE_TRANSPORT_TLS
 void idl__tls_register(void);
 #endif
 
 /*
- * Out-of-line data and descriptors (ool.c, docs/wire-format.md).
+ * Out-of-line data and descriptors (ool/ool.c, ool/ool_msg.c; docs/wire-format.md).
  */
 /* Descriptors in one message, and file descriptors a unix: message carries: at most this
  * many (a sender is refused with IDL_ELIMIT, a receiver refuses with IDL_EPROTO). */
 #define IDL_DESC_MAX 64u
 /* idl_ool_alloc() takes blocks of at least this many bytes from the cache of mapped blocks
- * (ool_cache.c) and smaller ones from malloc; whatever hands out out-of-line memory follows
+ * (ool/ool_cache.c) and smaller ones from malloc; whatever hands out out-of-line memory follows
  * the same split, so that idl_ool_free() knows malloc memory from the size, and a block of
  * the cache from any other mapping (a received memfd's) by the cache's table. */
 #define IDL_OOL_MAP_MIN (16u * 1024u)
@@ -305,7 +311,7 @@ void *idl__ool_alloc_fill(size_t size);
 void idl__ool_free_plain(void *addr, size_t size);
 
 /*
- * Descriptors inline after the message (ool_wire.c): tcp:, udp:, port: and the small data of
+ * Descriptors inline after the message (ool/ool_wire.c): tcp:, udp:, port: and the small data of
  * unix:. On the wire the message is followed by the data of each out-of-line descriptor in
  * descriptor order, each padded to 8; a descriptor's addr is the offset of its data from
  * the start of the message, and a receiver takes no other layout.
@@ -366,14 +372,15 @@ struct idl__ool_span {
 int idl__ool_span_read(void *arg, size_t off, void *dst, size_t n);
 
 /*
- * Ports in messages (client_port.c), for a transport that carries them (unix:, as file
- * descriptors).
+ * Carried ports: ports in messages (core/port_head.c), for a transport that carries them
+ * (unix:, as file descriptors). idl_port_close() (<idl/idl_port.h>) closes one.
  */
 /* The address of a port a message names: a client port, or the handle of the endpoint a
  * request came in on (idl_request_port()); NULL when `port` is neither. */
 const char *idl__port_address(idl_port_t port);
 /* A client port made around a connection a transport already has: a port that arrived in
- * a message. Takes tr_state (idl__zalloc(tr->conn_size), connected) in every case. */
+ * a message, made by the client's port class (runtime/builtins.c installs it). Takes tr_state
+ * (idl__zalloc(tr->conn_size), connected) in every case. */
 int idl__port_adopt(const struct idl_transport *tr, const char *address, void *tr_state,
 		    idl_port_t *portp);
 

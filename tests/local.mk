@@ -9,6 +9,10 @@ tests_procdump_sources = tests/lib/procdump.c tests/lib/procdump.h
 # The tls: certificates of a test that runs servers over tls: (tests/lib/tls_certs.h).
 tests_tls_certs_sources = tests/lib/tls_certs.c tests/lib/tls_certs.h
 tests_procdump_cppflags = -I$(top_srcdir)/tests/lib
+# `mountns PROGRAM...`: PROGRAM in a mount namespace of its own whose mounts are all private,
+# in a chroot too (tests/lib/mountns.c), for the tests that mount and unmount.
+check_PROGRAMS += tests/lib/mountns
+tests_lib_mountns_SOURCES = tests/lib/mountns.c
 
 # Every test runs under a timeout, so that a hang fails instead of stalling the run.
 TEST_TIMEOUT = timeout -k 10 300
@@ -28,11 +32,13 @@ AM_TESTS_ENVIRONMENT = \
 	IDLC_INCLUDE_DIR='$(abs_top_srcdir)/data/include'; export IDLC_INCLUDE_DIR; \
 	IDLC_TREE_FLAGS='$(IDLC_TREE_FLAGS)'; export IDLC_TREE_FLAGS; \
 	IDL_HAVE_LIBUV='$(have_libuv)'; export IDL_HAVE_LIBUV; \
+	IDL_CLANG='$(CLANG)'; export IDL_CLANG; \
 	IDL_MAKE='$(MAKE)'; export IDL_MAKE;
 
 # Shell-level tests: golden outputs, diagnostics of bad interfaces, the examples end to end
 # (the libuv ones skip when configure did not find libuv), the formatting of every source,
-# the transports' use of the runtime (the kit only), which part includes which, an
+# the transports' use of the runtime (the kit only), which part includes which, which room of
+# the runtime calls which (on the built objects), the files' and functions' sizes, an
 # interface with no header of its own built as a user builds it (idlc -types), and what a
 # release tarball holds (sources and test inputs only).
 dist_check_SCRIPTS += \
@@ -43,7 +49,10 @@ dist_check_SCRIPTS += \
 	tests/lint/format.sh \
 	tests/lint/kit.sh \
 	tests/lint/layers.sh \
+	tests/lint/rooms.sh \
+	tests/lint/sizes.sh \
 	tests/lint/idlbench.sh \
+	tests/lint/autotools.sh \
 	tests/compile/ledger.sh \
 	tests/dist.sh
 TESTS += \
@@ -54,7 +63,10 @@ TESTS += \
 	tests/lint/format.sh \
 	tests/lint/kit.sh \
 	tests/lint/layers.sh \
+	tests/lint/rooms.sh \
+	tests/lint/sizes.sh \
 	tests/lint/idlbench.sh \
+	tests/lint/autotools.sh \
 	tests/compile/ledger.sh \
 	tests/dist.sh
 

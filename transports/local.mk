@@ -10,5 +10,5 @@ include transports/unix/local.mk
 include transports/tcp/local.mk
 include transports/udp/local.mk
 include transports/shm/local.mk
-include transports/port/local.mk
+include transports/mqueue/local.mk
 include transports/tls/local.mk

@@ -444,10 +444,7 @@ main(int argc, char **argv)
 
 	bench_init(&ctx);
 	if ((err = idl_port_open(argv[optind], &ctx.port)) != 0) {
-		const char *detail = idl_errdetail();
-
-		fprintf(stderr, "bench-client: %s: %s (%s)%s%s\n", argv[optind], idl_strerror(err),
-			idl_errname(err), *detail ? ": " : "", detail);
+		fprintf(stderr, "bench-client: %s\n", idl_errmsg(err, argv[optind]));
 		return 1;
 	}
 	/* Memory the transport can send without a copy where it allows (shm:). */

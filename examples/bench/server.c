@@ -40,11 +40,8 @@ bench_usage(void)
 static void
 bench_fail(const char *what, const char *address, int err)
 {
-	const char *detail = idl_errdetail();
-
-	fprintf(stderr, "bench-server: %s%s%s: %s (%s)%s%s\n", address ? address : "",
-		address ? ": " : "", what, idl_strerror(err), idl_errname(err), *detail ? ": " : "",
-		detail);
+	/* What failed first: the step, then the runtime's detail (which names the address). */
+	fprintf(stderr, "bench-server: %s: %s\n", what, idl_errmsg(err, address));
 }
 
 static int

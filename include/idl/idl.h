@@ -12,6 +12,7 @@
 #include <idl/idl_subsystem.h>
 #include <idl/idl_port.h>
 #include <idl/idl_server.h>
+#include <idl/idl_time.h>
 #include <idl/idl_tls.h>
 #ifndef IDL_NO_MIG_NAMES
 #include <idl/mig.h>

@@ -67,15 +67,44 @@ enum idl_err {
 #define IDL_SYSERR_ERRNO(r) (IDL_ESYSERR_BASE - (r))
 
 /* A static English message for any code: table codes, wrapped errno values, and positive
- * (server-defined) codes alike. Never NULL; thread-safe. */
+ * (server-defined) codes alike (the message idl_error_register() gave, else "server-defined
+ * code N"). Never NULL; thread-safe. */
 const char *idl_strerror(int err);
 
 /* The symbolic name, e.g. "MIG_BAD_ID", "ETIMEDOUT", "ESYSERR(EPIPE)"; 0 is MIG's
  * "KERN_SUCCESS", as traces print it (the enum's name for it stays IDL_OK). Never NULL.
- * Unknown codes give "UNKNOWN". The returned string is static, except for formatted names
- * (positive codes, unknown errno values), which live in a per-thread buffer valid until the
- * thread's next call. */
+ * Unknown codes give "UNKNOWN". A positive code is named by idl_error_register()'s tables,
+ * else "server-defined code N". The returned string is static (or the registered table's),
+ * except for formatted names (unregistered positive codes, unknown errno values), which live
+ * in a per-thread buffer valid until the thread's next call. */
 const char *idl_errname(int err);
+
+/* A name and a message for one of a server's own return codes (positive: the runtime never
+ * returns one), as MIG programs name theirs for mach_error_string(). */
+struct idl_errdef {
+	int code; /* > 0 */
+	const char *name; /* e.g. "CALC_OVERFLOW" */
+	const char *message; /* e.g. "sum does not fit an int"; NULL: the name */
+};
+
+/* Registers names for `n` positive codes, process-wide, so that idl_errname() and
+ * idl_strerror() (and traces) name them instead of "server-defined code N". The table is
+ * borrowed: it must stay valid and unchanged for the rest of the process (a static array).
+ * Registering a code again under the same name is harmless. Returns 0; IDL_EINVAL (n is 0,
+ * a code is not positive or a name is NULL), IDL_EBUSY (a code already has another name, or
+ * appears twice in `defs` with two names: nothing of `defs` is registered; idl_errdetail()
+ * names the code), IDL_ENOMEM. Any thread, also while others name codes. */
+int idl_error_register(const struct idl_errdef *defs, unsigned n);
+
+/* What a program prints for a failure `err` that a runtime call or stub of this thread just
+ * returned: `what` (the caller's context, e.g. the address; NULL for none), then the thread's
+ * detail, naming what failed, then the code's message and name, e.g. with `what`
+ * "tcp:no-such-host.invalid:7000": "tcp:no-such-host.invalid:7000: cannot resolve host
+ * 'no-such-host.invalid': Name or service not known (invalid address: EADDRINVAL)". `what`
+ * is left out when the detail starts with it already; without a detail the line is `what`,
+ * the message and the name: "bench.add: call deadline expired (ETIMEDOUT)". Never NULL; a
+ * per-thread buffer valid until the thread's next call of it. */
+const char *idl_errmsg(int err, const char *what);
 
 /* The calling thread's detail for the last error the runtime returned to it, naming what
  * failed, e.g. "unix:/run/x.sock: connect: No such file or directory" or

@@ -66,7 +66,13 @@ int idl_server_add_subsystem_ctx(idl_server_t *srv, const struct idl_subsystem *
 
 /* Adds an endpoint and starts listening on it at once, so a client may connect as soon as
  * this returns (its calls are served once idl_server_run() starts). UNIX sockets are
- * created 0600. Errors: IDL_ENOSCHEME, IDL_EADDRINVAL, IDL_EADDRINUSE, IDL_ESYSERR(e). */
+ * created 0600. "SCHEME:systemd:NAME" (unix:, tcp:, udp:, shm:, port:, tls:) adopts
+ * instead the socket a service manager passed under that name (socket activation:
+ * LISTEN_FDS, LISTEN_FDNAMES, LISTEN_PID, read at the first such address and then removed
+ * from the environment; docs/deploy.md), after checking that it is what the transport would
+ * have made: IDL_EADDRINVAL names what was passed instead, IDL_EACCES refuses a socket file
+ * others may connect to. Errors: IDL_ENOSCHEME, IDL_EADDRINVAL, IDL_EADDRINUSE, IDL_EACCES,
+ * IDL_ENOTSUP (a transport that cannot adopt), IDL_ESYSERR(e). */
 int idl_server_listen(idl_server_t *srv, const char *address);
 
 /* idl_server_listen() with a configuration for the address's transport (<idl/idl_port.h>,
@@ -99,18 +105,34 @@ int idl_server_fd(idl_server_t *srv);
 int idl_server_dispatch(idl_server_t *srv, int max);
 
 /* Asks a running server to stop: wakes every receiving thread and makes idl_server_run()
- * return once they have ended. Safe from any thread and from a signal handler. */
+ * return once they have ended. Every connection ends at once, with a STOPPING goodbye; a
+ * call its server routine was running, or whose request was not read yet, fails in its
+ * client (MIG_SERVER_DIED). Safe from any thread and from a signal handler. */
 void idl_server_stop(idl_server_t *srv);
 
 /*
- * Certificate rotation without a restart (docs/transports/tls.md, "Rotation"): reads again the
- * files of every endpoint that has any (tls:'s certificate, key, trusted CAs and revocation
- * lists, from the paths it was configured with). Connections made after it returns get the
- * new material; connections already up keep the identity they verified and go on. An
- * endpoint whose files cannot be read, or whose key is not its certificate's, keeps what it
- * had. Each endpoint's outcome goes to the server's log (idl_server_set_log()). Returns 0, or
- * the first endpoint's error with idl_errdetail() saying which file and why; the others are
- * reloaded all the same. Any thread but a signal handler's, running or not.
+ * Asks a running server to stop once the calls in flight are done: it accepts no more
+ * connections (a passed socket's clients wait in its backlog for the next instance), serves
+ * every connection on until no request of its client is read and unanswered and nothing
+ * more waits to be read, then ends it with a STOPPING goodbye; a message endpoint (udp:) is
+ * served until nothing has come to it for a while (a few ms) and nothing waits. Once no
+ * connection is left, or timeout_ms have passed (negative: no limit; 0: now), it stops as
+ * idl_server_stop() does, the rest getting their goodbye at once; idl_server_run() (or the
+ * embedded dispatch, with IDL_ECLOSED) returns then. A service manager hears STOPPING=1 when
+ * it begins (docs/deploy.md). A second drain may bring the deadline closer; a stop during a
+ * drain stops at once. Safe from any thread and from a signal handler.
+ */
+void idl_server_drain(idl_server_t *srv, int timeout_ms);
+
+/*
+ * Certificate rotation without a restart (docs/transports/tls.md, "Reloading certificates"): reads
+ * again the files of every endpoint that has any (tls:'s certificate, key, trusted CAs and
+ * revocation lists, from the paths it was configured with). Connections made after it returns get
+ * the new material; connections already up keep the identity they verified and go on. An endpoint
+ * whose files cannot be read, or whose key is not its certificate's, keeps what it had. Each
+ * endpoint's outcome goes to the server's log (idl_server_set_log()). Returns 0, or the first
+ * endpoint's error with idl_errdetail() saying which file and why; the others are reloaded all the
+ * same. Any thread but a signal handler's, running or not.
  */
 int idl_server_reload(idl_server_t *srv);
 /* The same from a signal handler (SIGHUP): async-signal-safe, it only asks; the server's

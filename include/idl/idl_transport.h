@@ -90,18 +90,12 @@
 #include <stdint.h>
 
 #include <idl/idl_server.h>
+#include <idl/idl_time.h> /* idl_now_ns(), idl_deadline_ms(), IDL_DEADLINE_NONE */
 #include <idl/idl_tls.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-#define IDL_DEADLINE_NONE INT64_MAX
-
-/* CLOCK_MONOTONIC now, in nanoseconds. */
-int64_t idl_now_ns(void);
-/* now + ms milliseconds, saturating; a negative ms gives IDL_DEADLINE_NONE. */
-int64_t idl_deadline_ms(int ms);
 
 /*
  * The deadline the blocking ops take (see "Blocking and deadlines" above). `ms` is the
@@ -377,6 +371,26 @@ struct idl_transport {
 	int (*ep_config)(void *ep, struct idl_config *cfg);
 	int (*conn_config)(void *conn, struct idl_config *cfg);
 	int (*conn_tls_peer)(void *conn, struct idl_tls_peer **peerp);
+
+	/*
+	 * Optional: an endpoint around a listening socket (or queue) that the process was given
+	 * instead of one it makes, as a service manager passes them (socket activation:
+	 * "unix:systemd:NAME", docs/deploy.md). Called instead of ep_listen on the endpoint's
+	 * fresh state (after ep_config, when a configuration was given). `fd` is a
+	 * close-on-exec duplicate that the endpoint owns from then on,
+	 * whether the op succeeds or not (ep_fini closes it; the manager keeps its own). The op
+	 * checks that fd is what ep_listen would have made - its family, type and protocol,
+	 * listening or bound (getsockopt SO_DOMAIN, SO_TYPE, SO_PROTOCOL, SO_ACCEPTCONN) - and
+	 * refuses anything else with IDL_EADDRINVAL and a detail that says what was passed and
+	 * what is needed; a filesystem object whose mode lets group or others write (connect)
+	 * beyond opts->mode is refused with IDL_EACCES. It makes the descriptor blocking or not
+	 * as its own listener is. The socket is the manager's and serves its next instance:
+	 * ep_close must not shut it down and ep_fini must not remove its name, only close fd.
+	 * A message endpoint's (ep_recv) adopted socket is served from the server's epoll set,
+	 * never by a thread blocked in ep_recv, so that no shutdown is needed to end it. NULL:
+	 * the transport cannot adopt (the listen fails with IDL_ENOTSUP).
+	 */
+	int (*ep_adopt)(void *ep, int fd, const struct idl_listen_opts *opts);
 
 	/*
 	 * Optional: reads the endpoint's files again (idl_server_reload(): certificates, keys,

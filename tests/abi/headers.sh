@@ -2,7 +2,8 @@
 # tests/abi/headers.sh - every public header compiles on its own, first thing in a
 # translation unit, as C11 with the project's warnings and -pedantic, and as C++ (g++);
 # and a C++ program calling the runtime links against the C library, which holds only if
-# the headers wrap their declarations in extern "C".
+# the headers wrap their declarations in extern "C". A program that includes only the
+# umbrella <idl/idl.h> has the runtime's clock (idl_now_ns(), from <idl/idl_time.h>).
 set -eu
 : "${IDL_TOP_BUILDDIR:?run me from make check}" "${IDL_TOP_SRCDIR:?run me from make check}"
 
@@ -48,6 +49,39 @@ if objdump -p "$lib" 2>/dev/null | grep -q 'NEEDED.*libasan'; then
 	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0:detect_leaks=0
 	export ASAN_OPTIONS
 fi
+# The clock from the umbrella header alone, as a user's program has it.
+cat >"$tmp/clock.c" <<'EOF_C'
+#include <stdio.h>
+#include <idl/idl.h>
+int
+main(void)
+{
+	int64_t t0 = idl_now_ns(), d = idl_deadline_ms(1000);
+
+	if (t0 <= 0 || d - t0 < 999000000 || idl_deadline_ms(-1) != IDL_DEADLINE_NONE)
+		return 1;
+	printf("clock ok\n");
+	return 0;
+}
+EOF_C
+if ! $CC -std=c11 -pedantic -Wall -Wextra -Werror -I"$inc" -c "$tmp/clock.c" -o "$tmp/clock.o" \
+	2>"$tmp/err"; then
+	echo "FAIL: <idl/idl.h> does not declare the clock (idl_now_ns(), idl_deadline_ms()):"
+	cat "$tmp/err"
+	status=1
+elif [ ! -f "$lib" ]; then
+	echo "note: no shared libidlrt: the clock program compiled, not run"
+elif ! $CC "$tmp/clock.o" -o "$tmp/clock" -L"$(dirname "$lib")" -lidlrt 2>"$tmp/err"; then
+	echo "FAIL: the clock program does not link against libidlrt:"
+	cat "$tmp/err"
+	status=1
+elif ! out=$(LD_LIBRARY_PATH=$(dirname "$lib") "$tmp/clock" 2>&1); then
+	echo "FAIL: the clock program failed: $out"
+	status=1
+else
+	echo "<idl/idl.h> alone: $out"
+fi
+
 if [ $have_cxx = no ]; then
 	echo "note: no C++ compiler ($CXX): C++ checks left out"
 elif [ -f "$lib" ]; then

@@ -102,4 +102,16 @@ grep -q '"transport": "unix-dyn", "routine": "ool64k"' "$tmp/u.json" ||
 
 "$bench" --connect "unix:$tmp/nobody.sock" --rounds 1 --iterations 10 >"$tmp/n.txt" 2>&1
 grep -q "ECONNREFUSED" "$tmp/n.txt" || fail "--connect to no server does not say ECONNREFUSED"
+
+# A host name that does not resolve (.invalid never does), to serve on or to call: the line
+# leads with what failed, the lookup, and ends with the code.
+bad=tcp:no-such-host.invalid:7000
+lookup="$bad: cannot resolve host 'no-such-host.invalid': .*EADDRINVAL)\$"
+"$bench" serve "$bad" >/dev/null 2>"$tmp/s.err" && fail "serve on $bad succeeded"
+grep -q "^idlbench: serve: $lookup" "$tmp/s.err" ||
+	fail "serve on $bad does not lead with the lookup: $(cat "$tmp/s.err")"
+"$bench" --connect "$bad" --rounds 1 --iterations 10 >/dev/null 2>"$tmp/b.err" &&
+	fail "--connect $bad succeeded"
+grep -q "^idlbench: $lookup" "$tmp/b.err" ||
+	fail "--connect $bad does not lead with the lookup: $(cat "$tmp/b.err")"
 exit 0

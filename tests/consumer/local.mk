@@ -4,11 +4,13 @@
 dist_check_SCRIPTS += \
 	tests/consumer/test-automake.sh \
 	tests/consumer/test-make.sh \
-	tests/consumer/test-cmake.sh
+	tests/consumer/test-cmake.sh \
+	tests/consumer/test-readme.sh
 TESTS += \
 	tests/consumer/test-automake.sh \
 	tests/consumer/test-make.sh \
-	tests/consumer/test-cmake.sh
+	tests/consumer/test-cmake.sh \
+	tests/consumer/test-readme.sh
 EXTRA_DIST += tests/consumer/lib.sh \
 	tests/consumer/automake/Makefile.am tests/consumer/automake/configure.ac \
 	tests/consumer/automake/adder.defs tests/consumer/automake/adder_routines.defs \

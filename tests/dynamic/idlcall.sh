@@ -195,7 +195,7 @@ every_routine() {
 	expect_err "$on: server error" 1 "bench.intrpc: the server returned 4242" \
 		"${call[@]}" intrpc -1000
 	expect_err "$on: bad data" 1 "the server returned 4243" "${call[@]}" bigin "x"
-	expect_err "$on: array over its bound" 1 "bench.sum: MIG_ARRAY_TOO_LARGE" \
+	expect_err "$on: array over its bound" 1 "bench.sum: .*MIG_ARRAY_TOO_LARGE)" \
 		"${call[@]}" sum "[$(seq -s, 1 1025)]"
 	expect_err "$on: string without room for its NUL" 1 "MIG_ARRAY_TOO_LARGE" \
 		"${call[@]}" echo "$(printf '%0256d' 0)"
@@ -227,6 +227,10 @@ expect "-l before the file" 0 "$(cat "$TMP/list")" "$IDLCALL" -l "$DEFS"
 
 expect_err "no server" 1 "ECONNREFUSED" "$IDLCALL" "$DEFS" "unix:$TMP/none.sock" add 1 2
 expect_err "no scheme" 1 "ENOSCHEME" "$IDLCALL" "$DEFS" "nosuch:x" add 1 2
+# A name that does not resolve (.invalid never does): the line leads with what failed.
+expect_err "unresolvable host" 1 \
+	"^idlcall: bench.add: tcp:no-such-host.invalid:7000: cannot resolve host 'no-such-host.invalid': .*EADDRINVAL)\$" \
+	"$IDLCALL" "$DEFS" tcp:no-such-host.invalid:7000 add 1 2
 expect_err "unknown routine" 2 "has no routine 'nosuch'" "$IDLCALL" "$DEFS" "$C" nosuch
 expect_err "argument count" 2 "add takes 2 arguments, not 1" "$IDLCALL" "$DEFS" "$C" add 1
 expect_err "bad integer" 2 "argument b: 'x' is not a valid int32" "$IDLCALL" "$DEFS" "$C" add 1 x
@@ -350,14 +354,14 @@ for a in "$OC" "$OD"; do
 	expect "$on: sink (dealloc)" 0 "sum = 2828" "${ocall[@]}" "$a" sink 0a0b
 	expect "$on: countinout" 0 "vals = [$(seq -s, 0 3 189)]" "${ocall[@]}" "$a" counted
 	expect "$on: deferred reply" 0 "y = 42" "${ocall[@]}" "$a" later 21 10
-	[ -n "$T" ] && expect_err "$on: a tcp: port cannot travel" 1 "oolt.give: ENOTSUP" \
+	[ -n "$T" ] && expect_err "$on: a tcp: port cannot travel" 1 "oolt.give: .*ENOTSUP)" \
 		"${ocall[@]}" "$a" give "$T"
 	expect_err "$on: a port that does not open" 1 "ENOSCHEME" \
 		"${ocall[@]}" "$a" give nosuch:x
 done
 if [ -n "$T" ]; then
-	expect_err "tcp: a port in" 1 "oolt.give: ENOTSUP" "${ocall[@]}" "$T" give "$OC"
-	expect_err "tcp: a port out" 1 "oolt.take: ENOTSUP" "${ocall[@]}" "$T" take
+	expect_err "tcp: a port in" 1 "oolt.give: .*ENOTSUP)" "${ocall[@]}" "$T" give "$OC"
+	expect_err "tcp: a port out" 1 "oolt.take: .*ENOTSUP)" "${ocall[@]}" "$T" take
 	expect "tcp: data out of line" 0 "data = 0x15981b9e21a427aa2db0" \
 		"${ocall[@]}" "$T" source 10 3
 fi
@@ -461,7 +465,7 @@ serve calcx --serve "$TMP/xl.defs" "$SC" "$CALCLIB" || exit 1
 has "--serve: what is not served" "$TMP/calcx.err" \
 	"^idlcall: serving calc on $SC \(3 routines, 1 not served: conv\)$"
 expect "--serve: the others are" 0 "sum = 6" "$IDLCALL" "$TMP/xl.defs" "$SC" add 3 3
-expect_err "--serve: not served" 1 "calc.conv: ENOTSUP" "$IDLCALL" "$TMP/xl.defs" "$SC" conv 3
+expect_err "--serve: not served" 1 "calc.conv: .*ENOTSUP)" "$IDLCALL" "$TMP/xl.defs" "$SC" conv 3
 unserve "$calcx_pid" TERM "$TMP/sc.sock"
 
 # What cannot be served is refused before anything listens.

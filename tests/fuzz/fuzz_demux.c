@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "server.h"
+#include "server/server.h"
 
 #include "everyServer.h"
 #include "every_impl.h"
@@ -69,7 +69,8 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	FD_CHECK(idl_server_add_subsystem(fd_srv, &every_subsystem, every_server) == 0);
 	FD_CHECK(idl_server_set_log(fd_srv, NULL, NULL) == 0);
 	idl__srv_size_buffers(fd_srv);
-	fd_ep.head.kind = IDL__PORT_ENDPOINT;
+	fd_ep.head.kind = IDL__HANDLE_ENDPOINT;
+	fd_ep.head.ops = &idl__srv_endpoint_ops;
 	fd_ep.head.address = (char *)"fuzz:demux";
 	fd_ep.srv = fd_srv;
 	fd_ep.tr = &fz_transport;

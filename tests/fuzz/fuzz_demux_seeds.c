@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "ool/ool.h"
 
 #include "every.h"
 #include "everyServer.h"

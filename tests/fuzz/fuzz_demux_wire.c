@@ -3,7 +3,7 @@
  */
 #include <config.h>
 
-#include "internal.h"
+#include "ool/ool.h"
 
 #include "fuzz_demux_wire.h"
 

@@ -18,7 +18,7 @@
 extern const struct idl_transport fz_transport;
 
 /* A received message's descriptors are converted by the runtime's own idl__msg_convert()
- * (internal.h), the conversion idl_server_serve_message() makes: the fuzzers call it on
+ * (ool/ool.h), the conversion idl_server_serve_message() makes: the fuzzers call it on
  * every input, so that what they feed the demux is what a transport would hand it. */
 
 /* Calls routine `which` (modulo FZ_NCALLS: the routines with a reply) of every.defs on

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "ool/ool.h"
 
 #include "every.h"
 #include "fuzz_demux_wire.h"

@@ -114,14 +114,29 @@ tests/fuzz/bench_fuzz_client$(EXEEXT): $(runtime_libidlrt_la_SOURCES) \
 		$(CLANG) $(FUZZ_RT_CFLAGS) -I$(top_srcdir)/examples/bench \
 		-I$(top_builddir)/examples/bench -o $@ $$srcs $(runtime_libidlrt_la_LIBADD)
 
+# The same harness for every.defs, every kind of argument (ports, out-of-line data, records,
+# inout and countinout arrays), linked with its client stubs.
+tests/fuzz/everyFuzzClient.c: $(srcdir)/tests/fuzz/every.defs $(idlc_built)
+	@$(MKDIR_P) tests/fuzz
+	$(AM_V_GEN)(cd $(srcdir)/tests/fuzz && \
+		IDLC_INCLUDE_DIR='$(abs_top_srcdir)/data/include' \
+		'$(abs_top_builddir)/$(idlc_built)' -n -fuzz-client '$(abs_builddir)/$@' every.defs)
+
+tests/fuzz/every_fuzz_client$(EXEEXT): $(runtime_libidlrt_la_SOURCES) \
+		tests/fuzz/everyFuzzClient.c tests/fuzz/everyUser.c
+	@$(MKDIR_P) tests/fuzz
+	$(AM_V_CCLD)srcs=; for f in $^; do case $$f in *.c) srcs="$$srcs $$f";; esac; done; \
+		$(CLANG) $(FUZZ_RT_CFLAGS) -Wall -Wextra -Werror -Wno-unused-parameter -o $@ $$srcs \
+		$(runtime_libidlrt_la_LIBADD)
+
 fuzz_programs = tests/fuzz/fuzz_defs$(EXEEXT) tests/fuzz/fuzz_demux$(EXEEXT) \
 	tests/fuzz/fuzz_reply$(EXEEXT) tests/fuzz/bench_fuzz$(EXEEXT) \
-	tests/fuzz/bench_fuzz_client$(EXEEXT)
+	tests/fuzz/bench_fuzz_client$(EXEEXT) tests/fuzz/every_fuzz_client$(EXEEXT)
 check_SCRIPTS += $(fuzz_programs)
 CLEANFILES += $(fuzz_programs)
 TESTS += tests/fuzz/smoke.sh tests/fuzz/fuzz-demux.sh tests/fuzz/fuzz-reply.sh \
 	tests/fuzz/idlc-fuzz.sh
-CLEANFILES += tests/fuzz/benchFuzz.c tests/fuzz/benchFuzzClient.c
+CLEANFILES += tests/fuzz/benchFuzz.c tests/fuzz/benchFuzzClient.c tests/fuzz/everyFuzzClient.c
 
 check-long-fuzz: tests/fuzz/fuzz_defs$(EXEEXT)
 	IDL_TOP_SRCDIR='$(abs_top_srcdir)' IDL_TOP_BUILDDIR='$(abs_top_builddir)' \

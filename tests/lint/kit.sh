@@ -2,8 +2,8 @@
 # tests/lint/kit.sh - the transports use the runtime through its transport kit only: every
 # C source and header under transports/ includes, of the tree's own headers, only
 # transport_kit.h, the shared socket helpers (sock/NAME.h) and headers of its own folder
-# (docs/transports.md, "Writing a transport"). A transport that reached into internal.h,
-# client.h or the server's headers would tie itself to the runtime's insides.
+# (docs/transports.md, "Writing a transport"). A transport that reached into a room's header
+# (core.h, client.h or the server's headers) would tie itself to the runtime's insides.
 set -u
 top=${IDL_TOP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 cd "$top/transports" || exit 1

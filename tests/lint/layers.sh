@@ -6,7 +6,8 @@
 # of the compiler idlc.h (and emit.h in idlbench_gen.c alone), of idlcall its library's
 # idlcall.h, and none of the runtime's or transports' headers; the examples (examples/bench,
 # examples/async, examples/libuv) none of the compiler's, runtime's, transports' or tools'
-# headers. A header is known by its
+# headers; inside the runtime, each room its own headers and those of the rooms below it.
+# A header is known by its
 # name in the folder that holds it, so an include that names another part's header fails
 # here however it is spelled. The transports' own rule (the transport kit only) is tests/lint/kit.sh's.
 set -u
@@ -55,6 +56,53 @@ check examples "$(headers examples) bench.h bench_types.h" "$h_idlc" "$h_runtime
 check tools/idlcall "idlc.h" "$h_idlc" "$h_runtime" "$h_transports"
 check tools/idlbench "idlc.h idlcall.h emit.h" "$h_idlc" "$h_runtime" "$h_transports" \
 	"$(headers tools/idlcall)"
+# Inside the runtime, the rooms (docs/architecture.md, "The runtime's rooms"): a file of
+# runtime/ROOM/ includes a room's header by its path ("core/core.h"), of its own room or of
+# a room below it; the transport kit, which core's header includes, only from core and ool,
+# whose part it is; the string builder (base/) anywhere. runtime/builtins.c, which
+# assembles the library, may include any room's header. tests/lint/rooms.sh checks the
+# calls on the objects.
+room_may() {
+	case $1 in
+	core) echo "core" ;;
+	ool) echo "core ool" ;;
+	interp) echo "core ool interp" ;;
+	trace) echo "core ool interp trace" ;;
+	client) echo "core ool interp trace client" ;;
+	server) echo "core ool interp trace server" ;;
+	dynamic) echo "core ool interp trace server dynamic" ;;
+	*) echo "" ;;
+	esac
+}
+for f in $(find runtime -name '*.[ch]' | sort); do
+	case $f in runtime/builtins.c) continue ;; esac
+	room=${f#runtime/}
+	case $room in */*) room=${room%%/*} ;; *) room=top ;; esac
+	may=$(room_may "$room")
+	if [ "$room" != top ] && [ -z "$may" ]; then
+		echo "$f: runtime/$room/ is no room (core ool interp trace client server dynamic)"
+		bad=$((bad + 1))
+		continue
+	fi
+	for inc in $(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f"); do
+		case $inc in
+		strbuf.h) continue ;;
+		transport_kit.h)
+			case $room in core | ool) continue ;; esac
+			echo "$f includes \"$inc\": only core and ool, whose part the transport kit is, include it"
+			bad=$((bad + 1))
+			continue
+			;;
+		*/*.h)
+			case " $may " in *" ${inc%%/*} "*) [ -f "runtime/$inc" ] && continue ;; esac
+			[ "$room" = top ] && [ "$inc" = core/list.h ] && continue
+			;;
+		esac
+		echo "$f includes \"$inc\": a room of runtime/ includes its own room's headers and those of the rooms below it, by path (${may:-none})"
+		bad=$((bad + 1))
+	done
+done
+
 # idlbench --defs generates the calls of the user's stubs from the emitter's own parameter
 # lists, so that they cannot disagree with the generated headers: that one file, and no
 # other, may include the compiler's emit.h.

@@ -1,8 +1,30 @@
-# lib.sh - what the network test scripts share (sourced, not run): the programs, a private
-# directory, background processes and network namespaces that are removed on every exit
-# path, servers started and awaited with a deadline, and free ports.
+# lib.sh - what the network test scripts share (sourced, not run): a mount namespace of the
+# test's own, the programs, a private directory, background processes and network
+# namespaces that are removed on every exit path, servers started and awaited with a
+# deadline, free ports, and a kill that fails the test when it signals a process that is
+# gone.
 : "${IDL_TOP_SRCDIR:?run me through make check}" "${IDL_TOP_BUILDDIR:?run me through make check}"
 set -u
+
+# As root, the test runs again in a mount namespace of its own (tests/lib/mountns: its mounts
+# are private, in a chroot too) with a /run/netns of its own, a tmpfs. The network
+# namespaces it names there with `ip netns add`, and the mounts that makes, are seen by no
+# other test and go with the test's last process, however it ends. In the machine's
+# /run/netns the first `ip netns add` makes the directory a mount point, and with tests run
+# at once (make -j2 check) no test could tell when to take it away: one that ends while
+# another's namespace is there must leave it, and the other found it there.
+NET_MOUNTNS=$IDL_TOP_BUILDDIR/tests/lib/mountns
+if [ "${IDL_NET_OWN_MOUNTS:-}" != 1 ] && [ "$(id -u)" = 0 ] && [ -f "$0" ] &&
+	command -v ip >/dev/null 2>&1 && "$NET_MOUNTNS" true 2>/dev/null; then
+	IDL_NET_OWN_MOUNTS=1
+	export IDL_NET_OWN_MOUNTS
+	exec "$NET_MOUNTNS" /bin/sh -c 'mkdir -p /run/netns &&
+		mount -t tmpfs -o mode=0755 idlkit-netns /run/netns || {
+			echo "$1: FAIL: cannot mount a /run/netns of its own" >&2
+			exit 1
+		}
+		exec /bin/sh "$@"' sh "$0" "$@"
+fi
 
 NET_NAME=$(basename "$0" .sh)
 NET_SERVER=$IDL_TOP_BUILDDIR/tests/net/net-server
@@ -13,6 +35,7 @@ BENCH_CLIENT=$IDL_TOP_BUILDDIR/examples/bench/bench-client
 NET_PIDS=
 NET_NETNS=
 NET_TMP=$(mktemp -d "${TMPDIR:-/tmp}/idlkit-$NET_NAME.XXXXXX") || exit 1
+
 
 net_cleanup() {
 	for p in $NET_PIDS; do
@@ -39,16 +62,40 @@ say() {
 	echo "$NET_NAME: $*"
 }
 
+# kill as the scripts call it, but a signal that finds its process gone where the call did
+# not expect that (its standard error is not discarded) fails the test, naming the call:
+# the shell would print "No such process" and go on, and the test would pass with a line
+# that says something was wrong. A probe or a cleanup that may find a process gone says so
+# with 2>/dev/null, and gets the status alone.
+kill() {
+	command kill "$@" 2>"$NET_TMP/kill.err" && return 0
+	net_kill_st=$?
+	[ /proc/self/fd/2 -ef /dev/null ] && return $net_kill_st
+	cat "$NET_TMP/kill.err" >&2
+	fail "kill $* failed: a test signals only what still runs, or says with 2>/dev/null" \
+		"that the process may be gone"
+}
+
 # skip REASON: the whole test is skipped (exit 77), saying why.
 skip() {
 	echo "$NET_NAME: SKIP: $*" >&2
 	exit 77
 }
 
-# can_netns: whether network namespaces can be made here (root, iproute2).
+# can_netns: whether network namespaces can be made here (root, iproute2, and the mount
+# namespace of the test's own above); when not, NET_NETNS_WHY says why.
+NET_NETNS_WHY="network namespaces need root and iproute2 (CI runs as root)"
 can_netns() {
 	[ "$(id -u)" = 0 ] && command -v ip >/dev/null 2>&1 || return 1
-	ip netns add "idlkit-probe-$$" 2>/dev/null || return 1
+	if [ "${IDL_NET_OWN_MOUNTS:-}" != 1 ]; then
+		NET_NETNS_WHY="network namespaces are named only in a mount namespace of the test's"
+		NET_NETNS_WHY="$NET_NETNS_WHY own: $("$NET_MOUNTNS" true 2>&1 || echo "(mountns failed)")"
+		return 1
+	fi
+	ip netns add "idlkit-probe-$$" 2>/dev/null || {
+		NET_NETNS_WHY="ip netns add fails here: $(ip netns add "idlkit-probe-$$" 2>&1)"
+		return 1
+	}
 	ip netns del "idlkit-probe-$$"
 }
 

@@ -42,7 +42,8 @@ net_tests = \
 	tests/net/lossy.sh \
 	tests/net/netns.sh \
 	tests/net/firewall.sh \
-	tests/net/portset.sh
+	tests/net/portset.sh \
+	tests/net/cleanup.sh
 dist_check_SCRIPTS += $(net_tests) tests/net/lib.sh
 TESTS += $(net_tests)
 

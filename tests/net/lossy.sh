@@ -51,7 +51,7 @@ grep -Eq 'dropped [1-9].*duplicated [1-9].*reordered [1-9]' "$NET_TMP/shim.out.e
 stop_server "$srv"
 
 # nftables in a namespace.
-can_netns || skip "network namespaces need root and iproute2 (CI runs as root)"
+can_netns || skip "$NET_NETNS_WHY"
 command -v nft >/dev/null 2>&1 || skip "nft (nftables) is not installed"
 ns=idlkit-lossy-$$
 netns_add "$ns"

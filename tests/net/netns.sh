@@ -9,7 +9,7 @@
 #     (udp: ETIMEDOUT after retransmitting; tcp: the connect times out), never hang.
 . "$IDL_TOP_SRCDIR/tests/net/lib.sh"
 
-can_netns || skip "network namespaces need root and iproute2 (CI runs as root)"
+can_netns || skip "$NET_NETNS_WHY"
 srv=idlkit-srv-$$
 cli=idlkit-cli-$$
 # The pair's ends are named after this process so that parallel runs do not collide.

@@ -13,7 +13,7 @@
 TLS_SERVER=$IDL_TOP_BUILDDIR/examples/tls/tls-server
 TLS_CLIENT=$IDL_TOP_BUILDDIR/examples/tls/tls-client
 [ -x "$TLS_SERVER" ] || skip "the tls: transport is not built"
-can_netns || skip "network namespaces need root and iproute2 (CI runs as root)"
+can_netns || skip "$NET_NETNS_WHY"
 sh "$IDL_TOP_SRCDIR/tests/tls/certs.sh" "$NET_TMP/certs" >/dev/null ||
 	skip "no certificates: the openssl command is missing"
 c=$NET_TMP/certs

@@ -1,7 +1,7 @@
 /*
  * uaf.c - ool-uaf: reads an out-of-line block after freeing it, so that tests/ool/uaf.sh can
  * show that AddressSanitizer (or valgrind's memcheck) reports it with the process's cache of
- * blocks on as well as off (runtime/ool_cache.c, docs/runtime.md).
+ * blocks on as well as off (runtime/ool/ool_cache.c, docs/runtime.md).
  *
  *     ool-uaf probe      prints what this build can catch: "asan", "memcheck" or "none"
  *     ool-uaf alloc      idl_ool_alloc(64 KiB), written, idl_ool_free()d, then read
@@ -20,7 +20,7 @@
 
 #include <idl/idl_ool.h>
 
-#include "internal.h"
+#include "ool/ool.h"
 
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer)

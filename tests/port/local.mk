@@ -12,6 +12,9 @@ tests_port_port_test_CPPFLAGS = $(test_cppflags) \
 tests_port_port_test_LDADD = examples/bench/libbenchstubs.a runtime/libidlrt.la $(CUNIT_LIBS)
 tests_port_port_test_LDFLAGS = -static
 EXTRA_tests_port_port_test_DEPENDENCIES = examples/bench/bench-server$(EXEEXT)
+# port_test where an mqueue filesystem is mounted already, and where none can be listed.
+dist_check_SCRIPTS += tests/port/listing.sh
+TESTS += tests/port/listing.sh
 endif
 
 check_PROGRAMS += tests/port/port_perf

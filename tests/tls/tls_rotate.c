@@ -1,6 +1,6 @@
 /*
  * tls_rotate.c - the tls: test's cases of certificate rotation without a restart
- * (docs/transports/tls.md, "Rotation"):
+ * (docs/transports/tls.md, "Reloading certificates"):
  *
  *   reload   idl_server_reload() on a server in this process: a new certificate of the same
  *            CA is what the next connection sees; a certificate file that is not one, a key

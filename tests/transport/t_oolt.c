@@ -38,7 +38,9 @@
 #else
 #define TT_MAP_SLACK 16
 #endif
-#include "ool_cache.h"
+/* The mappings the client may gain: its allocator's, never the calls' (see tt_oolt_leaks). */
+#define TT_CLIENT_MAP_SLACK 4
+#include "ool/ool_cache.h"
 
 #define TT_OOLT_READY_MS 10000
 
@@ -604,9 +606,14 @@ tt_oolt_leaks(void)
 	tt_ool_census(&cfd1, &cmap1);
 	tt_oolt_server_census(port, sfd0, smap0, &sfd1, &smap1);
 	/* A leak grows with the calls; the server may have finished ending a connection of
-	 * an earlier case meanwhile, so fewer is no leak. */
+	 * an earlier case meanwhile, so fewer is no leak. On the client, a library's own
+	 * allocator may give back a mapping it held (OpenSSL's record buffers, the sanitizers'
+	 * quarantine): fewer mappings are no leak either. AddressSanitizer's allocator maps a
+	 * region when a size class first fills, which measured one more mapping after the
+	 * longer round in one run of four: four of slack, where a leak over a hundred calls
+	 * would be tens. */
 	CU_ASSERT_EQUAL(cfd1, cfd0);
-	CU_ASSERT_EQUAL(cmap1, cmap0);
+	CU_ASSERT(cmap1 <= cmap0 + TT_CLIENT_MAP_SLACK);
 	CU_ASSERT(sfd1 <= sfd0);
 	/* glibc gives a thread its own malloc arena (a heap mapping and its guard) the first
 	 * time it allocates, and the server's receiving threads come and go with connections
@@ -615,7 +622,8 @@ tt_oolt_leaks(void)
 	 * there the growth measured 0 to 17 from run to run of the same tree, so it gets
 	 * forty-eight. */
 	CU_ASSERT(smap1 <= smap0 + TT_MAP_SLACK);
-	if (cfd1 != cfd0 || cmap1 != cmap0 || sfd1 > sfd0 || smap1 > smap0 + TT_MAP_SLACK)
+	if (cfd1 != cfd0 || cmap1 > cmap0 + TT_CLIENT_MAP_SLACK || sfd1 > sfd0 ||
+	    smap1 > smap0 + TT_MAP_SLACK)
 		fprintf(stderr,
 			"conformance: %s: client %d/%d fds %d/%d maps, server %d/%d fds "
 			"%d/%d maps (before/after)\n",

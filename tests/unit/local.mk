@@ -22,7 +22,8 @@ tests_unit_unit_SOURCES = \
 	tests/unit/test_rt_hello.c \
 	tests/unit/test_rt_serve_message.c \
 	tests/unit/test_rt_unix.c \
-	tests/unit/test_rt_ool.c
+	tests/unit/test_rt_ool.c \
+	tests/unit/test_rt_service.c
 tests_unit_unit_CPPFLAGS = $(test_cppflags)
 tests_unit_unit_LDADD = idlc/libidlc.a runtime/libidlrt.la $(CUNIT_LIBS)
 tests_unit_unit_LDFLAGS = -static

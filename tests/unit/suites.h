@@ -21,6 +21,7 @@ IDL_SUITE(rt_hello)
 IDL_SUITE(rt_serve_message)
 IDL_SUITE(rt_unix)
 IDL_SUITE(rt_ool)
+IDL_SUITE(rt_service)
 #ifdef HAVE_TRANSPORT_UNIX
 IDL_SUITE(tr_unix_ra)
 #endif

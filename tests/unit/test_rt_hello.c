@@ -16,7 +16,7 @@
 
 #include <CUnit/CUnit.h>
 
-#include "internal.h"
+#include "ool/ool.h"
 #include "rt_fixture.h"
 
 static char hel_dir[64];

@@ -1,12 +1,12 @@
 /*
- * test_rt_list.c - the intrusive list (runtime/list.h) that the runtime's and the
+ * test_rt_list.c - the intrusive list (runtime/core/list.h) that the runtime's and the
  * transports' lists share: order at both ends, removal anywhere, the object from its link.
  */
 #include <stddef.h>
 
 #include <CUnit/CUnit.h>
 
-#include "list.h"
+#include "core/list.h"
 
 struct item {
 	int value;

@@ -2,12 +2,15 @@
  * test_rt_serve_message.c - idl_server_serve_message(): one message given as bytes reaches
  * the demux only through the checks a receiving thread makes, and its reply comes back.
  * The server is the fixture's (rt_fixture.h); requests are packed from its table. Its
- * replies then reach idl_call() through idl_port_open_memory().
+ * replies then reach idl_call() through idl_port_open_memory(), and calls in flight too.
  */
+#include <dirent.h>
+#include <poll.h>
 #include <string.h>
 
 #include <CUnit/CUnit.h>
 
+#include <idl/idl_async.h>
 #include <idl/idl_dynamic.h>
 
 #include "rt_fixture.h"
@@ -211,6 +214,96 @@ test_sm_memory_port(void)
 	idl_port_close(port);
 }
 
+/* What the completion of a call in flight on a memory port saw. */
+static struct {
+	int runs, kr, sum;
+} sm_done;
+
+static void
+sm_complete(void *done, void *ctx, int kr, idl_msg_header_t *rep)
+{
+	struct idl_arg_span spans[8];
+
+	(void)done;
+	(void)ctx;
+	sm_done.runs++;
+	sm_done.kr = kr;
+	if (kr == 0 &&
+	    idl_msg_check(&rtt_subsystem.routines[RTT_ADD], rep, rep->size, 1, spans) == 0)
+		memcpy(&sm_done.sum, (unsigned char *)rep + spans[3].off, sizeof sm_done.sum);
+}
+
+/* The threads of this process, from /proc. */
+static int
+sm_threads(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	int n = 0;
+
+	while (d != NULL && (e = readdir(d)) != NULL)
+		n += e->d_name[0] != '.';
+	if (d != NULL)
+		closedir(d);
+	return n;
+}
+
+static int
+sm_readable(idl_port_t port)
+{
+	struct pollfd pf = { idl_port_fd(port), POLLIN, 0 };
+
+	return poll(&pf, 1, 0) == 1;
+}
+
+/* Calls in flight on a memory port are driven by its dispatch on the calling thread (the
+ * transport has the event operations): the hello, then the request, then the source's reply
+ * completes the call once; without a reply the descriptor stays quiet and a cancel ends it. */
+static void
+test_sm_memory_async(void)
+{
+	struct idl_reply_source src = { &rtt_subsystem, NULL, 0 };
+	union sm_buf req, rep;
+	int ab[2] = { 20, 22 }, threads = sm_threads();
+	idl_port_t port = NULL;
+	idl_async_t *call = NULL;
+	size_t n = 0, len = sm_request(&rtt_subsystem, RTT_ADD, ab, &req);
+
+	CU_ASSERT_EQUAL_FATAL(idl_server_serve_message(sm_srv, &req, len, &rep, sizeof rep, &n), 0);
+	CU_ASSERT_EQUAL_FATAL(idl_port_open_memory(&src, &port), 0);
+	memset(&sm_done, 0, sizeof sm_done);
+	src.data = &rep;
+	src.len = n;
+	sm_request(&rtt_subsystem, RTT_ADD, ab, &req);
+	CU_ASSERT_EQUAL_FATAL(idl_call_async(port, &rtt_subsystem, RTT_ADD, &req.h, sizeof rep,
+					     1000, sm_complete, NULL, NULL, &call),
+			      0);
+	for (int i = 0; i < 8 && sm_done.runs == 0; i++)
+		CU_ASSERT(idl_port_dispatch(port, 0) >= 0);
+	CU_ASSERT_EQUAL(sm_done.runs, 1);
+	CU_ASSERT_EQUAL(sm_done.kr, 0);
+	CU_ASSERT_EQUAL(sm_done.sum, 42);
+	CU_ASSERT_PTR_NULL(src.data);
+	CU_ASSERT_EQUAL(sm_threads(), threads);
+	CU_ASSERT_FALSE(sm_readable(port));
+	idl_async_release(call);
+
+	/* No reply: nothing to dispatch, until a cancel completes the call. */
+	sm_request(&rtt_subsystem, RTT_ADD, ab, &req);
+	CU_ASSERT_EQUAL_FATAL(idl_call_async(port, &rtt_subsystem, RTT_ADD, &req.h, sizeof rep,
+					     5000, sm_complete, NULL, NULL, &call),
+			      0);
+	CU_ASSERT_EQUAL(idl_port_dispatch(port, 0), 0);
+	CU_ASSERT_FALSE(sm_readable(port));
+	CU_ASSERT_EQUAL(idl_async_cancel(call), 0);
+	CU_ASSERT_EQUAL(idl_port_wait(port, 1000), 1);
+	CU_ASSERT_EQUAL(sm_done.runs, 2);
+	CU_ASSERT_EQUAL(sm_done.kr, IDL_ECANCELED);
+	idl_async_release(call);
+	CU_ASSERT_EQUAL(sm_threads(), threads);
+	idl_port_close(port);
+}
+
 static CU_TestInfo sm_tests[] = {
 	{ "a request runs and its reply comes back", test_sm_add },
 	{ "refused before the demux, with a reply", test_sm_refused },
@@ -218,6 +311,7 @@ static CU_TestInfo sm_tests[] = {
 	{ "a one-way message", test_sm_oneway },
 	{ "the caller's mistakes", test_sm_args },
 	{ "a port whose replies come from memory", test_sm_memory_port },
+	{ "calls in flight on a memory port", test_sm_memory_async },
 	CU_TEST_INFO_NULL,
 };
 

@@ -9,7 +9,7 @@
 
 #include <idl/idl_dynamic.h>
 
-#include "internal.h"
+#include "ool/ool.h"
 #include "rt_fixture.h"
 
 /* FNV-1a 64 of a string, written out again here so the test does not trust the runtime's. */

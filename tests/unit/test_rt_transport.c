@@ -18,9 +18,9 @@
 #include <idl/idl_ool.h>
 #include <idl/idl_transport.h>
 
-#include "internal.h"
-#include "ool_cache.h"
-#include "server.h"
+#include "ool/ool.h"
+#include "ool/ool_cache.h"
+#include "server/server.h"
 #include "sock/sock_timeo.h"
 
 /* Ops that are never called: the registry only looks at which are filled. */

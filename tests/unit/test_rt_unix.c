@@ -22,7 +22,7 @@
 
 #include <CUnit/CUnit.h>
 
-#include "internal.h"
+#include "ool/ool.h"
 #include "rt_fixture.h"
 
 static char ux_dir[64];

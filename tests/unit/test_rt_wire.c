@@ -12,7 +12,7 @@
 
 #include <CUnit/CUnit.h>
 
-#include "internal.h"
+#include "ool/ool.h"
 #include "rt_fixture.h"
 
 static char wire_dir[64];

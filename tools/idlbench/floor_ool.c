@@ -13,7 +13,7 @@
  *         payload in another, which OpenSSL cuts into 16 KiB records (floor_tls.c);
  *   port  the whole message in a new POSIX shared-memory object, named by a control
  *         message on the queue; the receiver opens it, removes the name and preads it
- *         (transports/port/port_io.c);
+ *         (transports/mqueue/mq_io.c);
  *   shm   the payload copied into an arena of the sender's, shared with the receiver at
  *         connection time; the request on the ring; the receiver reads in place
  *         (transports/shm/shm_ool.c).

@@ -28,7 +28,7 @@ struct ib_cpu {
 struct ib_reps {
 	double v[64];
 	unsigned n;
-	char why[96]; /* why the cell could not run ("n/a"), empty if it ran */
+	char why[160]; /* why the cell could not run ("n/a"), empty if it ran */
 	unsigned marks; /* 0, 1 or 2 */
 	struct ib_cpu self[2]; /* the client's own CPU (its threads too) */
 	double server[2]; /* the server's CPU clock (ib_cpu_watch()), -1: none */

@@ -96,12 +96,15 @@ ib_resolve(void *arg, const char *sym)
 	return NULL;
 }
 
-/* SIGTERM and SIGINT stop the server; SIGHUP has it read its certificates again. */
+/* SIGTERM (a service manager's stop) lets the calls in flight finish, for at most 10 s;
+ * SIGINT stops at once; SIGHUP has the server read its certificates again. */
 static void
 ib_on_signal(int sig)
 {
 	if (sig == SIGHUP)
 		idl_server_reload_async(ib_srv);
+	else if (sig == SIGTERM)
+		idl_server_drain(ib_srv, 10000);
 	else
 		idl_server_stop(ib_srv);
 }
@@ -121,8 +124,7 @@ ib_bench_start(const char *address, int dynamic, char *why, size_t len)
 			err = idl_server_add_dynamic(ib_srv, ib_dyn);
 	}
 	if (err != 0 || (err = idl_server_listen(ib_srv, address)) != 0) {
-		snprintf(why, len, "%s: %s (%s) %s", address, idl_strerror(err), idl_errname(err),
-			 idl_errdetail());
+		snprintf(why, len, "%s", idl_errmsg(err, address));
 		return -1;
 	}
 	memset(&sa, 0, sizeof sa);
@@ -176,7 +178,7 @@ ib_serve_forever(const char *address, int print_ready, int dynamic)
 	idl_server_destroy(ib_srv);
 	idl_dynamic_destroy(ib_dyn);
 	if (err != 0)
-		fprintf(stderr, "idlbench: serve: %s\n", idl_strerror(err));
+		fprintf(stderr, "idlbench: serve: %s\n", idl_errmsg(err, address));
 	return err == 0 ? 0 : 1;
 }
 
@@ -394,8 +396,7 @@ ib_bench_probe(const struct ib_cell *cell, struct ib_reps *out)
 	int kr;
 
 	if ((kr = idl_port_open(cell->addr, &port)) != 0) {
-		snprintf(out->why, sizeof out->why, "%s (%s) %.50s", idl_strerror(kr),
-			 idl_errname(kr), idl_errdetail());
+		snprintf(out->why, sizeof out->why, "%s", idl_errmsg(kr, cell->addr));
 		return -1;
 	}
 	kr = bench_null(port);

@@ -66,7 +66,9 @@ ib_probe_run(struct ib_loop *lp, struct ib_col *col, struct ib_reps *reps, const
 	}
 	*where = run->connect != NULL ? run->connect : "its server";
 	if (ib_cell_run(&cell, -1, -1, reps, NULL, NULL) != 0 && reps->n == 0) {
-		if (strncmp(reps->why, "--setup ", 8) == 0)
+		/* A why that names the address already (a failed open) leads the line. */
+		if (strncmp(reps->why, "--setup ", 8) == 0 ||
+		    strncmp(reps->why, *where, strlen(*where)) == 0)
 			fprintf(stderr, "idlbench: %s\n", reps->why);
 		else
 			fprintf(stderr, "idlbench: cannot call %s: %s\n", *where,

@@ -259,8 +259,7 @@ ib_user_probe(const struct ib_cell *cell, struct ib_reps *out)
 	int kr;
 
 	if ((kr = idl_port_open(cell->addr, &port)) != 0) {
-		snprintf(out->why, sizeof out->why, "%s (%s) %.50s", idl_strerror(kr),
-			 idl_errname(kr), idl_errdetail());
+		snprintf(out->why, sizeof out->why, "%s", idl_errmsg(kr, cell->addr));
 		return -1;
 	}
 	/* The state the rows need comes first, as on every server of the run. */

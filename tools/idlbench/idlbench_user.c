@@ -227,11 +227,15 @@ ib_once(struct ib_uvals *s, idl_port_t port)
 
 static idl_server_t *ib_usrv;
 
+/* SIGTERM (a service manager's stop) lets the calls in flight finish, for at most 10 s;
+ * SIGINT stops at once. */
 static void
 ib_on_signal(int sig)
 {
-	(void)sig;
-	idl_server_stop(ib_usrv);
+	if (sig == SIGTERM)
+		idl_server_drain(ib_usrv, 10000);
+	else
+		idl_server_stop(ib_usrv);
 }
 
 /* With no routines to call: every request checked and answered with zeroed and empty out
@@ -298,8 +302,7 @@ ib_user_start(struct ib_iface *u, const char *address, char *why, size_t len)
 			err = idl_server_add_dynamic(ib_usrv, ib_udyn);
 	}
 	if (err != 0 || (err = idl_server_listen(ib_usrv, address)) != 0) {
-		snprintf(why, len, "%s: %s (%s) %s", address, idl_strerror(err), idl_errname(err),
-			 idl_errdetail());
+		snprintf(why, len, "%s", idl_errmsg(err, address));
 		return -1;
 	}
 	memset(&sa, 0, sizeof sa);
@@ -348,6 +351,6 @@ ib_user_serve_forever(struct ib_iface *u, const char *address)
 	printf("ready %s\n", address);
 	fflush(stdout);
 	if ((err = ib_user_run()) != 0)
-		fprintf(stderr, "idlbench: serve: %s\n", idl_strerror(err));
+		fprintf(stderr, "idlbench: serve: %s\n", idl_errmsg(err, address));
 	return err == 0 ? 0 : 1;
 }

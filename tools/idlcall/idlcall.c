@@ -155,13 +155,13 @@ static int
 call_failed(const struct call_opts *o, const struct idl_subsystem *ss,
 	    const struct idl_routine_desc *rt, int kr)
 {
-	const char *detail = idl_errdetail();
+	char what[160];
 
-	if (kr > 0)
-		fprintf(stderr, "idlcall: %s.%s: the server returned %d\n", ss->name, rt->name, kr);
+	snprintf(what, sizeof what, "%s.%s", ss->name, rt->name);
+	if (kr > 0) /* what failed first (the detail, which may name the routine), then the code */
+		fprintf(stderr, "idlcall: %s: the server returned %d\n", what, kr);
 	else
-		fprintf(stderr, "idlcall: %s.%s: %s (%s)%s%s\n", ss->name, rt->name,
-			idl_errname(kr), idl_strerror(kr), *detail ? ": " : "", detail);
+		fprintf(stderr, "idlcall: %s\n", idl_errmsg(kr, what));
 	if (o->json)
 		printf("{\"return\": %d, \"error\": \"%s\"}\n", kr,
 		       kr > 0 ? "server-defined" : idl_errname(kr));

@@ -56,7 +56,9 @@ idlcall_load_types(const char *path, const char *const *cpp_args, size_t ncpp_ar
 		fputs("idlcall: out of memory\n", stderr);
 		return 1;
 	}
-	if (idlc_parse_file(ifc->ctx, path) != 0 || idlc_check(ifc->ctx) != 0)
+	/* The checks run after syntax errors too, so that every error is reported at once. */
+	idlc_parse_file(ifc->ctx, path);
+	if (idlc_check(ifc->ctx) != 0)
 		return 1;
 	m = idlc_module(ifc->ctx);
 	if (m->subsystem == NULL) {

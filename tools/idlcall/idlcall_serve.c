@@ -28,11 +28,15 @@
  * signal handler reaches it only through a variable of the file's own. */
 static idl_server_t *serve_srv;
 
+/* SIGTERM (a service manager's stop) lets the calls in flight finish, for at most 10 s;
+ * SIGINT stops at once; SIGHUP has the server read its certificates again. */
 static void
 serve_on_signal(int sig)
 {
 	if (sig == SIGHUP)
 		idl_server_reload_async(serve_srv);
+	else if (sig == SIGTERM)
+		idl_server_drain(serve_srv, 10000);
 	else
 		idl_server_stop(serve_srv);
 }
@@ -73,14 +77,11 @@ serve_announce(const idl_dynamic_t *d, const char *address)
 	return 0;
 }
 
-/* Prints a runtime error by name, with its detail, after what failed. */
+/* Prints a runtime error after what failed: its detail first, then the code by name. */
 static int
 serve_failed(const char *what, int err)
 {
-	const char *detail = idl_errdetail();
-
-	fprintf(stderr, "idlcall: %s: %s (%s)%s%s\n", what, idl_errname(err), idl_strerror(err),
-		*detail ? ": " : "", detail);
+	fprintf(stderr, "idlcall: %s\n", idl_errmsg(err, what));
 	return 1;
 }
 

@@ -620,6 +620,7 @@ static const struct idl_transport shm_transport = {
 	.conn_fd = idl__shm_conn_fd,
 	.conn_sendv_nb = idl__shm_conn_sendv_nb,
 	.conn_recv_nb = idl__shm_conn_recv_nb,
+	.ep_adopt = idl__shm_ep_adopt,
 };
 
 /* The ring operations shm_nb.c drives without waiting (shm_impl.h); the paths here use

@@ -192,6 +192,8 @@ struct shm_ep {
 /* The rendezvous ops (shm_rdv.c) and the connection's hook-up to its region (shm.c). */
 int idl__shm_ep_listen(void *ep, const char *rest, const struct idl_listen_opts *opts);
 int idl__shm_ep_fd(void *ep);
+/* A rendezvous socket file the service manager passed (ListenSequentialPacket=). */
+int idl__shm_ep_adopt(void *ep, int fd, const struct idl_listen_opts *opts);
 int idl__shm_ep_accept(void *ep, void *conn);
 void idl__shm_ep_close(void *ep);
 void idl__shm_ep_fini(void *ep);

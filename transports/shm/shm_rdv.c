@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "shm_impl.h"
+#include "sock/sock_adopt.h"
 #include "sock/sockfile.h"
 
 static int
@@ -34,6 +35,12 @@ int
 idl__shm_ep_listen(void *vep, const char *rest, const struct idl_listen_opts *opts)
 {
 	return idl__sockfile_listen(&((struct shm_ep *)vep)->sf, "shm", rest, opts);
+}
+
+int
+idl__shm_ep_adopt(void *vep, int fd, const struct idl_listen_opts *opts)
+{
+	return idl__sockfile_adopt(&((struct shm_ep *)vep)->sf, "shm", fd, opts);
 }
 
 int

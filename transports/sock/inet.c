@@ -101,9 +101,22 @@ idl__inet_resolve(const char *scheme, const char *rest, int passive, struct inet
 		node = host;
 	}
 	r = getaddrinfo(node, port, &hints, &res);
-	if (r != 0)
-		return idl__fail(IDL_EADDRINVAL, "%s:%s: %s", scheme, rest,
-				 r == EAI_SYSTEM ? strerror(errno) : gai_strerror(r));
+	if (r != 0) {
+		/* The detail says what failed, the lookup of which name, before the resolver's
+		 * words for why (a name that does not exist, or no answer from DNS). A numeric
+		 * port was checked above, so only a service name can fail beside the host. */
+		const char *why = r == EAI_SYSTEM ? strerror(errno) : gai_strerror(r);
+
+		if (node == NULL)
+			return idl__fail(IDL_EADDRINVAL, "%s:%s: cannot resolve service '%s': %s",
+					 scheme, rest, port, why);
+		if (strspn(port, "0123456789") == strlen(port))
+			return idl__fail(IDL_EADDRINVAL, "%s:%s: cannot resolve host '%s': %s",
+					 scheme, rest, node, why);
+		return idl__fail(IDL_EADDRINVAL,
+				 "%s:%s: cannot resolve host '%s' with service '%s': %s", scheme,
+				 rest, node, port, why);
+	}
 	for (ai = res; ai != NULL && out->n < INET_MAX_ADDRS; ai = ai->ai_next) {
 		if ((ai->ai_family != AF_INET && ai->ai_family != AF_INET6) ||
 		    ai->ai_addrlen > sizeof out->a[0].sa)

@@ -110,7 +110,7 @@ idl__sockfile_listen(struct idl__sockfile *l, const char *scheme, const char *re
 void
 idl__sockfile_close(struct idl__sockfile *l)
 {
-	if (l->open)
+	if (l->open && !l->adopted)
 		shutdown(l->fd, SHUT_RDWR);
 }
 

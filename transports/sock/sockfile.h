@@ -19,6 +19,7 @@ struct idl__sockfile {
 	int fd;
 	int open; /* fd is ours to close (0 is a valid descriptor) */
 	int created; /* we bound the file at path and may unlink it */
+	int adopted; /* passed to the process (sock_adopt.h): never shut down, never unlinked */
 	dev_t dev; /* the file we created, so that we never remove another's */
 	ino_t ino;
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
@@ -35,7 +36,8 @@ int idl__sockfile_addr(const char *scheme, const char *rest, struct sockaddr_un 
 int idl__sockfile_listen(struct idl__sockfile *l, const char *scheme, const char *rest,
 			 const struct idl_listen_opts *opts);
 
-/* Wakes a thread blocked in accept; the descriptor stays until idl__sockfile_fini(). */
+/* Wakes a thread blocked in accept; the descriptor stays until idl__sockfile_fini(). An
+ * adopted socket is left as it is: it is the manager's, and nothing blocks in its accept. */
 void idl__sockfile_close(struct idl__sockfile *l);
 
 /* Removes the file if it is still the one we created, and closes the descriptor. */

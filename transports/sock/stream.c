@@ -143,7 +143,7 @@ stream_sendv(struct stream_conn *c, struct iovec *iov, size_t niov, size_t total
 }
 
 /* A message with descriptors: the frame holds the message and its data after it
- * (runtime/ool_wire.c), written by one sendmsg of the pieces; the data marked dealloc is
+ * (runtime/ool/ool_wire.c), written by one sendmsg of the pieces; the data marked dealloc is
  * released once the frame is out, or failed. */
 static int
 stream_send_desc(struct stream_conn *c, const struct idl_xmsg *m, struct idl_deadline *dl)

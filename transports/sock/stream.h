@@ -55,6 +55,7 @@ struct stream_io {
 struct stream_ep {
 	int fd;
 	int open;
+	int adopted; /* passed by a service manager: never shut down (it serves the next) */
 	const char *scheme; /* for details: NULL is "tcp" (a layer sets its own before listening) */
 	char name[80]; /* the bound address, for details */
 };
@@ -182,6 +183,8 @@ stream_send(struct stream_conn *c, const void *buf, size_t n, int flags)
 /* TCP_NODELAY on fd: 0 or -1 with errno. */
 int idl__stream_nodelay(int fd);
 int idl__stream_ep_listen(void *ep, const char *rest, const struct idl_listen_opts *opts);
+/* ep_adopt: a listening TCP socket a service manager passed (ListenStream=). */
+int idl__stream_ep_adopt(void *ep, int fd, const struct idl_listen_opts *opts);
 int idl__stream_ep_fd(void *ep);
 int idl__stream_ep_accept(void *ep, void *conn);
 void idl__stream_ep_close(void *ep);

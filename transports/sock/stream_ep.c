@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "inet.h"
+#include "sock_adopt.h"
 #include "stream.h"
 
 /* A server drops a client that stays silent and unreachable this long: keepalive after
@@ -67,6 +68,30 @@ idl__stream_ep_listen(void *vep, const char *rest, const struct idl_listen_opts 
 }
 
 int
+idl__stream_ep_adopt(void *vep, int fd, const struct idl_listen_opts *opts)
+{
+	static const struct idl__sock_want want = {
+		.family = AF_INET,
+		.type = SOCK_STREAM,
+		.protocol = IPPROTO_TCP,
+		.listening = 1,
+		.nonblock = 1,
+		.needs = "a listening TCP socket (ListenStream=[HOST:]PORT)",
+	};
+	struct stream_ep *ep = vep;
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof ss;
+
+	(void)opts; /* no filesystem object: the mode does not apply */
+	ep->fd = fd;
+	ep->open = 1;
+	ep->adopted = 1;
+	if (getsockname(fd, (struct sockaddr *)&ss, &sl) == 0)
+		idl__inet_format((struct sockaddr *)&ss, sl, ep->name, sizeof ep->name);
+	return idl__sock_adopt(ep->scheme != NULL ? ep->scheme : "tcp", fd, &want);
+}
+
+int
 idl__stream_ep_fd(void *vep)
 {
 	return ((struct stream_ep *)vep)->fd;
@@ -102,7 +127,7 @@ idl__stream_ep_close(void *vep)
 {
 	struct stream_ep *ep = vep;
 
-	if (ep->open)
+	if (ep->open && !ep->adopted)
 		shutdown(ep->fd, SHUT_RDWR);
 }
 

@@ -34,6 +34,7 @@ static const struct idl_transport tcp_transport = {
 	.conn_recv_wait = idl__stream_conn_recv_wait,
 	.conn_connect_nb = idl__stream_connect_nb,
 	.conn_connect_step = idl__stream_connect_step,
+	.ep_adopt = idl__stream_ep_adopt,
 };
 
 void

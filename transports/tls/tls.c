@@ -53,6 +53,18 @@ tls_ctx_check(struct tls_ctx *ctx, int server)
 	return 0;
 }
 
+/* The server's context now: a missing certificate or a key others may read fails the
+ * listen, not the first client. */
+static int
+tls_ep_context(struct tls_ep *ep)
+{
+	int err;
+
+	if (ep->ctx == NULL && (err = idl__tls_ctx_get(NULL, &ep->ctx)) != 0)
+		return err;
+	return tls_ctx_check(ep->ctx, 1);
+}
+
 static int
 tls_ep_listen(void *vep, const char *rest, const struct idl_listen_opts *opts)
 {
@@ -60,11 +72,7 @@ tls_ep_listen(void *vep, const char *rest, const struct idl_listen_opts *opts)
 	int err;
 
 	ep->s.scheme = "tls";
-	if (ep->ctx == NULL && (err = idl__tls_ctx_get(NULL, &ep->ctx)) != 0)
-		return err;
-	/* The server's context now: a missing certificate or a key others may read fails the
-	 * listen, not the first client. */
-	if ((err = tls_ctx_check(ep->ctx, 1)) != 0)
+	if ((err = tls_ep_context(ep)) != 0)
 		return err;
 	return idl__stream_ep_listen(&ep->s, rest, opts);
 }
@@ -76,6 +84,21 @@ tls_ep_reload(void *vep)
 	struct tls_ep *ep = vep;
 
 	return ep->ctx != NULL ? idl__tls_ctx_reload(ep->ctx) : 0;
+}
+
+/* A listening socket a service manager passed (ListenStream=): tcp:'s endpoint, checked as
+ * tcp: checks it (the socket is the endpoint's from the start), with the server's
+ * context. */
+static int
+tls_ep_adopt(void *vep, int fd, const struct idl_listen_opts *opts)
+{
+	struct tls_ep *ep = vep;
+	int err;
+
+	ep->s.scheme = "tls";
+	if ((err = idl__stream_ep_adopt(&ep->s, fd, opts)) != 0)
+		return err;
+	return tls_ep_context(ep);
 }
 
 static int
@@ -404,6 +427,7 @@ static const struct idl_transport tls_transport = {
 	.ep_config = tls_ep_config,
 	.conn_config = tls_conn_config,
 	.conn_tls_peer = idl__tls_conn_peer,
+	.ep_adopt = tls_ep_adopt,
 	.ep_reload = tls_ep_reload,
 };
 

@@ -87,7 +87,7 @@ tls_hex(char c)
 	return c <= '9' ? c - '0' : c - 'a' + 10;
 }
 
-/* The settings of cfg, checked when they were set (tr_config.c): the state the
+/* The settings of cfg, checked when they were set (runtime/core/config.c): the state the
  * configuration keeps for this transport (idl_config_state()). */
 static void *
 tls_ctx_make(struct idl_config *cfg, int *errp)

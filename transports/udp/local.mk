@@ -3,6 +3,7 @@
 if TRANSPORT_UDP
 runtime_libidlrt_la_SOURCES += \
 	transports/udp/udp.c \
+	transports/udp/udp_ep.c \
 	transports/udp/udp_nb.c \
 	transports/udp/udp_hold.c \
 	transports/udp/udp_cache.h \

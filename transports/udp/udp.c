@@ -43,70 +43,22 @@
 #include <unistd.h>
 
 #include "sock/inet.h"
+#include "sock/sock_adopt.h"
 #include "sock/sock_timeo.h"
 #include "udp_cache.h"
 #include "udp_impl.h"
 
-/* ---- The server ---- */
+/* ---- What both sides share ---- */
 
-static int
-udp_ep_listen(void *vep, const char *rest, const struct idl_listen_opts *opts)
+int
+idl__udp_received_desc(const char *name, struct idl_xmsg *m, size_t n, const unsigned char *spill)
 {
-	struct udp_ep *ep = vep;
-	struct inet_addrs as;
-	int err, fd = IDL_EADDRINVAL, big = UDP_SERVER_RCVBUF;
-
-	(void)opts;
-	if ((err = idl__inet_resolve("udp", rest, 1, &as)) != 0)
-		return err;
-	for (unsigned i = 0; i < as.n; i++) {
-		idl__clear_detail();
-		fd = idl__inet_socket("udp", &as.a[i], SOCK_DGRAM, 1, 0);
-		if (fd >= 0 || fd != IDL_ESYSERR(EAFNOSUPPORT)) {
-			if (fd >= 0)
-				ep->limit = as.a[i].sa.ss_family == AF_INET6 ? UDP_LIMIT_V6
-									     : UDP_LIMIT_V4;
-			break;
-		}
-	}
-	if (fd < 0)
-		return idl_errdetail()[0] != '\0'
-			       ? fd
-			       : idl__inet_sysfail(IDL_SYSERR_ERRNO(fd), "udp", rest, "socket");
-	ep->fd = fd;
-	ep->open = 1;
-	snprintf(ep->name, sizeof ep->name, "%s", rest);
-	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &big, sizeof big) != 0)
-		(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &big, sizeof big);
-	if ((ep->spill = malloc(UDP_SPILL)) == NULL)
-		return IDL_ENOMEM;
-	idl__sock_ra_init(&ep->ra);
-	idl__udp_hold_make(ep);
-	return 0;
-}
-
-static int
-udp_ep_fd(void *vep)
-{
-	return ((struct udp_ep *)vep)->fd;
-}
-
-/*
- * A datagram of n bytes arrived, its first m->cap in m->data and the rest in spill. A
- * message with descriptors gets its data read out into memory of its own and m->len is the
- * message's size; anything else that does not fit is IDL_EMSGSIZE, as before.
- */
-static int
-udp_received(const char *name, struct idl_xmsg *m, size_t n, const unsigned char *spill)
-{
+	/* The part of idl__udp_received() (udp_impl.h) out of line: a message with descriptors. */
 	size_t got = n < m->cap ? n : m->cap;
 	const idl_msg_header_t *h = m->data;
 	struct idl__ool_span sp;
 	int err;
 
-	m->len = n;
-	if (!idl__desc_msg(m->data, got))
-		return n > m->cap ? IDL_EMSGSIZE : 0;
 	/* A size field beyond the datagram is a lie, not a large message. */
 	if (h->size > n)
 		return idl__desc_refused(
@@ -123,13 +75,8 @@ udp_received(const char *name, struct idl_xmsg *m, size_t n, const unsigned char
 	return 0;
 }
 
-/*
- * A message with descriptors as one datagram: the message, then its data (ool_wire.c),
- * gathered into *flat (malloc'd). A message that no datagram can carry is IDL_EMSGSIZE,
- * naming both sizes.
- */
-static int
-udp_flatten(const char *name, size_t limit, const struct idl_xmsg *m, struct idl_xmsg *flat)
+int
+idl__udp_flatten(const char *name, size_t limit, const struct idl_xmsg *m, struct idl_xmsg *flat)
 {
 	struct iovec iov[IDL__OOL_IOV_MAX];
 	struct idl__ool_out o;
@@ -154,219 +101,6 @@ udp_flatten(const char *name, size_t limit, const struct idl_xmsg *m, struct idl
 		p += iov[i].iov_len;
 	}
 	return 0;
-}
-
-/* A run was read ahead: replies are held from now until the next receive that asks the
- * kernel for more (udp_hold.c). In the receiving thread, as the next. */
-static void
-udp_hold_begin(struct udp_ep *ep)
-{
-	idl__lock_take(&ep->lock);
-	ep->hold_on = 1;
-	idl__lock_give(&ep->lock);
-}
-
-/* The run has been answered: the replies held go. */
-static void
-udp_hold_end(struct udp_ep *ep)
-{
-	idl__lock_take(&ep->lock);
-	ep->hold_on = 0;
-	if (ep->nheld != 0)
-		idl__udp_hold_flush(ep, NULL, NULL, 0);
-	idl__lock_give(&ep->lock);
-}
-
-/*
- * Receives the next message that is new: a duplicate of a request the cache knows is
- * answered from the cache (or dropped while in progress) and the receive goes on.
- */
-static int
-udp_ep_recv(void *vep, struct idl_xmsg *m, struct idl_peer *from, struct idl_deadline *dl)
-{
-	struct udp_ep *ep = vep;
-
-	m->nfds = 0;
-	for (;;) {
-		struct iovec iov[2] = { { m->data, m->cap }, { ep->spill, UDP_SPILL } };
-		/* The sender's address straight into the peer the core keeps. */
-		struct msghdr mh = { .msg_name = from->addr,
-				     .msg_namelen = sizeof from->addr,
-				     .msg_iov = iov,
-				     .msg_iovlen = 2 };
-		struct udp_entry *e;
-		size_t got;
-		uint64_t key, fp;
-		uint32_t seqno, alen;
-		ssize_t n;
-		int t = 0, dup;
-
-		if (ep->ra.left != 0) {
-			n = idl__sock_ra_pop(&ep->ra, &mh);
-		} else {
-			/* The run read ahead has been answered: what is held goes now. */
-			if (__builtin_expect(ep->hold_on, 0))
-				udp_hold_end(ep);
-			if ((t = idl__sock_timeo(ep->fd, SO_RCVTIMEO, &ep->rcvtimeo_us, dl)) < 0)
-				return t;
-			/* Only a receive that may wait reads ahead (the contract's ep_recv: a
-			 * receive that must not waits for readiness, which nothing read ahead
-			 * would report). */
-			if (dl->ms != 0 && --ep->ra.wait == 0) {
-				n = idl__sock_ra_recv(&ep->ra, ep->fd, &mh,
-						      MSG_TRUNC | (t == 1 ? MSG_DONTWAIT : 0));
-				if (ep->ra.left != 0 && ep->hold != NULL)
-					udp_hold_begin(ep);
-			} else
-				n = idl__sys_recvmsg(ep->fd, &mh,
-						     MSG_TRUNC | (t == 1 ? MSG_DONTWAIT : 0));
-		}
-		if (atomic_load_explicit(&ep->closed, memory_order_relaxed))
-			return IDL_ECLOSED;
-		if (n < 0) {
-			if (errno == EINTR) {
-				idl__sock_again(dl);
-				continue;
-			}
-			if (errno == EAGAIN) {
-				if (t == 1 || idl__sock_late(dl))
-					return IDL_ETIMEDOUT;
-				continue;
-			}
-			return IDL_ESYSERR(errno);
-		}
-		alen = mh.msg_namelen < sizeof e->addr ? mh.msg_namelen : sizeof e->addr;
-		from->len = alen;
-		m->len = (size_t)n;
-		got = (size_t)n < m->cap ? (size_t)n : m->cap;
-		/* Without a sequence number a message cannot be a retransmission. */
-		if (got < UDP_KEYED_MIN)
-			return udp_received(ep->name, m, (size_t)n, ep->spill);
-		seqno = udp_seqno(m->data);
-		key = idl__udp_key(from->addr, alen, seqno);
-		fp = idl__udp_fingerprint(m->data, got, (size_t)n);
-		idl__lock_take(&ep->lock);
-		e = idl__udp_cache_take(&ep->cache, key, from->addr, alen, seqno, fp, (uint32_t)n,
-					idl__udp_cache_now(), &dup);
-		if (dup) {
-			/* A retransmission: answered again from the cache once replied, dropped
-			 * while the request runs (or for a one-way message). */
-			if (e->state == UDP_DONE && e->replen != 0)
-				(void)sendto(ep->fd, e->reply, e->replen,
-					     MSG_NOSIGNAL | MSG_DONTWAIT,
-					     (const struct sockaddr *)from->addr, alen);
-			idl__lock_give(&ep->lock);
-			continue;
-		}
-		/* A one-way message gets no reply: its duplicates are only dropped. */
-		if (e != NULL && ((const idl_msg_header_t *)m->data)->kind == IDL_KIND_ONEWAY) {
-			e->state = UDP_DONE;
-			ep->cache.last = NULL;
-		}
-		idl__lock_give(&ep->lock);
-		return udp_received(ep->name, m, (size_t)n, ep->spill);
-	}
-}
-
-static int udp_ep_reply_bytes(struct udp_ep *ep, const struct idl_peer *to,
-			      const struct idl_xmsg *m);
-
-static int
-udp_ep_reply(void *vep, const struct idl_peer *to, const struct idl_xmsg *m)
-{
-	struct udp_ep *ep = vep;
-	struct idl_xmsg flat;
-	int err;
-
-	if (!idl__desc_msg(m->data, m->len))
-		return udp_ep_reply_bytes(ep, to, m);
-	err = udp_flatten(ep->name, ep->limit, m, &flat);
-	if (err == 0) {
-		err = udp_ep_reply_bytes(ep, to, &flat);
-		free(flat.data);
-	} else {
-		/* Too large for any datagram, or a port: the client is told so. */
-		idl_msg_header_t bare;
-
-		if (idl__desc_bare_reply(m, &bare, err, &flat))
-			err = udp_ep_reply_bytes(ep, to, &flat);
-	}
-	idl__msg_release_sent(m->data);
-	return err;
-}
-
-static int
-udp_ep_reply_bytes(struct udp_ep *ep, const struct idl_peer *to, const struct idl_xmsg *m)
-{
-	const void *data = m->data;
-	size_t len = m->len;
-	idl_msg_header_t bare;
-	struct udp_entry *e;
-	ssize_t n;
-
-	if (len > ep->limit) {
-		/* A reply that no datagram can carry: the client gets why instead. */
-		memcpy(&bare, m->data, sizeof bare);
-		bare.size = IDL_MSG_HEADER_SIZE;
-		bare.retcode = IDL_EMSGSIZE;
-		bare.ndesc = 0;
-		bare.flags = 0;
-		data = &bare;
-		len = sizeof bare;
-	}
-	idl__lock_take(&ep->lock);
-	if (len >= UDP_KEYED_MIN) {
-		e = idl__udp_cache_for_reply(&ep->cache, to->addr, to->len, udp_seqno(data));
-		if (e != NULL)
-			(void)idl__udp_cache_store(&ep->cache, e, data, len);
-	}
-	/* Replies to a run read ahead go out together (udp_hold.c): held, or with those held
-	 * when there is no room for it. */
-	if (__builtin_expect(ep->hold_on, 0)) {
-		if (!idl__udp_hold(ep, to, data, len))
-			idl__udp_hold_flush(ep, to, data, len);
-		idl__lock_give(&ep->lock);
-		return 0;
-	}
-	idl__lock_give(&ep->lock);
-	do
-		n = idl__sys_sendto(ep->fd, data, len, MSG_NOSIGNAL,
-				    (const struct sockaddr *)to->addr, to->len);
-	while (n < 0 && errno == EINTR);
-	/* A lost reply is what the client's retransmission and the cache are for: one this
-	 * host dropped on the way out (a full queue, a firewall) is lost, not failed. */
-	return n >= 0 || udp_lost_on_the_way(errno) ? 0 : IDL_ESYSERR(errno);
-}
-
-static void
-udp_ep_close(void *vep)
-{
-	struct udp_ep *ep = vep;
-
-	/* Replies held for a run go before the socket shuts. */
-	idl__lock_take(&ep->lock);
-	if (ep->open && ep->nheld != 0)
-		idl__udp_hold_flush(ep, NULL, NULL, 0);
-	idl__lock_give(&ep->lock);
-	/* shutdown on a datagram socket wakes a thread blocked in recvmsg (it returns 0). */
-	atomic_store(&ep->closed, 1);
-	if (ep->open)
-		shutdown(ep->fd, SHUT_RDWR);
-}
-
-static void
-udp_ep_fini(void *vep)
-{
-	struct udp_ep *ep = vep;
-
-	if (ep->open)
-		close(ep->fd);
-	ep->open = 0;
-	idl__udp_cache_free(&ep->cache);
-	idl__sock_ra_free(&ep->ra);
-	idl__udp_hold_free(ep);
-	free(ep->spill);
-	ep->spill = NULL;
 }
 
 /* ---- The client ---- */
@@ -514,7 +248,7 @@ udp_conn_send(void *vconn, const struct idl_xmsg *m, struct idl_deadline *dl)
 
 	if (!idl__desc_msg(m->data, m->len))
 		return udp_conn_send_bytes(c, m, dl);
-	if ((err = udp_flatten(c->name, c->limit, m, &flat)) == 0) {
+	if ((err = idl__udp_flatten(c->name, c->limit, m, &flat)) == 0) {
 		err = udp_conn_send_bytes(c, &flat, dl);
 		free(flat.data);
 	}
@@ -757,7 +491,7 @@ udp_conn_recv(void *vconn, struct idl_xmsg *m, struct idl_deadline *dl)
 				(void)idl__udp_resend_due(c, idl_now_ns(), 0, &wake);
 			}
 			idl__lock_give(&c->lock);
-			return udp_received(c->name, m, (size_t)n, c->spill);
+			return idl__udp_received(c->name, m, (size_t)n, c->spill);
 		}
 		if (errno == ECONNREFUSED)
 			return idl__udp_refused(c);
@@ -827,12 +561,6 @@ udp_conn_fini(void *vconn)
 }
 
 /* The operations udp_nb.c shares, as calls: here they stay in line where they are used. */
-int
-idl__udp_received(const char *name, struct idl_xmsg *m, size_t n, const unsigned char *spill)
-{
-	return udp_received(name, m, n, spill);
-}
-
 struct udp_out *
 idl__udp_out_add(struct udp_conn *c, const struct idl_xmsg *m, const struct idl_deadline *dl)
 {
@@ -851,12 +579,12 @@ static const struct idl_transport udp_transport = {
 	.flags = IDL_TRF_DGRAM | IDL_TRF_DESC,
 	.ep_size = sizeof(struct udp_ep),
 	.conn_size = sizeof(struct udp_conn),
-	.ep_listen = udp_ep_listen,
-	.ep_fd = udp_ep_fd,
-	.ep_recv = udp_ep_recv,
-	.ep_reply = udp_ep_reply,
-	.ep_close = udp_ep_close,
-	.ep_fini = udp_ep_fini,
+	.ep_listen = idl__udp_ep_listen,
+	.ep_fd = idl__udp_ep_fd,
+	.ep_recv = idl__udp_ep_recv,
+	.ep_reply = idl__udp_ep_reply,
+	.ep_close = idl__udp_ep_close,
+	.ep_fini = idl__udp_ep_fini,
 	.conn_connect = udp_conn_connect,
 	.conn_send = udp_conn_send,
 	.conn_recv = udp_conn_recv,
@@ -867,6 +595,7 @@ static const struct idl_transport udp_transport = {
 	.conn_recv_nb = idl__udp_conn_recv_nb,
 	.conn_resend = idl__udp_conn_resend,
 	.conn_forget = idl__udp_conn_forget,
+	.ep_adopt = idl__udp_ep_adopt,
 };
 
 void

@@ -38,6 +38,7 @@
 struct udp_ep {
 	int fd;
 	int open;
+	int adopted; /* passed by the service manager: never shut down */
 	atomic_int closed;
 	int64_t rcvtimeo_us;
 	size_t limit;
@@ -145,9 +146,25 @@ udp_lost_on_the_way(int e)
 }
 
 /* udp.c */
+int idl__udp_received_desc(const char *name, struct idl_xmsg *m, size_t n,
+			   const unsigned char *spill);
 /* A datagram of n bytes arrived, its first m->cap bytes in m->data and the rest in spill:
- * 0, IDL_EMSGSIZE, or the error of a malformed message with descriptors. */
-int idl__udp_received(const char *name, struct idl_xmsg *m, size_t n, const unsigned char *spill);
+ * 0, IDL_EMSGSIZE, or the error of a malformed message with descriptors. A message with
+ * descriptors gets its data read out into memory of its own (idl__udp_received_desc) and
+ * m->len is the message's size; anything else that does not fit is IDL_EMSGSIZE. */
+static inline int
+idl__udp_received(const char *name, struct idl_xmsg *m, size_t n, const unsigned char *spill)
+{
+	m->len = n;
+	if (!idl__desc_msg(m->data, n < m->cap ? n : m->cap))
+		return n > m->cap ? IDL_EMSGSIZE : 0;
+	return idl__udp_received_desc(name, m, n, spill);
+}
+/* A message with descriptors as one datagram: the message, then its data (runtime/ool/ool_wire.c),
+ * gathered into *flat (malloc'd). A message that no datagram can carry is IDL_EMSGSIZE,
+ * naming both sizes. */
+int idl__udp_flatten(const char *name, size_t limit, const struct idl_xmsg *m,
+		     struct idl_xmsg *flat);
 /* The error for an ICMP port-unreachable on c: the server is gone, or was never there. */
 int idl__udp_refused(struct udp_conn *c);
 /* Keeps a copy of request m for resending until dl (none: UDP_RETRY_WINDOW); NULL when
@@ -163,6 +180,15 @@ void idl__udp_answered(struct udp_conn *c, uint32_t seqno);
 /* The request of seqno is not resent any more: its call ended without the reply. Lock
  * held. */
 void idl__udp_forget(struct udp_conn *c, uint32_t seqno);
+
+/* udp_ep.c: the server's operations (idl_transport.h has their contract). */
+int idl__udp_ep_listen(void *ep, const char *rest, const struct idl_listen_opts *opts);
+int idl__udp_ep_fd(void *ep);
+int idl__udp_ep_recv(void *ep, struct idl_xmsg *m, struct idl_peer *from, struct idl_deadline *dl);
+int idl__udp_ep_reply(void *ep, const struct idl_peer *to, const struct idl_xmsg *m);
+void idl__udp_ep_close(void *ep);
+void idl__udp_ep_fini(void *ep);
+int idl__udp_ep_adopt(void *ep, int fd, const struct idl_listen_opts *opts);
 
 /* udp_hold.c. Makes ep->hold (left NULL when out of memory: replies are then never held)
  * and frees it. */

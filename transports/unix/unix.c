@@ -29,6 +29,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "sock/sock_adopt.h"
 #include "sock/sock_timeo.h"
 #include "unix_impl.h"
 
@@ -40,6 +41,13 @@ static int
 unix_ep_listen(void *vep, const char *rest, const struct idl_listen_opts *opts)
 {
 	return idl__sockfile_listen(&((struct unix_ep *)vep)->sf, "unix", rest, opts);
+}
+
+/* A listening socket file the service manager passed (ListenSequentialPacket=). */
+static int
+unix_ep_adopt(void *vep, int fd, const struct idl_listen_opts *opts)
+{
+	return idl__sockfile_adopt(&((struct unix_ep *)vep)->sf, "unix", fd, opts);
 }
 
 static int
@@ -376,6 +384,7 @@ static const struct idl_transport unix_transport = {
 	.conn_sendv_nb = idl__unix_sendv_nb,
 	.conn_recv_nb = idl__unix_recv_nb,
 	.conn_recv_ev = unix_recv_ev,
+	.ep_adopt = unix_ep_adopt,
 };
 
 int

@@ -104,9 +104,9 @@ unix_memfd(const void *data, size_t size, int *fdp)
 	return 0;
 }
 
-/* A new connection to the address of `port`, to pass on. */
+/* A new connection to the address of a carried port, to pass on as its descriptor. */
 static int
-unix_port_fd(idl_port_t port, struct idl_deadline *dl, int *fdp)
+unix_carried_fd(idl_port_t port, struct idl_deadline *dl, int *fdp)
 {
 	const char *address = idl__port_address(port);
 	struct timeval none = { 0, 0 };
@@ -179,7 +179,7 @@ unix_desc_put(struct unix_out *o, uint32_t i, struct idl_deadline *dl)
 			d.addr = UNIX_NULL_PORT;
 			break;
 		}
-		if ((err = unix_port_fd((idl_port_t)(uintptr_t)d.addr, dl, &fd)) != 0 ||
+		if ((err = unix_carried_fd((idl_port_t)(uintptr_t)d.addr, dl, &fd)) != 0 ||
 		    (err = unix_add_fd(o, fd, &index)) != 0)
 			return err;
 		d.addr = index;
@@ -202,7 +202,7 @@ unix_desc_put(struct unix_out *o, uint32_t i, struct idl_deadline *dl)
 			list[j] = UNIX_NULL_FD;
 			if (ports[j] == NULL)
 				continue;
-			if ((err = unix_port_fd(ports[j], dl, &fd)) != 0 ||
+			if ((err = unix_carried_fd(ports[j], dl, &fd)) != 0 ||
 			    (err = unix_add_fd(o, fd, &list[j])) != 0)
 				return err;
 		}
@@ -485,9 +485,10 @@ unix_map(int fd, uint32_t size, void **pp)
 	return err;
 }
 
-/* A received file descriptor as a port: a connected unix: SEQPACKET socket. Takes fd. */
+/* A received file descriptor as a carried port: a connected unix: SEQPACKET socket. Takes
+ * fd. */
 static int
-unix_fd_port(int fd, idl_port_t *portp)
+unix_fd_carried(int fd, idl_port_t *portp)
 {
 	int type = 0, domain = 0;
 	socklen_t l1 = sizeof type, l2 = sizeof domain;
@@ -502,7 +503,7 @@ unix_fd_port(int fd, idl_port_t *portp)
 }
 
 static void
-unix_ports_free(idl_port_t *ports, uint32_t n)
+unix_carried_free(idl_port_t *ports, uint32_t n)
 {
 	for (uint32_t j = 0; j < n; j++)
 		idl_port_close(ports[j]);
@@ -563,7 +564,7 @@ unix_desc_take(struct unix_in *in, idl_desc_t *d)
 		if (d->addr != UNIX_NULL_PORT) {
 			if ((fd = unix_take_fd(in, d->addr)) < 0)
 				return idl__fail(IDL_EPROTO, "unix: bad file descriptor index");
-			if ((err = unix_fd_port(fd, &port)) != 0)
+			if ((err = unix_fd_carried(fd, &port)) != 0)
 				return err;
 		}
 		d->addr = (uint64_t)(uintptr_t)port;
@@ -590,7 +591,7 @@ unix_desc_take(struct unix_in *in, idl_desc_t *d)
 			else if ((fd = unix_take_fd(in, list[j])) < 0)
 				err = idl__fail(IDL_EPROTO, "unix: bad file descriptor index");
 			else
-				err = unix_fd_port(fd, &ports[j]);
+				err = unix_fd_carried(fd, &ports[j]);
 		}
 		if (err != 0) {
 			/* The ports made before the one that failed are closed. */
@@ -616,7 +617,7 @@ unix_desc_undo(const idl_desc_t *d)
 	else if (d->type == IDL_DESC_PORT)
 		idl_port_close((idl_port_t)(uintptr_t)d->addr);
 	else if (d->type == IDL_DESC_PORT_ARRAY && d->size != 0)
-		unix_ports_free((idl_port_t *)(uintptr_t)d->addr, d->size);
+		unix_carried_free((idl_port_t *)(uintptr_t)d->addr, d->size);
 }
 
 static int
