@@ -126,7 +126,8 @@ const char *emit_field_name(struct emit_out *o, const struct idlc_arg *a);
  */
 const char *emit_local(struct emit_out *o, const struct idlc_routine *rt, const char *want);
 
-/* The message structs of a routine, with their layout assertions (both .c files). */
+/* A routine's section of either .c file: the comment that names it, then its message
+ * structs with their layout assertions. */
 void emit_message_structs(struct emit_out *o, const struct idlc_routine *rt);
 /* Zeroes the padding of a message's fixed part (the request's, or the reply's), whose
  * bytes no field covers, each gap with a memset of constant size: `base` is the message

@@ -753,8 +753,6 @@ emit_server(struct emit_out *o)
 	for (const struct idlc_routine *rt = o->m->routines; rt != NULL; rt = rt->next) {
 		if (rt->kind == IDLC_RT_SKIP)
 			continue;
-		emit(o, "\n/* %s %s */\n",
-		     rt->kind == IDLC_RT_ROUTINE ? "Routine" : "SimpleRoutine", rt->name);
 		emit_message_structs(o, rt);
 		emit(o, "\n");
 		srv_unpacker(o, rt);

@@ -118,6 +118,8 @@ emit_padding(struct emit_out *o, const struct idlc_routine *rt, bool reply, cons
 void
 emit_message_structs(struct emit_out *o, const struct idlc_routine *rt)
 {
+	emit(o, "\n/* %s %s */\n", rt->kind == IDLC_RT_ROUTINE ? "Routine" : "SimpleRoutine",
+	     rt->name);
 	emit_struct(o, rt, false);
 	if (rt->kind == IDLC_RT_ROUTINE) {
 		emit(o, "\n");

@@ -39,6 +39,10 @@ struct ib_judgement {
 /* idlbench_judge.c: every judgement of the run (placement x kind x group, those with a
  * column), in printing order, malloc()ed; *n their count. NULL when there is none. */
 struct ib_judgement *ib_judge(const struct ib_run *run, size_t *n);
+/* The next of the n judgements j that is of placement pl, from *i on (start with *i = 0), or
+ * NULL when none is left; *i moves past it. */
+const struct ib_judgement *ib_judgement_next(const struct ib_judgement *j, size_t n,
+					     enum ib_placement pl, size_t *i);
 /* The verdict in text, before the tables. */
 void ib_report_verdict(FILE *f, const struct ib_run *run, const struct ib_judgement *j, size_t n);
 /* The words of the verdict: a kind's name ("calls") and unit ("us per call"), and what a flag

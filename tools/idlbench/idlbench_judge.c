@@ -313,9 +313,19 @@ jd_flags(FILE *f, const struct ib_judgement *j, size_t n, enum ib_placement p)
 		jd_flag_kind(f, j, n, p, (enum vd_flag_kind)k, &any);
 }
 
+const struct ib_judgement *
+ib_judgement_next(const struct ib_judgement *j, size_t n, enum ib_placement pl, size_t *i)
+{
+	for (; *i < n; (*i)++)
+		if (j[*i].placement == pl)
+			return &j[(*i)++];
+	return NULL;
+}
+
 void
 ib_report_verdict(FILE *f, const struct ib_run *run, const struct ib_judgement *j, size_t n)
 {
+	const struct ib_judgement *one;
 	char where[96], label[40];
 
 	if (n == 0)
@@ -327,18 +337,16 @@ ib_report_verdict(FILE *f, const struct ib_run *run, const struct ib_judgement *
 		enum ib_placement pl = run->placements[p];
 		int head = 0;
 
-		for (size_t i = 0; i < n; i++) {
-			if (j[i].placement != pl)
-				continue;
+		for (size_t i = 0; (one = ib_judgement_next(j, n, pl, &i)) != NULL;) {
 			if (!head++)
 				fprintf(f, "placement %s, %u round%s\n",
 					ib_report_where(run, pl, where, sizeof where), run->rounds,
 					run->rounds == 1 ? " (one round orders nothing)" : "s");
-			snprintf(label, sizeof label, "%s, %s", jd_kinds[j[i].kind].name,
-				 j[i].network ? "network" : "local");
-			jd_first(f, &j[i], label);
-			for (unsigned k = 1; k < j[i].res.n; k++)
-				jd_next(f, &j[i], k);
+			snprintf(label, sizeof label, "%s, %s", jd_kinds[one->kind].name,
+				 one->network ? "network" : "local");
+			jd_first(f, one, label);
+			for (unsigned k = 1; k < one->res.n; k++)
+				jd_next(f, one, k);
 		}
 		jd_flags(f, j, n, pl);
 	}

@@ -68,6 +68,7 @@ md_flags(FILE *f, const struct ib_judgement *j)
 static void
 md_verdict(FILE *f, const struct ib_run *run, const struct ib_judgement *j, size_t n)
 {
+	const struct ib_judgement *one;
 	char where[96];
 
 	fprintf(f, "\n## Verdict\n\nFastest first, each compared with the one before it round by "
@@ -77,9 +78,7 @@ md_verdict(FILE *f, const struct ib_run *run, const struct ib_judgement *j, size
 		enum ib_placement pl = run->placements[p];
 		int head = 0;
 
-		for (size_t i = 0; i < n; i++) {
-			if (j[i].placement != pl)
-				continue;
+		for (size_t i = 0; (one = ib_judgement_next(j, n, pl, &i)) != NULL;) {
 			if (!head++)
 				fprintf(f,
 					"\n### placement %s, %u rounds\n\n| kind | transport | x | "
@@ -87,14 +86,13 @@ md_verdict(FILE *f, const struct ib_run *run, const struct ib_judgement *j, size
 					"|\n|---|---|---:|---:|---:|---|\n",
 					ib_report_where(run, pl, where, sizeof where), run->rounds,
 					"per kind's unit");
-			for (unsigned k = 0; k < j[i].res.n; k++)
-				md_rank(f, &j[i], k);
+			for (unsigned k = 0; k < one->res.n; k++)
+				md_rank(f, one, k);
 		}
 		if (head)
 			fputc('\n', f);
-		for (size_t i = 0; i < n; i++)
-			if (j[i].placement == pl)
-				md_flags(f, &j[i]);
+		for (size_t i = 0; (one = ib_judgement_next(j, n, pl, &i)) != NULL;)
+			md_flags(f, one);
 	}
 }
 
