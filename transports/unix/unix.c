@@ -264,12 +264,23 @@ unix_ra_pop(struct unix_conn *c, struct idl_xmsg *m)
 {
 	size_t n, got;
 	const struct msghdr *h = idl__sock_ra_next(&c->ra, &n, &got);
-	size_t first = got < m->cap ? got : m->cap;
-	struct msghdr mh = { .msg_control = h->msg_control,
-			     .msg_controllen = h->msg_controllen,
-			     .msg_flags = h->msg_flags };
+	size_t first;
+	struct msghdr mh;
 
 	m->nfds = 0;
+	/* The usual message of a run - whole, no control data, no descriptors, room for it -
+	 * needs nothing of what follows: the copy, and its length. */
+	if (__builtin_expect(h->msg_controllen == 0 && got == n && n <= m->cap &&
+				     !idl__desc_msg(h->msg_iov[0].iov_base, n),
+			     1)) {
+		memcpy(m->data, h->msg_iov[0].iov_base, n);
+		m->len = n;
+		return 0;
+	}
+	first = got < m->cap ? got : m->cap;
+	mh = (struct msghdr){ .msg_control = h->msg_control,
+			      .msg_controllen = h->msg_controllen,
+			      .msg_flags = h->msg_flags };
 	memcpy(m->data, h->msg_iov[0].iov_base, first);
 	if (got > first) {
 		/* The rest goes where the receive puts it: the spill, or nowhere. */
