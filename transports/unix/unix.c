@@ -259,8 +259,8 @@ unix_recv_loop(struct unix_conn *c, struct idl_xmsg *m, struct idl_deadline *dl,
 }
 
 /* The next message read ahead, handed to m as the receive that took it would have. */
-static __attribute__((noinline)) int
-unix_ra_pop(struct unix_conn *c, struct idl_xmsg *m)
+static inline __attribute__((always_inline)) int
+unix_ra_take(struct unix_conn *c, struct idl_xmsg *m)
 {
 	size_t n, got;
 	const struct msghdr *h = idl__sock_ra_next(&c->ra, &n, &got);
@@ -296,6 +296,12 @@ unix_ra_pop(struct unix_conn *c, struct idl_xmsg *m)
 }
 
 static __attribute__((noinline)) int
+unix_ra_pop(struct unix_conn *c, struct idl_xmsg *m)
+{
+	return unix_ra_take(c, m);
+}
+
+static __attribute__((noinline)) int
 unix_recv_ahead(struct unix_conn *c, struct idl_xmsg *m, struct idl_deadline *dl)
 {
 	return unix_recv_loop(c, m, dl, 1);
@@ -322,30 +328,42 @@ idl__unix_recv(void *vconn, struct idl_xmsg *m, struct idl_deadline *dl)
 	return unix_recv(vconn, m, dl, 0);
 }
 
-/* The server's receive when nothing is read ahead; out of line, for unix_recv_ev(). */
-static __attribute__((noinline)) int
-unix_recv_server(struct unix_conn *c, struct idl_xmsg *m, struct idl_deadline *dl)
-{
-	return unix_recv(c, m, dl, 1);
-}
-
 int
 idl__unix_recv_ra(void *vconn, struct idl_xmsg *m, struct idl_deadline *dl)
 {
 	return unix_recv(vconn, m, dl, 1);
 }
 
-/* conn_recv_ev: the server's receive, which reads ahead and says whether it holds more. A
- * message read ahead is popped without entering the receive, whose registers would be saved
- * and restored around every message of a run. */
+/* conn_recv_ev, the server's receive, which reads ahead and says whether it holds more, is
+ * two functions that it jumps to: a message read ahead is popped without entering the
+ * receive, whose registers would be saved and restored around every message of a run. */
+static __attribute__((noinline)) int
+unix_recv_ev_ra(struct unix_conn *c, struct idl_xmsg *m, unsigned *events)
+{
+	int err = unix_ra_take(c, m);
+
+	*events = c->ra.left != 0 ? IDL_TR_EV_MORE : 0;
+	return err;
+}
+
+static __attribute__((noinline)) int
+unix_recv_ev_wait(struct unix_conn *c, struct idl_xmsg *m, struct idl_deadline *dl,
+		  unsigned *events)
+{
+	int err = unix_recv(c, m, dl, 1);
+
+	*events = c->ra.left != 0 ? IDL_TR_EV_MORE : 0;
+	return err;
+}
+
 static int
 unix_recv_ev(void *vconn, struct idl_xmsg *m, struct idl_deadline *dl, unsigned *events)
 {
 	struct unix_conn *c = vconn;
-	int err = c->ra.left != 0 ? unix_ra_pop(c, m) : unix_recv_server(c, m, dl);
 
-	*events = c->ra.left != 0 ? IDL_TR_EV_MORE : 0;
-	return err;
+	if (c->ra.left != 0)
+		return unix_recv_ev_ra(c, m, events);
+	return unix_recv_ev_wait(c, m, dl, events);
 }
 
 static int
