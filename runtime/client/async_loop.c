@@ -411,6 +411,11 @@ poll_connect_step(struct idl__loop *lp, struct idl__aconn *c)
 		return;
 	}
 failed:
+	/* A failed step may have closed the socket already (the last address refused), so
+	 * the number in c->fd may be another thread's new socket by now: the connection is
+	 * forgotten by number, and the set loses the socket when it is closed, as the kernel
+	 * removes a closed descriptor from every epoll set. */
+	c->fd = -1;
 	snprintf(c->dead_why, sizeof c->dead_why, "%s", idl_errdetail());
 	idl__loop_conn_dead(lp, c, err);
 }

@@ -160,7 +160,7 @@ done
 grep -q "^Summary" "$tmp/null.txt" || fail "null: no summary"
 grep -Eq "^  deposit +fastest over [a-z]+: [0-9.]+ us per call" "$tmp/null.txt" ||
 	fail "null: the summary does not name deposit's fastest transport"
-grep -Eq "idlkit over the floor: .*unix [-+][0-9.]+ us \(x[0-9.]+\)" "$tmp/null.txt" ||
+grep -Eq "idlkit over the floor: .*unix [-+][0-9.]+ us \(x[0-9.]+[;)]" "$tmp/null.txt" ||
 	fail "null: the summary does not say idlkit's overhead over the floor"
 
 # The user's routines: the out array is theirs (16 amounts: 24 + 8 + 128 bytes).

@@ -622,7 +622,8 @@ tt_oolt_leaks(void)
 	 * there the growth measured 0 to 17 from run to run of the same tree, so it gets
 	 * forty-eight. */
 	CU_ASSERT(smap1 <= smap0 + TT_MAP_SLACK);
-	if (cfd1 != cfd0 || cmap1 > cmap0 + TT_CLIENT_MAP_SLACK || sfd1 > sfd0 || smap1 > smap0 + TT_MAP_SLACK)
+	if (cfd1 != cfd0 || cmap1 > cmap0 + TT_CLIENT_MAP_SLACK || sfd1 > sfd0 ||
+	    smap1 > smap0 + TT_MAP_SLACK)
 		fprintf(stderr,
 			"conformance: %s: client %d/%d fds %d/%d maps, server %d/%d fds "
 			"%d/%d maps (before/after)\n",
