@@ -53,14 +53,21 @@ port 340 300
 udp 550 845
 shm 860 860'
 # transport  client-budget  server-budget: instructions per one-way message (notify). The
-# goal is 150 a side on every transport (docs/benchmarks.md, "One-way messages"); each budget
-# is the count this tree has plus about 10%, so that growth fails.
-oneway_budgets='unix 9999 9999
-tcp 9999 9999
-port 9999 9999
-udp 9999 9999
-shm 9999 9999
-tls 9999 9999'
+# goal is 150 a side on every transport (docs/benchmarks.md, "One-way messages", says how
+# far each is and where the rest goes). A one-way stream's count depends on timing more than
+# a call's: the client outruns the server and waits for room (port:'s queue of 4, shm:'s
+# ring; tcp: and unix: in the kernel, which is not counted), and the server's read-ahead
+# takes runs of whatever length was waiting. Over four runs of N = 10,000 on 2026-12-07 the
+# counts were: unix 191/263-267, tcp 175/310-355, port 167-250/209, udp 216/695, shm
+# 225-255/260-285, tls 8,546/6,191-9,719 (OpenSSL's record work, most of it). Each budget is
+# the largest count seen plus about 10%, and a transport over it is measured twice more
+# (its smallest count kept), as the null call's are.
+oneway_budgets='unix 210 295
+tcp 195 390
+port 275 230
+udp 240 765
+shm 280 315
+tls 9400 10700'
 modes=${*:-${IDL_BUDGET_MODES:-null oneway}}
 n=${IDL_BUDGET_CALLS:-10000}
 IDL_SHM_SPIN_NS=0
