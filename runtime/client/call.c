@@ -550,6 +550,56 @@ call_lean_run(struct idl_port *p, struct cl_conn *c, const struct idl_subsystem 
 	return call_general(p, ss, rt, req, rep, rep_max, kind, &w.dl, verdicts, handed);
 }
 
+/* A lean one-way message whose send failed: what call_lean_run() does with a call whose
+ * send failed - the connection's failure recorded, and the message sent once more on a new
+ * connection when the server had closed an idle one and read nothing of it. */
+static __attribute__((noinline)) int
+call_oneway_unsent(struct idl_port *p, struct cl_conn *c, const struct idl_subsystem *ss,
+		   const struct idl_routine_desc *rt, idl_msg_header_t *req,
+		   const struct idl_deadline *dl, int err, int *handed)
+{
+	const uint8_t *verdicts = c->last_verdicts;
+	struct idl__call w;
+	int retry;
+
+	call_init(&w, IDL_KIND_ONEWAY, NULL, 0, dl);
+	w.complete = call_lean_done;
+	w.seqno = req->seqno;
+	w.rep_id = (int32_t)((uint32_t)req->id + IDL_REPLY_ID_OFFSET);
+	w.state = IDL__CALL_SENT;
+	call_lean_unsent(p, c, &w, err);
+	retry = w.held != NULL && idl__call_goodbye_retry(w.held) && !idl__msg_consumes(req);
+	call_lean_leave(p, c);
+	if (w.held != NULL)
+		idl__cl_conn_unref(p, w.held);
+	if (!retry)
+		return w.result;
+	return call_general(p, ss, rt, req, NULL, 0, IDL_KIND_ONEWAY, &w.dl, verdicts, handed);
+}
+
+/* The lean path of a one-way message: numbered and handed to the transport, and nothing
+ * else - no call record, since no reply will complete one, and no receiver role, since it
+ * receives nothing (c->lean stays 0, so no other call proxies through it, and leaving need
+ * not look at the connection). In line in idl_send(), as call_lean_run() is. */
+static inline __attribute__((always_inline)) int
+call_lean_oneway(struct idl_port *p, struct cl_conn *c, const struct idl_subsystem *ss,
+		 const struct idl_routine_desc *rt, idl_msg_header_t *req, int timeout_ms,
+		 int *handed)
+{
+	struct idl_xmsg m = { .data = req, .len = req->size };
+	struct idl_deadline dl = idl_deadline_in(timeout_ms);
+	int err;
+
+	req->seqno = atomic_fetch_add_explicit(&p->seqno, 1, memory_order_relaxed);
+	/* From here the transport has the message, and releases what it gives away. */
+	*handed = 1;
+	err = p->tr->conn_send(c->tr_state, &m, &dl);
+	if (__builtin_expect(err != 0, 0))
+		return call_oneway_unsent(p, c, ss, rt, req, &dl, err, handed);
+	call_lean_leave(p, NULL);
+	return 0;
+}
+
 /* The arguments of a call that failed the checks of call_common(), with the detail of the
  * first that fails. */
 static int
@@ -619,9 +669,12 @@ call_common(idl_port_t p, const struct idl_subsystem *ss, uint32_t number, idl_m
 	    atomic_compare_exchange_strong_explicit(&p->calls, &zero, IDL__PORT_LEAN | 1,
 						    memory_order_acquire, memory_order_relaxed)) {
 		c = p->conn;
-		if (c != NULL && c->last_ss == ss && c->last_verdicts[number] == IDL__SIG_OK)
+		if (c != NULL && c->last_ss == ss && c->last_verdicts[number] == IDL__SIG_OK) {
+			if (kind == IDL_KIND_ONEWAY)
+				return call_lean_oneway(p, c, ss, rt, req, timeout_ms, handed);
 			return call_lean_run(p, c, ss, rt, req, rep, rep_max, timeout_ms, kind,
 					     handed);
+		}
 		call_lean_leave(p, NULL);
 	}
 	dl = idl_deadline_in(timeout_ms);

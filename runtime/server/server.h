@@ -9,6 +9,9 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <string.h>
+
+#include <idl/idl_ool.h>
 
 #include "ool/ool.h"
 
@@ -397,6 +400,12 @@ int idl__srv_hello_alloc(const struct idl_server *srv, struct srv_hello *h);
 uint32_t idl__srv_serve_one(struct srv_src *src, struct srv_hello *hs, idl_msg_header_t *in,
 			    size_t len, int rcv_err, idl_msg_header_t *out,
 			    const struct idl_peer *from, struct srv_peer *peer);
+/* idl__srv_serve_one()'s every check, one at a time, each refusal answered as the protocol
+ * says; what passes is dispatched and, when it carries no descriptors, remembered in hs for
+ * the fast path (idl__srv_serve() below). */
+uint32_t idl__srv_serve_checked(struct srv_src *src, struct srv_hello *hs, idl_msg_header_t *in,
+				size_t len, int rcv_err, idl_msg_header_t *out,
+				const struct idl_peer *from, struct srv_peer *peer);
 
 /* The epoll data of what is not a connection: the stop eventfd, the timer, the service
  * manager's timer, listeners (whose pointer is stored with the top bit set); a
@@ -515,5 +524,87 @@ void idl__srv_drain_step(struct idl_server *srv);
 struct srv_peer *idl__srv_peer(struct srv_src *src, const struct idl_peer *from);
 /* Frees a message endpoint's peers (NULL: nothing). */
 void idl__srv_peers_free(struct srv_peers *ps);
+
+/* The request the calling thread is serving. Written twice and read by idl_request_port() and
+ * its kin on every request: in the initial-exec model each touch is one %fs-relative move,
+ * where the dynamic models cost a call each. The static TLS block reserves room for a
+ * pointer even when the library is loaded with dlopen(). */
+extern _Thread_local struct srv_req *idl__srv_current __attribute__((tls_model("initial-exec")));
+
+/*
+ * A request that passed the checks goes to its subsystem's demux; returns the reply's size
+ * (0: none is sent). `kind` is the request's, read before the demux ran. In line in both
+ * paths of idl__srv_serve().
+ */
+static inline __attribute__((always_inline)) uint32_t
+idl__srv_dispatch(struct srv_src *src, const struct idl_peer *from, struct srv_peer *peer,
+		  idl_msg_header_t *in, const struct srv_ss *s, idl_msg_header_t *out, uint8_t kind,
+		  int carries)
+{
+	struct idl_server *srv = src->srv;
+	struct srv_req rq = { src, from, peer, in, s };
+
+	if (srv->concurrency != 0)
+		idl__srv_gate_enter(&srv->gate);
+	idl__srv_current = &rq;
+	if (s->demux != NULL)
+		s->demux(in, out);
+	else
+		s->demux_ctx(s->ctx, in, out);
+	idl__srv_current = NULL;
+	if (srv->concurrency != 0)
+		idl__srv_gate_leave(&srv->gate);
+	/* MIG's rule: the routine keeps what the request carried only when it returned
+	 * KERN_SUCCESS or MIG_NO_REPLY. A request without descriptors carries nothing. */
+	if (carries && out->retcode != KERN_SUCCESS && out->retcode != MIG_NO_REPLY)
+		idl_msg_destroy(in);
+	if (kind == IDL_KIND_ONEWAY || out->retcode == MIG_NO_REPLY)
+		return 0;
+	/* A demux never writes past max_reply; a size that says otherwise is a bug in user
+	 * code, and the client gets a clean error instead of stray bytes. */
+	if (__builtin_expect(out->size < IDL_MSG_HEADER_SIZE || out->size > s->ss->max_reply ||
+				     (out->retcode != 0 && out->size != IDL_MSG_HEADER_SIZE),
+			     0)) {
+		out->size = IDL_MSG_HEADER_SIZE;
+		out->flags = 0;
+		out->ndesc = 0;
+		if (out->retcode == 0)
+			out->retcode = MIG_TYPE_ERROR;
+	}
+	return out->size;
+}
+
+/*
+ * idl__srv_serve_one() in line in the receive loops, whose registers are saved already: a
+ * call of eight arguments saved and restored as many again on every message. The fast path:
+ * a request whose header's first word and id are those of the last one that passed every
+ * check on this source (hs), received whole, of the size it says and without descriptors,
+ * has passed them too - the hello's verdicts and the routine's kind are what they were, and
+ * no authorisation hook is set - so only the client's in-flight limit is asked again.
+ * Anything else takes idl__srv_serve_checked().
+ */
+static inline __attribute__((always_inline)) uint32_t
+idl__srv_serve(struct srv_src *src, struct srv_hello *hs, idl_msg_header_t *in, size_t len,
+	       int rcv_err, idl_msg_header_t *out, const struct idl_peer *from,
+	       struct srv_peer *peer)
+{
+	struct idl_server *srv = src->srv;
+	uint32_t w0;
+
+	if (__builtin_expect(rcv_err == 0 && len >= IDL_MSG_HEADER_SIZE, 1)) {
+		memcpy(&w0, in, sizeof w0);
+		if (__builtin_expect(w0 == hs->fast_w0 && in->id == hs->fast_id &&
+					     in->size == len && len % IDL_MSG_ALIGN == 0 &&
+					     in->ndesc == 0 && srv->auth == NULL &&
+					     atomic_load_explicit(peer != NULL ? &peer->pending
+									       : &src->pending,
+								  memory_order_relaxed) <
+						     srv->limits[IDL_LIMIT_INFLIGHT],
+				     1))
+			return idl__srv_dispatch(src, from, peer, in, &srv->subs[hs->fast_si], out,
+						 in->kind, 0);
+	}
+	return idl__srv_serve_checked(src, hs, in, len, rcv_err, out, from, peer);
+}
 
 #endif /* IDL_RUNTIME_SERVER_H */

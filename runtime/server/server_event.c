@@ -496,7 +496,7 @@ srv_serve_msg(struct srv_src *src, struct idl_xmsg *m, int err, void *sbuf, int 
 		IDL__TRACE(IDL_TRACE_SERVER, IDL_TRACE_RECV, src->ep->head.address, m->data,
 			   m->len);
 	}
-	n = idl__srv_serve_one(src, &src->hello, m->data, m->len, err, sbuf, NULL, NULL);
+	n = idl__srv_serve(src, &src->hello, m->data, m->len, err, sbuf, NULL, NULL);
 	if (ask)
 		*tev = srv_tr_events(src);
 	more = (*tev & (IDL_TR_EV_MORE | IDL_TR_EV_OUT)) == IDL_TR_EV_MORE;

@@ -36,16 +36,13 @@
 #define SERVE_EP_MAX_FAILURES 1000
 #define SERVE_MS 1000000ll
 
-/* The request the calling thread is serving. Written twice and read by idl_request_port() and
- * its kin on every request: in the initial-exec model each touch is one %fs-relative move,
- * where the dynamic models cost a call each. The static TLS block reserves room for a
- * pointer even when the library is loaded with dlopen(). */
-static _Thread_local struct srv_req *serve_current __attribute__((tls_model("initial-exec")));
+/* The request the calling thread is serving (server.h). */
+_Thread_local struct srv_req *idl__srv_current __attribute__((tls_model("initial-exec")));
 
 int
 idl_request_cred(struct idl_cred *cred)
 {
-	const struct srv_req *rq = serve_current;
+	const struct srv_req *rq = idl__srv_current;
 
 	if (cred == NULL)
 		return IDL_EINVAL;
@@ -60,7 +57,7 @@ idl_request_cred(struct idl_cred *cred)
 int
 idl_request_peer_tls(struct idl_tls_peer **peerp)
 {
-	const struct srv_req *rq = serve_current;
+	const struct srv_req *rq = idl__srv_current;
 	int (*peer)(void *conn, struct idl_tls_peer **peerp);
 
 	if (peerp == NULL)
@@ -75,7 +72,7 @@ idl_request_peer_tls(struct idl_tls_peer **peerp)
 idl_port_t
 idl_request_port(void)
 {
-	const struct srv_req *rq = serve_current;
+	const struct srv_req *rq = idl__srv_current;
 
 	return rq != NULL ? (idl_port_t)(void *)&rq->src->ep->head : IDL_PORT_NULL;
 }
@@ -87,7 +84,7 @@ idl_request_port(void)
 static void *
 request_ool_alloc(idl_port_t port, size_t size)
 {
-	const struct srv_req *rq = serve_current;
+	const struct srv_req *rq = idl__srv_current;
 	void *(*alloc)(void *conn, size_t size);
 
 	if (rq == NULL || rq->src->conn == NULL || port != (idl_port_t)(void *)&rq->src->ep->head)
@@ -108,7 +105,7 @@ const struct idl__port_ops idl__srv_endpoint_ops = { .ool_alloc = request_ool_al
 idl_reply_t
 idl_request_reply(void)
 {
-	const struct srv_req *rq = serve_current;
+	const struct srv_req *rq = idl__srv_current;
 	struct idl_reply *r;
 	struct idl_server *srv;
 
@@ -319,20 +316,6 @@ serve_hello(const struct idl_server *srv, struct srv_hello *hs, const idl_msg_he
 	return MIG_BAD_ID;
 }
 
-static void
-serve_dispatch_enter(struct idl_server *srv)
-{
-	if (srv->concurrency != 0)
-		idl__srv_gate_enter(&srv->gate);
-}
-
-static void
-serve_dispatch_leave(struct idl_server *srv)
-{
-	if (srv->concurrency != 0)
-		idl__srv_gate_leave(&srv->gate);
-}
-
 /* Whether a request carries no more ports (file descriptors on unix:) than the limit;
  * logs the refusal. Only messages with descriptors, which the transport checked and
  * converted, are counted: the fast path is the flag test. */
@@ -390,56 +373,15 @@ serve_auth_ok(struct srv_src *src, const struct idl_peer *from, const struct srv
 
 	idl__srv_cred(src, from, &cred);
 	/* The hook may ask what idl_request_cred() and idl_request_peer_tls() say. */
-	serve_current = &rq;
+	idl__srv_current = &rq;
 	verdict = srv->auth(srv->auth_ctx, &cred, s->ss, rt);
-	serve_current = NULL;
+	idl__srv_current = NULL;
 	if (verdict == 0)
 		return 1;
 	idl__srv_who(src, from, who, sizeof who);
 	idl__srv_log(srv, "%s: %s: %s.%s denied by the authorisation hook", src->ep->head.address,
 		     who, s->ss->name, rt->name);
 	return 0;
-}
-
-/*
- * A request that passed the checks goes to its subsystem's demux; returns the reply's size
- * (0: none is sent). `kind` is the request's, read before the demux ran. In line in both
- * paths of idl__srv_serve_one().
- */
-static inline __attribute__((always_inline)) uint32_t
-serve_dispatch(struct srv_src *src, const struct idl_peer *from, struct srv_peer *peer,
-	       idl_msg_header_t *in, const struct srv_ss *s, idl_msg_header_t *out, uint8_t kind,
-	       int carries)
-{
-	struct idl_server *srv = src->srv;
-	struct srv_req rq = { src, from, peer, in, s };
-
-	serve_dispatch_enter(srv);
-	serve_current = &rq;
-	if (s->demux != NULL)
-		s->demux(in, out);
-	else
-		s->demux_ctx(s->ctx, in, out);
-	serve_current = NULL;
-	serve_dispatch_leave(srv);
-	/* MIG's rule: the routine keeps what the request carried only when it returned
-	 * KERN_SUCCESS or MIG_NO_REPLY. A request without descriptors carries nothing. */
-	if (carries && out->retcode != KERN_SUCCESS && out->retcode != MIG_NO_REPLY)
-		idl_msg_destroy(in);
-	if (kind == IDL_KIND_ONEWAY || out->retcode == MIG_NO_REPLY)
-		return 0;
-	/* A demux never writes past max_reply; a size that says otherwise is a bug in user
-	 * code, and the client gets a clean error instead of stray bytes. */
-	if (__builtin_expect(out->size < IDL_MSG_HEADER_SIZE || out->size > s->ss->max_reply ||
-				     (out->retcode != 0 && out->size != IDL_MSG_HEADER_SIZE),
-			     0)) {
-		out->size = IDL_MSG_HEADER_SIZE;
-		out->flags = 0;
-		out->ndesc = 0;
-		if (out->retcode == 0)
-			out->retcode = MIG_TYPE_ERROR;
-	}
-	return out->size;
 }
 
 /* The checks of a request or one-way message whose header holds, in order: its routine
@@ -504,10 +446,10 @@ serve_refused(idl_msg_header_t *in, size_t len, int rcv_err, const idl_msg_heade
 /* Every check of a message, one at a time, each refusal answered as the protocol says;
  * what passes is dispatched and, when it carries no descriptors, remembered in hs for
  * the fast path. */
-static __attribute__((noinline)) uint32_t
-serve_checked(struct srv_src *src, struct srv_hello *hs, idl_msg_header_t *in, size_t len,
-	      int rcv_err, idl_msg_header_t *out, const struct idl_peer *from,
-	      struct srv_peer *peer)
+uint32_t
+idl__srv_serve_checked(struct srv_src *src, struct srv_hello *hs, idl_msg_header_t *in, size_t len,
+		       int rcv_err, idl_msg_header_t *out, const struct idl_peer *from,
+		       struct srv_peer *peer)
 {
 	const struct srv_ss *s = NULL;
 	idl_msg_header_t h;
@@ -555,40 +497,17 @@ serve_checked(struct srv_src *src, struct srv_hello *hs, idl_msg_header_t *in, s
 			hs->fast_id = h.id;
 			hs->fast_si = (uint32_t)si;
 		}
-		return serve_dispatch(src, from, peer, in, s, out, h.kind, carries);
+		return idl__srv_dispatch(src, from, peer, in, s, out, h.kind, carries);
 	}
 	return serve_refused(in, len, rcv_err, &h, err, outlen, out);
 }
 
-/*
- * The fast path: a request whose header's first word and id are those of the last one
- * that passed every check on this source (hs), received whole, of the size it says and
- * without descriptors, has passed them too - the hello's verdicts and the routine's kind
- * are what they were, and no authorisation hook is set - so only the client's in-flight
- * limit is asked again. Anything else takes serve_checked().
- */
 uint32_t
 idl__srv_serve_one(struct srv_src *src, struct srv_hello *hs, idl_msg_header_t *in, size_t len,
 		   int rcv_err, idl_msg_header_t *out, const struct idl_peer *from,
 		   struct srv_peer *peer)
 {
-	struct idl_server *srv = src->srv;
-	uint32_t w0;
-
-	if (__builtin_expect(rcv_err == 0 && len >= IDL_MSG_HEADER_SIZE, 1)) {
-		memcpy(&w0, in, sizeof w0);
-		if (__builtin_expect(w0 == hs->fast_w0 && in->id == hs->fast_id &&
-					     in->size == len && len % IDL_MSG_ALIGN == 0 &&
-					     in->ndesc == 0 && srv->auth == NULL &&
-					     atomic_load_explicit(peer != NULL ? &peer->pending
-									       : &src->pending,
-								  memory_order_relaxed) <
-						     srv->limits[IDL_LIMIT_INFLIGHT],
-				     1))
-			return serve_dispatch(src, from, peer, in, &srv->subs[hs->fast_si], out,
-					      in->kind, 0);
-	}
-	return serve_checked(src, hs, in, len, rcv_err, out, from, peer);
+	return idl__srv_serve(src, hs, in, len, rcv_err, out, from, peer);
 }
 
 /* Sends a reply of n bytes from src's reply buffer (to `to` on a message endpoint).
@@ -689,8 +608,7 @@ idl__srv_conn_main(void *arg)
 			if (err == IDL_EMSGSIZE)
 				idl__srv_conn_log(src, err, m.len, 0);
 		}
-		n = idl__srv_serve_one(src, &src->hello, src->rbuf, m.len, err, src->sbuf, NULL,
-				       NULL);
+		n = idl__srv_serve(src, &src->hello, src->rbuf, m.len, err, src->sbuf, NULL, NULL);
 		if (n != 0 && serve_send(src, n, NULL) != 0)
 			break;
 	}
@@ -735,7 +653,7 @@ serve_ep_one(struct srv_src *src, struct idl_xmsg *m, struct idl_peer *from, int
 	} else if (err == IDL_EPROTO) {
 		idl__srv_refused_log(src, from, m->len);
 	}
-	n = idl__srv_serve_one(src, &peer->hello, src->rbuf, m->len, err, src->sbuf, from, peer);
+	n = idl__srv_serve(src, &peer->hello, src->rbuf, m->len, err, src->sbuf, from, peer);
 	if (n != 0)
 		serve_send(src, n, from);
 	return 0;

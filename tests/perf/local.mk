@@ -1,5 +1,6 @@
-# tests/perf/local.mk - the instruction budget: what one null call costs in user space on
-# each side, counted by callgrind (docs/benchmarks.md, "The instruction budget").
+# tests/perf/local.mk - the instruction budget: what one null call and one one-way message
+# cost in user space on each side, counted by callgrind (docs/benchmarks.md, "The
+# instruction budget").
 # null-client links libidlrt shared, as a user's program does; budget.sh runs it and
 # `idlbench serve` under valgrind and fails above the budget.
 check_PROGRAMS += tests/perf/null-client

@@ -158,7 +158,7 @@ shm_state(struct shm_conn *c)
 		return IDL_ECLOSED;
 	if ((b = atomic_load_explicit(&c->broken, memory_order_relaxed)) != 0)
 		return b;
-	if (__atomic_load_n(&c->ctl->side[1 - c->me].gone, __ATOMIC_ACQUIRE) != 0)
+	if (__atomic_load_n(&c->peer_ctl->gone, __ATOMIC_ACQUIRE) != 0)
 		return shm_break(c, MIG_SERVER_DIED, "the peer closed the connection");
 	return 0;
 }
@@ -211,7 +211,7 @@ shm_room(struct shm_conn *c, uint64_t need, uint64_t *room)
 		*room = c->rbytes - (c->head - c->tail_seen);
 		return 0;
 	}
-	tail = __atomic_load_n(&c->ctl->ring[c->me].tail, __ATOMIC_ACQUIRE);
+	tail = __atomic_load_n(&c->out_ctl->tail, __ATOMIC_ACQUIRE);
 	used = c->head - tail;
 	/* The tail only moves forward, up to our head. */
 	if (used > c->rbytes || used % IDL_MSG_ALIGN != 0 || tail - c->tail_seen > c->rbytes)
@@ -262,8 +262,7 @@ static int
 shm_wait(struct shm_conn *c, int room, uint64_t need, struct idl_deadline *dl)
 {
 	int64_t deadline = idl_deadline_abs(dl);
-	uint32_t *word =
-		room ? &c->ctl->ring[c->me].prod_sleep : &c->ctl->ring[1 - c->me].cons_sleep;
+	uint32_t *word = room ? &c->out_ctl->prod_sleep : &c->in_ctl->cons_sleep;
 	int64_t slice = SHM_SLICE_FIRST_MS * 1000000ll, now;
 	uint64_t have;
 	int err;
@@ -407,7 +406,7 @@ shm_publish(struct shm_conn *c, const struct idl_xmsg *m, uint32_t nd, idl_desc_
 		if (idl__shm_cfg.spin_ns != 0 && idl__shm_cfg.ncpu > 1)
 			shm_note_cpu(c);
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
-		shm_kick(c, &c->ctl->ring[c->me].cons_sleep);
+		shm_kick(c, &c->out_ctl->cons_sleep);
 	}
 	return err;
 }
@@ -475,9 +474,9 @@ shm_take(struct shm_conn *c, struct idl_xmsg *m, uint64_t word)
 
 	shm_copy_out(c, c->tail + SHM_REC_HDR, m->data, n);
 	c->tail += SHM_REC_HDR + IDL_MSG_ROUND((uint64_t)len);
-	__atomic_store_n(&c->ctl->ring[1 - c->me].tail, c->tail, __ATOMIC_RELEASE);
+	__atomic_store_n(&c->in_ctl->tail, c->tail, __ATOMIC_RELEASE);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	shm_kick(c, &c->ctl->ring[1 - c->me].prod_sleep);
+	shm_kick(c, &c->in_ctl->prod_sleep);
 	m->len = len;
 	if (len > m->cap) {
 		idl__shm_ool_drop(c->rg, m->data, n);
@@ -568,6 +567,8 @@ shm_conn_fini(void *vconn)
 		idl__shm_region_unref(c->rg);
 	c->rg = NULL;
 	c->ctl = NULL;
+	c->out_ctl = c->in_ctl = NULL;
+	c->peer_ctl = NULL;
 	idl__shm_nb_fini(c);
 }
 
@@ -576,6 +577,9 @@ idl__shm_attach(struct shm_conn *c, struct shm_region *rg)
 {
 	c->rg = rg;
 	c->ctl = rg->ctl;
+	c->out_ctl = &rg->ctl->ring[c->me];
+	c->in_ctl = &rg->ctl->ring[1 - c->me];
+	c->peer_ctl = &rg->ctl->side[1 - c->me];
 	c->rbytes = rg->lay.ring_bytes;
 	c->ring_out = rg->base + rg->lay.ring_off[c->me];
 	c->ring_in = rg->base + rg->lay.ring_off[1 - c->me];

@@ -157,6 +157,12 @@ struct shm_conn {
 	atomic_int broken; /* a sticky error: the peer died or broke the protocol */
 	struct shm_region *rg;
 	struct shm_ctl *ctl;
+	/* The control words of ctl that every message touches, found once when the region is
+	 * attached rather than indexed by side each time: our outbound ring's (its tail, its
+	 * consumer's sleep word), our inbound ring's, and the peer's side (gone). */
+	struct shm_ringctl *out_ctl;
+	struct shm_ringctl *in_ctl;
+	struct shm_sidectl *peer_ctl;
 	unsigned char *ring_out;
 	unsigned char *ring_in;
 	uint32_t rbytes;

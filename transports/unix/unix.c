@@ -259,17 +259,28 @@ unix_recv_loop(struct unix_conn *c, struct idl_xmsg *m, struct idl_deadline *dl,
 }
 
 /* The next message read ahead, handed to m as the receive that took it would have. */
-static __attribute__((noinline)) int
-unix_ra_pop(struct unix_conn *c, struct idl_xmsg *m)
+static inline __attribute__((always_inline)) int
+unix_ra_take(struct unix_conn *c, struct idl_xmsg *m)
 {
 	size_t n, got;
 	const struct msghdr *h = idl__sock_ra_next(&c->ra, &n, &got);
-	size_t first = got < m->cap ? got : m->cap;
-	struct msghdr mh = { .msg_control = h->msg_control,
-			     .msg_controllen = h->msg_controllen,
-			     .msg_flags = h->msg_flags };
+	size_t first;
+	struct msghdr mh;
 
 	m->nfds = 0;
+	/* The usual message of a run - whole, no control data, no descriptors, room for it -
+	 * needs nothing of what follows: the copy, and its length. */
+	if (__builtin_expect(h->msg_controllen == 0 && got == n && n <= m->cap &&
+				     !idl__desc_msg(h->msg_iov[0].iov_base, n),
+			     1)) {
+		memcpy(m->data, h->msg_iov[0].iov_base, n);
+		m->len = n;
+		return 0;
+	}
+	first = got < m->cap ? got : m->cap;
+	mh = (struct msghdr){ .msg_control = h->msg_control,
+			      .msg_controllen = h->msg_controllen,
+			      .msg_flags = h->msg_flags };
 	memcpy(m->data, h->msg_iov[0].iov_base, first);
 	if (got > first) {
 		/* The rest goes where the receive puts it: the spill, or nowhere. */
@@ -282,6 +293,12 @@ unix_ra_pop(struct unix_conn *c, struct idl_xmsg *m)
 			mh.msg_flags |= MSG_TRUNC;
 	}
 	return idl__unix_received(c, m, &mh, n);
+}
+
+static __attribute__((noinline)) int
+unix_ra_pop(struct unix_conn *c, struct idl_xmsg *m)
+{
+	return unix_ra_take(c, m);
 }
 
 static __attribute__((noinline)) int
@@ -311,21 +328,42 @@ idl__unix_recv(void *vconn, struct idl_xmsg *m, struct idl_deadline *dl)
 	return unix_recv(vconn, m, dl, 0);
 }
 
-/* conn_recv_ev: the server's receive, which reads ahead and says whether it holds more. */
-static int
-unix_recv_ev(void *vconn, struct idl_xmsg *m, struct idl_deadline *dl, unsigned *events)
+int
+idl__unix_recv_ra(void *vconn, struct idl_xmsg *m, struct idl_deadline *dl)
 {
-	struct unix_conn *c = vconn;
+	return unix_recv(vconn, m, dl, 1);
+}
+
+/* conn_recv_ev, the server's receive, which reads ahead and says whether it holds more, is
+ * two functions that it jumps to: a message read ahead is popped without entering the
+ * receive, whose registers would be saved and restored around every message of a run. */
+static __attribute__((noinline)) int
+unix_recv_ev_ra(struct unix_conn *c, struct idl_xmsg *m, unsigned *events)
+{
+	int err = unix_ra_take(c, m);
+
+	*events = c->ra.left != 0 ? IDL_TR_EV_MORE : 0;
+	return err;
+}
+
+static __attribute__((noinline)) int
+unix_recv_ev_wait(struct unix_conn *c, struct idl_xmsg *m, struct idl_deadline *dl,
+		  unsigned *events)
+{
 	int err = unix_recv(c, m, dl, 1);
 
 	*events = c->ra.left != 0 ? IDL_TR_EV_MORE : 0;
 	return err;
 }
 
-int
-idl__unix_recv_ra(void *vconn, struct idl_xmsg *m, struct idl_deadline *dl)
+static int
+unix_recv_ev(void *vconn, struct idl_xmsg *m, struct idl_deadline *dl, unsigned *events)
 {
-	return unix_recv(vconn, m, dl, 1);
+	struct unix_conn *c = vconn;
+
+	if (c->ra.left != 0)
+		return unix_recv_ev_ra(c, m, events);
+	return unix_recv_ev_wait(c, m, dl, events);
 }
 
 static int
