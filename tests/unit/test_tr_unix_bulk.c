@@ -18,6 +18,7 @@
 
 #include <idl/idl_ool.h>
 
+#include "ool/ool_cache.h"
 #include "unix/unix_impl.h"
 
 #define BK_AUX_INLINE 0u /* unix_desc.c's UNIX_AUX_INLINE */
@@ -212,10 +213,46 @@ test_small_sndbuf(void)
 	bk_close(&p);
 }
 
+/* A hostile packet: one inline datum of 100000 bytes claimed, 8 sent. The receive refuses
+ * it (its framing kept) without taking a block of that size from the cache first. */
+static void
+test_inline_claim(void)
+{
+	unsigned char pkt[BK_MSG + 8] __attribute__((aligned(8)));
+	unsigned char buf[BK_MSG + 64] __attribute__((aligned(8)));
+	idl_msg_header_t h = { IDL_MSG_MAGIC,
+			       IDL_ORDER_NATIVE,
+			       IDL_KIND_REQUEST,
+			       IDL_MSGF_DESC,
+			       BK_MSG,
+			       4000,
+			       8,
+			       0,
+			       1 };
+	idl_desc_t d = { BK_MSG, 100000, IDL_DESC_OOL, 0, BK_AUX_INLINE };
+	struct idl_xmsg m = { buf, 0, sizeof buf, NULL, 0, 0 };
+	struct idl_deadline dl = { 0, 5000 };
+	struct idl__ool_cache_stats st0, st1;
+	struct bk_pair p;
+
+	memset(pkt, 0, sizeof pkt);
+	memcpy(pkt, &h, sizeof h);
+	memcpy(pkt + IDL_MSG_HEADER_SIZE, &d, sizeof d);
+	bk_open(&p);
+	CU_ASSERT_EQUAL(send(p.tx.fd, pkt, sizeof pkt, 0), (ssize_t)sizeof pkt);
+	idl__ool_cache_stats(&st0);
+	CU_ASSERT_EQUAL(idl__unix_recv(&p.rx, &m, &dl), IDL_EPROTO);
+	CU_ASSERT_EQUAL(m.len, sizeof pkt);
+	idl__ool_cache_stats(&st1);
+	CU_ASSERT_EQUAL(st1.hits + st1.misses, st0.hits + st0.misses);
+	bk_close(&p);
+}
+
 static CU_TestInfo tr_unix_bulk_tests[] = {
 	{ "64 KiB inline", test_inline_64k },
 	{ "a memfd above the limit", test_memfd_above },
 	{ "a small send buffer", test_small_sndbuf },
+	{ "more inline bytes claimed than came", test_inline_claim },
 	CU_TEST_INFO_NULL,
 };
 

@@ -589,6 +589,12 @@ unix_desc_take(struct unix_in *in, idl_desc_t *d)
 			if (d->addr != 0 || d->aux != UNIX_AUX_INLINE)
 				return idl__fail(IDL_EPROTO, "unix: empty datum with an address");
 		} else if (d->aux == UNIX_AUX_INLINE) {
+			/* The size is checked against the bytes that came before any memory is
+			 * taken for it. */
+			if (IDL_MSG_ROUND((size_t)d->size) > in->wire_len - in->off)
+				return idl__fail(IDL_EPROTO,
+						 "unix: %u bytes inline, %zu left in the packet",
+						 d->size, in->wire_len - in->off);
 			if ((p = idl__ool_alloc_fill(d->size)) == NULL)
 				return idl__fail(IDL_ENOMEM,
 						 "unix: no memory for %u bytes out of "
