@@ -34,7 +34,7 @@
 
 /* The largest datum the unix: transport carries inline, no descriptor passed: its
  * UNIX_INLINE_MAX (transports/unix/unix_impl.h). Larger data comes in a memfd. */
-#define TT_UNIX_INLINE_MAX (128u * 1024u)
+#define TT_UNIX_INLINE_MAX (64u * 1024u)
 
 /* The mappings a server may gain over the leak case without leaking (tt_oolt_leaks). */
 #ifdef __SANITIZE_THREAD__

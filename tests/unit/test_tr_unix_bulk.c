@@ -1,10 +1,10 @@
 /*
  * test_tr_unix_bulk.c - how the unix: transport carries out-of-line data
  * (transports/unix/unix_desc.c), on a real SOCK_SEQPACKET socket pair: the packet the send
- * makes is read raw, so that the test sees what the wire carries. 64 KiB and UNIX_INLINE_MAX
- * bytes travel inline after the message, with no file descriptor; one byte more travels in
- * a sealed memfd; a send buffer too small for the inline packet makes the send put the data
- * in a memfd instead, and the message still arrives. Every time the transport's receive then
+ * makes is read raw, so that the test sees what the wire carries. UNIX_INLINE_MAX (64 KiB)
+ * bytes and fewer travel inline after the message, with no file descriptor; one byte more
+ * travels in a sealed memfd; a send buffer too small for the inline packet makes the send put the
+ * data in a memfd instead, and the message still arrives. Every time the transport's receive then
  * gives the receiver the sender's bytes.
  */
 #define _GNU_SOURCE 1

@@ -49,7 +49,7 @@
 /* The largest payload the unix: transport carries inline rather than in a memfd: its
  * UNIX_INLINE_MAX (transports/unix/unix_impl.h, which a tool may not include), so that the
  * floor moves the bytes the way the transport does. */
-#define FO_UNIX_INLINE_MAX (128u * 1024u)
+#define FO_UNIX_INLINE_MAX (64u * 1024u)
 
 /* Where the checksums go, so that the compiler cannot skip the reads. */
 static volatile uint64_t fo_sink;

@@ -21,8 +21,10 @@
  * IDL_OOL_MAP_MIN (which splits the out-of-line cache's classes), and bounded by the
  * socket's send buffer, which the kernel's default of 208 KiB leaves room for; a message
  * that would not fit the connection's send buffer so carries its data of IDL_OOL_MAP_MIN
- * bytes or more in memfds instead (unix_desc.c). */
-#define UNIX_INLINE_MAX (128u * 1024u)
+ * bytes or more in memfds instead (unix_desc.c). 64 KiB rather than more, though inline
+ * still wins above it: a receiver of the earlier releases takes at most 64 KiB beyond its
+ * buffer, and a peer across an upgrade must still get every message. */
+#define UNIX_INLINE_MAX (64u * 1024u)
 /* The most a message carries inline after itself (out-of-line data up to UNIX_INLINE_MAX,
  * the file descriptor numbers of arrays of ports): what a receive can take beyond the
  * caller's buffer. Data beyond it travels in a memfd. */
