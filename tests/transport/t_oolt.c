@@ -32,6 +32,10 @@
 #include "../ool/oolt_util.h"
 #include "conformance.h"
 
+/* The largest datum the unix: transport carries inline, no descriptor passed: its
+ * UNIX_INLINE_MAX (transports/unix/unix_impl.h). Larger data comes in a memfd. */
+#define TT_UNIX_INLINE_MAX (64u * 1024u)
+
 /* The mappings a server may gain over the leak case without leaking (tt_oolt_leaks). */
 #ifdef __SANITIZE_THREAD__
 #define TT_MAP_SLACK 48
@@ -177,8 +181,18 @@ tt_port_kr(void)
 static void
 tt_oolt_data(void)
 {
-	static const size_t sizes[] = { 0,	   1,	  100,	  4095,	  16 * 1024 - 1,
-					16 * 1024, 40000, 100000, 1 << 20 };
+	static const size_t sizes[] = { 0,
+					1,
+					100,
+					4095,
+					16 * 1024 - 1,
+					16 * 1024,
+					40000,
+					65536,
+					100000,
+					TT_UNIX_INLINE_MAX,
+					TT_UNIX_INLINE_MAX + 1,
+					1 << 20 };
 	idl_port_t port = tt_oolt_open();
 
 	if (port == NULL)
@@ -203,15 +217,16 @@ tt_oolt_data(void)
 		heap[n] = 'x';
 
 		/* Where the server reads it: in place in the shared region over shm:, in the
-		 * memfd the unix: transport passed for large data, in its own memory else. */
+		 * memfd the unix: transport passed for data above its inline limit (64 KiB
+		 * comes inline, no descriptor passed), in its own memory else. */
 		TT_CHECK_KR(
 			oolt_where(port, (pointer_t)mem, (mach_msg_type_number_t)n, &place, &sum),
 			0);
 		CU_ASSERT_EQUAL(sum, oolt_sum(mem, n));
-		want = n == 0			     ? OOLT_IN_NONE
-		       : tt_is("shm")		     ? OOLT_IN_SHM
-		       : tt_is("unix") && n >= 16384 ? OOLT_IN_MEMFD
-						     : OOLT_IN_PRIVATE;
+		want = n == 0					 ? OOLT_IN_NONE
+		       : tt_is("shm")				 ? OOLT_IN_SHM
+		       : tt_is("unix") && n > TT_UNIX_INLINE_MAX ? OOLT_IN_MEMFD
+								 : OOLT_IN_PRIVATE;
 		CU_ASSERT_EQUAL(place, want);
 		if (place != want)
 			fprintf(stderr,
@@ -242,8 +257,10 @@ tt_oolt_data(void)
 		CU_ASSERT_EQUAL(backCnt, n);
 		if (backCnt == n) {
 			CU_ASSERT(n == 0 || memcmp((void *)back, heap, n) == 0);
-			if (n >= 16384 && tt_is("unix"))
-				CU_ASSERT_EQUAL(oolt_place((void *)back), OOLT_IN_MEMFD);
+			if (tt_is("unix") && n != 0)
+				CU_ASSERT_EQUAL(oolt_place((void *)back),
+						n > TT_UNIX_INLINE_MAX ? OOLT_IN_MEMFD
+								       : OOLT_IN_PRIVATE);
 			if (n != 0 && tt_is("shm"))
 				CU_ASSERT_EQUAL(oolt_place((void *)back), OOLT_IN_SHM);
 		}

@@ -24,6 +24,7 @@ IDL_SUITE(rt_ool)
 IDL_SUITE(rt_service)
 #ifdef HAVE_TRANSPORT_UNIX
 IDL_SUITE(tr_unix_ra)
+IDL_SUITE(tr_unix_bulk)
 #endif
 #ifdef HAVE_TRANSPORT_TCP
 IDL_SUITE(tr_tcp_rx)

@@ -5,8 +5,10 @@
  * (bench_ool_sum, as S_bench_ool* does) and answers the small reply. No runtime, no
  * marshaling: what is left is the kernel's and the memory's share of the idlkit figure.
  *
- *   unix  a sealed memfd passed with SCM_RIGHTS beside the request; the receiver checks the
- *         seals and size, maps it privately and reads it there (transports/unix/unix_desc.c);
+ *   unix  up to FO_UNIX_INLINE_MAX bytes inline after the request, one sendmsg of the two
+ *         pieces on the SEQPACKET socket, read by one recvmsg; larger, a sealed memfd passed
+ *         with SCM_RIGHTS beside the request; the receiver checks the seals and size, maps
+ *         it privately and reads it there (transports/unix/unix_desc.c);
  *   tcp   the payload inline after the request, in one length-prefixed frame written by
  *         one sendmsg of the two pieces (transports/tcp/tcp.c);
  *   tls   tcp's frame inside TLS: the frame's head and the request in one SSL_write, the
@@ -46,6 +48,10 @@
 #define FO_SEALS (F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE)
 #define FO_NAME_OFF 24u /* where the port floor's object name sits in the control message */
 #define FO_NAME_MAX 40u
+/* The largest payload the unix: transport carries inline rather than in a memfd: its
+ * UNIX_INLINE_MAX (transports/unix/unix_impl.h, which a tool may not include), so that the
+ * floor moves the bytes the way the transport does. */
+#define FO_UNIX_INLINE_MAX (64u * 1024u)
 
 /* Where the checksums go, so that the compiler cannot skip the reads. */
 static volatile uint64_t fo_sink;
@@ -207,7 +213,35 @@ fo_frame(struct fo *f, size_t len)
 	}
 }
 
-/* unix: the payload in a new sealed memfd, sent with the request. */
+/* unix, up to FO_UNIX_INLINE_MAX: the request and the payload after it, one packet. */
+static int
+fo_unix_send_inline(struct fo *f, const void *data)
+{
+	struct iovec iov[2] = { { f->msg, f->req }, { (void *)(uintptr_t)data, f->payload } };
+	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
+	ssize_t n;
+
+	do
+		n = sendmsg(f->c->fd, &mh, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	return n == (ssize_t)(f->req + f->payload) ? 0 : -1;
+}
+
+static int
+fo_unix_recv_inline(struct fo *f)
+{
+	ssize_t n;
+
+	do
+		n = recv(f->c->fd, f->msg, f->msgcap, 0);
+	while (n < 0 && errno == EINTR);
+	if (n != (ssize_t)(f->req + f->payload))
+		return -1;
+	fo_sink = bench_ool_sum(f->msg + f->req, f->payload);
+	return 0;
+}
+
+/* unix, larger: the payload in a new sealed memfd, sent with the request. */
 static int
 fo_unix_send(struct fo *f, const void *data)
 {
@@ -220,9 +254,12 @@ fo_unix_send(struct fo *f, const void *data)
 			     .msg_iovlen = 1,
 			     .msg_control = cm.buf,
 			     .msg_controllen = sizeof cm.buf };
-	int fd = memfd_create("idlbench-ool", MFD_CLOEXEC | MFD_ALLOW_SEALING), r = -1;
+	int fd, r = -1;
 	ssize_t n;
 
+	if (f->payload <= FO_UNIX_INLINE_MAX)
+		return fo_unix_send_inline(f, data);
+	fd = memfd_create("idlbench-ool", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (fd < 0)
 		return -1;
 	if (fo_write_all(fd, data, f->payload) != 0 ||
@@ -260,6 +297,8 @@ fo_unix_recv(struct fo *f)
 	void *p;
 	int fd, seals;
 
+	if (f->payload <= FO_UNIX_INLINE_MAX)
+		return fo_unix_recv_inline(f);
 	do
 		n = recvmsg(f->c->fd, &mh, MSG_CMSG_CLOEXEC);
 	while (n < 0 && errno == EINTR);

@@ -68,6 +68,7 @@ unix_ep_accept(void *vep, void *vconn)
 	if (c->fd < 0)
 		return IDL_ESYSERR(errno);
 	c->open = 1;
+	c->sndmax = 0;
 	idl__sock_ra_init(&c->ra);
 	idl__sockfile_peercred(c->fd, &c->cred);
 	if ((c->spill = malloc(UNIX_SPILL)) == NULL)
@@ -100,6 +101,7 @@ idl__unix_connect(void *vconn, const char *rest, struct idl_deadline *dl)
 	if (c->fd < 0)
 		return idl__fail(IDL_ESYSERR(errno), "unix:%s: socket: %s", rest, strerror(errno));
 	c->open = 1;
+	c->sndmax = 0;
 	idl__sock_ra_init(&c->ra);
 	/* connect on a unix socket waits for room in the listener's backlog, bounded by the
 	 * send timeout. */

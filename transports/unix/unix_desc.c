@@ -2,14 +2,17 @@
  * unix_desc.c - the descriptors of a unix: message (docs/wire-format.md,
  * "Descriptors on the wire").
  *
- * Out-of-line data of IDL_OOL_MAP_MIN bytes or more travels in a memfd sealed against
- * shrinking, growing and writing, passed with SCM_RIGHTS: the receiver checks the seals and
- * the size and maps it privately, so the sender can change nothing it sees and the data is
- * copied once, into the memfd. Smaller data is cheaper inline after the message, at most
- * UNIX_SPILL bytes of it. A port travels as a new connection to its address (the sender
- * connects, passes the socket, and closes its copy): the receiver gets a port of its own,
- * whose calls and replies do not mix with the sender's. An array of ports is the list of
- * their file descriptor numbers, inline.
+ * Out-of-line data of up to UNIX_INLINE_MAX bytes travels inline after the message, at most
+ * UNIX_SPILL bytes of it in all: below that size one copy through the socket costs less than
+ * a memfd (unix_impl.h), and the receiver reads it into a block of the out-of-line cache.
+ * Larger data travels in a memfd sealed against shrinking, growing and writing, passed with
+ * SCM_RIGHTS: the receiver checks the seals and the size and maps it privately, so the
+ * sender can change nothing it sees and the data is copied once, into the memfd. A message
+ * whose inline form would not fit the socket's send buffer (SO_SNDBUF, read once a
+ * connection) keeps only data below IDL_OOL_MAP_MIN inline, as one that fits always did. A port
+ * travels as a new connection to its address (the sender connects, passes the socket, and closes
+ * its copy): the receiver gets a port of its own, whose calls and replies do not mix with the
+ * sender's. An array of ports is the list of their file descriptor numbers, inline.
  *
  * Every file descriptor that arrives is either made into the receiver's memory or port or
  * closed, on every path; a message carries at most IDL_DESC_MAX of them.
@@ -56,6 +59,7 @@ struct unix_out {
 	unsigned nlist;
 	size_t off; /* wire offset of the next inline piece */
 	size_t inl; /* inline bytes so far */
+	size_t inline_max; /* the largest datum to put inline: UNIX_INLINE_MAX or less */
 };
 
 static int
@@ -162,7 +166,7 @@ unix_desc_put(struct unix_out *o, uint32_t i, struct idl_deadline *dl)
 		} else if (d.addr == 0) {
 			return idl__fail(IDL_EINVAL, "unix: out-of-line data of %u bytes at NULL",
 					 d.size);
-		} else if (d.size < IDL_OOL_MAP_MIN && round <= UNIX_SPILL - o->inl) {
+		} else if (d.size <= o->inline_max && round <= UNIX_SPILL - o->inl) {
 			unix_put_inline(o, (const void *)(uintptr_t)d.addr, d.size, round);
 			d.addr = o->off - round;
 			d.aux = UNIX_AUX_INLINE;
@@ -220,10 +224,57 @@ unix_desc_put(struct unix_out *o, uint32_t i, struct idl_deadline *dl)
 	return 0;
 }
 
+/* The largest packet the connection's send buffer takes (the kernel refuses one longer
+ * than SO_SNDBUF less 32 bytes with EMSGSIZE), read once; 0 when it cannot be read. */
+static size_t
+unix_sndmax(struct unix_conn *c)
+{
+	int v = 0;
+	socklen_t l = sizeof v;
+
+	if (c->sndmax == 0) {
+		if (getsockopt(c->fd, SOL_SOCKET, SO_SNDBUF, &v, &l) != 0 || v <= 32)
+			return 0;
+		c->sndmax = (size_t)v - 32;
+	}
+	return c->sndmax;
+}
+
+/* The largest datum of the message msg (len bytes, nd descriptors, checked) to carry inline:
+ * UNIX_INLINE_MAX when the packet that makes fits the send buffer, else only what always
+ * went inline (below IDL_OOL_MAP_MIN), the larger data in memfds - never a send that cannot
+ * go. The sum follows unix_desc_put's rules for data and lists of ports. */
+static size_t
+unix_inline_max(struct unix_conn *c, const unsigned char *msg, size_t len, uint32_t nd)
+{
+	size_t inl = 0, big = 0;
+	idl_desc_t d;
+
+	for (uint32_t i = 0; i < nd; i++) {
+		size_t round;
+
+		memcpy(&d, msg + IDL_MSG_HEADER_SIZE + (size_t)i * IDL_DESC_SIZE, sizeof d);
+		if (d.type == IDL_DESC_PORT_ARRAY)
+			round = ((size_t)d.size + (d.size & 1u)) * 4;
+		else if (d.type == IDL_DESC_OOL && d.size <= UNIX_INLINE_MAX)
+			round = IDL_MSG_ROUND((size_t)d.size);
+		else
+			continue;
+		if (round <= UNIX_SPILL - inl) {
+			inl += round;
+			big |= d.type == IDL_DESC_OOL && d.size >= IDL_OOL_MAP_MIN;
+		}
+	}
+	if (!big || len + inl <= unix_sndmax(c))
+		return UNIX_INLINE_MAX;
+	return IDL_OOL_MAP_MIN - 1;
+}
+
 /* Lays out m, a message with descriptors, in o: its pieces, and the file descriptors made
  * for its data and ports, which the caller closes (also on failure). */
 static int
-unix_desc_build(const struct idl_xmsg *m, struct unix_out *o, struct idl_deadline *dl)
+unix_desc_build(struct unix_conn *c, const struct idl_xmsg *m, struct unix_out *o,
+		struct idl_deadline *dl)
 {
 	const unsigned char *msg = m->data;
 	size_t hlen;
@@ -235,6 +286,7 @@ unix_desc_build(const struct idl_xmsg *m, struct unix_out *o, struct idl_deadlin
 	if ((err = idl__desc_out_check(msg, m->len, "unix", &nd)) != 0)
 		return err;
 	hlen = IDL_MSG_HEADER_SIZE + (size_t)nd * IDL_DESC_SIZE;
+	o->inline_max = unix_inline_max(c, msg, m->len, nd);
 	memcpy(o->head, msg, hlen);
 	o->iov[o->niov++] = (struct iovec){ o->head, hlen };
 	if (m->len > hlen)
@@ -303,7 +355,7 @@ idl__unix_send_desc(struct unix_conn *c, const struct idl_xmsg *m, struct idl_de
 		err = idl__unix_pend_flush(c, dl);
 	if (err == 0) {
 		built = 1;
-		err = unix_desc_build(m, &o, dl);
+		err = unix_desc_build(c, m, &o, dl);
 	}
 	memset(&mh, 0, sizeof mh);
 	if (err == 0) {
@@ -367,7 +419,7 @@ idl__unix_send_desc_nb(struct unix_conn *c, const struct idl_xmsg *m)
 		return 0;
 	/* A port passed on is a new connection, made here without waiting; what cannot be
 	 * made so, or cannot go in one packet, is left to the blocking send, which says why. */
-	if ((err = unix_desc_build(m, &o, &(struct idl_deadline){ 0, 0 })) != 0) {
+	if ((err = unix_desc_build(c, m, &o, &(struct idl_deadline){ 0, 0 })) != 0) {
 		unix_fds_close(o.fds, o.nfds);
 		return IDL_ENOTSUP;
 	}
@@ -537,6 +589,12 @@ unix_desc_take(struct unix_in *in, idl_desc_t *d)
 			if (d->addr != 0 || d->aux != UNIX_AUX_INLINE)
 				return idl__fail(IDL_EPROTO, "unix: empty datum with an address");
 		} else if (d->aux == UNIX_AUX_INLINE) {
+			/* The size is checked against the bytes that came before any memory is
+			 * taken for it. */
+			if (IDL_MSG_ROUND((size_t)d->size) > in->wire_len - in->off)
+				return idl__fail(IDL_EPROTO,
+						 "unix: %u bytes inline, %zu left in the packet",
+						 d->size, in->wire_len - in->off);
 			if ((p = idl__ool_alloc_fill(d->size)) == NULL)
 				return idl__fail(IDL_ENOMEM,
 						 "unix: no memory for %u bytes out of "

@@ -14,10 +14,21 @@
 #include "sock/sockfile.h"
 #include "transport_kit.h"
 
-/* The most a message carries inline after itself (small out-of-line data, the file
- * descriptor numbers of arrays of ports): what a receive can take beyond the caller's
- * buffer. Larger data travels in a memfd. */
-#define UNIX_SPILL (64u * 1024u)
+/* The largest out-of-line datum that travels inline after its message rather than in a
+ * memfd (docs/transports/unix.md): up to here, copying the bytes through the socket costs
+ * less than making, filling, passing and mapping a memfd (measured at 16 KiB to 200 KiB on
+ * one CPU and two: inline is 2.5x to 4x the rate). It is the transport's own, apart from
+ * IDL_OOL_MAP_MIN (which splits the out-of-line cache's classes), and bounded by the
+ * socket's send buffer, which the kernel's default of 208 KiB leaves room for; a message
+ * that would not fit the connection's send buffer so carries its data of IDL_OOL_MAP_MIN
+ * bytes or more in memfds instead (unix_desc.c). 64 KiB rather than more, though inline
+ * still wins above it: a receiver of the earlier releases takes at most 64 KiB beyond its
+ * buffer, and a peer across an upgrade must still get every message. */
+#define UNIX_INLINE_MAX (64u * 1024u)
+/* The most a message carries inline after itself (out-of-line data up to UNIX_INLINE_MAX,
+ * the file descriptor numbers of arrays of ports): what a receive can take beyond the
+ * caller's buffer. Data beyond it travels in a memfd. */
+#define UNIX_SPILL UNIX_INLINE_MAX
 
 struct unix_conn {
 	int fd;
@@ -28,6 +39,7 @@ struct unix_conn {
 	struct idl_cred cred; /* the peer's, from SO_PEERCRED at connect or accept */
 	unsigned char *spill; /* UNIX_SPILL bytes: what a receive brings beyond m->cap */
 	struct unix_pend *pend; /* a message with descriptors the kernel did not take yet */
+	size_t sndmax; /* the largest packet SO_SNDBUF lets a send take; 0: not read yet */
 	struct idl__sock_ra ra; /* messages read ahead (sock/sock_ra.h) */
 };
 
