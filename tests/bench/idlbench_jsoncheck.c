@@ -337,12 +337,16 @@ check_cpu(const struct jv *r, const char *key, size_t i)
 		per_op = is_str(m, "latency") ? jv_get(r, "floor")->num
 					      : 1e6 / jv_get(r, "floor")->num;
 	/* A round's CPU also holds what does not scale with its iterations (waking the
-	 * other side, the last replies drained, the clock read): with 50 one-way messages
-	 * of 0.2 us each under the sanitizers that fixed part alone was 2 us a message. So
-	 * the bound adds 500 us a round, spread over its iterations. */
+	 * other side, the last replies drained, the clock read; a peer program's own
+	 * set-up): with 50 one-way messages of 0.2 us each under the sanitizers that fixed
+	 * part alone was 2 us a message, and sd-bus's five 64 KiB calls of a loaded test
+	 * run went over a bound of 4.4 ms per MB. So the bound adds 2 ms a round, spread
+	 * over what its iterations moved: a call or message each, or for the bandwidth
+	 * rows at least 64 KiB (1/16 MB) each. */
 	iters = jv_get(r, "iterations");
 	if (is(iters, J_NUM) && iters->num >= 1)
-		per_op = 10 * per_op + 500.0 / iters->num;
+		per_op = 10 * per_op +
+			 2000.0 / (iters->num * (is_str(m, "bandwidth") ? 1.0 / 16 : 1.0));
 	else
 		per_op = 10 * per_op;
 	if (cpu_side(jv_get(c, "client"), per_op) != 0)
