@@ -1,6 +1,7 @@
 #!/bin/sh
 # idlbench-peers.sh - the peer programs as idlbench's columns (tools/idlbench/peers/): a run
-# of null, add, biginout and ool64k over unix and tcp with every peer this build has, one
+# of null, add, biginout and ool64k over unix, tcp and (when built) tls with every peer this
+# build has (grpc-tls compared with idlkit's tls:, idlbench's throwaway certificates), one
 # placement, one round of 40 calls (the shape of the output, not its figures). Each peer's columns must have figures, a CPU line and a speedup, and its JSON
 # rows the peer's library and version; then a peer whose server answers add wrongly must
 # have that said in add's cell (the programs check every answer) while its other rows are
@@ -46,13 +47,16 @@ if [ -z "$built" ]; then
 	exit 0
 fi
 
-run all unix,tcp,sdbus,grpc,capnp null,add,biginout,ool64k
+tls=
+grep -q "^#define HAVE_TRANSPORT_TLS 1" "$IDL_TOP_BUILDDIR/config.h" && tls=,tls
+run all unix,tcp$tls,sdbus,grpc,capnp null,add,biginout,ool64k
 for p in $built; do
 	name=${p%-peer}
 	version=$("$peerdir/$p" version) || fail "$p version failed"
 	grep -q "^peers: .*$name: $version" "$tmp/all.txt" ||
 		fail "the output does not name $name's version ($version)"
 	for t in $("$peerdir/$p" transports); do
+		[ "$t" = tls ] && [ -z "$tls" ] && continue
 		col=$name-$t
 		grep -Eq "^$col +$name +[0-9]" "$tmp/all.txt" || fail "no figures for $col"
 		grep -A2 -E "^$col +$name" "$tmp/all.txt" | grep -Eq "^ +cpu us +[0-9.]+\+[0-9.]+ " ||

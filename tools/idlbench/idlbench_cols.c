@@ -149,20 +149,23 @@ ib_twins(struct ib_run *run)
 
 /* The peer programs' columns (idlbench_peers.c), after ONC RPC's: NAME-SCHEME for each
  * transport a program serves. "grpc" adds gRPC's column of each transport chosen, as
- * "oncrpc" does; "grpc-tcp" that one. A program that cannot run is a note that says why. */
+ * "oncrpc" does; "grpc-tcp" that one. A column's scheme is idlkit's column it is compared
+ * with: grpc-tls, gRPC over its own TLS, with idlkit's tls:. A program that cannot run is a
+ * note that says why. */
 static struct ib_prog ib_progs[4];
 
 static void
 ib_prog_cols(struct ib_run *run, const char *transports)
 {
-	static const char *const schemes[] = { "unix", "tcp" };
+	static const char *const schemes[] = { "unix", "tcp", "tls" };
 	char why[300], name[32];
 	size_t n = ib_progs_find(ib_progs, sizeof ib_progs / sizeof ib_progs[0], why, sizeof why);
 
 	if (why[0] != '\0')
 		ib_note(run, "peers: %s", why);
 	for (size_t i = 0; i < n; i++)
-		for (size_t k = 0; k < 2 && run->ncols < IB_MAX_COLS; k++) {
+		for (size_t k = 0;
+		     k < sizeof schemes / sizeof schemes[0] && run->ncols < IB_MAX_COLS; k++) {
 			if (!ib_prog_serves(&ib_progs[i], schemes[k], ib_progs[i].transports))
 				continue;
 			snprintf(name, sizeof name, "%.15s-%.8s", ib_progs[i].name, schemes[k]);
@@ -206,11 +209,12 @@ ib_columns(struct ib_run *run, const char *transports)
 	enum {
 		IB_FIRST_PEER = 7
 	};
-	static const char *const known[] = { "unix",	   "unix-dyn",	 "udp",		"tcp",
-					     "tls",	   "shm",	 "port",	"oncrpc",
-					     "oncrpc-udp", "oncrpc-tcp", "oncrpc-unix", "sdbus",
-					     "sdbus-unix", "grpc",	 "grpc-unix",	"grpc-tcp",
-					     "capnp",	   "capnp-unix", "capnp-tcp" };
+	static const char *const known[] = {
+		"unix",	       "unix-dyn", "udp",	 "tcp",	       "tls",
+		"shm",	       "port",	   "oncrpc",	 "oncrpc-udp", "oncrpc-tcp",
+		"oncrpc-unix", "sdbus",	   "sdbus-unix", "grpc",       "grpc-unix",
+		"grpc-tcp",    "grpc-tls", "capnp",	 "capnp-unix", "capnp-tcp"
+	};
 	struct ib_schemes s = { { NULL }, 0 };
 
 	if (transports != NULL && run->connect == NULL &&

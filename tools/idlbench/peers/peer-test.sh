@@ -12,7 +12,11 @@
 #   - a server stopped with SIGSTOP, before the client connects and in the middle of its
 #     calls, is cut off by --timeout-ms (exit 4, "timed out"), and one killed with SIGKILL
 #     mid-run is reported (exit 3 or 4): the client never hangs;
-#   - sdbus: the server's introspection data lists bench.xml's methods and signatures.
+#   - sdbus: the server's introspection data lists bench.xml's methods and signatures;
+#   - tls (grpc): with tests/tls/certs.sh's certificates in IDL_TLS_*, as idlkit's tls: tests
+#     use them; a client without them is told which variable is unset (exit 3), and the
+#     authentication is both ways: a client whose certificate another CA issued, one that
+#     trusts another CA, and a plain tcp: client are all turned away (exit 3 or 4).
 # A peer that configure did not build is a SKIP that says why (config.h's IDLBENCH_PEERS_WHY);
 # one it built and that is missing is a failure.
 : "${IDL_TOP_BUILDDIR:?run me through make check}"
@@ -132,10 +136,41 @@ for bad in "call" "call unix:$tmp/x.sock nosuchrow 10 1" "call unix:$tmp/x.sock 
 	[ "$status" -eq 2 ] || fail "'$bad': exit status $status, expected 2 (usage)"
 done
 
+# refused NAME ARGS...: a client the server must turn away (exit 3 or 4, within 60 s).
+refused() {
+	name=$1
+	shift
+	timeout -k 5 60 "$bin" call "$@" null 5 1 --warmup 0 --timeout-ms 3000 \
+		>"$tmp/$name.out" 2>"$tmp/$name.err"
+	status=$?
+	[ "$status" -eq 3 ] || [ "$status" -eq 4 ] ||
+		fail "$name: call $*: exit status $status, expected 3 or 4 (turned away)"
+}
+
+# tls: the checks of TLS itself, on the server at $saddr.
+tls_checks() {
+	certs=$tmp/certs
+	port=${saddr##*:}
+	IDL_TLS_CERT= call tls-nocert 3 "$saddr" null 5 1 --warmup 0
+	grep -q "IDL_TLS_CERT is not set" "$tmp/tls-nocert.err" ||
+		fail "tls without IDL_TLS_CERT: $(cat "$tmp/tls-nocert.err")"
+	IDL_TLS_CERT=$certs/stranger-client.crt IDL_TLS_KEY=$certs/stranger-client.key \
+		refused tls-stranger "$saddr"
+	IDL_TLS_CA=$certs/other-ca.crt refused tls-otherca "$saddr"
+	refused tls-plain "tcp:127.0.0.1:$port"
+}
+
 for t in $transports; do
 	case $t in
 	unix) addr=unix:$tmp/$peer.sock ;;
 	tcp) addr=tcp:127.0.0.1:0 ;;
+	tls)
+		addr=tls:127.0.0.1:0
+		sh "$IDL_TOP_SRCDIR/tests/tls/certs.sh" "$tmp/certs" >/dev/null ||
+			fail "tls: no certificates (tests/tls/certs.sh needs the openssl command)"
+		export IDL_TLS_CERT="$tmp/certs/peer.crt" IDL_TLS_KEY="$tmp/certs/peer.key"
+		export IDL_TLS_CA="$tmp/certs/ca.crt"
+		;;
 	*) fail "transports: unknown '$t'" ;;
 	esac
 	serve "$t" "$addr"
@@ -171,6 +206,7 @@ for t in $transports; do
 		[ -s "$tmp/want.sig" ] && cmp -s "$tmp/want.sig" "$tmp/got.sig" ||
 			fail "the server's methods differ from bench.xml: $(diff "$tmp/want.sig" "$tmp/got.sig")"
 	fi
+	[ "$t" = tls ] && tls_checks
 	stop "$addr"
 done
 

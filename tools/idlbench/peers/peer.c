@@ -41,9 +41,10 @@ peer_usage(const struct peer_info *info)
 		"       %s-peer serve ADDRESS [--wrong ROW]\n"
 		"       %s-peer call ADDRESS ROW ITERATIONS REPS [--warmup N] [--inflight N]\n"
 		"                 [--timeout-ms MS] [--corrupt]\n"
-		"ADDRESS: unix:PATH%s; ROW: null add bigin bigout biginout ool64k ool1m\n",
+		"ADDRESS: unix:PATH%s%s; ROW: null add bigin bigout biginout ool64k ool1m\n",
 		info->name, info->name, info->name,
-		strstr(info->transports, "tcp") != NULL ? " or tcp:HOST:PORT" : "");
+		strstr(info->transports, "tcp") != NULL ? " or tcp:HOST:PORT" : "",
+		strstr(info->transports, "tls") != NULL ? " or tls:HOST:PORT" : "");
 }
 
 /* An unsigned number within [min, max], the whole of s; -1 otherwise. */
@@ -87,16 +88,18 @@ peer_addr_parse(const struct peer_info *info, const char *s, struct peer_addr *a
 		memcpy(a->path, s + 5, n + 1);
 		return 0;
 	}
-	if (strncmp(s, "tcp:", 4) == 0 && strstr(info->transports, "tcp") != NULL) {
+	if ((strncmp(s, "tcp:", 4) == 0 && strstr(info->transports, "tcp") != NULL) ||
+	    (strncmp(s, "tls:", 4) == 0 && strstr(info->transports, "tls") != NULL)) {
 		const char *host = s + 4, *colon = strrchr(host, ':');
 		unsigned long port;
 
 		if (colon == NULL || colon == host || (size_t)(colon - host) >= sizeof a->host ||
 		    peer_number(colon + 1, 0, 65535, &port) != 0) {
-			peer_err(info, "%s: expected tcp:HOST:PORT (port 0 to 65535)", s);
+			peer_err(info, "%s: expected %.3s:HOST:PORT (port 0 to 65535)", s, s);
 			return -1;
 		}
 		a->tcp = 1;
+		a->tls = s[1] == 'l';
 		memcpy(a->host, host, (size_t)(colon - host));
 		a->host[colon - host] = '\0';
 		a->port = (unsigned)port;
@@ -109,7 +112,7 @@ peer_addr_parse(const struct peer_info *info, const char *s, struct peer_addr *a
 int
 peer_addr_format(const struct peer_addr *a, char *buf, size_t len)
 {
-	int n = a->tcp ? snprintf(buf, len, "tcp:%s:%u", a->host, a->port)
+	int n = a->tcp ? snprintf(buf, len, "%s:%s:%u", a->tls ? "tls" : "tcp", a->host, a->port)
 		       : snprintf(buf, len, "unix:%s", a->path);
 
 	return n > 0 && (size_t)n < len ? 0 : -1;

@@ -15,13 +15,13 @@
  *       PAYLOAD the bytes of the row's data argument, and CARRIAGE "-" for none or "inline":
  *       the bytes travel inside the message, where idlkit's ool rows pass them out of line.
  *   PEER transports
- *       One line per address scheme it serves: "unix", "tcp".
+ *       One line per address scheme it serves: "unix", "tcp", "tls".
  *   PEER serve ADDRESS [--wrong ROW]
- *       Listens on ADDRESS (unix:PATH, the socket file 0600; tcp:HOST:PORT, port 0 for any
- *       free one), prints "ready ADDRESS" on stdout with the port it got, and serves until
- *       SIGTERM or SIGINT; then removes its socket file and exits 0. --wrong ROW makes the
- *       server answer ROW (add, bigout, biginout, ool64k, ool1m) wrongly, for the tests.
- *   PEER call ADDRESS ROW ITERATIONS REPS [--warmup N] [--inflight N] [--timeout-ms MS]
+ *       Listens on ADDRESS (unix:PATH, the socket file 0600; tcp:HOST:PORT or
+ *       tls:HOST:PORT, port 0 for any free one), prints "ready ADDRESS" on stdout with the port it
+ * got, and serves until SIGTERM or SIGINT; then removes its socket file and exits 0. --wrong ROW
+ * makes the server answer ROW (add, bigout, biginout, ool64k, ool1m) wrongly, for the tests. PEER
+ * call ADDRESS ROW ITERATIONS REPS [--warmup N] [--inflight N] [--timeout-ms MS]
  *                                                                    [--corrupt]
  *       Connects, makes N warm-up calls (default: ITERATIONS / 5, at least 20), then REPS
  *       repetitions of ITERATIONS calls of ROW, every answer checked, and prints after each
@@ -89,9 +89,12 @@ enum peer_cmd {
 	PEER_CMD_CALL
 };
 
-/* An address: unix:PATH or tcp:HOST:PORT (HOST a numeric IPv4 address). */
+/* An address: unix:PATH, tcp:HOST:PORT or tls:HOST:PORT (HOST a numeric IPv4 address). A
+ * tls: address is TCP with TLS on it: tcp and tls are both set, and the program takes its
+ * certificates from IDL_TLS_CERT, IDL_TLS_KEY and IDL_TLS_CA, as idlkit's tls: does. */
 struct peer_addr {
 	int tcp;
+	int tls; /* tls:, only for a program whose transports list "tls" */
 	char path[108]; /* unix: the socket file (sun_path's size) */
 	char host[64]; /* tcp: the numeric host */
 	unsigned port; /* tcp: the port; 0 asks the server for any free one */
@@ -115,7 +118,8 @@ struct peer_args {
  */
 int peer_parse(int argc, char **argv, const struct peer_info *info, struct peer_args *a);
 
-/* Formats an address back as the contract writes it ("unix:PATH", "tcp:HOST:PORT"). */
+/* Formats an address back as the contract writes it ("unix:PATH", "tcp:HOST:PORT",
+ * "tls:HOST:PORT"). */
 int peer_addr_format(const struct peer_addr *a, char *buf, size_t len);
 
 /* What the client sends and expects. Owns ool (peer_data_fini frees it). */

@@ -1,7 +1,13 @@
 /*
  * grpc_peer.cc - idlbench's gRPC peer: bench.proto's service served and called with gRPC C++
- * (synchronous unary calls) over a UNIX socket and TCP, the columns grpc-unix and grpc-tcp.
- * peer.h states the command line.
+ * (synchronous unary calls) over a UNIX socket, TCP and TLS, the columns grpc-unix, grpc-tcp
+ * and grpc-tls. peer.h states the command line.
+ *
+ * TLS is gRPC's own (its SSL credentials) with idlkit's tls: certificates, the PEM files that
+ * IDL_TLS_CERT, IDL_TLS_KEY and IDL_TLS_CA name (idlbench makes throwaway ones when none are
+ * set and its children inherit them), and both sides authenticated as idlkit's tls: does:
+ * the server requires and verifies the client's certificate against the CA, and the client
+ * presents the same certificate and verifies the server's.
  *
  * A call is what a user of the synchronous API writes: a ClientContext with a deadline, the
  * request message filled (the caller's bytes copied into its `bytes` field, as the other
@@ -17,9 +23,12 @@
 #include <config.h>
 
 #include <chrono>
+#include <fstream>
 #include <memory>
 #include <signal.h>
+#include <sstream>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string>
 #include <string.h>
 #include <unistd.h>
@@ -40,7 +49,7 @@ grpc_peer_version(char *buf, size_t len)
 		 google::protobuf::internal::VersionString(GOOGLE_PROTOBUF_VERSION).c_str());
 }
 
-const peer_info grpc_info = { "grpc", "unix tcp", grpc_peer_version };
+const peer_info grpc_info = { "grpc", "unix tcp tls", grpc_peer_version };
 
 /* gRPC's names for an address: "unix:PATH" both ways; for TCP, "HOST:PORT" to listen on and
  * "ipv4:HOST:PORT" to call, which takes the address as it is, without a resolver. */
@@ -51,6 +60,42 @@ grpc_target(const peer_addr &a, bool listen)
 		return std::string("unix:") + a.path;
 	return std::string(listen ? "" : "ipv4:") + a.host + ":" + std::to_string(a.port);
 }
+
+/* The PEM text of the file that the variable var names; false after saying why. */
+bool
+grpc_pem(const char *var, std::string *out)
+{
+	const char *path = getenv(var);
+
+	if (path == NULL || *path == '\0') {
+		peer_err(&grpc_info,
+			 "tls: %s is not set (tls: takes its certificate, key and CA from the PEM "
+			 "files that IDL_TLS_CERT, IDL_TLS_KEY and IDL_TLS_CA name)",
+			 var);
+		return false;
+	}
+	std::ifstream f(path, std::ios::binary);
+	std::ostringstream text;
+
+	text << f.rdbuf();
+	if (!f || text.str().empty()) {
+		peer_err(&grpc_info, "tls: %s=%s: cannot read it", var, path);
+		return false;
+	}
+	*out = text.str();
+	return true;
+}
+
+/* The certificate, its key and the CA of a tls: address, both sides the same. */
+struct TlsFiles {
+	std::string cert, key, ca;
+
+	bool read()
+	{
+		return grpc_pem("IDL_TLS_CERT", &cert) && grpc_pem("IDL_TLS_KEY", &key) &&
+		       grpc_pem("IDL_TLS_CA", &ca);
+	}
+};
 
 /* ---- The server ---- */
 
@@ -153,9 +198,20 @@ grpc_peer_serve(const peer_args &a)
 	peer_addr bound = a.addr;
 	sigset_t set;
 	int sig = 0;
+	std::shared_ptr<grpc::ServerCredentials> creds = grpc::InsecureServerCredentials();
 
-	builder.AddListeningPort(grpc_target(a.addr, true), grpc::InsecureServerCredentials(),
-				 a.addr.tcp ? &port : nullptr);
+	if (a.addr.tls) {
+		TlsFiles tls;
+		grpc::SslServerCredentialsOptions opts(
+			GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY);
+
+		if (!tls.read())
+			return PEER_EXIT_FAILED;
+		opts.pem_root_certs = tls.ca;
+		opts.pem_key_cert_pairs.push_back({ tls.key, tls.cert });
+		creds = grpc::SslServerCredentials(opts);
+	}
+	builder.AddListeningPort(grpc_target(a.addr, true), creds, a.addr.tcp ? &port : nullptr);
 	builder.RegisterService(&service);
 	std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
 	if (!server || (a.addr.tcp && port == 0)) {
@@ -241,9 +297,20 @@ int
 Client::connect()
 {
 	auto deadline = std::chrono::system_clock::now() + std::chrono::milliseconds(a_.timeout_ms);
+	std::shared_ptr<grpc::ChannelCredentials> creds = grpc::InsecureChannelCredentials();
 
-	channel_ = grpc::CreateChannel(grpc_target(a_.addr, false),
-				       grpc::InsecureChannelCredentials());
+	if (a_.addr.tls) {
+		TlsFiles tls;
+		grpc::SslCredentialsOptions opts;
+
+		if (!tls.read())
+			return PEER_EXIT_FAILED;
+		opts.pem_root_certs = tls.ca;
+		opts.pem_private_key = tls.key;
+		opts.pem_cert_chain = tls.cert;
+		creds = grpc::SslCredentials(opts);
+	}
+	channel_ = grpc::CreateChannel(grpc_target(a_.addr, false), creds);
 	stub_ = idlbench::Bench::NewStub(channel_);
 	if (channel_->WaitForConnected(deadline))
 		return PEER_EXIT_OK;
