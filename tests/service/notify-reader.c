@@ -36,7 +36,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "usage: notify-reader PATH\n");
 		return 2;
 	}
-	strcpy(sa.sun_path, argv[1]);
+	memcpy(sa.sun_path, argv[1], strlen(argv[1]) + 1);
 	unlink(argv[1]);
 	if ((fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0 ||
 	    bind(fd, (struct sockaddr *)&sa, sizeof sa) != 0) {

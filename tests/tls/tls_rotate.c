@@ -104,12 +104,13 @@ static char log_text[8192];
 static void
 keep_log(void *ctx, const char *line)
 {
+	size_t used;
+
 	(void)ctx;
 	pthread_mutex_lock(&log_lock);
-	if (strlen(log_text) + strlen(line) + 2 < sizeof log_text) {
-		strcat(log_text, line);
-		strcat(log_text, "\n");
-	}
+	used = strlen(log_text);
+	if (used + strlen(line) + 2 < sizeof log_text)
+		snprintf(log_text + used, sizeof log_text - used, "%s\n", line);
 	pthread_mutex_unlock(&log_lock);
 }
 
